@@ -1,0 +1,279 @@
+//! The canonical AAD encoding that binds a ciphertext to its slot.
+//!
+//! ```text
+//! aad = "streamseal/aad"        14 bytes, domain label
+//!       u8   envelope version    (1)
+//!       u8   slot kind code      (1..=5, see SlotKind)
+//!       str  root stream id      (the stream that owns the key)
+//!       u32  key generation      (big-endian)
+//!       ...  the slot's fields, in the fixed order of its kind
+//! str   = u16 byte length (1..=1024, big-endian) || UTF-8 bytes
+//! opt   = u8 0 (absent) | u8 1 || str
+//! bool  = u8 0 | u8 1
+//! ```
+//!
+//! Every field is length-prefixed or fixed-size and the order is fixed by the
+//! kind byte, so the encoding is injective; the parser is strict (exact label,
+//! no trailing bytes, flags only 0 or 1, UTF-8 only), so each AAD has exactly
+//! one spelling. FORMAT.md gives every field of every kind with examples.
+//!
+//! ```
+//! use streamseal::aad::{self, AadContents};
+//! use streamseal::slot::Slot;
+//!
+//! let slot = Slot::DecisionNote {
+//!     decision_id: "dreq_1".into(),
+//!     option_id: "yes".into(),
+//!     decided_by: "usr_1".into(),
+//! };
+//! let bytes = aad::encode(1, "stream_root", 3, &slot)?;
+//! assert!(bytes.starts_with(b"streamseal/aad\x01\x05"));
+//! let parsed = aad::parse(&bytes)?;
+//! assert_eq!(parsed, AadContents { version: 1, root_stream_id: "stream_root".into(), key_generation: 3, slot });
+//! # Ok::<(), streamseal::Error>(())
+//! ```
+
+use crate::codec::{Reader, Writer};
+use crate::error::{Error, Result};
+use crate::slot::{DecisionOption, Slot, SlotKind, StepPhase};
+
+/// The domain label every AAD starts with.
+pub const AAD_LABEL: &[u8] = b"streamseal/aad";
+
+/// Largest AAD accepted from the network, in bytes (a decision card with 64
+/// options of maximal ids and tones is about 130 KiB; real ones are tiny).
+pub const MAX_AAD_LEN: usize = 160 * 1024;
+
+/// What an AAD carries, once parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AadContents {
+    /// The envelope version the AAD was written for.
+    pub version: u8,
+    /// The root stream that owns the key.
+    pub root_stream_id: String,
+    /// The key generation.
+    pub key_generation: u32,
+    /// The slot.
+    pub slot: Slot,
+}
+
+/// Encodes the AAD of `slot` for an envelope `version`, under the key of
+/// `root_stream_id` at `key_generation`.
+pub fn encode(
+    version: u8,
+    root_stream_id: &str,
+    key_generation: u32,
+    slot: &Slot,
+) -> Result<Vec<u8>> {
+    let mut w = Writer::with_magic(AAD_LABEL);
+    w.u8(version).u8(slot.kind().code());
+    w.str("rootStreamId", root_stream_id)?;
+    w.u32(key_generation);
+    encode_slot(&mut w, slot)?;
+    Ok(w.finish())
+}
+
+/// Writes the kind-specific fields of a slot.
+pub(crate) fn encode_slot(w: &mut Writer, slot: &Slot) -> Result<()> {
+    match slot {
+        Slot::Message {
+            stream_id,
+            message_id,
+            author_id,
+            revision,
+        } => {
+            w.str("streamId", stream_id)?
+                .str("messageId", message_id)?
+                .str("authorId", author_id)?
+                .u32(*revision);
+        }
+        Slot::BotReply {
+            stream_id,
+            message_id,
+            author_id,
+            invocation_id,
+        } => {
+            w.str("streamId", stream_id)?
+                .str("messageId", message_id)?
+                .str("authorId", author_id)?
+                .str("invocationId", invocation_id)?;
+        }
+        Slot::TraceStep {
+            invocation_id,
+            step_id,
+            step_type,
+            phase,
+            message_id,
+        } => {
+            w.str("invocationId", invocation_id)?
+                .str("stepId", step_id)?
+                .str("stepType", step_type)?
+                .u8(phase.code())
+                .opt_str("messageId", message_id.as_deref())?;
+        }
+        Slot::DecisionCard {
+            stream_id,
+            decision_id,
+            options,
+            allow_note,
+        } => {
+            Slot::check_options(options)?;
+            w.str("streamId", stream_id)?
+                .str("decisionId", decision_id)?;
+            // check_options bounds the count to 64.
+            w.u16(u16::try_from(options.len()).unwrap_or(u16::MAX));
+            for option in options {
+                w.str("options.id", &option.id)?
+                    .str("options.tone", &option.tone)?;
+            }
+            w.bool(*allow_note);
+        }
+        Slot::DecisionNote {
+            decision_id,
+            option_id,
+            decided_by,
+        } => {
+            w.str("decisionId", decision_id)?
+                .str("optionId", option_id)?
+                .str("decidedBy", decided_by)?;
+        }
+    }
+    Ok(())
+}
+
+fn malformed(reason: &'static str) -> Error {
+    Error::MalformedAad { reason }
+}
+
+/// Parses AAD bytes strictly. Only what [`encode`] produces is accepted.
+pub fn parse(bytes: &[u8]) -> Result<AadContents> {
+    if bytes.len() > MAX_AAD_LEN {
+        return Err(Error::InputTooLarge {
+            field: "aad",
+            limit: MAX_AAD_LEN,
+            actual: bytes.len(),
+        });
+    }
+    let mut r = Reader::new(bytes, malformed);
+    r.magic(AAD_LABEL)?;
+    let version = r.u8()?;
+    let kind = SlotKind::from_code(r.u8()?).ok_or_else(|| malformed("unknown slot kind"))?;
+    let root_stream_id = r.str()?;
+    let key_generation = r.u32()?;
+    let slot = match kind {
+        SlotKind::Message => Slot::Message {
+            stream_id: r.str()?,
+            message_id: r.str()?,
+            author_id: r.str()?,
+            revision: r.u32()?,
+        },
+        SlotKind::BotReply => Slot::BotReply {
+            stream_id: r.str()?,
+            message_id: r.str()?,
+            author_id: r.str()?,
+            invocation_id: r.str()?,
+        },
+        SlotKind::TraceStep => Slot::TraceStep {
+            invocation_id: r.str()?,
+            step_id: r.str()?,
+            step_type: r.str()?,
+            phase: StepPhase::from_code(r.u8()?).ok_or_else(|| malformed("unknown step phase"))?,
+            message_id: r.opt_str()?,
+        },
+        SlotKind::DecisionCard => {
+            let stream_id = r.str()?;
+            let decision_id = r.str()?;
+            let count = usize::from(r.u16()?);
+            if count == 0 || count > crate::slot::MAX_DECISION_OPTIONS {
+                return Err(malformed("option count out of range"));
+            }
+            let mut options = Vec::with_capacity(count);
+            for _ in 0..count {
+                options.push(DecisionOption {
+                    id: r.str()?,
+                    tone: r.str()?,
+                });
+            }
+            Slot::check_options(&options).map_err(|_| malformed("duplicate option ids"))?;
+            Slot::DecisionCard {
+                stream_id,
+                decision_id,
+                options,
+                allow_note: r.bool()?,
+            }
+        }
+        SlotKind::DecisionNote => Slot::DecisionNote {
+            decision_id: r.str()?,
+            option_id: r.str()?,
+            decided_by: r.str()?,
+        },
+    };
+    r.end()?;
+    Ok(AadContents {
+        version,
+        root_stream_id,
+        key_generation,
+        slot,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+
+    fn msg() -> Slot {
+        Slot::Message {
+            stream_id: "s".into(),
+            message_id: "m".into(),
+            author_id: "a".into(),
+            revision: 2,
+        }
+    }
+
+    #[test]
+    fn exact_bytes_of_a_message_slot() {
+        let got = encode(1, "r", 7, &msg()).unwrap();
+        let mut want = b"streamseal/aad".to_vec();
+        want.extend_from_slice(&[1, 1, 0, 1, b'r', 0, 0, 0, 7]);
+        want.extend_from_slice(&[0, 1, b's', 0, 1, b'm', 0, 1, b'a', 0, 0, 0, 2]);
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn strictness() {
+        let good = encode(1, "r", 7, &msg()).unwrap();
+        let mut trailing = good.clone();
+        trailing.push(0);
+        assert_eq!(
+            parse(&trailing).unwrap_err().code(),
+            ErrorCode::MalformedAad
+        );
+        for cut in 0..good.len() {
+            assert_eq!(
+                parse(&good[..cut]).unwrap_err().code(),
+                ErrorCode::MalformedAad
+            );
+        }
+        let mut bad_kind = good.clone();
+        bad_kind[15] = 9;
+        assert_eq!(
+            parse(&bad_kind).unwrap_err().code(),
+            ErrorCode::MalformedAad
+        );
+    }
+
+    #[test]
+    fn empty_ids_are_refused() {
+        let slot = Slot::Message {
+            stream_id: String::new(),
+            message_id: "m".into(),
+            author_id: "a".into(),
+            revision: 1,
+        };
+        assert_eq!(
+            encode(1, "r", 0, &slot).unwrap_err().code(),
+            ErrorCode::InvalidLength
+        );
+    }
+}

@@ -1,0 +1,156 @@
+//! The byte framing shared by the AAD, the HPKE `info` and the bundle AAD
+//! (FORMAT.md, "Framing"): big-endian integers, strings as a `u16` byte
+//! length followed by UTF-8, and a strict reader that refuses anything a
+//! writer would not have produced.
+
+use crate::error::{Error, Result};
+
+/// Longest string field, in UTF-8 bytes. Ids in the API are at most 256
+/// characters; this leaves room without letting one field dominate.
+pub(crate) const MAX_STR_LEN: usize = 1024;
+
+/// Appends framed values to a byte buffer.
+#[derive(Default)]
+pub(crate) struct Writer {
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    pub(crate) fn with_magic(magic: &[u8]) -> Self {
+        Writer {
+            buf: magic.to_vec(),
+        }
+    }
+
+    pub(crate) fn u8(&mut self, v: u8) -> &mut Self {
+        self.buf.push(v);
+        self
+    }
+
+    pub(crate) fn u16(&mut self, v: u16) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+
+    pub(crate) fn u32(&mut self, v: u32) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+
+    /// A non-empty string of at most [`MAX_STR_LEN`] bytes, length-prefixed.
+    pub(crate) fn str(&mut self, field: &'static str, v: &str) -> Result<&mut Self> {
+        check_str(field, v)?;
+        // check_str bounds the length to MAX_STR_LEN, which fits in u16.
+        let len = u16::try_from(v.len()).map_err(|_| Error::length(field, "1..=1024", v.len()))?;
+        self.u16(len);
+        self.buf.extend_from_slice(v.as_bytes());
+        Ok(self)
+    }
+
+    pub(crate) fn opt_str(&mut self, field: &'static str, v: Option<&str>) -> Result<&mut Self> {
+        match v {
+            None => Ok(self.u8(0)),
+            Some(s) => {
+                self.u8(1);
+                self.str(field, s)
+            }
+        }
+    }
+
+    pub(crate) fn bool(&mut self, v: bool) -> &mut Self {
+        self.u8(u8::from(v))
+    }
+
+    pub(crate) fn finish(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
+/// Checks a string field: 1 to [`MAX_STR_LEN`] bytes.
+pub(crate) fn check_str(field: &'static str, v: &str) -> Result<()> {
+    if v.is_empty() || v.len() > MAX_STR_LEN {
+        return Err(Error::length(field, "1..=1024 bytes", v.len()));
+    }
+    Ok(())
+}
+
+/// Reads framed values; every method fails with `MALFORMED_AAD`-style errors
+/// built by the caller-supplied constructor.
+pub(crate) struct Reader<'a> {
+    rest: &'a [u8],
+    err: fn(&'static str) -> Error,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(input: &'a [u8], err: fn(&'static str) -> Error) -> Self {
+        Reader { rest: input, err }
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.rest.len() < n {
+            return Err((self.err)("truncated"));
+        }
+        let (head, tail) = self.rest.split_at(n);
+        self.rest = tail;
+        Ok(head)
+    }
+
+    pub(crate) fn magic(&mut self, magic: &[u8]) -> Result<()> {
+        if self.take(magic.len())? != magic {
+            return Err((self.err)("wrong domain label"));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn u8(&mut self) -> Result<u8> {
+        let b = self.take(1)?;
+        b.first().copied().ok_or_else(|| (self.err)("truncated"))
+    }
+
+    pub(crate) fn u16(&mut self) -> Result<u16> {
+        let b = self.take(2)?;
+        let arr: [u8; 2] = b.try_into().map_err(|_| (self.err)("truncated"))?;
+        Ok(u16::from_be_bytes(arr))
+    }
+
+    pub(crate) fn u32(&mut self) -> Result<u32> {
+        let b = self.take(4)?;
+        let arr: [u8; 4] = b.try_into().map_err(|_| (self.err)("truncated"))?;
+        Ok(u32::from_be_bytes(arr))
+    }
+
+    pub(crate) fn str(&mut self) -> Result<String> {
+        let len = usize::from(self.u16()?);
+        if len == 0 || len > MAX_STR_LEN {
+            return Err((self.err)("string length out of range"));
+        }
+        let bytes = self.take(len)?;
+        std::str::from_utf8(bytes)
+            .map(str::to_owned)
+            .map_err(|_| (self.err)("string is not UTF-8"))
+    }
+
+    pub(crate) fn opt_str(&mut self) -> Result<Option<String>> {
+        match self.u8()? {
+            0 => Ok(None),
+            1 => self.str().map(Some),
+            _ => Err((self.err)("presence flag is not 0 or 1")),
+        }
+    }
+
+    pub(crate) fn bool(&mut self) -> Result<bool> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err((self.err)("boolean is not 0 or 1")),
+        }
+    }
+
+    pub(crate) fn end(self) -> Result<()> {
+        if self.rest.is_empty() {
+            Ok(())
+        } else {
+            Err((self.err)("trailing bytes"))
+        }
+    }
+}

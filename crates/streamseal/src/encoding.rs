@@ -1,0 +1,103 @@
+//! Strict base64 for every binary field of the wire.
+//!
+//! The service carries binary values (ivs, AAD, ciphertexts, public keys,
+//! salts, bundles, key wraps) as **standard-alphabet, padded** base64
+//! (RFC 4648 section 4). Decoding here is strict: no whitespace, no URL-safe
+//! alphabet, padding required and canonical, and no non-zero trailing bits, so
+//! every byte string has exactly one accepted spelling.
+//!
+//! ```
+//! use streamseal::encoding::{decode_base64, encode_base64};
+//!
+//! assert_eq!(encode_base64(b"hi"), "aGk=");
+//! assert_eq!(decode_base64("iv", "aGk=")?, b"hi");
+//! // "aGl=" decodes to the same bytes in lax decoders, but is not canonical.
+//! assert!(decode_base64("iv", "aGl=").is_err());
+//! assert!(decode_base64("iv", "aGk").is_err());
+//! # Ok::<(), streamseal::Error>(())
+//! ```
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+
+use crate::error::{Error, Result};
+
+/// Encodes bytes as standard padded base64.
+pub fn encode_base64(bytes: &[u8]) -> String {
+    STANDARD.encode(bytes)
+}
+
+/// Decodes standard padded base64 strictly; `field` names the input in errors.
+pub fn decode_base64(field: &'static str, text: &str) -> Result<Vec<u8>> {
+    STANDARD
+        .decode(text)
+        .map_err(|_| Error::MalformedBase64 { field })
+}
+
+/// Decodes base64 after checking the text is at most `max_bytes` decoded bytes long,
+/// so hostile input is refused before any allocation proportional to it.
+pub fn decode_base64_bounded(field: &'static str, text: &str, max_bytes: usize) -> Result<Vec<u8>> {
+    let max_chars = max_bytes.div_ceil(3).saturating_mul(4);
+    if text.len() > max_chars {
+        return Err(Error::InputTooLarge {
+            field,
+            limit: max_bytes,
+            actual: text.len() / 4 * 3,
+        });
+    }
+    let bytes = decode_base64(field, text)?;
+    if bytes.len() > max_bytes {
+        return Err(Error::InputTooLarge {
+            field,
+            limit: max_bytes,
+            actual: bytes.len(),
+        });
+    }
+    Ok(bytes)
+}
+
+/// Decodes base64 that must hold exactly `N` bytes.
+pub fn decode_base64_array<const N: usize>(field: &'static str, text: &str) -> Result<[u8; N]> {
+    let bytes = decode_base64_bounded(field, text, N).map_err(|e| match e {
+        Error::InputTooLarge { actual, .. } => Error::length(field, N, actual),
+        other => other,
+    })?;
+    <[u8; N]>::try_from(bytes.as_slice()).map_err(|_| Error::length(field, N, bytes.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+
+    #[test]
+    fn rejects_non_canonical_spellings() {
+        for bad in [
+            "aGk", "aGl=", "aG k=", "aGk==", "aGk=\n", "-_8=", "====", "a",
+        ] {
+            assert_eq!(
+                decode_base64("x", bad).unwrap_err().code(),
+                ErrorCode::MalformedBase64,
+                "{bad:?}"
+            );
+        }
+        assert_eq!(decode_base64("x", "").unwrap(), b"");
+    }
+
+    #[test]
+    fn arrays_check_length() {
+        let twelve = encode_base64(&[7u8; 12]);
+        assert_eq!(decode_base64_array::<12>("iv", &twelve).unwrap(), [7u8; 12]);
+        let e = decode_base64_array::<12>("iv", &encode_base64(&[7u8; 11])).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidLength);
+        let e = decode_base64_array::<12>("iv", &encode_base64(&[7u8; 300])).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InvalidLength);
+    }
+
+    #[test]
+    fn bounded_refuses_before_decoding() {
+        let big = "A".repeat(4000);
+        let e = decode_base64_bounded("aad", &big, 100).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::InputTooLarge);
+    }
+}

@@ -1,0 +1,379 @@
+//! The one error type of the crate, with stable string codes.
+//!
+//! Every fallible operation returns [`Error`]. Its [`Error::code`] is an
+//! [`ErrorCode`] whose [`ErrorCode::as_str`] spelling (`AAD_MISMATCH`,
+//! `WRONG_PASSPHRASE`, ...) is part of the public contract: the JavaScript and
+//! mobile bindings expose the same strings unchanged, so front ends can branch
+//! on them. Codes are only ever added, never renamed.
+//!
+//! ```
+//! use streamseal::{encoding, ErrorCode};
+//!
+//! let err = encoding::decode_base64("iv", "not base64!").unwrap_err();
+//! assert_eq!(err.code(), ErrorCode::MalformedBase64);
+//! assert_eq!(err.code().as_str(), "MALFORMED_BASE64");
+//! ```
+
+use std::fmt;
+
+/// A stable, machine-readable error code.
+///
+/// The string form ([`ErrorCode::as_str`]) is what crosses every binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// A field is not canonical, padded, standard-alphabet base64.
+    MalformedBase64,
+    /// A field decoded to (or was given with) the wrong number of bytes or characters.
+    InvalidLength,
+    /// An input exceeds the size this library accepts from the network.
+    InputTooLarge,
+    /// A JSON document did not parse into the expected shape.
+    MalformedJson,
+    /// A field value is outside what the format allows (empty id, bad enum value, ...).
+    InvalidField,
+    /// The envelope names a version this library does not know.
+    UnsupportedEnvelopeVersion,
+    /// The AAD bytes do not parse as a streamseal AAD.
+    MalformedAad,
+    /// The AAD does not bind the slot, root stream, generation or version the opener expects.
+    AadMismatch,
+    /// No key for the envelope's key generation is in the keyring.
+    UnknownKeyGeneration,
+    /// A different key is already held for this key generation.
+    KeyGenerationConflict,
+    /// AES-256-GCM authentication failed: the ciphertext, iv or key is wrong.
+    DecryptionFailed,
+    /// The public key is not usable for X25519 (for example a low-order point).
+    InvalidPublicKey,
+    /// A key wrap names none of the caller's keys.
+    NoMatchingKey,
+    /// No key of the caller could open the key wrap (HPKE authentication failed).
+    WrapOpenFailed,
+    /// More keys were given than the format allows (32).
+    TooManyKeys,
+    /// The private-key bundle names a version this library does not know.
+    UnsupportedBundleVersion,
+    /// The private-key bundle is structurally broken (length).
+    MalformedBundle,
+    /// The passphrase does not open the bundle (or the bundle belongs to another record).
+    WrongPassphrase,
+    /// The bundle opened, but the key inside does not match the record's public key.
+    BundleKeyMismatch,
+    /// The KDF algorithm or version is not Argon2id version 19.
+    UnsupportedKdf,
+    /// An Argon2 parameter or the salt length is outside the accepted bounds.
+    KdfParamsOutOfBounds,
+    /// The operating system's random number generator failed.
+    RandomnessUnavailable,
+    /// A request failed validation against the API's bounds before sending.
+    ValidationFailed,
+}
+
+impl ErrorCode {
+    /// Every code, in declaration order. Bindings use this to prove each one is reachable.
+    pub const ALL: &'static [ErrorCode] = &[
+        ErrorCode::MalformedBase64,
+        ErrorCode::InvalidLength,
+        ErrorCode::InputTooLarge,
+        ErrorCode::MalformedJson,
+        ErrorCode::InvalidField,
+        ErrorCode::UnsupportedEnvelopeVersion,
+        ErrorCode::MalformedAad,
+        ErrorCode::AadMismatch,
+        ErrorCode::UnknownKeyGeneration,
+        ErrorCode::KeyGenerationConflict,
+        ErrorCode::DecryptionFailed,
+        ErrorCode::InvalidPublicKey,
+        ErrorCode::NoMatchingKey,
+        ErrorCode::WrapOpenFailed,
+        ErrorCode::TooManyKeys,
+        ErrorCode::UnsupportedBundleVersion,
+        ErrorCode::MalformedBundle,
+        ErrorCode::WrongPassphrase,
+        ErrorCode::BundleKeyMismatch,
+        ErrorCode::UnsupportedKdf,
+        ErrorCode::KdfParamsOutOfBounds,
+        ErrorCode::RandomnessUnavailable,
+        ErrorCode::ValidationFailed,
+    ];
+
+    /// The stable string spelling of the code, e.g. `"AAD_MISMATCH"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::MalformedBase64 => "MALFORMED_BASE64",
+            ErrorCode::InvalidLength => "INVALID_LENGTH",
+            ErrorCode::InputTooLarge => "INPUT_TOO_LARGE",
+            ErrorCode::MalformedJson => "MALFORMED_JSON",
+            ErrorCode::InvalidField => "INVALID_FIELD",
+            ErrorCode::UnsupportedEnvelopeVersion => "UNSUPPORTED_ENVELOPE_VERSION",
+            ErrorCode::MalformedAad => "MALFORMED_AAD",
+            ErrorCode::AadMismatch => "AAD_MISMATCH",
+            ErrorCode::UnknownKeyGeneration => "UNKNOWN_KEY_GENERATION",
+            ErrorCode::KeyGenerationConflict => "KEY_GENERATION_CONFLICT",
+            ErrorCode::DecryptionFailed => "DECRYPTION_FAILED",
+            ErrorCode::InvalidPublicKey => "INVALID_PUBLIC_KEY",
+            ErrorCode::NoMatchingKey => "NO_MATCHING_KEY",
+            ErrorCode::WrapOpenFailed => "WRAP_OPEN_FAILED",
+            ErrorCode::TooManyKeys => "TOO_MANY_KEYS",
+            ErrorCode::UnsupportedBundleVersion => "UNSUPPORTED_BUNDLE_VERSION",
+            ErrorCode::MalformedBundle => "MALFORMED_BUNDLE",
+            ErrorCode::WrongPassphrase => "WRONG_PASSPHRASE",
+            ErrorCode::BundleKeyMismatch => "BUNDLE_KEY_MISMATCH",
+            ErrorCode::UnsupportedKdf => "UNSUPPORTED_KDF",
+            ErrorCode::KdfParamsOutOfBounds => "KDF_PARAMS_OUT_OF_BOUNDS",
+            ErrorCode::RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE",
+            ErrorCode::ValidationFailed => "VALIDATION_FAILED",
+        }
+    }
+
+    /// Parses a code from its string spelling.
+    pub fn parse(s: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.iter().copied().find(|c| c.as_str() == s)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Per-field reasons of a failed request validation, in the service's own
+/// 400 shape (`{"error": ..., "details": {field: [reason, ...]}}`).
+pub type ValidationDetails = std::collections::BTreeMap<String, Vec<String>>;
+
+/// The error of every fallible operation in this crate.
+///
+/// Messages never contain secret material or plaintext; they name the field
+/// and the rule that failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// See [`ErrorCode::MalformedBase64`].
+    #[error("field `{field}` is not canonical padded standard base64")]
+    MalformedBase64 {
+        /// The field that failed.
+        field: &'static str,
+    },
+    /// See [`ErrorCode::InvalidLength`].
+    #[error("field `{field}` has length {actual}, expected {expected}")]
+    InvalidLength {
+        /// The field that failed.
+        field: &'static str,
+        /// The accepted length or range, as text (e.g. `"32"` or `"1..=128"`).
+        expected: String,
+        /// The length that was given.
+        actual: usize,
+    },
+    /// See [`ErrorCode::InputTooLarge`].
+    #[error("field `{field}` is {actual} bytes, more than the limit of {limit}")]
+    InputTooLarge {
+        /// The field that failed.
+        field: &'static str,
+        /// The limit in bytes.
+        limit: usize,
+        /// The size that was given.
+        actual: usize,
+    },
+    /// See [`ErrorCode::MalformedJson`].
+    #[error("malformed JSON: {reason}")]
+    MalformedJson {
+        /// What the parser reported (no input bytes are quoted).
+        reason: String,
+    },
+    /// See [`ErrorCode::InvalidField`].
+    #[error("field `{field}` is invalid: {reason}")]
+    InvalidField {
+        /// The field that failed.
+        field: &'static str,
+        /// The rule it broke.
+        reason: String,
+    },
+    /// See [`ErrorCode::UnsupportedEnvelopeVersion`].
+    #[error("unsupported envelope version {version}")]
+    UnsupportedEnvelopeVersion {
+        /// The version the envelope named.
+        version: u64,
+    },
+    /// See [`ErrorCode::MalformedAad`].
+    #[error("malformed AAD: {reason}")]
+    MalformedAad {
+        /// What is wrong with the AAD bytes.
+        reason: &'static str,
+    },
+    /// See [`ErrorCode::AadMismatch`].
+    #[error("AAD mismatch: the ciphertext is bound to another {what}")]
+    AadMismatch {
+        /// Which binding differs (`slot`, `root stream`, `key generation`, `version`).
+        what: &'static str,
+    },
+    /// See [`ErrorCode::UnknownKeyGeneration`].
+    #[error("no key for key generation {generation}")]
+    UnknownKeyGeneration {
+        /// The generation asked for.
+        generation: u32,
+    },
+    /// See [`ErrorCode::KeyGenerationConflict`].
+    #[error("a different key is already held for key generation {generation}")]
+    KeyGenerationConflict {
+        /// The generation that conflicts.
+        generation: u32,
+    },
+    /// See [`ErrorCode::DecryptionFailed`].
+    #[error("decryption failed: the ciphertext does not authenticate")]
+    DecryptionFailed,
+    /// See [`ErrorCode::InvalidPublicKey`].
+    #[error("the public key is not usable for X25519 (low-order point)")]
+    InvalidPublicKey,
+    /// See [`ErrorCode::NoMatchingKey`].
+    #[error("the key wrap is addressed to key `{key_id}`, which the caller does not hold")]
+    NoMatchingKey {
+        /// The key id the wrap names.
+        key_id: String,
+    },
+    /// See [`ErrorCode::WrapOpenFailed`].
+    #[error("no key of the caller opens the key wrap")]
+    WrapOpenFailed,
+    /// See [`ErrorCode::TooManyKeys`].
+    #[error("{actual} keys given, at most {limit} are allowed")]
+    TooManyKeys {
+        /// The limit.
+        limit: usize,
+        /// How many were given.
+        actual: usize,
+    },
+    /// See [`ErrorCode::UnsupportedBundleVersion`].
+    #[error("unsupported private-key bundle version {version}")]
+    UnsupportedBundleVersion {
+        /// The version byte of the bundle.
+        version: u8,
+    },
+    /// See [`ErrorCode::MalformedBundle`].
+    #[error("malformed private-key bundle: {reason}")]
+    MalformedBundle {
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// See [`ErrorCode::WrongPassphrase`].
+    #[error("wrong passphrase (or the bundle belongs to another key record)")]
+    WrongPassphrase,
+    /// See [`ErrorCode::BundleKeyMismatch`].
+    #[error("the bundle's private key does not match the record's public key")]
+    BundleKeyMismatch,
+    /// See [`ErrorCode::UnsupportedKdf`].
+    #[error("unsupported KDF: {reason}")]
+    UnsupportedKdf {
+        /// What is not supported.
+        reason: String,
+    },
+    /// See [`ErrorCode::KdfParamsOutOfBounds`].
+    #[error("KDF parameter `{param}` = {value} is outside {min}..={max}")]
+    KdfParamsOutOfBounds {
+        /// The parameter (`m`, `t`, `p`, `salt`).
+        param: &'static str,
+        /// The value given.
+        value: u64,
+        /// The lowest accepted value.
+        min: u64,
+        /// The highest accepted value.
+        max: u64,
+    },
+    /// See [`ErrorCode::RandomnessUnavailable`].
+    #[error("the system random number generator failed")]
+    RandomnessUnavailable,
+    /// See [`ErrorCode::ValidationFailed`].
+    #[error("validation failed: {}", summarize(details))]
+    ValidationFailed {
+        /// Field name to reasons, as the service's own 400 body carries them.
+        details: ValidationDetails,
+    },
+}
+
+fn summarize(details: &ValidationDetails) -> String {
+    details
+        .iter()
+        .map(|(field, reasons)| format!("{field}: {}", reasons.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl Error {
+    /// The stable code of this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::MalformedBase64 { .. } => ErrorCode::MalformedBase64,
+            Error::InvalidLength { .. } => ErrorCode::InvalidLength,
+            Error::InputTooLarge { .. } => ErrorCode::InputTooLarge,
+            Error::MalformedJson { .. } => ErrorCode::MalformedJson,
+            Error::InvalidField { .. } => ErrorCode::InvalidField,
+            Error::UnsupportedEnvelopeVersion { .. } => ErrorCode::UnsupportedEnvelopeVersion,
+            Error::MalformedAad { .. } => ErrorCode::MalformedAad,
+            Error::AadMismatch { .. } => ErrorCode::AadMismatch,
+            Error::UnknownKeyGeneration { .. } => ErrorCode::UnknownKeyGeneration,
+            Error::KeyGenerationConflict { .. } => ErrorCode::KeyGenerationConflict,
+            Error::DecryptionFailed => ErrorCode::DecryptionFailed,
+            Error::InvalidPublicKey => ErrorCode::InvalidPublicKey,
+            Error::NoMatchingKey { .. } => ErrorCode::NoMatchingKey,
+            Error::WrapOpenFailed => ErrorCode::WrapOpenFailed,
+            Error::TooManyKeys { .. } => ErrorCode::TooManyKeys,
+            Error::UnsupportedBundleVersion { .. } => ErrorCode::UnsupportedBundleVersion,
+            Error::MalformedBundle { .. } => ErrorCode::MalformedBundle,
+            Error::WrongPassphrase => ErrorCode::WrongPassphrase,
+            Error::BundleKeyMismatch => ErrorCode::BundleKeyMismatch,
+            Error::UnsupportedKdf { .. } => ErrorCode::UnsupportedKdf,
+            Error::KdfParamsOutOfBounds { .. } => ErrorCode::KdfParamsOutOfBounds,
+            Error::RandomnessUnavailable => ErrorCode::RandomnessUnavailable,
+            Error::ValidationFailed { .. } => ErrorCode::ValidationFailed,
+        }
+    }
+
+    /// Field-level details for validation failures (`None` for every other error).
+    pub fn details(&self) -> Option<&ValidationDetails> {
+        match self {
+            Error::ValidationFailed { details } => Some(details),
+            _ => None,
+        }
+    }
+
+    /// Shorthand for an [`Error::InvalidLength`] with a textual expectation.
+    pub(crate) fn length(field: &'static str, expected: impl ToString, actual: usize) -> Error {
+        Error::InvalidLength {
+            field,
+            expected: expected.to_string(),
+            actual,
+        }
+    }
+
+    /// Shorthand for an [`Error::InvalidField`].
+    pub(crate) fn invalid(field: &'static str, reason: impl Into<String>) -> Error {
+        Error::InvalidField {
+            field,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_parse_back() {
+        let mut seen = std::collections::BTreeSet::new();
+        for code in ErrorCode::ALL {
+            assert!(seen.insert(code.as_str()), "duplicate {code}");
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(*code));
+            assert!(
+                code.as_str()
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'),
+                "{code}"
+            );
+        }
+        assert_eq!(ErrorCode::parse("NOPE"), None);
+    }
+}

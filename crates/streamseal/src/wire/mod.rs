@@ -1,0 +1,1 @@
+//! Wire types of the workspace messaging API (filled in by the wire-types work).

@@ -1,0 +1,277 @@
+//! Key wraps: a stream key sealed to one recipient's X25519 public key with
+//! HPKE (RFC 9180) in base mode, suite DHKEM(X25519, HKDF-SHA256) /
+//! HKDF-SHA256 / AES-256-GCM (kem 0x0020, kdf 0x0001, aead 0x0002).
+//!
+//! The HPKE `info` (RFC 9180 section 5.1, the application-supplied context of
+//! the key schedule) binds what the wrap is for:
+//!
+//! ```text
+//! info = "streamseal/wrap"   15 bytes, domain label
+//!        u8  wrap format version (1)
+//!        str root stream id
+//!        u32 key generation (big-endian)
+//!        str recipient kind  ("user", "bot", ...)
+//!        str recipient key id
+//! ```
+//!
+//! so a wrap moved to another root stream, generation or recipient fails to
+//! open (`WRAP_OPEN_FAILED`). The HPKE `aad` is empty; the plaintext is the
+//! 32-byte stream key, so `wrapCt` is 48 bytes and `wrapEnc` 32 bytes.
+//!
+//! ```
+//! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
+//! use streamseal::stream_key::StreamKey;
+//! use streamseal::wrap::{unwrap_stream_key, wrap_stream_key};
+//!
+//! let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("k1")?)?;
+//! let key = StreamKey::generate()?;
+//! let wrap = wrap_stream_key("stream_root", 2, &key, &Recipient::of(&owner))?;
+//! assert_eq!(wrap.key_generation, 2);
+//! assert_eq!(unwrap_stream_key("stream_root", &wrap, &[owner.clone()])?, key);
+//! // The same wrap presented for another root stream does not open.
+//! let err = unwrap_stream_key("stream_other", &wrap, &[owner]).unwrap_err();
+//! assert_eq!(err.code().as_str(), "WRAP_OPEN_FAILED");
+//! # Ok::<(), streamseal::Error>(())
+//! ```
+
+use std::convert::Infallible;
+
+use hpke::rand_core::{TryCryptoRng, TryRng};
+use hpke::{Deserializable as _, OpModeR, OpModeS, Serializable as _};
+use serde::{Deserialize, Serialize};
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::codec::Writer;
+use crate::encoding::{decode_base64_array, encode_base64};
+use crate::error::{Error, Result};
+use crate::identity::{IdentityKey, MAX_KEYS, Recipient, RecipientKind};
+use crate::random;
+use crate::stream_key::{STREAM_KEY_LEN, StreamKey};
+
+type Kem = hpke::kem::X25519HkdfSha256;
+type Kdf = hpke::kdf::HkdfSha256;
+type Aead = hpke::aead::AesGcm256;
+
+/// The domain label at the start of the HPKE `info`.
+pub const WRAP_INFO_LABEL: &[u8] = b"streamseal/wrap";
+/// The wrap format version bound in the `info`.
+pub const WRAP_VERSION: u8 = 1;
+/// Length of `wrapEnc` (the X25519 encapsulated key) in bytes.
+pub const WRAP_ENC_LEN: usize = 32;
+/// Length of `wrapCt` (the wrapped stream key and its tag) in bytes.
+pub const WRAP_CT_LEN: usize = STREAM_KEY_LEN + 16;
+
+/// One key wrap as the API carries it (section 2.12). In a claimed
+/// invocation's `sealedContext` the recipient fields are absent.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyWrap {
+    /// The generation of the wrapped key.
+    pub key_generation: u32,
+    /// The key id the wrap is addressed to, when named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipient_key_id: Option<String>,
+    /// The kind of the recipient, when named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipient_kind: Option<RecipientKind>,
+    /// The HPKE encapsulated key, base64 (32 bytes).
+    pub wrap_enc: String,
+    /// The wrapped stream key with its tag, base64 (48 bytes).
+    pub wrap_ct: String,
+}
+
+/// The HPKE `info` for a wrap of `root_stream_id`'s key of `generation` to
+/// the key `key_id` of kind `kind`.
+pub fn wrap_info(
+    root_stream_id: &str,
+    generation: u32,
+    kind: &RecipientKind,
+    key_id: &str,
+) -> Result<Vec<u8>> {
+    let mut w = Writer::with_magic(WRAP_INFO_LABEL);
+    w.u8(WRAP_VERSION)
+        .str("rootStreamId", root_stream_id)?
+        .u32(generation)
+        .str("recipientKind", kind.as_str())?
+        .str("recipientKeyId", key_id)?;
+    Ok(w.finish())
+}
+
+/// Wraps `key` (the key of `generation` of `root_stream_id`) to `recipient`.
+pub fn wrap_stream_key(
+    root_stream_id: &str,
+    generation: u32,
+    key: &StreamKey,
+    recipient: &Recipient,
+) -> Result<KeyWrap> {
+    let info = wrap_info(
+        root_stream_id,
+        generation,
+        &recipient.kind,
+        recipient.key_id.as_str(),
+    )?;
+    let pk = <Kem as hpke::Kem>::PublicKey::from_bytes(recipient.public_key.as_bytes())
+        .map_err(|_| Error::InvalidPublicKey)?;
+    // RFC 9180 section 4.1: the ephemeral key pair is DeriveKeyPair(random(Nsk)).
+    // Draw those 32 bytes fallibly here, then hand them to hpke.
+    let mut rng = SeedRng::new(random::array::<32>()?);
+    let (enc, ct) = hpke::single_shot_seal_with_rng::<Aead, Kdf, Kem>(
+        &OpModeS::Base,
+        &pk,
+        &info,
+        key.to_bytes().as_slice(),
+        b"",
+        &mut rng,
+    )
+    // EncapError: the DH output was all zero, i.e. a low-order public key
+    // (RFC 9180 section 7.1.4).
+    .map_err(|_| Error::InvalidPublicKey)?;
+    if rng.overrun {
+        return Err(Error::RandomnessUnavailable);
+    }
+    Ok(KeyWrap {
+        key_generation: generation,
+        recipient_key_id: Some(recipient.key_id.as_str().to_owned()),
+        recipient_kind: Some(recipient.kind.clone()),
+        wrap_enc: encode_base64(&enc.to_bytes()),
+        wrap_ct: encode_base64(&ct),
+    })
+}
+
+/// Opens a wrap of `root_stream_id`'s key with one of `mine` (at most 32).
+///
+/// When the wrap names a key id, only the key with that id (and kind, if
+/// named) is tried, and a wrap naming none of `mine` is `NO_MATCHING_KEY`.
+/// When it names none (the wraps of a `sealedContext`), each key is tried in
+/// turn under its own kind and id.
+pub fn unwrap_stream_key(
+    root_stream_id: &str,
+    wrap: &KeyWrap,
+    mine: &[IdentityKey],
+) -> Result<StreamKey> {
+    if mine.len() > MAX_KEYS {
+        return Err(Error::TooManyKeys {
+            limit: MAX_KEYS,
+            actual: mine.len(),
+        });
+    }
+    let enc_bytes = decode_base64_array::<WRAP_ENC_LEN>("wrapEnc", &wrap.wrap_enc)?;
+    let ct = decode_base64_array::<WRAP_CT_LEN>("wrapCt", &wrap.wrap_ct)?;
+    let enc = <Kem as hpke::Kem>::EncappedKey::from_bytes(&enc_bytes)
+        .map_err(|_| Error::WrapOpenFailed)?;
+
+    let candidates: Vec<&IdentityKey> = match &wrap.recipient_key_id {
+        Some(id) => {
+            let named: Vec<&IdentityKey> = mine
+                .iter()
+                .filter(|k| k.key_id().as_str() == id)
+                .filter(|k| {
+                    wrap.recipient_kind
+                        .as_ref()
+                        .is_none_or(|kind| kind == k.kind())
+                })
+                .collect();
+            if named.is_empty() {
+                return Err(Error::NoMatchingKey { key_id: id.clone() });
+            }
+            named
+        }
+        None => mine.iter().collect(),
+    };
+    for candidate in candidates {
+        if let Some(key) = try_open(root_stream_id, wrap.key_generation, candidate, &enc, &ct)? {
+            return Ok(key);
+        }
+    }
+    Err(Error::WrapOpenFailed)
+}
+
+fn try_open(
+    root_stream_id: &str,
+    generation: u32,
+    mine: &IdentityKey,
+    enc: &<Kem as hpke::Kem>::EncappedKey,
+    ct: &[u8],
+) -> Result<Option<StreamKey>> {
+    let info = wrap_info(
+        root_stream_id,
+        generation,
+        mine.kind(),
+        mine.key_id().as_str(),
+    )?;
+    let sk_bytes = mine.secret_key().to_bytes();
+    let sk = <Kem as hpke::Kem>::PrivateKey::from_bytes(sk_bytes.as_slice())
+        .map_err(|_| Error::WrapOpenFailed)?;
+    let Ok(plain) =
+        hpke::single_shot_open::<Aead, Kdf, Kem>(&OpModeR::Base, &sk, enc, &info, ct, b"")
+    else {
+        return Ok(None);
+    };
+    let plain = Zeroizing::new(plain);
+    let bytes: Zeroizing<[u8; STREAM_KEY_LEN]> = Zeroizing::new(
+        plain
+            .as_slice()
+            .try_into()
+            .map_err(|_| Error::length("wrapCt", WRAP_CT_LEN, plain.len() + 16))?,
+    );
+    Ok(Some(StreamKey::from_bytes(&bytes)))
+}
+
+/// Serves hpke the 32 ephemeral bytes drawn beforehand. hpke's RNG interface
+/// is infallible; drawing first lets an OS RNG failure surface as an error
+/// instead of a panic inside hpke.
+struct SeedRng {
+    seed: [u8; 32],
+    pos: usize,
+    overrun: bool,
+}
+
+impl SeedRng {
+    fn new(seed: [u8; 32]) -> Self {
+        SeedRng {
+            seed,
+            pos: 0,
+            overrun: false,
+        }
+    }
+}
+
+impl Drop for SeedRng {
+    fn drop(&mut self) {
+        self.seed.zeroize();
+    }
+}
+
+impl TryRng for SeedRng {
+    type Error = Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        let mut b = [0u8; 4];
+        self.try_fill_bytes(&mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        let mut b = [0u8; 8];
+        self.try_fill_bytes(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        for byte in dst.iter_mut() {
+            match self.seed.get(self.pos) {
+                Some(b) => *byte = *b,
+                None => {
+                    // Never reached with DHKEM(X25519): it asks for exactly 32
+                    // bytes. Flag it so the wrap is refused, not weakened.
+                    self.overrun = true;
+                    *byte = 0;
+                }
+            }
+            self.pos = self.pos.saturating_add(1);
+        }
+        Ok(())
+    }
+}
+
+impl TryCryptoRng for SeedRng {}
