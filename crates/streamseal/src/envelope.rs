@@ -27,7 +27,12 @@
 //! assert_eq!(&*open(&ring, &slot, &sealed)?, b"hello");
 //!
 //! // The server moves it to another message: rejected.
-//! let moved = Slot::Message { message_id: "msg_2".into(), ..slot.clone() };
+//! let moved = Slot::Message {
+//!     stream_id: "stream_root".into(),
+//!     message_id: "msg_2".into(),
+//!     author_id: "usr_1".into(),
+//!     revision: 1,
+//! };
 //! assert_eq!(open(&ring, &moved, &sealed).unwrap_err().code().as_str(), "AAD_MISMATCH");
 //! # Ok::<(), streamseal::Error>(())
 //! ```
