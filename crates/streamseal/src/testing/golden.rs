@@ -1,0 +1,296 @@
+//! The golden vectors of `tests/vectors/streamseal/`: every output of the
+//! format produced from fixed inputs, so the Rust tests and every binding
+//! reproduce them byte for byte. FORMAT.md describes the files' shapes.
+
+use serde_json::{Value, json};
+
+use super::with_fixed_randomness;
+use crate::aad;
+use crate::bundle::{self, BUNDLE_VERSION};
+use crate::envelope::{self, ENVELOPE_VERSION};
+use crate::error::{Error, Result};
+use crate::identity::{IdentityKey, KeyId, Recipient, RecipientKind, SecretKey};
+use crate::kdf::{KdfParams, passphrase_bytes};
+use crate::slot::{DecisionOption, Slot, StepPhase};
+use crate::stream_key::{Keyring, StreamKey};
+use crate::wrap;
+
+/// The root stream all vectors use.
+pub const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+
+/// `n` bytes `start, start+1, ...` (wrapping): readable fixed inputs.
+pub fn pattern(start: u8, n: usize) -> Vec<u8> {
+    (0..n)
+        .map(|i| start.wrapping_add(u8::try_from(i % 256).unwrap_or(0)))
+        .collect()
+}
+
+fn array32(start: u8) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = start.wrapping_add(u8::try_from(i).unwrap_or(0));
+    }
+    out
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<Value> {
+    serde_json::to_value(value).map_err(|e| Error::MalformedJson {
+        reason: e.to_string(),
+    })
+}
+
+/// One slot of every kind (and the prompt form of a message).
+pub fn sample_slots() -> Vec<(&'static str, Slot, &'static str)> {
+    vec![
+        (
+            "message",
+            Slot::Message {
+                stream_id: ROOT.into(),
+                message_id: "msg_01JD3QH2A7C4E6G8J0K2M4P6R8".into(),
+                author_id: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1".into(),
+                revision: 1,
+            },
+            "Ship the release on Thursday?",
+        ),
+        (
+            "message-edited-in-thread",
+            Slot::Message {
+                stream_id: "stream_01JD3QJ5THREAD00000000000A".into(),
+                message_id: "msg_01JD3QJ6B8D0F2H4K6M8P0R2T4".into(),
+                author_id: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1".into(),
+                revision: 3,
+            },
+            "Édité : « la version finale » ✅",
+        ),
+        (
+            "invocation-prompt",
+            Slot::invocation_prompt(
+                ROOT,
+                "msg_01JD3QK7C9E1G3J5M7P9S1V3X5",
+                "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1",
+                2,
+            ),
+            "@helper summarise this thread",
+        ),
+        (
+            "bot-reply",
+            Slot::BotReply {
+                stream_id: ROOT.into(),
+                message_id: "msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6".into(),
+                author_id: "bot_01JD3QB0T0000000000000000B".into(),
+                invocation_id: "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7".into(),
+            },
+            "Here is the summary: three decisions, one open question.",
+        ),
+        (
+            "trace-step-started",
+            Slot::TraceStep {
+                invocation_id: "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7".into(),
+                step_id: "step_01JD3QPA0000000000000001".into(),
+                step_type: "tool_call".into(),
+                phase: StepPhase::Started,
+                message_id: None,
+            },
+            "search(\"release date\")",
+        ),
+        (
+            "trace-step-completed",
+            Slot::TraceStep {
+                invocation_id: "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7".into(),
+                step_id: "step_01JD3QPA0000000000000001".into(),
+                step_type: "message_sent".into(),
+                phase: StepPhase::Completed,
+                message_id: Some("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6".into()),
+            },
+            "3 results",
+        ),
+        (
+            "decision-card",
+            Slot::DecisionCard {
+                stream_id: ROOT.into(),
+                decision_id: "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T".into(),
+                options: vec![
+                    DecisionOption {
+                        id: "approve".into(),
+                        tone: "primary".into(),
+                    },
+                    DecisionOption {
+                        id: "reject".into(),
+                        tone: "neutral".into(),
+                    },
+                ],
+                allow_note: true,
+            },
+            "{\"title\":\"Deploy?\",\"body\":\"All checks green.\",\"labels\":{\"approve\":\"Deploy\",\"reject\":\"Wait\"}}",
+        ),
+        (
+            "decision-note",
+            Slot::DecisionNote {
+                decision_id: "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T".into(),
+                option_id: "approve".into(),
+                decided_by: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1".into(),
+            },
+            "Go ahead, I am on call.",
+        ),
+    ]
+}
+
+/// `envelopes.json`.
+pub fn envelopes() -> Result<Value> {
+    let generation = 2u32;
+    let key_bytes = array32(0x40);
+    let mut ring = Keyring::new(ROOT)?;
+    ring.insert(generation, StreamKey::from_bytes(&key_bytes))?;
+    let mut vectors = Vec::new();
+    for (i, (name, slot, plaintext)) in sample_slots().into_iter().enumerate() {
+        let iv = pattern(0xa0u8.wrapping_add(u8::try_from(i).unwrap_or(0)), 12);
+        let sealed =
+            with_fixed_randomness(&iv, || envelope::seal(&ring, &slot, plaintext.as_bytes()))?;
+        let aad_bytes = aad::encode(1, ROOT, generation, &slot)?;
+        vectors.push(json!({
+            "name": name,
+            "rootStreamId": ROOT,
+            "keyGeneration": generation,
+            "streamKeyHex": hex::encode(key_bytes),
+            "slot": to_json(&slot)?,
+            "plaintext": plaintext,
+            "randomHex": hex::encode(&iv),
+            "aadHex": hex::encode(&aad_bytes),
+            "sealed": to_json(&sealed)?,
+        }));
+    }
+    Ok(json!({
+        "description": "AES-256-GCM envelopes of every slot kind. randomHex is the iv the seal drew.",
+        "envelopeVersion": ENVELOPE_VERSION,
+        "vectors": vectors,
+    }))
+}
+
+/// `wraps.json`.
+pub fn wraps() -> Result<Value> {
+    let cases: [(&str, RecipientKind, &str, u32, u8); 3] = [
+        (
+            "owner-user-key",
+            RecipientKind::User,
+            "key_owner_laptop",
+            0,
+            0x10,
+        ),
+        (
+            "runtime-machine-a",
+            RecipientKind::Bot,
+            "machine-a",
+            0,
+            0x20,
+        ),
+        (
+            "runtime-machine-b-rolled",
+            RecipientKind::Bot,
+            "machine-b",
+            3,
+            0x30,
+        ),
+    ];
+    let mut vectors = Vec::new();
+    for (i, (name, kind, key_id, generation, seed)) in cases.into_iter().enumerate() {
+        let secret_bytes = array32(seed);
+        let me = IdentityKey::from_secret(
+            kind.clone(),
+            KeyId::new(key_id)?,
+            SecretKey::from_bytes(&secret_bytes),
+        );
+        let stream_key = array32(0x60u8.wrapping_add(u8::try_from(i).unwrap_or(0)));
+        let ikm_e = pattern(0xc0u8.wrapping_add(u8::try_from(i).unwrap_or(0)), 32);
+        let record = with_fixed_randomness(&ikm_e, || {
+            wrap::wrap_stream_key(
+                ROOT,
+                generation,
+                &StreamKey::from_bytes(&stream_key),
+                &Recipient::of(&me),
+            )
+        })?;
+        let info = wrap::wrap_info(ROOT, generation, &kind, key_id)?;
+        vectors.push(json!({
+            "name": name,
+            "rootStreamId": ROOT,
+            "keyGeneration": generation,
+            "recipientKind": kind.as_str(),
+            "recipientKeyId": key_id,
+            "recipientSecretKeyHex": hex::encode(secret_bytes),
+            "recipientPublicKey": me.public_key().to_base64(),
+            "streamKeyHex": hex::encode(stream_key),
+            "randomHex": hex::encode(&ikm_e),
+            "infoHex": hex::encode(&info),
+            "wrap": to_json(&record)?,
+        }));
+    }
+    Ok(json!({
+        "description": "HPKE base-mode key wraps (DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, AES-256-GCM). randomHex is the ephemeral ikmE.",
+        "vectors": vectors,
+    }))
+}
+
+/// `bundles.json`.
+pub fn bundles() -> Result<Value> {
+    let cases: [(&str, &str, KdfParams, u8); 3] = [
+        (
+            "ascii-passphrase",
+            "correct horse battery staple",
+            KdfParams::argon2id(256, 2, 1),
+            0x70,
+        ),
+        // NFD input: the KDF must see its NFC form (same as the NFC spelling).
+        (
+            "decomposed-passphrase",
+            "cafe\u{301} cre\u{300}me",
+            KdfParams::argon2id(64, 1, 1),
+            0x80,
+        ),
+        (
+            "two-lanes",
+            "pässwörd",
+            KdfParams::argon2id(512, 1, 2),
+            0x90,
+        ),
+    ];
+    let mut vectors = Vec::new();
+    for (i, (name, passphrase, params, seed)) in cases.into_iter().enumerate() {
+        let secret_bytes = array32(seed);
+        let secret = SecretKey::from_bytes(&secret_bytes);
+        let random = pattern(0xd0u8.wrapping_add(u8::try_from(i).unwrap_or(0)), 16 + 12);
+        let sealed = with_fixed_randomness(&random, || {
+            bundle::create_bundle(&secret, passphrase, &params)
+        })?;
+        vectors.push(json!({
+            "name": name,
+            "passphrase": passphrase,
+            "passphraseKdfBytesHex": hex::encode(passphrase_bytes(passphrase).as_slice()),
+            "secretKeyHex": hex::encode(secret_bytes),
+            "publicKey": secret.public_key().to_base64(),
+            "randomHex": hex::encode(&random),
+            "aadHex": hex::encode(bundle::bundle_aad(BUNDLE_VERSION, &secret.public_key())),
+            "record": to_json(&sealed)?,
+        }));
+    }
+    Ok(json!({
+        "description": "Argon2id passphrase bundles of a private key. randomHex is the 16-byte salt then the 12-byte iv.",
+        "bundleVersion": BUNDLE_VERSION,
+        "vectors": vectors,
+    }))
+}
+
+/// Every golden file: (file name, pretty JSON text with a final newline).
+pub fn files() -> Result<Vec<(&'static str, String)>> {
+    let mut out = Vec::new();
+    for (name, value) in [
+        ("envelopes.json", envelopes()?),
+        ("wraps.json", wraps()?),
+        ("bundles.json", bundles()?),
+    ] {
+        let text = serde_json::to_string_pretty(&value).map_err(|e| Error::MalformedJson {
+            reason: e.to_string(),
+        })?;
+        out.push((name, format!("{text}\n")));
+    }
+    Ok(out)
+}
