@@ -149,11 +149,13 @@ impl KdfParams {
 
 /// Checks a salt's length against `limits`.
 pub(crate) fn check_salt(salt: &[u8], limits: &KdfLimits) -> Result<()> {
-    if !(limits.min_salt_len..=limits.max_salt_len).contains(&salt.len()) {
+    // Argon2 itself needs at least 8 bytes, whatever the caller's limits say.
+    let min = limits.min_salt_len.max(argon2::MIN_SALT_LEN);
+    if !(min..=limits.max_salt_len).contains(&salt.len()) {
         return Err(out_of_bounds(
             "salt",
             salt.len() as u64,
-            limits.min_salt_len as u64,
+            min as u64,
             limits.max_salt_len as u64,
         ));
     }

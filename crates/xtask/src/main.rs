@@ -22,7 +22,9 @@ fn main() -> ExitCode {
         Some("setup") => setup(),
         _ => {
             eprintln!("usage: cargo xtask <test|setup>");
-            eprintln!("  test   install what is missing, then fmt check, clippy and every test suite");
+            eprintln!(
+                "  test   install what is missing, then fmt check, clippy and every test suite"
+            );
             eprintln!("  setup  only install what is missing");
             return ExitCode::from(2);
         }
@@ -112,7 +114,10 @@ fn test() -> Result {
             "--nocapture",
         ],
     )?;
-    run("cargo", &["test", "--workspace", "--all-features", "--locked"])?;
+    run(
+        "cargo",
+        &["test", "--workspace", "--all-features", "--locked"],
+    )?;
     eprintln!(
         "xtask: every suite passed in {:.0}s",
         started.elapsed().as_secs_f64()
