@@ -127,3 +127,37 @@ fn bundle_vectors_open() {
         assert_eq!(*secret.to_bytes(), key32(&v["secretKeyHex"]));
     }
 }
+
+#[test]
+fn format_md_worked_examples_match_the_vectors() {
+    let format =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("FORMAT.md"))
+            .unwrap();
+    let find = |file: &str, name: &str| -> Value {
+        load(file)["vectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let message = find("envelopes.json", "message");
+    let wrap = find("wraps.json", "runtime-machine-a");
+    let bundle = find("bundles.json", "decomposed-passphrase");
+    for quoted in [
+        message["sealed"]["ciphertext"].as_str().unwrap(),
+        wrap["wrap"]["wrapEnc"].as_str().unwrap(),
+        wrap["wrap"]["wrapCt"].as_str().unwrap(),
+        wrap["recipientPublicKey"].as_str().unwrap(),
+        bundle["record"]["encryptedPrivateBundle"].as_str().unwrap(),
+        bundle["publicKey"].as_str().unwrap(),
+        bundle["passphraseKdfBytesHex"].as_str().unwrap(),
+    ] {
+        assert!(format.contains(quoted), "FORMAT.md lacks {quoted}");
+    }
+    // The hex dumps, with their spacing and comments removed, equal the vectors.
+    let squashed: String = format.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(squashed.contains(wrap["infoHex"].as_str().unwrap()));
+    assert!(squashed.contains(bundle["aadHex"].as_str().unwrap()));
+}
