@@ -1,0 +1,45 @@
+//! Conversations (section 2.4): topic-level groupings of messages.
+
+use serde::{Deserialize, Serialize};
+
+use crate::wire::open_enum::open_enum;
+
+open_enum!(
+    /// Conversation status: an open enum.
+    ConversationStatus {
+        /// Ongoing.
+        Active => "active",
+        /// No recent activity.
+        Stalled => "stalled",
+        /// Resolved.
+        Resolved => "resolved",
+    }
+);
+
+/// A conversation. Every field is required.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Conversation {
+    /// Conversation id.
+    pub id: String,
+    /// Anchor stream (may be a thread).
+    pub stream_id: String,
+    /// Effective root; its access governs the conversation.
+    pub root_stream_id: String,
+    /// Topic summary, or null.
+    pub topic_summary: Option<String>,
+    /// Summary, or null.
+    pub summary: Option<String>,
+    /// `active`, `stalled`, `resolved`.
+    pub status: ConversationStatus,
+    /// Number of primary member messages.
+    pub message_count: u32,
+    /// Distinct author ids of member messages.
+    pub participant_ids: Vec<String>,
+    /// Last activity.
+    pub last_activity_at: String,
+    /// Created.
+    pub created_at: String,
+    /// Updated.
+    pub updated_at: String,
+}

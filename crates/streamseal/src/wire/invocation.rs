@@ -1,0 +1,307 @@
+//! Bot invocations (section 2.10 and 4.10): the claim payload with its
+//! plaintext `context` or its `sealedContext`, the renew result in both
+//! shapes, and the small responses of the invocation endpoints.
+//!
+//! The spec lists the claim payload's fields without saying which may be
+//! null or absent. This module requires what every invocation must have
+//! and reads the rest as optional: `promptMarkdown` (absent in a sealed
+//! stream, where `sealedContext` stands in for it), `context` (the plaintext
+//! context; not said to exist in sealed streams), `runtimeSessionId` (an
+//! optional claim parameter).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::envelope::{Envelope, SealedPayload};
+use crate::wire::common::{AuthorType, Sequence};
+use crate::wire::message::Message;
+use crate::wire::secret::{CallbackToken, ClaimToken};
+use crate::wire::slots::Slots;
+use crate::wrap::KeyWrap;
+
+/// `POST bot-invocations/claim`: `{data: invocation | null}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimResponse {
+    /// The claimed invocation, or null when nothing is pending.
+    pub data: Option<Invocation>,
+}
+
+/// A claimed bot invocation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Invocation {
+    /// Invocation id.
+    pub id: String,
+    /// Workspace id.
+    pub workspace_id: String,
+    /// Root stream.
+    pub root_stream_id: String,
+    /// The stream the work happens in.
+    pub active_stream_id: String,
+    /// The message that triggered the invocation.
+    pub source_message_id: String,
+    /// Where the reply goes.
+    pub response_stream_id: String,
+    /// The summoned actor.
+    pub actor: InvocationActor,
+    /// What triggered it (e.g. `mention`); values are only examples in the spec.
+    pub trigger: String,
+    /// The capability required (e.g. `mentionable`).
+    pub required_capability: String,
+    /// The prompt; absent in a sealed stream (see `sealed_context`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_markdown: Option<String>,
+    /// Revision of the source message (from the 2026-07-12 shape, so every known version).
+    pub source_revision: u32,
+    /// The user who wrote the source message.
+    pub author_user_id: String,
+    /// Slugs mentioned in the prompt.
+    pub mentioned_actor_slugs: Vec<String>,
+    /// The per-claim secret, shown on claim only.
+    pub claim_token: ClaimToken,
+    /// When the claim expires unless renewed.
+    pub claim_expires_at: String,
+    /// The runtime session, or null.
+    #[serde(default)]
+    pub runtime_session_id: Option<String>,
+    /// Invocation metadata; its shape is not shown in the spec, kept as raw JSON.
+    pub metadata: Map<String, Value>,
+    /// Plaintext context messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<InvocationContext>,
+    /// Sealed streams only: what the runtime needs to open and answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_context: Option<SealedContext>,
+}
+
+/// `actor` of an invocation: `{type, id, slug}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InvocationActor {
+    /// Actor type; values not shown in the spec.
+    #[serde(rename = "type")]
+    pub actor_type: String,
+    /// Actor id.
+    pub id: String,
+    /// Actor slug.
+    pub slug: String,
+}
+
+/// `context`: `{kind, messages}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InvocationContext {
+    /// Context kind; values not shown in the spec.
+    pub kind: String,
+    /// The context messages.
+    pub messages: Vec<ContextMessage>,
+}
+
+/// A message of the plaintext context.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextMessage {
+    /// Message id.
+    pub message_id: String,
+    /// Role; values not shown in the spec.
+    pub role: String,
+    /// Author id.
+    pub author_id: String,
+    /// Author type.
+    pub author_type: AuthorType,
+    /// Author display name.
+    pub author_display_name: String,
+    /// Markdown.
+    pub content_markdown: String,
+    /// Created.
+    pub created_at: String,
+}
+
+/// `sealedContext` of an invocation in a sealed stream.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SealedContext {
+    /// The token for `X-Service-Callback-Token` on sealed calls.
+    pub callback_token: CallbackToken,
+    /// Wraps of the stream key to the runtime (recipient fields absent).
+    pub wraps: Vec<KeyWrap>,
+    /// Sealed history messages.
+    pub history: Vec<SealedHistoryItem>,
+    /// The sealed trigger message.
+    pub prompt: SealedPayload,
+    /// How to seal the reply.
+    pub reply: SealedReplyParams,
+    /// The trigger message.
+    pub trigger: SealedTrigger,
+}
+
+/// A sealed history item: `{ciphertext, envelope, role, sequence}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SealedHistoryItem {
+    /// `ciphertext || tag`, base64.
+    pub ciphertext: String,
+    /// The envelope.
+    pub envelope: Envelope,
+    /// Role; values not shown in the spec.
+    pub role: String,
+    /// Sequence of the message.
+    pub sequence: Sequence,
+}
+
+impl SealedHistoryItem {
+    /// The `{ciphertext, envelope}` to open.
+    pub fn payload(&self) -> SealedPayload {
+        SealedPayload {
+            ciphertext: self.ciphertext.clone(),
+            envelope: self.envelope.clone(),
+        }
+    }
+}
+
+/// `sealedContext.reply`: `{keyGeneration, senderId}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SealedReplyParams {
+    /// Generation to seal the reply under.
+    pub key_generation: u32,
+    /// The sender id bound into the reply's slot.
+    pub sender_id: String,
+}
+
+/// `sealedContext.trigger`: `{messageId, authorName, authorType, createdAt}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SealedTrigger {
+    /// The trigger message.
+    pub message_id: String,
+    /// Its author's name.
+    pub author_name: String,
+    /// Its author's type.
+    pub author_type: AuthorType,
+    /// Created.
+    pub created_at: String,
+}
+
+/// `POST bot-invocations/{id}/renew`, both shapes in one model: the older
+/// `{invocationId, status, claimExpiresAt}` and the newer one that adds
+/// `sourceRevision` and `update`. The spec does not tie the newer shape to
+/// a dated version, so the shape is read from what arrives.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenewResult {
+    /// Invocation id.
+    pub invocation_id: String,
+    /// Invocation status; value names are not shown in the spec.
+    pub status: String,
+    /// New expiry, or null.
+    pub claim_expires_at: Option<String>,
+    /// Newer shape: the source message's current revision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_revision: Option<u32>,
+    /// Newer shape: an edit of the source message to deliver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update: Option<RenewUpdate>,
+}
+
+/// Which renew shape a [`RenewResult`] has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenewShape {
+    /// `{invocationId, status, claimExpiresAt}`.
+    Basic,
+    /// With `sourceRevision` (and `update` when there is one).
+    WithRevision,
+}
+
+impl RenewResult {
+    /// The shape this result was sent in.
+    pub fn shape(&self) -> RenewShape {
+        if self.source_revision.is_some() || self.update.is_some() {
+            RenewShape::WithRevision
+        } else {
+            RenewShape::Basic
+        }
+    }
+}
+
+/// `update` of a renew: `{delivery, sourceRevision, promptMarkdown, mentionedActorSlugs}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenewUpdate {
+    /// How the update is delivered; values not shown in the spec.
+    pub delivery: String,
+    /// The revision the update carries.
+    pub source_revision: u32,
+    /// The new prompt (null for a sealed source, which the spec does not exclude).
+    pub prompt_markdown: Option<String>,
+    /// Slugs mentioned in the new prompt.
+    pub mentioned_actor_slugs: Vec<String>,
+}
+
+/// `{invocationId, status}` of `progress` and `fail`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InvocationStatusResult {
+    /// Invocation id.
+    pub invocation_id: String,
+    /// Status; value names not shown in the spec.
+    pub status: String,
+}
+
+/// `{invocationId, sessionId, stepId}` of `steps`, `sealed-steps/started`, `sealed-steps`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepRecorded {
+    /// Invocation id.
+    pub invocation_id: String,
+    /// Agent session id.
+    pub session_id: String,
+    /// Step id.
+    pub step_id: String,
+}
+
+/// `{invocationId, sessionId, messageId}` of `messages`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InvocationMessagePosted {
+    /// Invocation id.
+    pub invocation_id: String,
+    /// Agent session id.
+    pub session_id: String,
+    /// The posted message.
+    pub message_id: String,
+}
+
+/// `{messageId}` of `sealed-messages`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SealedMessagePosted {
+    /// The posted message.
+    pub message_id: String,
+}
+
+/// `{invocationId, sessionId, messageId}` of `sealed-complete`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SealedCompleted {
+    /// Invocation id.
+    pub invocation_id: String,
+    /// Agent session id.
+    pub session_id: String,
+    /// The reply, or null with `noResponse`.
+    pub message_id: Option<String>,
+}
+
+/// `{invocationId, message, slots}` of `complete` (`slots` from 2026-07-24).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InvocationCompleted {
+    /// Invocation id.
+    pub invocation_id: String,
+    /// The reply message, or null.
+    pub message: Option<Message>,
+    /// Hydrated shared-message slots.
+    #[serde(default)]
+    pub slots: Slots,
+}

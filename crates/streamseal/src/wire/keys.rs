@@ -1,0 +1,61 @@
+//! Encryption key records (section 2.12): the owner's public key, the
+//! caller's own key record with its passphrase-protected bundle, and a
+//! stream's key wraps. Reuses [`crate::identity::PublicKey`],
+//! [`crate::kdf::KdfParams`] and [`crate::wrap::KeyWrap`].
+//!
+//! `publicKey` is parsed strictly (exactly 44 characters of base64 of 32
+//! bytes): a key record is only useful when its key is.
+
+use serde::{Deserialize, Serialize};
+
+use crate::identity::PublicKey;
+use crate::kdf::KdfParams;
+use crate::wrap::KeyWrap;
+
+/// `GET bot-runtime/owner-e2e-key`: `{keyId, publicKey}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerKey {
+    /// The key id.
+    pub key_id: String,
+    /// The owner's X25519 public key.
+    pub public_key: PublicKey,
+}
+
+/// `GET me/e2e-key`: the caller's own key record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnKey {
+    /// The key id.
+    pub key_id: String,
+    /// The public key.
+    pub public_key: PublicKey,
+    /// Base64 of version byte, 12-byte iv and AES-GCM ciphertext (see [`crate::bundle`]).
+    pub encrypted_private_bundle: String,
+    /// Base64 Argon2id salt.
+    pub kdf_salt: String,
+    /// Argon2id parameters.
+    pub kdf_params: KdfParams,
+    /// Created.
+    pub created_at: String,
+}
+
+/// `GET streams/{streamId}/e2e/key-wraps`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyWraps {
+    /// The generation new messages are sealed under.
+    pub current_key_generation: u32,
+    /// The stream's owner.
+    pub owner_user_id: String,
+    /// The wraps.
+    pub wraps: Vec<KeyWrap>,
+}
+
+/// `POST streams/{streamId}/e2e/key-wraps`: `{stored}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyWrapsStored {
+    /// How many wraps were stored.
+    pub stored: u32,
+}

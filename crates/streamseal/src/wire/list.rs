@@ -1,0 +1,78 @@
+//! List envelopes (section 1, paging).
+//!
+//! Cursor lists are `{data, hasMore, cursor}` with `cursor` null on the last
+//! page; feed it back as `after`. With a free-text `query` results rank by
+//! relevance and cursoring is off. Message lists page by sequence instead
+//! (see [`crate::wire::message::MessageList`]). Lists the spec gives without
+//! paging fields are `{data}`.
+//!
+//! Each list is its own concrete type (no generics), so bindings can expose
+//! them directly.
+
+use serde::{Deserialize, Serialize};
+
+use crate::wire::attachment::AttachmentSearchHit;
+use crate::wire::bot::Bot;
+use crate::wire::conversation::Conversation;
+use crate::wire::delegation::Delegation;
+use crate::wire::memo::MemoResult;
+use crate::wire::stream::{Stream, StreamMember};
+
+macro_rules! cursor_page {
+    ($(#[$meta:meta])* $name:ident, $item:ty) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        pub struct $name {
+            /// The items of this page.
+            pub data: Vec<$item>,
+            /// Whether another page follows.
+            pub has_more: bool,
+            /// Opaque cursor for `after`; null on the last page (and when a
+            /// `query` turned cursoring off).
+            pub cursor: Option<String>,
+        }
+    };
+}
+
+macro_rules! data_list {
+    ($(#[$meta:meta])* $name:ident, $item:ty) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        pub struct $name {
+            /// The items.
+            pub data: Vec<$item>,
+        }
+    };
+}
+
+cursor_page!(
+    /// `GET streams`.
+    StreamPage, Stream
+);
+cursor_page!(
+    /// `GET streams/{streamId}/members`.
+    MemberPage, StreamMember
+);
+cursor_page!(
+    /// `GET conversations`.
+    ConversationPage, Conversation
+);
+data_list!(
+    /// `GET me/bots`.
+    BotList, Bot
+);
+data_list!(
+    /// `POST memos/search`.
+    MemoSearchResults, MemoResult
+);
+data_list!(
+    /// `POST attachments/search`.
+    AttachmentSearchResults, AttachmentSearchHit
+);
+data_list!(
+    /// `GET delegations`: open delegations in accessible streams. Paging
+    /// fields are not shown for this list; any that arrive are ignored.
+    DelegationList, Delegation
+);
