@@ -36,13 +36,19 @@ pub fn decode_base64(field: &'static str, text: &str) -> Result<Vec<u8>> {
 
 /// Decodes base64 after checking the text is at most `max_bytes` decoded bytes long,
 /// so hostile input is refused before any allocation proportional to it.
+///
+/// Text that is too long is `INPUT_TOO_LARGE` when it is well-formed base64
+/// (with its true decoded length) and `MALFORMED_BASE64` otherwise.
 pub fn decode_base64_bounded(field: &'static str, text: &str, max_bytes: usize) -> Result<Vec<u8>> {
     let max_chars = max_bytes.div_ceil(3).saturating_mul(4);
     if text.len() > max_chars {
-        return Err(Error::InputTooLarge {
-            field,
-            limit: max_bytes,
-            actual: text.len() / 4 * 3,
+        return Err(match well_formed_len(text) {
+            Some(actual) => Error::InputTooLarge {
+                field,
+                limit: max_bytes,
+                actual,
+            },
+            None => Error::MalformedBase64 { field },
         });
     }
     let bytes = decode_base64(field, text)?;
@@ -56,12 +62,36 @@ pub fn decode_base64_bounded(field: &'static str, text: &str, max_bytes: usize) 
     Ok(bytes)
 }
 
-/// Decodes base64 that must hold exactly `N` bytes.
+/// The decoded length of `text` if it has the shape of padded base64
+/// (alphabet, length a multiple of 4, at most two `=` at the end), without
+/// decoding it.
+fn well_formed_len(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.len() % 4 != 0 {
+        return None;
+    }
+    let padding = bytes.iter().rev().take_while(|&&b| b == b'=').count();
+    let body = bytes.get(..bytes.len() - padding)?;
+    if padding > 2
+        || !body
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/')
+    {
+        return None;
+    }
+    Some(bytes.len() / 4 * 3 - padding)
+}
+
+/// Decodes base64 that must hold exactly `N` bytes: malformed text is
+/// `MALFORMED_BASE64`, well-formed text of another length `INVALID_LENGTH`
+/// with the decoded length.
 pub fn decode_base64_array<const N: usize>(field: &'static str, text: &str) -> Result<[u8; N]> {
-    let bytes = decode_base64_bounded(field, text, N).map_err(|e| match e {
-        Error::InputTooLarge { actual, .. } => Error::length(field, N, actual),
-        other => other,
-    })?;
+    // Allow some slack so a slightly-off length is reported exactly.
+    let bytes =
+        decode_base64_bounded(field, text, N.saturating_mul(4).max(64)).map_err(|e| match e {
+            Error::InputTooLarge { actual, .. } => Error::length(field, N, actual),
+            other => other,
+        })?;
     <[u8; N]>::try_from(bytes.as_slice()).map_err(|_| Error::length(field, N, bytes.len()))
 }
 
@@ -91,7 +121,12 @@ mod tests {
         let e = decode_base64_array::<12>("iv", &encode_base64(&[7u8; 11])).unwrap_err();
         assert_eq!(e.code(), ErrorCode::InvalidLength);
         let e = decode_base64_array::<12>("iv", &encode_base64(&[7u8; 300])).unwrap_err();
-        assert_eq!(e.code(), ErrorCode::InvalidLength);
+        assert_eq!(e, Error::length("iv", 12, 300));
+        let e = decode_base64_array::<12>("iv", &encode_base64(&[7u8; 13])).unwrap_err();
+        assert_eq!(e, Error::length("iv", 12, 13));
+        let spaced = format!("{}\n", encode_base64(&[7u8; 12]));
+        let e = decode_base64_array::<12>("iv", &spaced).unwrap_err();
+        assert_eq!(e.code(), ErrorCode::MalformedBase64);
     }
 
     #[test]

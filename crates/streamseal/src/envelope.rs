@@ -85,11 +85,9 @@ pub struct SealedPayload {
 }
 
 impl Envelope {
-    /// Parses an envelope from JSON (unknown fields are ignored).
+    /// Parses an envelope from a JSON object (unknown fields are ignored).
     pub fn from_json(json: &str) -> Result<Self> {
-        serde_json::from_str(json).map_err(|e| Error::MalformedJson {
-            reason: e.to_string(),
-        })
+        from_json_object(json)
     }
 
     /// Serialises the envelope as compact JSON.
@@ -100,17 +98,30 @@ impl Envelope {
 }
 
 impl SealedPayload {
-    /// Parses `{ciphertext, envelope}` from JSON (unknown fields are ignored).
+    /// Parses `{ciphertext, envelope}` from a JSON object (unknown fields are ignored).
     pub fn from_json(json: &str) -> Result<Self> {
-        serde_json::from_str(json).map_err(|e| Error::MalformedJson {
-            reason: e.to_string(),
-        })
+        from_json_object(json)
     }
 
     /// Serialises as compact JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
+}
+
+/// Parses a JSON document that must be an object. serde's derived
+/// `Deserialize` would also take a struct as a positional array, a second
+/// spelling of the wire shape; the entry points refuse it. (Nested values keep
+/// serde's behaviour; the spelling of JSON never affects what the AAD binds.)
+fn from_json_object<T: serde::de::DeserializeOwned>(json: &str) -> Result<T> {
+    if !json.trim_start().starts_with('{') {
+        return Err(Error::MalformedJson {
+            reason: "expected a JSON object".to_owned(),
+        });
+    }
+    serde_json::from_str(json).map_err(|e| Error::MalformedJson {
+        reason: e.to_string(),
+    })
 }
 
 /// Seals `plaintext` into `slot` under the keyring's current generation.

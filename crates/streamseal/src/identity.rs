@@ -49,12 +49,9 @@ impl PublicKey {
 
     /// Parses the wire form: exactly 44 characters of canonical padded base64.
     pub fn from_base64(text: &str) -> Result<Self> {
-        if text.len() != PUBLIC_KEY_BASE64_LEN {
-            return Err(Error::length(
-                "publicKey",
-                PUBLIC_KEY_BASE64_LEN,
-                text.chars().count(),
-            ));
+        let chars = text.chars().count();
+        if chars != PUBLIC_KEY_BASE64_LEN {
+            return Err(Error::length("publicKey", PUBLIC_KEY_BASE64_LEN, chars));
         }
         decode_base64_array::<KEY_LEN>("publicKey", text).map(PublicKey)
     }

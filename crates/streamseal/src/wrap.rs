@@ -193,12 +193,16 @@ fn try_open(
     enc: &<Kem as hpke::Kem>::EncappedKey,
     ct: &[u8],
 ) -> Result<Option<StreamKey>> {
-    let info = wrap_info(
+    // A key whose kind cannot be framed (an empty `Other` kind) cannot be the
+    // recipient of any wrap: skip it rather than stop trying the others.
+    let Ok(info) = wrap_info(
         root_stream_id,
         generation,
         mine.kind(),
         mine.key_id().as_str(),
-    )?;
+    ) else {
+        return Ok(None);
+    };
     let sk_bytes = mine.secret_key().to_bytes();
     let sk = <Kem as hpke::Kem>::PrivateKey::from_bytes(sk_bytes.as_slice())
         .map_err(|_| Error::WrapOpenFailed)?;
