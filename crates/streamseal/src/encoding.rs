@@ -67,7 +67,7 @@ pub fn decode_base64_bounded(field: &'static str, text: &str, max_bytes: usize) 
 /// decoding it.
 fn well_formed_len(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return None;
     }
     let padding = bytes.iter().rev().take_while(|&&b| b == b'=').count();
