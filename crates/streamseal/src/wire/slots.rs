@@ -198,6 +198,20 @@ pub enum SlotValue {
 }
 
 impl SlotValue {
+    /// The value without the 2026-08-21 pin fields (`version`,
+    /// `currentRevision`, `range`), as earlier versions carry an `ok` slot.
+    pub fn without_pin(&self) -> SlotValue {
+        match self {
+            SlotValue::Ok(slot) => SlotValue::Ok(OkSlot {
+                content: slot.content.clone(),
+                version: None,
+                current_revision: None,
+                range: None,
+            }),
+            other => other.clone(),
+        }
+    }
+
     /// The `status` value.
     pub fn status(&self) -> Option<&str> {
         match self {
@@ -256,9 +270,10 @@ impl Slots {
 
     /// What a response of `version` carries for these slots:
     /// - before 2026-07-24, nothing;
-    /// - before 2026-08-21, one `shared:<messageId>` key per source with no
-    ///   pin fields: the unpinned entry when there is one, otherwise the
-    ///   pinned entry of the highest version; references to a span omitted;
+    /// - before 2026-08-21, one `shared:<messageId>` key per source: the
+    ///   unpinned entry when there is one, otherwise the pinned entry of the
+    ///   highest version; references to a span omitted; no `ok` slot (of
+    ///   any key) carries pin fields;
     /// - from 2026-08-21, everything.
     pub fn restricted_to(&self, version: ApiVersion) -> Slots {
         if !version.has_slots() {
@@ -271,7 +286,7 @@ impl Slots {
         let mut chosen: BTreeMap<String, Option<u32>> = BTreeMap::new();
         for (key, value) in &self.0 {
             let SlotKey::Shared(r) = key else {
-                out.insert(key.clone(), value.clone());
+                out.insert(key.clone(), value.without_pin());
                 continue;
             };
             if r.range.is_some() {
@@ -287,16 +302,7 @@ impl Slots {
                 continue;
             }
             chosen.insert(r.message_id.clone(), r.version);
-            let value = match value {
-                SlotValue::Ok(slot) => SlotValue::Ok(OkSlot {
-                    content: slot.content.clone(),
-                    version: None,
-                    current_revision: None,
-                    range: None,
-                }),
-                other => other.clone(),
-            };
-            out.insert(SlotKey::Shared(r.unpinned()), value);
+            out.insert(SlotKey::Shared(r.unpinned()), value.without_pin());
         }
         Slots(out)
     }
