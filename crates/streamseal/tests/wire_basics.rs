@@ -1,0 +1,314 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+//! Versions, headers, ids, secrets, slot-key grammar and error semantics.
+
+use streamseal::ErrorCode;
+use streamseal::wire::delegation::ResultPlacement;
+use streamseal::wire::error_body::{ClientAction, CompatWebhookError, RateLimitHeaders};
+use streamseal::wire::ids::*;
+use streamseal::wire::requests::QueryParams;
+use streamseal::wire::requests::invocation::RenewRequest;
+use streamseal::wire::requests::messages::ListMessagesQuery;
+use streamseal::wire::secret::{ApiKey, ApiKeyKind, ClaimToken};
+use streamseal::wire::slots::{SharedRef, SlotKey};
+use streamseal::wire::version::{ApiVersion, SERVICE_VERSION_HEADER, ServiceVersion};
+
+const U: &str = "01J80000000000000000000001";
+
+#[test]
+fn api_version_follows_the_invalid_api_version_rule() {
+    for v in ["2026-07-12", "2026-07-22", "2026-07-24", "2026-08-21"] {
+        assert_eq!(ApiVersion::parse(v).unwrap().as_str(), v);
+    }
+    for bad in [
+        "",
+        "2026-07-23",
+        "2026-7-24",
+        " 2026-07-24",
+        "2026-07-24 ",
+        "2026/07/24",
+        "20260724",
+        "latest",
+        "2026-09-01",
+        "v1",
+    ] {
+        let err = ApiVersion::parse(bad).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidField, "{bad:?}");
+        let text = err.to_string();
+        assert!(
+            text.contains("INVALID_API_VERSION")
+                && text.contains("2026-07-12, 2026-07-22, 2026-07-24, 2026-08-21"),
+            "{text}"
+        );
+    }
+    assert_eq!(ApiVersion::LATEST, ApiVersion::V2026_08_21);
+    assert_eq!(
+        ApiVersion::V2026_07_22.header(),
+        ("Service-Version", "2026-07-22")
+    );
+    assert!(ApiVersion::V2026_07_12 < ApiVersion::V2026_08_21);
+}
+
+#[test]
+fn version_features() {
+    use ApiVersion::*;
+    let table = [
+        (
+            V2026_07_12,
+            false,
+            false,
+            false,
+            ResultPlacement::SyntheticMessageAnchor,
+        ),
+        (V2026_07_22, true, false, false, ResultPlacement::CardThread),
+        (V2026_07_24, true, true, false, ResultPlacement::CardThread),
+        (V2026_08_21, true, true, true, ResultPlacement::CardThread),
+    ];
+    for (v, anchor, slots, pins, placement) in table {
+        assert_eq!(
+            (v.uses_anchor_id(), v.has_slots(), v.has_pinned_slots()),
+            (anchor, slots, pins),
+            "{v}"
+        );
+        assert_eq!(ResultPlacement::for_version(v), placement);
+    }
+}
+
+#[test]
+fn service_version_echo() {
+    let headers = [
+        ("content-type", "application/json"),
+        ("service-version", "2026-07-24"),
+    ];
+    assert_eq!(
+        ServiceVersion::from_response_headers(headers),
+        Some(ServiceVersion::Known(ApiVersion::V2026_07_24))
+    );
+    let future =
+        ServiceVersion::from_response_headers([(SERVICE_VERSION_HEADER, "2027-01-15")]).unwrap();
+    assert_eq!(future, ServiceVersion::Unknown("2027-01-15".into()));
+    assert_eq!(future.shape(), ApiVersion::LATEST);
+    assert_eq!(future.as_str(), "2027-01-15");
+    // A 400 INVALID_API_VERSION carries no echo.
+    assert_eq!(
+        ServiceVersion::from_response_headers([("RateLimit-Limit", "60")]),
+        None
+    );
+}
+
+#[test]
+fn typed_ids_parse_strictly() {
+    assert!(WorkspaceId::parse(&format!("ws_{U}")).is_ok());
+    assert!(UserId::parse(&format!("usr_{U}")).is_ok());
+    assert!(StreamId::parse(&format!("stream_{U}")).is_ok());
+    assert!(MessageId::parse(&format!("msg_{U}")).is_ok());
+    assert!(ConversationId::parse(&format!("conversation_{U}")).is_ok());
+    assert!(InvocationId::parse(&format!("inv_{U}")).is_ok());
+    assert!(HookId::parse(&format!("hook_{U}")).is_ok());
+    assert!(DecisionId::parse(&format!("dreq_{U}")).is_ok());
+    assert!(EventId::parse(&format!("event_{U}")).is_ok());
+    for bad in [
+        format!("ws{U}"),
+        format!("WS_{U}"),
+        format!("ws_{}", &U[1..]),
+        format!("ws_{U}0"),
+        format!("ws_{}", U.to_lowercase()),
+        format!("ws_{}U", &U[..25]),
+        format!(" ws_{U}"),
+        "ws_".to_owned(),
+        String::new(),
+    ] {
+        let err = WorkspaceId::parse(&bad).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidField, "{bad:?}");
+    }
+    // Serde is as strict as parse.
+    assert!(serde_json::from_str::<MessageId>(&format!("\"stream_{U}\"")).is_err());
+    let id = MessageId::parse(&format!("msg_{U}")).unwrap();
+    assert_eq!(format!("{id:?}"), format!("MessageId(msg_{U})"));
+    assert_eq!(id.ulid(), U);
+    assert_eq!(String::from(id), format!("msg_{U}"));
+}
+
+#[test]
+fn minting() {
+    let a = MessageId::mint(1_750_000_000_000).unwrap();
+    let b = MessageId::mint(1_750_000_000_000).unwrap();
+    assert_ne!(a, b, "80 random bits each");
+    assert_eq!(&a.ulid()[..10], &b.ulid()[..10], "same timestamp prefix");
+    assert!(MessageId::mint(1 << 48).is_err());
+    let now = EventId::mint_now().unwrap();
+    assert!(EventId::parse(now.as_str()).is_ok());
+    assert!(StepId::mint_now().unwrap().as_str().len() == ULID_LEN);
+    assert!(StepId::parse("").is_err());
+    assert!(StepId::parse(&"s".repeat(129)).is_err());
+    assert!(StepId::parse(&"s".repeat(128)).is_ok());
+}
+
+#[test]
+fn anchors_classify_without_failing() {
+    assert!(matches!(
+        AnchorId::parse(&format!("msg_{U}")),
+        AnchorId::Message(_)
+    ));
+    assert!(matches!(
+        AnchorId::parse(&format!("event_{U}")),
+        AnchorId::Event(_)
+    ));
+    assert_eq!(
+        AnchorId::parse("msg_legacy"),
+        AnchorId::Other("msg_legacy".into())
+    );
+}
+
+#[test]
+fn secrets_are_recognised_and_redacted() {
+    let user = ApiKey::parse("svc_uk_abc").unwrap();
+    assert_eq!(user.kind(), ApiKeyKind::User);
+    assert_eq!(ApiKey::parse("svc_bk_abc").unwrap().kind(), ApiKeyKind::Bot);
+    for bad in ["svc_uk_", "svc_bk_", "svc_abc", "sk_abc", ""] {
+        assert!(ApiKey::parse(bad).is_err(), "{bad}");
+    }
+    assert!(!format!("{:?}", user).contains("abc"));
+    let renew = RenewRequest {
+        instance_id: "i".into(),
+        claim_token: ClaimToken::parse("clm_topsecret").unwrap(),
+        claim_ttl_seconds: None,
+        known_source_revision: None,
+        restart_required_revision: None,
+    };
+    assert!(!format!("{renew:?}").contains("topsecret"));
+    // ...while the wire still carries it.
+    assert!(
+        serde_json::to_string(&renew)
+            .unwrap()
+            .contains("\"claimToken\":\"clm_topsecret\"")
+    );
+}
+
+#[test]
+fn slot_key_grammar() {
+    let cases = [
+        (
+            "shared:msg_1",
+            SharedRef {
+                message_id: "msg_1".into(),
+                version: None,
+                range: None,
+            },
+        ),
+        (
+            "shared:msg_1@0",
+            SharedRef {
+                message_id: "msg_1".into(),
+                version: Some(0),
+                range: None,
+            },
+        ),
+        (
+            "shared:msg_1@12:0-40",
+            SharedRef {
+                message_id: "msg_1".into(),
+                version: Some(12),
+                range: Some((0, 40)),
+            },
+        ),
+    ];
+    for (text, parsed) in cases {
+        assert_eq!(SharedRef::parse(text).unwrap(), parsed);
+        assert_eq!(parsed.to_string(), text);
+        assert!(parsed.is_well_formed());
+    }
+    for bad in [
+        "shared:",
+        "shared:@1",
+        "shared:msg_1@",
+        "shared:msg_1@x",
+        "shared:msg_1@01",
+        "shared:msg_1@+1",
+        "shared:msg_1@1:",
+        "shared:msg_1@1:2",
+        "shared:msg_1@1:2-",
+        "shared:msg_1@1:-3",
+        "shared:msg_1@1:2-3-4",
+        "shared:msg_1@1@2",
+        "shared:msg_1@4294967296",
+        "quote:msg_1",
+    ] {
+        assert!(SharedRef::parse(bad).is_err(), "{bad}");
+        assert_eq!(SlotKey::parse(bad), SlotKey::Other(bad.into()));
+    }
+}
+
+#[test]
+fn what_each_status_means() {
+    let table = [
+        (200, ClientAction::Success),
+        (201, ClientAction::Success),
+        (204, ClientAction::Success),
+        (400, ClientAction::FixInput),
+        (401, ClientAction::Reauthenticate),
+        (403, ClientAction::Forbidden),
+        (404, ClientAction::NotFound),
+        (409, ClientAction::RefreshState),
+        (429, ClientAction::RetryAfterWait),
+        (500, ClientAction::RetryLater),
+        (503, ClientAction::RetryLater),
+        (418, ClientAction::Unexpected),
+    ];
+    for (status, action) in table {
+        assert_eq!(ClientAction::for_status(status), action, "{status}");
+        assert_eq!(action.is_retryable(), matches!(status, 429 | 500..=599));
+    }
+    let headers = RateLimitHeaders::from_headers([
+        ("ratelimit-limit", "60"),
+        ("RateLimit-Remaining", "0"),
+        ("RateLimit-Reset", "17"),
+        ("Retry-After", " 12 "),
+    ]);
+    assert_eq!(
+        headers,
+        RateLimitHeaders {
+            limit: Some(60),
+            remaining: Some(0),
+            reset_seconds: Some(17),
+            retry_after_seconds: Some(12)
+        }
+    );
+    assert_eq!(headers.wait_seconds(), Some(12));
+    let no_retry = RateLimitHeaders::from_headers([
+        ("RateLimit-Reset", "5"),
+        ("Retry-After", "Wed, 21 Oct 2026 07:28:00 GMT"),
+    ]);
+    assert_eq!(no_retry.wait_seconds(), Some(5));
+
+    for (body, status) in [
+        ("invalid_payload", 400),
+        ("no_text", 400),
+        ("no_service", 404),
+        ("rate_limited", 429),
+        ("server_error", 500),
+    ] {
+        let e = CompatWebhookError::from_body(body);
+        assert!(e.is_known());
+        assert_eq!(e.status(), Some(status));
+        assert_eq!(e.as_str(), body);
+    }
+}
+
+#[test]
+fn query_parameters() {
+    let q = ListMessagesQuery {
+        before: Some(120),
+        after: None,
+        limit: Some(50),
+    };
+    assert_eq!(
+        q.query_pairs(),
+        [("before", "120".to_owned()), ("limit", "50".to_owned())]
+    );
+}
