@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::wire::common::AuthorType;
+use crate::wire::common::{AuthorType, StreamType};
 use crate::wire::open_enum::open_enum;
 
 open_enum!(
@@ -85,7 +85,7 @@ pub struct MemoStreamRef {
     pub id: String,
     /// Stream type (an open enum on the wire; kept as the stream types).
     #[serde(rename = "type")]
-    pub stream_type: crate::wire::common::StreamType,
+    pub stream_type: StreamType,
     /// Stream name, or null.
     pub name: Option<String>,
 }
