@@ -312,3 +312,20 @@ fn query_parameters() {
         [("before", "120".to_owned()), ("limit", "50".to_owned())]
     );
 }
+
+#[test]
+fn older_versions_drop_pin_fields_under_any_key() {
+    use serde_json::json;
+    use streamseal::wire::slots::{SlotValue, Slots};
+    // Found by the property test: an `ok` slot under a key of another form
+    // kept its 2026-08-21 fields when written for 2026-07-24.
+    let slots: Slots = serde_json::from_value(json!({
+        "quote:": {"status": "ok", "content": "", "currentRevision": 0}
+    }))
+    .unwrap();
+    let old = slots.restricted_to(ApiVersion::V2026_07_24);
+    match old.get(&SlotKey::Other("quote:".into())) {
+        Some(SlotValue::Ok(ok)) => assert_eq!(ok.current_revision, None),
+        other => panic!("{other:?}"),
+    }
+}
