@@ -68,6 +68,10 @@ pub enum ErrorCode {
     RandomnessUnavailable,
     /// A request failed validation against the API's bounds before sending.
     ValidationFailed,
+    /// A plaintext body was about to be sent to a sealed stream (the service's own code).
+    E2eStreamRequiresCiphertext,
+    /// A sealed body was about to be sent to a stream that is not sealed (the service's own code).
+    E2ePayloadRequiresE2eStream,
 }
 
 impl ErrorCode {
@@ -96,6 +100,8 @@ impl ErrorCode {
         ErrorCode::KdfParamsOutOfBounds,
         ErrorCode::RandomnessUnavailable,
         ErrorCode::ValidationFailed,
+        ErrorCode::E2eStreamRequiresCiphertext,
+        ErrorCode::E2ePayloadRequiresE2eStream,
     ];
 
     /// The stable string spelling of the code, e.g. `"AAD_MISMATCH"`.
@@ -124,6 +130,8 @@ impl ErrorCode {
             ErrorCode::KdfParamsOutOfBounds => "KDF_PARAMS_OUT_OF_BOUNDS",
             ErrorCode::RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE",
             ErrorCode::ValidationFailed => "VALIDATION_FAILED",
+            ErrorCode::E2eStreamRequiresCiphertext => "E2E_STREAM_REQUIRES_CIPHERTEXT",
+            ErrorCode::E2ePayloadRequiresE2eStream => "E2E_PAYLOAD_REQUIRES_E2E_STREAM",
         }
     }
 
@@ -288,6 +296,12 @@ pub enum Error {
         /// Field name to reasons, as the service's own 400 body carries them.
         details: ValidationDetails,
     },
+    /// See [`ErrorCode::E2eStreamRequiresCiphertext`].
+    #[error("the stream is sealed: send `sealed`, not plaintext `content`")]
+    E2eStreamRequiresCiphertext,
+    /// See [`ErrorCode::E2ePayloadRequiresE2eStream`].
+    #[error("the stream is not sealed: send plaintext `content`, not `sealed`")]
+    E2ePayloadRequiresE2eStream,
 }
 
 fn summarize(details: &ValidationDetails) -> String {
@@ -325,6 +339,8 @@ impl Error {
             Error::KdfParamsOutOfBounds { .. } => ErrorCode::KdfParamsOutOfBounds,
             Error::RandomnessUnavailable => ErrorCode::RandomnessUnavailable,
             Error::ValidationFailed { .. } => ErrorCode::ValidationFailed,
+            Error::E2eStreamRequiresCiphertext => ErrorCode::E2eStreamRequiresCiphertext,
+            Error::E2ePayloadRequiresE2eStream => ErrorCode::E2ePayloadRequiresE2eStream,
         }
     }
 

@@ -15,6 +15,12 @@
 //! - [`bundle`] and [`kdf`]: the Argon2id passphrase-protected private-key bundle.
 //! - [`error`]: one [`Error`] type with stable [`ErrorCode`]s.
 //!
+//! ## Sealed flows and wire types
+//! - [`sealed`]: the operations apps and runtimes call (unlock a key, open
+//!   key wraps, send and open messages, open a claimed invocation and seal
+//!   its steps and reply, roll generations, decision cards and notes).
+//! - [`wire`]: every resource, request, error, event and version shape of the API.
+//!
 //! The byte-level format is written down in `FORMAT.md` next to this crate's
 //! manifest, with golden vectors in `tests/vectors/streamseal/`.
 //!
@@ -72,6 +78,7 @@ pub mod error;
 pub mod identity;
 pub mod kdf;
 mod random;
+pub mod sealed;
 pub mod slot;
 pub mod stream_key;
 pub mod wire;

@@ -139,6 +139,19 @@ impl Keyring {
         Ok(())
     }
 
+    /// Records the generation the stream announces as current
+    /// (`currentKeyGeneration`), whether or not its key is held. Sealing then
+    /// fails with `UNKNOWN_KEY_GENERATION` until that key arrives, instead of
+    /// falling back to an older generation that a removed member can read.
+    pub fn set_announced_generation(&mut self, generation: u32) {
+        self.current = Some(generation);
+    }
+
+    /// The highest generation whose key is held.
+    pub fn newest_generation(&self) -> Option<u32> {
+        self.keys.keys().next_back().copied()
+    }
+
     /// The generation new ciphertexts are sealed under, if any key is held.
     pub fn current_generation(&self) -> Option<u32> {
         self.current

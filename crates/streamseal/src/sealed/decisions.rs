@@ -1,0 +1,184 @@
+//! Sealed decision cards and their notes.
+//!
+//! A card's title, body and option labels are the plaintext (a JSON
+//! [`DecisionCardContent`]); its option ids, tones and `allowNote` travel in
+//! the clear and are bound in the AAD, so the server cannot swap, reorder,
+//! restyle or drop options. The note of a `decision:resolved` event is sealed
+//! by the decider, bound to the decision, the chosen option and the decider.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
+//! use streamseal::sealed::{decisions::*, session};
+//! use streamseal::slot::DecisionOption;
+//! use streamseal::wire::ids::DecisionId;
+//!
+//! let me = IdentityKey::generate(RecipientKind::User, KeyId::new("k")?)?;
+//! let (ring, _) = session::generation_zero("stream_r", &[Recipient::of(&me)])?;
+//! let id = DecisionId::mint(1_700_000_000_000)?;
+//! let content = DecisionCardContent {
+//!     title: "Deploy?".into(),
+//!     body: "All checks are green.".into(),
+//!     labels: BTreeMap::from([("go".into(), "Deploy".into())]),
+//! };
+//! let placement = CardPlacement { stream_id: "stream_r", decision_id: &id, runtime_session_id: "s1", invocation_id: "inv_1" };
+//! let options = vec![DecisionOption { id: "go".into(), tone: "primary".into() }];
+//! let card = seal_decision_card(&ring, placement, options, true, &content)?;
+//! assert_eq!(open_decision_card(&ring, "stream_r", &card)?, content);
+//! # Ok::<(), streamseal::Error>(())
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::envelope::{SealedPayload, open, seal};
+use crate::error::{Error, Result};
+use crate::sealed::utf8;
+use crate::slot::{DecisionOption, Slot};
+use crate::stream_key::Keyring;
+use crate::wire::events::DecisionResolved;
+use crate::wire::ids::DecisionId;
+use crate::wire::requests::Validate;
+use crate::wire::requests::decisions::CreateDecisionRequest;
+
+/// What a sealed card hides: title, body and a label per option id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionCardContent {
+    /// The title.
+    pub title: String,
+    /// The body (markdown).
+    pub body: String,
+    /// Option id to label.
+    pub labels: BTreeMap<String, String>,
+}
+
+/// Where a card is posted and on whose behalf.
+#[derive(Clone, Copy, Debug)]
+pub struct CardPlacement<'a> {
+    /// The stream (`POST streams/{streamId}/decisions`).
+    pub stream_id: &'a str,
+    /// The client-minted `dreq_` id.
+    pub decision_id: &'a DecisionId,
+    /// The runtime session.
+    pub runtime_session_id: &'a str,
+    /// The invocation asking.
+    pub invocation_id: &'a str,
+}
+
+fn card_slot(
+    stream_id: &str,
+    decision_id: &str,
+    options: &[DecisionOption],
+    allow_note: bool,
+) -> Slot {
+    Slot::DecisionCard {
+        stream_id: stream_id.to_owned(),
+        decision_id: decision_id.to_owned(),
+        options: options.to_vec(),
+        allow_note,
+    }
+}
+
+/// The `POST streams/{streamId}/decisions` body of a sealed card. Every label
+/// must name one of `options`.
+pub fn seal_decision_card(
+    keyring: &Keyring,
+    placement: CardPlacement<'_>,
+    options: Vec<DecisionOption>,
+    allow_note: bool,
+    content: &DecisionCardContent,
+) -> Result<CreateDecisionRequest> {
+    if let Some(stray) = content
+        .labels
+        .keys()
+        .find(|k| !options.iter().any(|o| &o.id == *k))
+    {
+        return Err(Error::invalid(
+            "labels",
+            format!("label for `{stray}`, which is not an option"),
+        ));
+    }
+    let plaintext = serde_json::to_vec(content).map_err(|e| Error::MalformedJson {
+        reason: e.to_string(),
+    })?;
+    let slot = card_slot(
+        placement.stream_id,
+        placement.decision_id.as_str(),
+        &options,
+        allow_note,
+    );
+    let body = CreateDecisionRequest {
+        decision_id: placement.decision_id.as_str().to_owned(),
+        sealed: Some(seal(keyring, &slot, &plaintext)?),
+        options,
+        allow_note,
+        runtime_session_id: placement.runtime_session_id.to_owned(),
+        invocation_id: placement.invocation_id.to_owned(),
+    };
+    body.validate()?;
+    Ok(body)
+}
+
+/// Opens a sealed card as posted to `stream_id`, checking its clear options
+/// and `allowNote` are the ones sealed.
+pub fn open_decision_card(
+    keyring: &Keyring,
+    stream_id: &str,
+    card: &CreateDecisionRequest,
+) -> Result<DecisionCardContent> {
+    let sealed = card
+        .sealed
+        .as_ref()
+        .ok_or_else(|| Error::invalid("sealed", "the card is not sealed"))?;
+    let slot = card_slot(stream_id, &card.decision_id, &card.options, card.allow_note);
+    let plain = open(keyring, &slot, sealed)?;
+    serde_json::from_slice(&plain).map_err(|e| Error::MalformedJson {
+        reason: e.to_string(),
+    })
+}
+
+/// Seals the decider's note for the chosen option.
+pub fn seal_decision_note(
+    keyring: &Keyring,
+    decision_id: &str,
+    option_id: &str,
+    decided_by: &str,
+    note: &str,
+) -> Result<SealedPayload> {
+    let slot = Slot::DecisionNote {
+        decision_id: decision_id.to_owned(),
+        option_id: option_id.to_owned(),
+        decided_by: decided_by.to_owned(),
+    };
+    seal(keyring, &slot, note.as_bytes())
+}
+
+/// Opens the note of a `decision:resolved` event, if it carries one. A note
+/// moved to another decision, option or decider does not open.
+pub fn open_decision_note(keyring: &Keyring, event: &DecisionResolved) -> Result<Option<String>> {
+    let (ciphertext, envelope) = match (&event.note_ciphertext, &event.note_envelope) {
+        (None, None) => return Ok(None),
+        (Some(c), Some(e)) => (c.clone(), e.clone()),
+        _ => {
+            return Err(Error::invalid(
+                "noteEnvelope",
+                "noteCiphertext and noteEnvelope come together",
+            ));
+        }
+    };
+    let slot = Slot::DecisionNote {
+        decision_id: event.decision_id.clone(),
+        option_id: event.option_id.clone(),
+        decided_by: event.decided_by.clone(),
+    };
+    let plain = open(
+        keyring,
+        &slot,
+        &SealedPayload {
+            ciphertext,
+            envelope,
+        },
+    )?;
+    utf8(&plain).map(Some)
+}

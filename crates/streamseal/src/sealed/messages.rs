@@ -1,0 +1,167 @@
+//! Stream messages in sealed streams: build the send body, seal an edit,
+//! open what a list returns.
+//!
+//! A message is sealed into the [`Slot::Message`] of its stream, its
+//! client-minted id, its author and its revision. Opening rebuilds that slot
+//! from the message resource the server returned (`streamId`, `id`,
+//! `authorId`, `revision`), so the server cannot move a ciphertext to
+//! another message, stream or author, nor serve an older revision's
+//! ciphertext as the current revision. A bot's reply appears in lists as a
+//! message too; it was sealed as a [`Slot::BotReply`], which binds the same
+//! stream, id and author plus the invocation, which opening returns.
+//!
+//! ```
+//! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
+//! use streamseal::sealed::{messages, session};
+//! use streamseal::wire::ids::MessageId;
+//!
+//! let me = IdentityKey::generate(RecipientKind::User, KeyId::new("k")?)?;
+//! let (ring, _) = session::generation_zero("stream_r", &[Recipient::of(&me)])?;
+//! let id = MessageId::mint(1_700_000_000_000)?;
+//! let body = messages::seal_message(&ring, "stream_r", &id, "usr_me", "hello", Some("c-1".into()))?;
+//! messages::check_send_rules(true, &body)?; // a sealed stream takes a sealed body
+//! assert_eq!(
+//!     messages::check_send_rules(false, &body).unwrap_err().code().as_str(),
+//!     "E2E_PAYLOAD_REQUIRES_E2E_STREAM"
+//! );
+//! # Ok::<(), streamseal::Error>(())
+//! ```
+
+use crate::envelope::{SealedPayload, open_matching, seal};
+use crate::error::{Error, Result};
+use crate::sealed::utf8;
+use crate::slot::Slot;
+use crate::stream_key::Keyring;
+use crate::wire::ids::MessageId;
+use crate::wire::message::Message;
+use crate::wire::requests::Validate;
+use crate::wire::requests::messages::SendMessageRequest;
+
+/// A message opened from a list, send or find response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenedMessage {
+    /// The message id.
+    pub message_id: String,
+    /// The author the ciphertext is bound to.
+    pub author_id: String,
+    /// The revision the ciphertext is bound to (1 for bot replies).
+    pub revision: u32,
+    /// For a bot's reply: the invocation it answered.
+    pub invocation_id: Option<String>,
+    /// The plaintext markdown.
+    pub text: String,
+}
+
+/// The `POST streams/{streamId}/messages` body for a sealed stream: the
+/// message sealed as revision 1 by `author_id`, no plaintext `content`.
+/// The body is validated against the API's bounds before it is returned.
+pub fn seal_message(
+    keyring: &Keyring,
+    stream_id: &str,
+    message_id: &MessageId,
+    author_id: &str,
+    text: &str,
+    client_message_id: Option<String>,
+) -> Result<SendMessageRequest> {
+    let slot = Slot::Message {
+        stream_id: stream_id.to_owned(),
+        message_id: message_id.as_str().to_owned(),
+        author_id: author_id.to_owned(),
+        revision: 1,
+    };
+    let body = SendMessageRequest {
+        sealed: Some(seal(keyring, &slot, text.as_bytes())?),
+        client_message_id,
+        ..SendMessageRequest::default()
+    };
+    body.validate()?;
+    Ok(body)
+}
+
+/// The service's rules for a send, checked before sending:
+/// `E2E_STREAM_REQUIRES_CIPHERTEXT` for plaintext to a sealed stream,
+/// `E2E_PAYLOAD_REQUIRES_E2E_STREAM` for a sealed body to a plain stream
+/// (`e2e_enabled` is the stream's `e2eEnabled`).
+pub fn check_send_rules(e2e_enabled: bool, body: &SendMessageRequest) -> Result<()> {
+    match (e2e_enabled, body.content.is_some(), body.sealed.is_some()) {
+        (true, true, _) | (true, false, false) => Err(Error::E2eStreamRequiresCiphertext),
+        (false, _, true) => Err(Error::E2ePayloadRequiresE2eStream),
+        _ => body.validate(),
+    }
+}
+
+/// Seals the next revision of `message` (its revision + 1) by `author_id`.
+///
+/// The spec does not show the body of a sealed edit (`PATCH messages/{id}`
+/// shows only `content`), so this returns the sealed payload for the app to
+/// place; whatever carries it, the ciphertext is bound to the new revision.
+pub fn seal_edit(
+    keyring: &Keyring,
+    message: &Message,
+    author_id: &str,
+    text: &str,
+) -> Result<SealedPayload> {
+    let revision = message
+        .revision
+        .checked_add(1)
+        .ok_or_else(|| Error::invalid("revision", "no revision after u32::MAX"))?;
+    let slot = Slot::Message {
+        stream_id: message.stream_id.clone(),
+        message_id: message.id.as_str().to_owned(),
+        author_id: author_id.to_owned(),
+        revision,
+    };
+    seal(keyring, &slot, text.as_bytes())
+}
+
+/// Opens a sealed message with the keyring of its root stream, checking the
+/// ciphertext is bound to this message's stream, id, author and revision.
+pub fn open_message(keyring: &Keyring, message: &Message) -> Result<OpenedMessage> {
+    let sealed = message
+        .sealed
+        .as_ref()
+        .ok_or_else(|| Error::invalid("sealed", "the message carries no sealed body"))?;
+    let id = message.id.as_str();
+    let (slot, plain) = open_matching(keyring, sealed, |slot| match slot {
+        Slot::Message {
+            stream_id,
+            message_id,
+            author_id,
+            revision,
+        } => {
+            *stream_id == message.stream_id
+                && message_id == id
+                && *author_id == message.author_id
+                && *revision == message.revision
+        }
+        Slot::BotReply {
+            stream_id,
+            message_id,
+            author_id,
+            ..
+        } => {
+            *stream_id == message.stream_id
+                && message_id == id
+                && *author_id == message.author_id
+                && message.revision == 1
+        }
+        _ => false,
+    })?;
+    let invocation_id = match &slot {
+        Slot::BotReply { invocation_id, .. } => Some(invocation_id.clone()),
+        _ => None,
+    };
+    Ok(OpenedMessage {
+        message_id: id.to_owned(),
+        author_id: message.author_id.clone(),
+        revision: message.revision,
+        invocation_id,
+        text: utf8(&plain)?,
+    })
+}
+
+/// Opens a whole page of messages in one call; each entry succeeds or fails
+/// on its own (one tampered message does not hide the others).
+pub fn open_messages(keyring: &Keyring, messages: &[Message]) -> Vec<Result<OpenedMessage>> {
+    messages.iter().map(|m| open_message(keyring, m)).collect()
+}

@@ -1,0 +1,53 @@
+//! Sealed-stream flows: the operations the web app, the mobile apps and bot
+//! runtimes call, each a complete step over the wire types.
+//!
+//! | flow | module |
+//! |---|---|
+//! | unlock, set up, re-seal the user's key (`me/e2e-key`) | [`user_key`] |
+//! | key-wraps list -> keyring of a root stream | [`keyring`] |
+//! | send, edit and open stream messages | [`messages`] |
+//! | a runtime's claimed invocation: open `sealedContext`, seal steps and replies | [`runtime`] |
+//! | generation 0 of a new sealed session, and rolling the generation | [`session`] |
+//! | sealed decision cards and their notes | [`decisions`] |
+//! | presence keys, key policy, revoke and grant events | [`presence`] |
+//!
+//! Every flow keeps the crypto core's guarantees: opening recomputes the
+//! slot from what the caller knows (stream, message, author, revision,
+//! invocation, step, decision), so a hostile server cannot move a ciphertext.
+//!
+//! **Trust in public keys.** Public keys and key wraps come from the server.
+//! Wraps use HPKE base mode, which does not authenticate the sender, so a
+//! server that substitutes a public key (or wraps a key of its own to a
+//! member) can read what is sealed after that. Only an out-of-band comparison
+//! of public keys closes this; apps should show key fingerprints. Within a
+//! keyring, two different keys for one generation are refused
+//! (`KEY_GENERATION_CONFLICT`), and the generation sealed under never goes
+//! below the newest one held.
+//!
+//! ```
+//! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
+//! use streamseal::sealed::{messages, session};
+//! use streamseal::wire::ids::MessageId;
+//!
+//! let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner-key")?)?;
+//! let (keyring, _wraps) = session::generation_zero("stream_01JD3QG1YB5V6Z8R9T0W2X4K7M", &[Recipient::of(&owner)])?;
+//! let id = MessageId::mint(1_700_000_000_000)?;
+//! let body = messages::seal_message(&keyring, "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M", &id, "usr_1", "hi", None)?;
+//! assert!(body.content.is_none() && body.sealed.is_some());
+//! # Ok::<(), streamseal::Error>(())
+//! ```
+
+pub mod decisions;
+pub mod keyring;
+pub mod messages;
+pub mod presence;
+pub mod runtime;
+pub mod session;
+pub mod user_key;
+
+use crate::error::{Error, Result};
+
+/// A plaintext as UTF-8 text (every sealed surface carries text or JSON).
+pub(crate) fn utf8(bytes: &[u8]) -> Result<String> {
+    String::from_utf8(bytes.to_vec()).map_err(|_| Error::invalid("plaintext", "is not UTF-8"))
+}

@@ -1,0 +1,112 @@
+//! The user's own key: unlock the `me/e2e-key` record with a passphrase,
+//! set one up for the first time, change the passphrase.
+//!
+//! The public API shows only `GET me/e2e-key`; storing a new or re-sealed
+//! record happens through the app's key setup, so [`set_up`] and
+//! [`change_passphrase`] return the record ([`NewOwnKey`]) for the app to store.
+//!
+//! ```
+//! use streamseal::identity::KeyId;
+//! use streamseal::kdf::{KdfLimits, KdfParams};
+//! use streamseal::sealed::user_key::{set_up, unlock};
+//!
+//! let params = KdfParams::argon2id(64, 1, 1); // tiny, for the example only
+//! let (me, record) = set_up(KeyId::new("key_laptop")?, "hunter2 horse", &params)?;
+//! let again = unlock(&record.into_own_key("2026-11-21T00:00:00Z"), "hunter2 horse", &KdfLimits::default())?;
+//! assert_eq!(again.public_key(), me.public_key());
+//! # Ok::<(), streamseal::Error>(())
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::bundle::{SealedBundle, create_bundle, open_bundle};
+use crate::error::Result;
+use crate::identity::{IdentityKey, KeyId, PublicKey, RecipientKind, SecretKey};
+use crate::kdf::{KdfLimits, KdfParams};
+use crate::wire::keys::OwnKey;
+
+/// A key record to store: `{keyId, publicKey, encryptedPrivateBundle, kdfSalt, kdfParams}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewOwnKey {
+    /// The key id.
+    pub key_id: String,
+    /// The public key.
+    pub public_key: PublicKey,
+    /// The passphrase bundle.
+    #[serde(flatten)]
+    pub bundle: SealedBundle,
+}
+
+impl NewOwnKey {
+    /// The record as `GET me/e2e-key` returns it once stored at `created_at`.
+    pub fn into_own_key(self, created_at: impl Into<String>) -> OwnKey {
+        OwnKey {
+            key_id: self.key_id,
+            public_key: self.public_key,
+            encrypted_private_bundle: self.bundle.encrypted_private_bundle,
+            kdf_salt: self.bundle.kdf_salt,
+            kdf_params: self.bundle.kdf_params,
+            created_at: created_at.into(),
+        }
+    }
+}
+
+fn bundle_of(record: &OwnKey) -> SealedBundle {
+    SealedBundle {
+        encrypted_private_bundle: record.encrypted_private_bundle.clone(),
+        kdf_salt: record.kdf_salt.clone(),
+        kdf_params: record.kdf_params.clone(),
+    }
+}
+
+/// Unlocks the record into the user's identity key (kind `user`, the record's key id).
+/// The record's Argon2 parameters are checked against `limits` before any work.
+pub fn unlock(record: &OwnKey, passphrase: &str, limits: &KdfLimits) -> Result<IdentityKey> {
+    let key_id = KeyId::new(record.key_id.clone())?;
+    let secret = open_bundle(&record.public_key, &bundle_of(record), passphrase, limits)?;
+    Ok(IdentityKey::from_secret(
+        RecipientKind::User,
+        key_id,
+        secret,
+    ))
+}
+
+/// First-time setup: a fresh key pair sealed under `passphrase` with `params`.
+pub fn set_up(
+    key_id: KeyId,
+    passphrase: &str,
+    params: &KdfParams,
+) -> Result<(IdentityKey, NewOwnKey)> {
+    let secret = SecretKey::generate()?;
+    let record = seal(&key_id, &secret, passphrase, params)?;
+    Ok((
+        IdentityKey::from_secret(RecipientKind::User, key_id, secret),
+        record,
+    ))
+}
+
+/// Re-seals the same key under a new passphrase (fresh salt and iv).
+pub fn change_passphrase(
+    record: &OwnKey,
+    old_passphrase: &str,
+    new_passphrase: &str,
+    params: &KdfParams,
+    limits: &KdfLimits,
+) -> Result<NewOwnKey> {
+    let me = unlock(record, old_passphrase, limits)?;
+    seal(me.key_id(), me.secret_key(), new_passphrase, params)
+}
+
+fn seal(
+    key_id: &KeyId,
+    secret: &SecretKey,
+    passphrase: &str,
+    params: &KdfParams,
+) -> Result<NewOwnKey> {
+    Ok(NewOwnKey {
+        key_id: key_id.as_str().to_owned(),
+        public_key: secret.public_key(),
+        bundle: create_bundle(secret, passphrase, params)?,
+    })
+}
