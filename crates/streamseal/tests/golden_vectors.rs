@@ -161,3 +161,37 @@ fn format_md_worked_examples_match_the_vectors() {
     assert!(squashed.contains(wrap["infoHex"].as_str().unwrap()));
     assert!(squashed.contains(bundle["aadHex"].as_str().unwrap()));
 }
+
+#[test]
+fn invocation_vector_opens_and_its_reply_reproduces() {
+    use streamseal::sealed::runtime::OpenedInvocation;
+    use streamseal::wire::ids::MessageId;
+    use streamseal::wire::invocation::Invocation;
+
+    let file = load("invocations.json");
+    for v in file["vectors"].as_array().unwrap() {
+        let runtime = IdentityKey::from_secret(
+            RecipientKind::parse(v["runtimeKeyKind"].as_str().unwrap()),
+            KeyId::new(v["runtimeKeyId"].as_str().unwrap()).unwrap(),
+            SecretKey::from_bytes(&key32(&v["runtimeSecretKeyHex"])),
+        );
+        let invocation: Invocation = serde_json::from_value(v["invocation"].clone()).unwrap();
+        let opened = OpenedInvocation::open(&invocation, &[runtime]).unwrap();
+        assert_eq!(opened.prompt, v["expectedPrompt"].as_str().unwrap());
+        let history: Vec<&str> = opened.history.iter().map(|h| h.text.as_str()).collect();
+        let expected: Vec<&str> = v["expectedHistory"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        assert_eq!(history, expected);
+        let id = MessageId::parse(v["replyMessageId"].as_str().unwrap()).unwrap();
+        let random = hex::decode(v["replyRandomHex"].as_str().unwrap()).unwrap();
+        let body = streamseal::testing::with_fixed_randomness(&random, || {
+            opened.seal_reply(&id, v["replyText"].as_str().unwrap())
+        })
+        .unwrap();
+        assert_eq!(serde_json::to_value(&body).unwrap(), v["sealedComplete"]);
+    }
+}

@@ -279,6 +279,122 @@ pub fn bundles() -> Result<Value> {
     }))
 }
 
+/// `invocations.json`: one complete sealed invocation, `sealedContext` in,
+/// `sealed-complete` body out.
+pub fn invocations() -> Result<Value> {
+    use crate::sealed::runtime::OpenedInvocation;
+    use crate::wire::ids::MessageId;
+    use crate::wire::invocation::Invocation;
+
+    let owner = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
+    let bot = "bot_01JD3QB0T0000000000000000B";
+    let invocation_id = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7";
+    let source = "msg_01JD3QK7C9E1G3J5M7P9S1V3X5";
+    let generation = 1u32;
+    let stream_key = array32(0x50);
+    let runtime_secret = array32(0x21);
+    let runtime = IdentityKey::from_secret(
+        RecipientKind::Bot,
+        KeyId::new("machine-b")?,
+        SecretKey::from_bytes(&runtime_secret),
+    );
+    let mut ring = Keyring::new(ROOT)?;
+    ring.insert(generation, StreamKey::from_bytes(&stream_key))?;
+
+    // What the owner's client sealed earlier, and the server now serves.
+    let mut wrap = with_fixed_randomness(&pattern(0x31, 32), || {
+        wrap::wrap_stream_key(
+            ROOT,
+            generation,
+            &StreamKey::from_bytes(&stream_key),
+            &Recipient::of(&runtime),
+        )
+    })?;
+    wrap.recipient_key_id = None;
+    wrap.recipient_kind = None;
+    let history_msg = |i: u8, id: &str, author: &str, text: &str| -> Result<Value> {
+        let slot = Slot::Message {
+            stream_id: ROOT.into(),
+            message_id: id.into(),
+            author_id: author.into(),
+            revision: 1,
+        };
+        let sealed = with_fixed_randomness(&pattern(0x70 + i * 16, 12), || {
+            envelope::seal(&ring, &slot, text.as_bytes())
+        })?;
+        Ok(
+            json!({"ciphertext": sealed.ciphertext, "envelope": to_json(&sealed.envelope)?, "role": "user", "sequence": (i + 1).to_string()}),
+        )
+    };
+    let prompt_slot = Slot::invocation_prompt(ROOT, source, owner, 2);
+    let prompt = with_fixed_randomness(&pattern(0x90, 12), || {
+        envelope::seal(
+            &ring,
+            &prompt_slot,
+            b"@helper what did we decide about the release?",
+        )
+    })?;
+    let invocation = json!({
+        "id": invocation_id,
+        "workspaceId": "ws_01JD3Q00000000000000000000",
+        "rootStreamId": ROOT,
+        "activeStreamId": ROOT,
+        "sourceMessageId": source,
+        "responseStreamId": ROOT,
+        "actor": {"type": "bot", "id": bot, "slug": "helper"},
+        "trigger": "mention",
+        "requiredCapability": "mentionable",
+        "sourceRevision": 2,
+        "authorUserId": owner,
+        "mentionedActorSlugs": ["helper"],
+        "claimToken": "clm_golden_vector_token",
+        "claimExpiresAt": "2026-11-21T10:01:00Z",
+        "runtimeSessionId": "session-1",
+        "metadata": {},
+        "sealedContext": {
+            "callbackToken": "cbt_golden_vector_token",
+            "wraps": [to_json(&wrap)?],
+            "history": [
+                history_msg(0, "msg_01JD3QH2A7C4E6G8J0K2M4P6R8", owner, "Ship the release on Thursday?")?,
+                history_msg(1, "msg_01JD3QJ6B8D0F2H4K6M8P0R2T4", "usr_01JD3QS2E3C4N5D6000000000A", "Thursday works, after the freeze.")?,
+            ],
+            "prompt": to_json(&prompt)?,
+            "reply": {"keyGeneration": generation, "senderId": bot},
+            "trigger": {"messageId": source, "authorName": "Ada", "authorType": "user", "createdAt": "2026-11-21T10:00:00Z"},
+        },
+    });
+
+    // The runtime's side, through the public flow.
+    let parsed: Invocation =
+        serde_json::from_value(invocation.clone()).map_err(|e| Error::MalformedJson {
+            reason: e.to_string(),
+        })?;
+    let opened = OpenedInvocation::open(&parsed, std::slice::from_ref(&runtime))?;
+    let reply_id = MessageId::parse("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6")?;
+    let reply_text = "We decided: ship on Thursday, after the freeze.";
+    let reply_random = pattern(0xb0, 12);
+    let complete =
+        with_fixed_randomness(&reply_random, || opened.seal_reply(&reply_id, reply_text))?;
+    let history: Vec<&str> = opened.history.iter().map(|h| h.text.as_str()).collect();
+    Ok(json!({
+        "description": "A claimed sealed invocation: the runtime opens sealedContext with its key and seals the reply. replyRandomHex is the reply's iv.",
+        "vectors": [{
+            "name": "mention-with-history",
+            "runtimeKeyKind": "bot",
+            "runtimeKeyId": "machine-b",
+            "runtimeSecretKeyHex": hex::encode(runtime_secret),
+            "streamKeyHex": hex::encode(stream_key),
+            "invocation": invocation,
+            "expectedPrompt": opened.prompt,
+            "expectedHistory": history,
+            "replyMessageId": reply_id.as_str(),
+            "replyText": reply_text,
+            "replyRandomHex": hex::encode(&reply_random),
+            "sealedComplete": to_json(&complete)?,
+        }],
+    }))
+}
+
 /// Every golden file: (file name, pretty JSON text with a final newline).
 pub fn files() -> Result<Vec<(&'static str, String)>> {
     let mut out = Vec::new();
@@ -286,6 +402,7 @@ pub fn files() -> Result<Vec<(&'static str, String)>> {
         ("envelopes.json", envelopes()?),
         ("wraps.json", wraps()?),
         ("bundles.json", bundles()?),
+        ("invocations.json", invocations()?),
     ] {
         let text = serde_json::to_string_pretty(&value).map_err(|e| Error::MalformedJson {
             reason: e.to_string(),
