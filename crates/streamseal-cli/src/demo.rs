@@ -24,6 +24,7 @@ use streamseal::sealed::presence::{KeyPolicy, on_revoke, with_machine_key};
 use streamseal::sealed::runtime::{OpenedInvocation, open_step};
 use streamseal::sealed::{keyring::open_key_wraps, messages, session, user_key};
 use streamseal::slot::StepPhase;
+use streamseal::stream_key::Keyring;
 use streamseal::wire::events::E2eRevoke;
 use streamseal::wire::ids::{InvocationId, MessageId, StreamId, UserId, WorkspaceId};
 use streamseal::wire::invocation::Invocation;
@@ -167,6 +168,29 @@ fn now_ms() -> Outcome<u64> {
         .map_err(|e| Failure::io("system clock", e))
 }
 
+/// The owner seals `text` as a new message of the root stream and posts it.
+fn owner_sends(
+    t: &mut Transcript,
+    server: &mut Server,
+    ring: &Keyring,
+    owner_id: &str,
+    text: &str,
+) -> Outcome<Message> {
+    t.plaintext(text);
+    let root = ring.root_stream_id().to_owned();
+    let id = MessageId::mint(now_ms()?)?;
+    let client_id = format!("client-{}", id.ulid());
+    let body = messages::seal_message(ring, &root, &id, owner_id, text, Some(client_id))?;
+    messages::check_send_rules(true, &body)?;
+    t.wire(
+        "owner app",
+        "server",
+        &format!("POST streams/{root}/messages"),
+        &body,
+    )?;
+    server.post_message(&root, id.as_str(), owner_id, "user", &body)
+}
+
 /// Runs the demo; `json` prints one machine-readable transcript instead.
 pub fn run(json_out: bool) -> Outcome {
     let mut t = Transcript {
@@ -306,25 +330,13 @@ pub fn run(json_out: bool) -> Outcome {
     ];
     let mut trigger = None;
     for text in texts {
-        t.plaintext(text);
-        let id = MessageId::mint(now_ms()?)?;
-        let body = messages::seal_message(
+        trigger = Some(owner_sends(
+            &mut t,
+            &mut server,
             &owner_ring,
-            &root,
-            &id,
             owner_id.as_str(),
             text,
-            Some(format!("client-{}", id.ulid())),
-        )?;
-        messages::check_send_rules(true, &body)?;
-        t.wire(
-            "owner app",
-            "server",
-            &format!("POST streams/{root}/messages"),
-            &body,
-        )?;
-        trigger =
-            Some(server.post_message(&root, id.as_str(), owner_id.as_str(), "user", &body)?);
+        )?);
     }
     let trigger = trigger.ok_or_else(|| Failure::usage("no trigger message"))?;
 
@@ -479,22 +491,13 @@ pub fn run(json_out: bool) -> Outcome {
 
     let secret_text = "The launch date moved to Friday; do not tell the bot.";
     t.plaintext(secret_text);
-    let id = MessageId::mint(now_ms()?)?;
-    let body = messages::seal_message(
+    let after = owner_sends(
+        &mut t,
+        &mut server,
         &owner_ring,
-        &root,
-        &id,
         owner_id.as_str(),
         secret_text,
-        None,
     )?;
-    t.wire(
-        "owner app",
-        "server",
-        &format!("POST streams/{root}/messages"),
-        &body,
-    )?;
-    let after = server.post_message(&root, id.as_str(), owner_id.as_str(), "user", &body)?;
     t.read(
         "owner",
         "the new message",
