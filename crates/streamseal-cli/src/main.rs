@@ -8,6 +8,7 @@
 mod demo;
 mod failure;
 mod files;
+mod inspect;
 mod passphrase;
 mod tools;
 mod vectors;
@@ -48,6 +49,8 @@ enum Command {
     Seal(tools::SealArgs),
     /// Open a sealed payload bound to an expected slot.
     Open(tools::OpenArgs),
+    /// Validate and pretty-print wire JSON: its shape, version shape and broken bounds.
+    Inspect(inspect::Inspect),
     /// Regenerate the golden vectors, or check them for drift.
     Vectors(vectors::Vectors),
 }
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Unwrap(c) => c.run(),
         Command::Seal(c) => c.run(),
         Command::Open(c) => c.run(),
+        Command::Inspect(c) => c.run(),
         Command::Vectors(c) => c.run(),
     };
     match outcome {

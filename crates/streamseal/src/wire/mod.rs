@@ -43,6 +43,7 @@ pub mod delegation;
 pub mod error_body;
 pub mod events;
 pub mod ids;
+pub mod inspect;
 pub mod invocation;
 pub mod keys;
 pub mod label;
