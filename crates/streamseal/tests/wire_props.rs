@@ -305,7 +305,7 @@ fn message() -> impl Strategy<Value = Message> {
                 ),
                 sealed,
             )| Message {
-                id,
+                id: id.to_string(),
                 stream_id,
                 sequence: Sequence(sequence),
                 author_id,
@@ -335,7 +335,7 @@ fn search_hit() -> impl Strategy<Value = MessageSearchHit> {
                 (id, stream_id, sequence, content, author_id, author_type, author_display_name),
                 (reply_count, metadata, edited_at, created_at, rank),
             )| MessageSearchHit {
-                id,
+                id: id.to_string(),
                 stream_id,
                 sequence: Sequence(sequence),
                 content,

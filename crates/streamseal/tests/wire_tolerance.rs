@@ -373,3 +373,19 @@ fn errors_and_events() {
         .remove("priority");
     assert_eq!(event.payload(), steps);
 }
+
+#[test]
+fn messages_with_ids_their_senders_minted_differently_still_parse() {
+    let list: streamseal::wire::message::MessageList = serde_json::from_value(serde_json::json!({
+        "data": [{
+            "id": "msg_client-minted-7f3a", "streamId": "stream_01J80000000000000000000012",
+            "sequence": "9", "authorId": "bot_1", "authorType": "bot", "content": "[sealed]",
+            "replyCount": 0, "metadata": {}, "revision": 1, "createdAt": "2026-08-01T10:00:00Z"
+        }],
+        "hasMore": false,
+        "slots": {}
+    }))
+    .unwrap();
+    assert_eq!(list.data[0].id, "msg_client-minted-7f3a");
+    assert!(streamseal::wire::ids::MessageId::parse(&list.data[0].id).is_err());
+}

@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 use crate::envelope::SealedPayload;
 use crate::wire::attachment::ProcessingStatus;
 use crate::wire::common::{AuthorType, Sequence};
-use crate::wire::ids::MessageId;
 use crate::wire::slots::Slots;
 
 /// A message as list, send, update, find-by-metadata and completed
@@ -18,8 +17,11 @@ use crate::wire::slots::Slots;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
-    /// `msg_` prefixed id.
-    pub id: MessageId,
+    /// `msg_` prefixed id. Kept as text: sealed messages carry ids their
+    /// senders minted (`sealed-messages` takes any 1 to 128 characters), so a
+    /// list must not fail because one sender minted its id differently. Use
+    /// [`crate::wire::ids::MessageId::parse`] where a strict id is wanted.
+    pub id: String,
     /// The stream the message is in.
     pub stream_id: String,
     /// Sequence in the stream (numeric, as a string).
@@ -90,8 +92,8 @@ pub struct MessageAttachment {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageSearchHit {
-    /// `msg_` prefixed id.
-    pub id: MessageId,
+    /// `msg_` prefixed id (kept as text, as in [`Message`]).
+    pub id: String,
     /// The stream the message is in.
     pub stream_id: String,
     /// Sequence in the stream.
