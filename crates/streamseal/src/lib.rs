@@ -70,6 +70,7 @@
 
 pub mod aad;
 mod aead;
+pub mod api;
 pub mod bundle;
 mod codec;
 pub mod encoding;

@@ -1,0 +1,273 @@
+//! One response parser for every endpoint, picked by the catalogue entry:
+//! the typed result in the shape of the version the response resolved.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::api::catalogue::Endpoint;
+use crate::api::error::{ApiFailure, ResponseError};
+use crate::api::{HttpRequest, HttpResponse};
+use crate::error::{Error, Result};
+use crate::wire::attachment::Attachment;
+use crate::wire::delegation::{
+    Delegation, DelegationClaim, DelegationCompletion, DelegationDetail, DelegationHeartbeat,
+};
+use crate::wire::error_body::RateLimitHeaders;
+use crate::wire::invocation::{
+    ClaimResponse, InvocationCompleted, InvocationMessagePosted, InvocationStatusResult,
+    RenewResult, SealedCompleted, SealedMessagePosted, StepRecorded,
+};
+use crate::wire::keys::{KeyWraps, KeyWrapsStored, OwnKey, OwnerKey};
+use crate::wire::label::{Label, LabelAssigned};
+use crate::wire::list::{
+    AttachmentSearchResults, BotList, ConversationPage, DelegationList, MemberPage,
+    MemoSearchResults, StreamPage,
+};
+use crate::wire::me::Me;
+use crate::wire::memo::MemoWithSources;
+use crate::wire::message::{MessageList, MessageResponse, MessageSearchResults, MessagesFound};
+use crate::wire::presence::{BriefCreated, Presence, SessionEnded, SessionLink};
+use crate::wire::requests::webhooks::WebhookAccepted;
+use crate::wire::stream::Stream;
+use crate::wire::version::{ApiVersion, ServiceVersion};
+use crate::wire::versioned::Versioned;
+use crate::wire::{conversation::Conversation, parse, parse_data};
+
+/// The typed result of an endpoint. Variants name the result type; the
+/// endpoint that produced it is [`ApiResponse::endpoint`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResponseData {
+    /// 204 (deletes): no body.
+    NoContent,
+    /// `GET me`.
+    Me(Me),
+    /// `GET me/bots`.
+    Bots(BotList),
+    /// `GET me/e2e-key`.
+    OwnKey(OwnKey),
+    /// `GET streams`.
+    Streams(StreamPage),
+    /// A stream (get, update, archive, unarchive).
+    Stream(Stream),
+    /// `GET streams/{streamId}/members`.
+    Members(MemberPage),
+    /// `GET streams/{streamId}/e2e/key-wraps`.
+    KeyWraps(KeyWraps),
+    /// `POST streams/{streamId}/e2e/key-wraps`.
+    KeyWrapsStored(KeyWrapsStored),
+    /// `POST messages/search`.
+    MessageSearch(MessageSearchResults),
+    /// `GET streams/{streamId}/messages`.
+    Messages(MessageList),
+    /// A sent or updated message.
+    Message(MessageResponse),
+    /// `POST messages/find-by-metadata`.
+    MessagesFound(MessagesFound),
+    /// `GET conversations`.
+    Conversations(ConversationPage),
+    /// `GET conversations/{conversationId}`.
+    Conversation(Conversation),
+    /// `POST memos/search`.
+    Memos(MemoSearchResults),
+    /// `GET memos/{memoId}`.
+    Memo(MemoWithSources),
+    /// `POST attachments` (201).
+    Attachment(Attachment),
+    /// `POST attachments/search`.
+    AttachmentSearch(AttachmentSearchResults),
+    /// `POST labels/assignments` (201).
+    LabelAssigned(LabelAssigned),
+    /// `PATCH labels/{labelId}`.
+    Label(Label),
+    /// `POST bot-runtime/presence`.
+    Presence(Presence),
+    /// A session link (create, rename, rebind).
+    SessionLink(SessionLink),
+    /// `GET bot-runtime/owner-e2e-key`.
+    OwnerKey(OwnerKey),
+    /// `POST bot-runtime/sessions/end`.
+    SessionEnded(SessionEnded),
+    /// `POST bot-runtime/sessions/brief` (201).
+    BriefCreated(BriefCreated),
+    /// `POST bot-invocations/claim`: `data` is null when nothing is pending.
+    Claim(ClaimResponse),
+    /// `POST bot-invocations/{id}/renew`.
+    Renewed(RenewResult),
+    /// `{invocationId, status}` of progress and fail.
+    InvocationStatus(InvocationStatusResult),
+    /// `{invocationId, sessionId, stepId}` of steps and sealed steps.
+    StepRecorded(StepRecorded),
+    /// `POST bot-invocations/{id}/messages`.
+    InvocationMessagePosted(InvocationMessagePosted),
+    /// `POST bot-invocations/{id}/sealed-messages`.
+    SealedMessagePosted(SealedMessagePosted),
+    /// `POST bot-invocations/{id}/sealed-complete`.
+    SealedCompleted(SealedCompleted),
+    /// `POST bot-invocations/{id}/complete`.
+    InvocationCompleted(InvocationCompleted),
+    /// `GET delegations`.
+    Delegations(DelegationList),
+    /// `GET delegations/{delegationId}`.
+    DelegationDetail(DelegationDetail),
+    /// `POST delegations/{id}/claim`: carries the claim token (shown once).
+    DelegationClaim(DelegationClaim),
+    /// A delegation (status, release).
+    Delegation(Delegation),
+    /// `POST delegations/{id}/heartbeat`.
+    DelegationHeartbeat(DelegationHeartbeat),
+    /// `POST delegations/{id}/complete`.
+    DelegationCompletion(DelegationCompletion),
+    /// `POST hooks/{hookId}/{secret}` (201 `{"ok": true}`).
+    WebhookAccepted(WebhookAccepted),
+    /// `POST hooks/{hookId}/{secret}/compat` (200 `text/plain` `ok`).
+    CompatWebhookAccepted,
+    /// A response whose shape the spec does not show (get attachment,
+    /// delegation fail, decisions): the JSON text of `data` (or of the
+    /// whole body when it has no `data`).
+    Raw(String),
+}
+
+/// A successful response, read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiResponse {
+    /// The endpoint that answered.
+    pub endpoint: Endpoint,
+    /// The HTTP status (2xx).
+    pub status: u16,
+    /// The `Service-Version` echo: the version the response resolved.
+    pub version: Option<ServiceVersion>,
+    /// The version whose shapes the body was read with: the echo, else the
+    /// request's override, else the newest known version.
+    pub shape: ApiVersion,
+    /// The `RateLimit-*` headers every response carries.
+    pub rate_limit: RateLimitHeaders,
+    /// The typed result.
+    pub data: ResponseData,
+}
+
+/// Reads the response to a built request: the endpoint's typed result for
+/// a 2xx, an [`ApiFailure`] for any other status, or
+/// [`Error::MalformedJson`] when a 2xx body does not parse. Never panics.
+pub fn parse_response(
+    request: &HttpRequest,
+    response: &HttpResponse,
+) -> std::result::Result<ApiResponse, ResponseError> {
+    if !(200..=299).contains(&response.status) {
+        return Err(ResponseError::Api(Box::new(ApiFailure::from_response(
+            request, response,
+        ))));
+    }
+    let version = ServiceVersion::from_response_headers(response.header_pairs());
+    let shape = version
+        .as_ref()
+        .map(ServiceVersion::shape)
+        .or(request.service_version)
+        .unwrap_or(ApiVersion::LATEST);
+    let data =
+        parse_data_for(request.endpoint, response, shape).map_err(ResponseError::Malformed)?;
+    Ok(ApiResponse {
+        endpoint: request.endpoint,
+        status: response.status,
+        version,
+        shape,
+        rate_limit: RateLimitHeaders::from_headers(response.header_pairs()),
+        data,
+    })
+}
+
+/// `{data: T}` where T's shape varies by version.
+fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> Result<T> {
+    let value: Value = parse(body)?;
+    match value {
+        Value::Object(mut obj) => match obj.remove("data") {
+            Some(data) => T::from_version_value(version, data),
+            None => Err(Error::MalformedJson {
+                reason: "missing field `data`".to_owned(),
+            }),
+        },
+        _ => Err(Error::MalformedJson {
+            reason: "expected a JSON object".to_owned(),
+        }),
+    }
+}
+
+fn data<T: DeserializeOwned>(body: &str) -> Result<T> {
+    parse_data(body)
+}
+
+/// The `data` of a body whose shape is not shown, as JSON text.
+fn raw(body: &str) -> Result<ResponseData> {
+    if body.trim().is_empty() {
+        return Ok(ResponseData::NoContent);
+    }
+    let value: Value = parse(body)?;
+    let inner = match value {
+        Value::Object(mut obj) if obj.contains_key("data") => {
+            obj.remove("data").unwrap_or(Value::Null)
+        }
+        other => other,
+    };
+    Ok(ResponseData::Raw(inner.to_string()))
+}
+
+fn parse_data_for(
+    endpoint: Endpoint,
+    response: &HttpResponse,
+    v: ApiVersion,
+) -> Result<ResponseData> {
+    use Endpoint as E;
+    use ResponseData as D;
+    let body = response.body.as_str();
+    Ok(match endpoint {
+        E::GetMe => D::Me(data(body)?),
+        E::ListMyBots => D::Bots(parse(body)?),
+        E::GetOwnE2eKey => D::OwnKey(data(body)?),
+        E::ListStreams => D::Streams(StreamPage::from_version_json(v, body)?),
+        E::GetStream | E::UpdateStream | E::ArchiveStream | E::UnarchiveStream => {
+            D::Stream(versioned_data(v, body)?)
+        }
+        E::ListStreamMembers => D::Members(parse(body)?),
+        E::GetKeyWraps => D::KeyWraps(data(body)?),
+        E::PostKeyWraps => D::KeyWrapsStored(data(body)?),
+        E::SearchMessages => D::MessageSearch(MessageSearchResults::from_version_json(v, body)?),
+        E::ListMessages => D::Messages(MessageList::from_version_json(v, body)?),
+        E::SendMessage | E::UpdateMessage => {
+            D::Message(MessageResponse::from_version_json(v, body)?)
+        }
+        E::FindMessagesByMetadata => D::MessagesFound(MessagesFound::from_version_json(v, body)?),
+        E::DeleteMessage | E::RemoveLabel | E::ArchiveLabel => D::NoContent,
+        E::ListConversations => D::Conversations(parse(body)?),
+        E::GetConversation => D::Conversation(data(body)?),
+        E::SearchMemos => D::Memos(parse(body)?),
+        E::GetMemo => D::Memo(data(body)?),
+        E::UploadAttachment => D::Attachment(data(body)?),
+        E::SearchAttachments => D::AttachmentSearch(parse(body)?),
+        E::GetAttachment => raw(body)?,
+        E::AssignLabel => D::LabelAssigned(data(body)?),
+        E::UpdateLabel => D::Label(data(body)?),
+        E::PostPresence => D::Presence(data(body)?),
+        E::CreateSession | E::RenameSession | E::RebindSession => D::SessionLink(data(body)?),
+        E::GetOwnerE2eKey => D::OwnerKey(data(body)?),
+        E::EndSession => D::SessionEnded(data(body)?),
+        E::CreateBrief => D::BriefCreated(data(body)?),
+        E::ClaimInvocation => D::Claim(parse(body)?),
+        E::RenewInvocation => D::Renewed(data(body)?),
+        E::InvocationProgress | E::FailInvocation => D::InvocationStatus(data(body)?),
+        E::InvocationStep | E::SealedStepStarted | E::SealedStep => D::StepRecorded(data(body)?),
+        E::InvocationMessage => D::InvocationMessagePosted(data(body)?),
+        E::SealedMessage => D::SealedMessagePosted(data(body)?),
+        E::SealedComplete => D::SealedCompleted(data(body)?),
+        E::CompleteInvocation => {
+            D::InvocationCompleted(InvocationCompleted::from_version_json(v, body)?)
+        }
+        E::ListDelegations => D::Delegations(parse(body)?),
+        E::GetDelegation => D::DelegationDetail(data(body)?),
+        E::ClaimDelegation => D::DelegationClaim(data(body)?),
+        E::DelegationStatus | E::ReleaseDelegation => D::Delegation(data(body)?),
+        E::DelegationHeartbeat => D::DelegationHeartbeat(data(body)?),
+        E::CompleteDelegation => D::DelegationCompletion(versioned_data(v, body)?),
+        E::FailDelegation | E::CreateDecision | E::GetDecision => raw(body)?,
+        E::PostWebhook => D::WebhookAccepted(parse(body)?),
+        E::PostCompatWebhook => D::CompatWebhookAccepted,
+    })
+}
