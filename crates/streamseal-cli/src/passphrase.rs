@@ -46,16 +46,17 @@ impl PassphraseSource {
 }
 
 /// Runs `work` (an Argon2 derivation) while showing progress on standard
-/// error: a ticking line on a terminal, one line otherwise.
+/// error when it is a terminal. When it is not (a script or a pipe), nothing
+/// is printed, so a failed command's standard error is its one
+/// `error[CODE]: ...` line.
 pub fn with_progress<T>(params: &KdfParams, work: impl FnOnce() -> T) -> T {
+    if !std::io::stderr().is_terminal() {
+        return work();
+    }
     let label = format!(
         "deriving the key with Argon2id (m = {} KiB, t = {}, p = {})",
         params.m, params.t, params.p
     );
-    if !std::io::stderr().is_terminal() {
-        eprintln!("{label} ...");
-        return work();
-    }
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let started = Instant::now();
     let ticker = std::thread::spawn(move || {

@@ -22,7 +22,7 @@ use crate::passphrase::{PassphraseSource, with_progress};
 #[derive(Args, Debug)]
 pub struct Keygen {
     /// Who the key belongs to: `user` or `bot`.
-    #[arg(long, default_value = "user")]
+    #[arg(long, default_value = "user", value_parser = ["user", "bot"])]
     kind: String,
     /// The id the key is registered under (1 to 128 characters).
     #[arg(long)]
