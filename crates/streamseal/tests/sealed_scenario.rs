@@ -1,0 +1,1116 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+//! Acceptance of the sealed flows (issue 4), part 1: the shared sealed
+//! scratchpad, end to end, through the public API only.
+//!
+//! An owner with a passphrase key, a bot runtime on two machines (one key
+//! per machine) and a second user share a sealed scratchpad. A fake server
+//! turns the request bodies the flows produce into the responses the API
+//! would return (`KeyWraps`, `Message` lists, the claimed `Invocation` with
+//! its `sealedContext`, `decision:resolved`, `bot:e2e_revoke`), storing
+//! nothing but what the bodies carry, so every ciphertext a member opens
+//! made the round trip through the wire shapes.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use streamseal::ErrorCode;
+use streamseal::envelope::SealedPayload;
+use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
+use streamseal::kdf::{KdfLimits, KdfParams};
+use streamseal::sealed::decisions::{
+    DecisionCardContent, open_decision_card, open_decision_note, seal_decision_note,
+};
+use streamseal::sealed::keyring::open_key_wraps;
+use streamseal::sealed::messages::{
+    OpenedMessage, check_send_rules, open_message, open_messages, seal_edit, seal_message,
+};
+use streamseal::sealed::presence::{KeyPolicy, check_key_set, on_revoke, with_machine_key};
+use streamseal::sealed::runtime::{OpenedInvocation, open_step};
+use streamseal::sealed::{session, user_key};
+use streamseal::slot::{DecisionOption, Slot, StepPhase};
+use streamseal::stream_key::Keyring;
+use streamseal::wire::events::{DecisionResolved, E2eRevoke, Event, SealedSteps};
+use streamseal::wire::ids::{DecisionId, MessageId};
+use streamseal::wire::invocation::{
+    ClaimResponse, Invocation, SealedCompleted, SealedMessagePosted, StepRecorded,
+};
+use streamseal::wire::keys::{KeyWraps, KeyWrapsStored, OwnKey, OwnerKey};
+use streamseal::wire::message::{Message, MessageList, MessageResponse};
+use streamseal::wire::presence::{PresenceStatus, RuntimeKind};
+use streamseal::wire::requests::Validate;
+use streamseal::wire::requests::bot_runtime::PresenceRequest;
+use streamseal::wire::requests::decisions::CreateDecisionRequest;
+use streamseal::wire::requests::invocation::{
+    SealedCompleteRequest, SealedMessageRequest, SealedStepRequest, SealedStepStartedRequest,
+    StepType,
+};
+use streamseal::wire::requests::messages::SendMessageRequest;
+use streamseal::wire::requests::streams::PostKeyWrapsRequest;
+
+const WS: &str = "ws_01JD3Q00000000000000000000";
+const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+const THREAD: &str = "stream_01JD3QJ5TH0000000000000T";
+const OWNER: &str = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
+const USER2: &str = "usr_01JD3QS2E3C4N5D6000000000A";
+const BOT: &str = "bot_01JD3QB0T0000000000000000B";
+const INV: &str = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7";
+const SESSION: &str = "sess-scratchpad-1";
+
+// ---------------------------------------------------------------------------
+// The fake server: stores what the bodies carry, serves it back as the API's
+// JSON, parsed into the crate's wire types.
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, PartialEq, Eq)]
+struct HttpError {
+    status: u16,
+    code: Option<&'static str>,
+}
+
+fn http(status: u16, code: Option<&'static str>) -> HttpError {
+    HttpError { status, code }
+}
+
+#[derive(Clone, Debug)]
+struct StoredStep {
+    step_type: StepType,
+    message_id: Option<String>,
+    started: Option<SealedPayload>,
+    completed: Option<SealedPayload>,
+}
+
+#[derive(Default)]
+struct FakeServer {
+    current_generation: u32,
+    wraps: Vec<Value>,
+    messages: Vec<Value>,
+    sequence: u64,
+    steps: BTreeMap<(String, String), StoredStep>,
+    decisions: BTreeMap<String, Value>,
+}
+
+impl FakeServer {
+    fn new() -> Self {
+        FakeServer::default()
+    }
+
+    fn is_sealed(stream_id: &str) -> bool {
+        stream_id == ROOT || stream_id == THREAD
+    }
+
+    /// `POST streams/{id}/e2e/key-wraps`: current generation only, only
+    /// while the generation has no wraps (slots are immutable).
+    fn post_key_wraps(
+        &mut self,
+        stream_id: &str,
+        body: &PostKeyWrapsRequest,
+    ) -> Result<KeyWrapsStored, HttpError> {
+        if stream_id != ROOT {
+            return Err(http(400, None));
+        }
+        body.validate().map_err(|_| http(400, None))?;
+        if body.key_generation != self.current_generation {
+            return Err(http(409, None));
+        }
+        let g = body.key_generation;
+        if self.wraps.iter().any(|w| w["keyGeneration"] == json!(g)) {
+            return Err(http(409, None));
+        }
+        // The request serialises as the API reads it; store each item with
+        // the generation the body names once.
+        let wire = serde_json::to_value(body).unwrap();
+        for item in wire["wraps"].as_array().unwrap() {
+            let mut stored = item.clone();
+            stored["keyGeneration"] = json!(g);
+            self.wraps.push(stored);
+        }
+        Ok(serde_json::from_value(json!({ "stored": body.wraps.len() })).unwrap())
+    }
+
+    /// `GET streams/{id}/e2e/key-wraps`.
+    fn key_wraps(&self, stream_id: &str) -> KeyWraps {
+        assert_eq!(stream_id, ROOT, "threads ask for their root's wraps");
+        let page = json!({ "data": {
+            "currentKeyGeneration": self.current_generation,
+            "ownerUserId": OWNER,
+            "wraps": self.wraps,
+        }});
+        serde_json::from_value(page["data"].clone()).unwrap()
+    }
+
+    /// Membership changed: the service rolls the stream's current generation
+    /// and deletes the wraps only the removed recipient's keys could open.
+    fn roll(&mut self, removed_kind: Option<&str>) {
+        if let Some(kind) = removed_kind {
+            self.wraps.retain(|w| w["recipientKind"] != json!(kind));
+        }
+        self.current_generation += 1;
+    }
+
+    fn store_message(
+        &mut self,
+        stream_id: &str,
+        id: &str,
+        author: &str,
+        author_type: &str,
+        sealed: &SealedPayload,
+        client_message_id: Option<&str>,
+    ) -> Value {
+        self.sequence += 1;
+        let mut m = json!({
+            "id": id, "streamId": stream_id, "sequence": self.sequence.to_string(),
+            "authorId": author, "authorType": author_type, "content": "[sealed]",
+            "replyCount": 0, "metadata": {}, "revision": 1,
+            "createdAt": format!("2026-11-21T10:{:02}:00Z", self.sequence),
+            "sealed": sealed,
+        });
+        if let Some(c) = client_message_id {
+            m["clientMessageId"] = json!(c);
+        }
+        self.messages.push(m.clone());
+        m
+    }
+
+    /// `POST streams/{id}/messages`. The spec's body carries no message id;
+    /// the client-minted id the ciphertext is bound to is handed over here
+    /// (see the report: the flow binds an id the body does not carry).
+    fn post_message(
+        &mut self,
+        stream_id: &str,
+        minted: &MessageId,
+        author: &str,
+        body: &SendMessageRequest,
+    ) -> Result<MessageResponse, HttpError> {
+        let wire = serde_json::to_value(body).unwrap();
+        let sealed_stream = Self::is_sealed(stream_id);
+        if sealed_stream && wire.get("content").is_some() {
+            return Err(http(400, Some("E2E_STREAM_REQUIRES_CIPHERTEXT")));
+        }
+        if !sealed_stream && wire.get("sealed").is_some() {
+            return Err(http(400, Some("E2E_PAYLOAD_REQUIRES_E2E_STREAM")));
+        }
+        let sealed: SealedPayload =
+            serde_json::from_value(wire["sealed"].clone()).map_err(|_| http(400, None))?;
+        let m = self.store_message(
+            stream_id,
+            minted.as_str(),
+            author,
+            "user",
+            &sealed,
+            body.client_message_id.as_deref(),
+        );
+        Ok(serde_json::from_value(json!({ "data": m, "slots": {} })).unwrap())
+    }
+
+    /// A sealed edit (the spec does not show its body): the new ciphertext
+    /// replaces the old one and the revision goes up by one.
+    fn edit_message(&mut self, id: &str, sealed: &SealedPayload) -> MessageResponse {
+        let m = self
+            .messages
+            .iter_mut()
+            .find(|m| m["id"] == json!(id))
+            .expect("edited message exists");
+        let revision = m["revision"].as_u64().unwrap() + 1;
+        m["revision"] = json!(revision);
+        m["sealed"] = serde_json::to_value(sealed).unwrap();
+        m["editedAt"] = json!("2026-11-21T11:00:00Z");
+        serde_json::from_value(json!({ "data": m.clone(), "slots": {} })).unwrap()
+    }
+
+    /// `GET streams/{id}/messages`.
+    fn list_messages(&self, stream_id: &str) -> MessageList {
+        let data: Vec<&Value> = self
+            .messages
+            .iter()
+            .filter(|m| m["streamId"] == json!(stream_id))
+            .collect();
+        serde_json::from_value(json!({ "data": data, "hasMore": false, "slots": {} })).unwrap()
+    }
+
+    fn message_json(&self, id: &str) -> Value {
+        self.messages
+            .iter()
+            .find(|m| m["id"] == json!(id))
+            .cloned()
+            .expect("message exists")
+    }
+
+    /// `POST bot-invocations/claim` for a mention in `trigger_id`: the
+    /// `sealedContext` carries the bot's wraps without recipient fields, the
+    /// other root-stream messages as history, the trigger's own ciphertext
+    /// as prompt, and the reply parameters.
+    fn claim(&self, trigger_id: &str) -> Invocation {
+        let trigger = self.message_json(trigger_id);
+        let wraps: Vec<Value> = self
+            .wraps
+            .iter()
+            .filter(|w| w["recipientKind"] == json!("bot"))
+            .map(|w| {
+                json!({"keyGeneration": w["keyGeneration"], "wrapEnc": w["wrapEnc"], "wrapCt": w["wrapCt"]})
+            })
+            .collect();
+        let history: Vec<Value> = self
+            .messages
+            .iter()
+            .filter(|m| m["id"] != json!(trigger_id))
+            .map(|m| {
+                json!({
+                    "ciphertext": m["sealed"]["ciphertext"], "envelope": m["sealed"]["envelope"],
+                    "role": if m["authorType"] == json!("bot") { "assistant" } else { "user" },
+                    "sequence": m["sequence"],
+                })
+            })
+            .collect();
+        let claim = json!({ "data": {
+            "id": INV, "workspaceId": WS, "rootStreamId": ROOT,
+            "activeStreamId": trigger["streamId"], "sourceMessageId": trigger_id,
+            "responseStreamId": ROOT,
+            "actor": {"type": "bot", "id": BOT, "slug": "helper"},
+            "trigger": "mention", "requiredCapability": "mentionable",
+            "sourceRevision": trigger["revision"], "authorUserId": trigger["authorId"],
+            "mentionedActorSlugs": ["helper"], "claimToken": "clm_s3cr3t",
+            "claimExpiresAt": "2026-11-21T12:01:00Z", "runtimeSessionId": SESSION,
+            "metadata": {},
+            "sealedContext": {
+                "callbackToken": "cbt_s3cr3t",
+                "wraps": wraps,
+                "history": history,
+                "prompt": trigger["sealed"],
+                "reply": {"keyGeneration": self.current_generation, "senderId": BOT},
+                "trigger": {
+                    "messageId": trigger_id, "authorName": "Second User",
+                    "authorType": "user", "createdAt": trigger["createdAt"],
+                },
+            },
+        }});
+        let parsed: ClaimResponse = serde_json::from_value(claim).unwrap();
+        parsed.data.expect("an invocation was pending")
+    }
+
+    fn record_step(
+        &mut self,
+        invocation_id: &str,
+        step_id: &str,
+        step_type: &StepType,
+        message_id: Option<&str>,
+        payload: Option<SealedPayload>,
+        phase: StepPhase,
+    ) -> StepRecorded {
+        let entry = self
+            .steps
+            .entry((invocation_id.to_owned(), step_id.to_owned()))
+            .or_insert_with(|| StoredStep {
+                step_type: step_type.clone(),
+                message_id: message_id.map(str::to_owned),
+                started: None,
+                completed: None,
+            });
+        match phase {
+            StepPhase::Started => entry.started = payload,
+            StepPhase::Completed => entry.completed = payload,
+        }
+        serde_json::from_value(json!({
+            "invocationId": invocation_id, "sessionId": "agent-session-1", "stepId": step_id,
+        }))
+        .unwrap()
+    }
+
+    /// `POST bot-invocations/{id}/sealed-steps/started`.
+    fn sealed_step_started(
+        &mut self,
+        invocation_id: &str,
+        body: &SealedStepStartedRequest,
+    ) -> StepRecorded {
+        let wire = serde_json::to_value(body).unwrap();
+        let payload = match (wire.get("ciphertext"), wire.get("envelope")) {
+            (Some(c), Some(e)) => {
+                Some(serde_json::from_value(json!({"ciphertext": c, "envelope": e})).unwrap())
+            }
+            _ => None,
+        };
+        self.record_step(
+            invocation_id,
+            &body.step_id,
+            &body.step_type,
+            body.message_id.as_deref(),
+            payload,
+            StepPhase::Started,
+        )
+    }
+
+    /// `POST bot-invocations/{id}/sealed-steps` (also the socket frames).
+    fn sealed_step(&mut self, invocation_id: &str, body: &SealedStepRequest) -> StepRecorded {
+        let wire = serde_json::to_value(body).unwrap();
+        let payload: SealedPayload = serde_json::from_value(
+            json!({"ciphertext": wire["ciphertext"], "envelope": wire["envelope"]}),
+        )
+        .unwrap();
+        self.record_step(
+            invocation_id,
+            &body.step_id,
+            &body.step_type,
+            body.message_id.as_deref(),
+            Some(payload),
+            StepPhase::Completed,
+        )
+    }
+
+    /// `bot:invocation:sealed-steps` over the socket.
+    fn sealed_steps_frames(&mut self, frames: &SealedSteps) {
+        let wire = Event::SealedSteps(frames.clone()).payload();
+        let parsed = match Event::from_parts("bot:invocation:sealed-steps", wire).unwrap() {
+            Event::SealedSteps(s) => s,
+            other => panic!("unexpected event {other:?}"),
+        };
+        for frame in parsed.steps {
+            let payload = SealedPayload {
+                ciphertext: frame.ciphertext.unwrap(),
+                envelope: frame.envelope.unwrap(),
+            };
+            self.record_step(
+                &parsed.invocation_id,
+                &frame.step_id,
+                &frame.step_type,
+                frame.message_id.as_deref(),
+                Some(payload),
+                StepPhase::Completed,
+            );
+        }
+    }
+
+    /// `POST bot-invocations/{id}/sealed-complete`: the reply is stored as a
+    /// bot message in the response stream, authored by `reply.senderId`.
+    fn sealed_complete(&mut self, body: &SealedCompleteRequest) -> SealedCompleted {
+        let wire = serde_json::to_value(body).unwrap();
+        let reply = &wire["reply"];
+        let sealed: SealedPayload = serde_json::from_value(
+            json!({"ciphertext": reply["ciphertext"], "envelope": reply["envelope"]}),
+        )
+        .unwrap();
+        let id = reply["messageId"].as_str().unwrap().to_owned();
+        self.store_message(ROOT, &id, BOT, "bot", &sealed, None);
+        serde_json::from_value(
+            json!({"invocationId": INV, "sessionId": "agent-session-1", "messageId": id}),
+        )
+        .unwrap()
+    }
+
+    /// `POST bot-invocations/{id}/sealed-messages`.
+    fn sealed_message(&mut self, body: &SealedMessageRequest) -> SealedMessagePosted {
+        let wire = serde_json::to_value(body).unwrap();
+        let sealed: SealedPayload = serde_json::from_value(
+            json!({"ciphertext": wire["ciphertext"], "envelope": wire["envelope"]}),
+        )
+        .unwrap();
+        self.store_message(ROOT, &body.message_id, BOT, "bot", &sealed, None);
+        serde_json::from_value(json!({"messageId": body.message_id})).unwrap()
+    }
+
+    /// `POST streams/{id}/decisions`; viewers are served the card as posted.
+    fn create_decision(&mut self, stream_id: &str, body: &CreateDecisionRequest) {
+        body.validate().unwrap();
+        let mut stored = serde_json::to_value(body).unwrap();
+        stored["streamId"] = json!(stream_id);
+        self.decisions.insert(body.decision_id.clone(), stored);
+    }
+
+    fn decision_card(&self, decision_id: &str) -> (String, CreateDecisionRequest) {
+        let stored = self.decisions[decision_id].clone();
+        let stream = stored["streamId"].as_str().unwrap().to_owned();
+        (stream, serde_json::from_value(stored).unwrap())
+    }
+
+    /// The decider answers; every runtime and viewer receives `decision:resolved`.
+    fn resolve(
+        &self,
+        decision_id: &str,
+        option_id: &str,
+        decided_by: &str,
+        note: Option<&SealedPayload>,
+    ) -> DecisionResolved {
+        let mut payload =
+            json!({"decisionId": decision_id, "optionId": option_id, "decidedBy": decided_by});
+        if let Some(n) = note {
+            payload["noteCiphertext"] = json!(n.ciphertext);
+            payload["noteEnvelope"] = serde_json::to_value(&n.envelope).unwrap();
+        }
+        match Event::from_parts("decision:resolved", payload).unwrap() {
+            Event::DecisionResolved(d) => d,
+            other => panic!("unexpected event {other:?}"),
+        }
+    }
+
+    fn revoke_event(&self) -> E2eRevoke {
+        let payload = json!({"workspaceId": WS, "botId": BOT, "streamId": ROOT});
+        match Event::from_parts("bot:e2e_revoke", payload).unwrap() {
+            Event::E2eRevoke(e) => e,
+            other => panic!("unexpected event {other:?}"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The participants.
+// ---------------------------------------------------------------------------
+
+fn mint(n: u64) -> MessageId {
+    MessageId::mint(1_763_700_000_000 + n).unwrap()
+}
+
+fn keyring_of(server: &FakeServer, key: &IdentityKey) -> Keyring {
+    let opened = open_key_wraps(ROOT, &server.key_wraps(ROOT), std::slice::from_ref(key)).unwrap();
+    assert!(opened.skipped.is_empty(), "{:?}", opened.skipped);
+    opened.keyring
+}
+
+/// Opens every message of `stream_id` as `ring` sees it, by id.
+fn read_all(
+    server: &FakeServer,
+    stream_id: &str,
+    ring: &Keyring,
+) -> BTreeMap<String, OpenedMessage> {
+    let list = server.list_messages(stream_id);
+    open_messages(ring, &list.data)
+        .into_iter()
+        .map(|r| {
+            let m = r.unwrap();
+            (m.message_id.clone(), m)
+        })
+        .collect()
+}
+
+/// A user with a passphrase-protected key, set up and stored, then unlocked
+/// from the `GET me/e2e-key` record as the app would on a new device.
+fn user_with_passphrase(key_id: &str, passphrase: &str) -> (IdentityKey, OwnKey) {
+    let params = KdfParams::argon2id(64, 1, 1);
+    let (created, record) =
+        user_key::set_up(KeyId::new(key_id).unwrap(), passphrase, &params).unwrap();
+    let stored = serde_json::to_value(record.into_own_key("2026-11-21T09:00:00Z")).unwrap();
+    let fetched: OwnKey =
+        serde_json::from_value(json!({ "data": stored })["data"].clone()).unwrap();
+    let limits = KdfLimits::default();
+    assert_eq!(
+        user_key::unlock(&fetched, "not the passphrase", &limits)
+            .unwrap_err()
+            .code(),
+        ErrorCode::WrongPassphrase
+    );
+    let unlocked = user_key::unlock(&fetched, passphrase, &limits).unwrap();
+    assert_eq!(unlocked.public_key(), created.public_key());
+    assert_eq!(unlocked.key_id().as_str(), key_id);
+    assert_eq!(unlocked.kind(), &RecipientKind::User);
+    (unlocked, fetched)
+}
+
+fn options() -> Vec<DecisionOption> {
+    vec![
+        DecisionOption {
+            id: "ship".into(),
+            tone: "primary".into(),
+        },
+        DecisionOption {
+            id: "wait".into(),
+            tone: "neutral".into(),
+        },
+    ]
+}
+
+#[test]
+fn shared_sealed_scratchpad_end_to_end() {
+    let mut server = FakeServer::new();
+
+    // --- Keys -------------------------------------------------------------
+    let (owner, owner_record) = user_with_passphrase("owner-laptop", "correct horse battery");
+    let (user2, _) = user_with_passphrase("u2-phone", "staple grapes");
+    // `GET bot-runtime/owner-e2e-key`, as the runtime sees it.
+    let owner_key: OwnerKey = serde_json::from_value(
+        json!({"keyId": owner_record.key_id, "publicKey": owner_record.public_key}),
+    )
+    .unwrap();
+    let machine_a =
+        IdentityKey::generate(RecipientKind::Bot, KeyId::new("machine-a").unwrap()).unwrap();
+    let machine_b =
+        IdentityKey::generate(RecipientKind::Bot, KeyId::new("machine-b").unwrap()).unwrap();
+    // Per-machine policy: each machine registers its own key in presence.
+    check_key_set(&[machine_a.clone(), machine_b.clone()]).unwrap();
+    for (instance, key) in [("machine-a", &machine_a), ("machine-b", &machine_b)] {
+        let presence = with_machine_key(
+            PresenceRequest::new(
+                RuntimeKind::AlphaLocal,
+                instance,
+                PresenceStatus::Available,
+                true,
+            ),
+            key,
+        )
+        .unwrap();
+        assert_eq!(
+            presence.public_key.as_deref(),
+            Some(key.public_key().to_base64().as_str())
+        );
+        assert_eq!(presence.public_key_id.as_deref(), Some(instance));
+    }
+
+    // --- Generation 0: made by the runtime when it creates the session -----
+    let recipients = [
+        session::owner_recipient(&owner_key).unwrap(),
+        Recipient::of(&machine_a),
+        Recipient::of(&machine_b),
+        Recipient::of(&user2),
+    ];
+    let (runtime_ring, gen0) = session::generation_zero(ROOT, &recipients).unwrap();
+    assert_eq!(gen0.key_generation, 0);
+    assert_eq!(gen0.request.key_generation, 0);
+    assert_eq!(gen0.wraps.len(), 4);
+    let stored = server.post_key_wraps(ROOT, &gen0.request).unwrap();
+    assert_eq!(stored.stored, 4);
+    assert_eq!(runtime_ring.current_generation(), Some(0));
+
+    // A retried session setup makes another generation 0; the 409 says an
+    // earlier attempt landed, so the runtime discards the new key and opens
+    // the stored wraps instead: it still reads what the first key sealed.
+    let (discarded, retry) = session::generation_zero(ROOT, &recipients).unwrap();
+    assert_eq!(
+        server.post_key_wraps(ROOT, &retry.request).unwrap_err(),
+        http(409, None)
+    );
+    drop(discarded);
+
+    // --- Everyone opens its keyring from `GET key-wraps` ---------------------
+    let owner_ring = keyring_of(&server, &owner);
+    let u2_ring = keyring_of(&server, &user2);
+    let a_ring = keyring_of(&server, &machine_a);
+    let b_ring = keyring_of(&server, &machine_b);
+    for ring in [&owner_ring, &u2_ring, &a_ring, &b_ring] {
+        assert_eq!(ring.generations(), vec![0]);
+        assert_eq!(ring.current_generation(), Some(0));
+        assert_eq!(ring.root_stream_id(), ROOT);
+    }
+    // A process holding both machine keys opens both wraps into one key.
+    let both = open_key_wraps(
+        ROOT,
+        &server.key_wraps(ROOT),
+        &[machine_a.clone(), machine_b.clone()],
+    )
+    .unwrap();
+    assert_eq!(both.keyring.generations(), vec![0]);
+    assert!(both.skipped.is_empty());
+
+    // --- Messages from the owner and the second user ------------------------
+    let id1 = mint(1);
+    let body1 = seal_message(
+        &owner_ring,
+        ROOT,
+        &id1,
+        OWNER,
+        "Release freeze starts Wednesday.",
+        Some("owner-1".into()),
+    )
+    .unwrap();
+    check_send_rules(true, &body1).unwrap();
+    assert!(body1.content.is_none(), "no plaintext leaves the client");
+    let sent1 = server.post_message(ROOT, &id1, OWNER, &body1).unwrap();
+    assert_eq!(sent1.data.client_message_id.as_deref(), Some("owner-1"));
+    assert_eq!(
+        open_message(&owner_ring, &sent1.data).unwrap().text,
+        "Release freeze starts Wednesday."
+    );
+
+    let id2 = mint(2);
+    let body2 = seal_message(
+        &u2_ring,
+        ROOT,
+        &id2,
+        USER2,
+        "@helper what is left before the freeze?",
+        None,
+    )
+    .unwrap();
+    check_send_rules(true, &body2).unwrap();
+    server.post_message(ROOT, &id2, USER2, &body2).unwrap();
+
+    // A message in a thread of the root: sealed with the root's keyring,
+    // bound to the thread's own stream id.
+    let id_t = mint(3);
+    let body_t = seal_message(
+        &u2_ring,
+        THREAD,
+        &id_t,
+        USER2,
+        "(thread) the docs are done",
+        None,
+    )
+    .unwrap();
+    server.post_message(THREAD, &id_t, USER2, &body_t).unwrap();
+
+    // A sealed body to the plain stream and plaintext to the sealed stream
+    // are refused by the client before the server would refuse them.
+    let plain = SendMessageRequest {
+        content: Some("in the clear".into()),
+        ..SendMessageRequest::default()
+    };
+    assert_eq!(
+        check_send_rules(true, &plain).unwrap_err().code(),
+        ErrorCode::E2eStreamRequiresCiphertext
+    );
+    assert_eq!(
+        server
+            .post_message(ROOT, &mint(90), OWNER, &plain)
+            .unwrap_err(),
+        http(400, Some("E2E_STREAM_REQUIRES_CIPHERTEXT"))
+    );
+
+    for ring in [&owner_ring, &u2_ring, &a_ring, &b_ring] {
+        let read = read_all(&server, ROOT, ring);
+        assert_eq!(read.len(), 2);
+        assert_eq!(read[id1.as_str()].text, "Release freeze starts Wednesday.");
+        assert_eq!(read[id1.as_str()].author_id, OWNER);
+        assert_eq!(read[id1.as_str()].revision, 1);
+        assert_eq!(read[id1.as_str()].invocation_id, None);
+        assert_eq!(
+            read[id2.as_str()].text,
+            "@helper what is left before the freeze?"
+        );
+        assert_eq!(read[id2.as_str()].author_id, USER2);
+        let thread = read_all(&server, THREAD, ring);
+        assert_eq!(thread[id_t.as_str()].text, "(thread) the docs are done");
+    }
+
+    // --- An edit (revision 2) opens for everyone -----------------------------
+    let m1 = server.list_messages(ROOT).data[0].clone();
+    assert_eq!(m1.id, id1.as_str());
+    let edit = seal_edit(&owner_ring, &m1, OWNER, "Release freeze starts Tuesday.").unwrap();
+    let edited = server.edit_message(id1.as_str(), &edit);
+    assert_eq!(edited.data.revision, 2);
+    for ring in [&owner_ring, &u2_ring, &a_ring, &b_ring] {
+        let read = read_all(&server, ROOT, ring);
+        assert_eq!(read[id1.as_str()].text, "Release freeze starts Tuesday.");
+        assert_eq!(read[id1.as_str()].revision, 2);
+    }
+
+    // --- Machine B claims and opens the invocation -----------------------------
+    let invocation = server.claim(id2.as_str());
+    assert!(invocation.prompt_markdown.is_none());
+    let opened = OpenedInvocation::open(&invocation, std::slice::from_ref(&machine_b)).unwrap();
+    assert_eq!(opened.invocation_id(), INV);
+    assert_eq!(opened.callback_token().expose(), "cbt_s3cr3t");
+    assert_eq!(opened.prompt, "@helper what is left before the freeze?");
+    assert_eq!(opened.keyring().generations(), vec![0]);
+    assert_eq!(opened.keyring().root_stream_id(), ROOT);
+    let history: Vec<(&str, &str, &str, &str)> = opened
+        .history
+        .iter()
+        .map(|h| {
+            (
+                h.slot.stream_id().unwrap(),
+                h.slot.message_id().unwrap(),
+                h.slot.author_id().unwrap(),
+                h.text.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        history,
+        vec![
+            (ROOT, id1.as_str(), OWNER, "Release freeze starts Tuesday."),
+            (THREAD, id_t.as_str(), USER2, "(thread) the docs are done"),
+        ]
+    );
+    assert!(matches!(
+        opened.history[0].slot,
+        Slot::Message { revision: 2, .. }
+    ));
+    assert_eq!(opened.history[0].sequence, "1");
+    assert_eq!(opened.history[0].role, "user");
+
+    // --- The runtime's steps, reply and follow-up --------------------------------
+    let started = opened
+        .seal_step_started(
+            "step-1",
+            &StepType::Thinking,
+            None,
+            Some("reading the thread"),
+        )
+        .unwrap();
+    server.sealed_step_started(INV, &started);
+    let done = opened
+        .seal_step(
+            "step-1",
+            &StepType::Thinking,
+            None,
+            "two items are left",
+            Some(1200),
+        )
+        .unwrap();
+    let recorded = server.sealed_step(INV, &done);
+    assert_eq!(recorded.step_id, "step-1");
+    // A high-volume step over the socket, naming the message it refers to.
+    let tool = opened
+        .seal_step(
+            "step-2",
+            &StepType::ToolCall,
+            Some(id2.as_str()),
+            "search: open issues",
+            None,
+        )
+        .unwrap();
+    let frames = opened.step_frames(std::slice::from_ref(&tool));
+    assert_eq!(frames.invocation_id, INV);
+    assert_eq!(frames.callback_token.expose(), "cbt_s3cr3t");
+    server.sealed_steps_frames(&frames);
+    // An in-flight step with no content yet.
+    let bare = opened
+        .seal_step_started("step-3", &StepType::WebSearch, None, None)
+        .unwrap();
+    assert!(bare.ciphertext.is_none() && bare.envelope.is_none());
+    server.sealed_step_started(INV, &bare);
+
+    let reply_id = mint(10);
+    let complete = opened
+        .seal_reply(&reply_id, "Two items: the changelog and the tag.")
+        .unwrap();
+    assert_eq!(complete.source_revision, Some(1));
+    let completed = server.sealed_complete(&complete);
+    assert_eq!(completed.message_id.as_deref(), Some(reply_id.as_str()));
+    let follow_id = mint(11);
+    let follow = opened.seal_message(&follow_id, "Tag pushed.").unwrap();
+    assert_eq!(
+        server.sealed_message(&follow).message_id,
+        follow_id.as_str()
+    );
+
+    for ring in [&owner_ring, &u2_ring, &a_ring] {
+        for ((inv, step_id), step) in &server.steps {
+            assert_eq!(inv, INV);
+            let expected = match step_id.as_str() {
+                "step-1" => (Some("reading the thread"), Some("two items are left")),
+                "step-2" => (None, Some("search: open issues")),
+                "step-3" => (None, None),
+                other => panic!("unexpected step {other}"),
+            };
+            let read = |phase, payload: &Option<SealedPayload>| {
+                payload.as_ref().map(|p| {
+                    open_step(
+                        ring,
+                        inv,
+                        step_id,
+                        &step.step_type,
+                        phase,
+                        step.message_id.as_deref(),
+                        p,
+                    )
+                    .unwrap()
+                })
+            };
+            assert_eq!(
+                read(StepPhase::Started, &step.started).as_deref(),
+                expected.0
+            );
+            assert_eq!(
+                read(StepPhase::Completed, &step.completed).as_deref(),
+                expected.1
+            );
+        }
+        let read = read_all(&server, ROOT, ring);
+        let reply = &read[reply_id.as_str()];
+        assert_eq!(reply.text, "Two items: the changelog and the tag.");
+        assert_eq!(reply.author_id, BOT);
+        assert_eq!(reply.invocation_id.as_deref(), Some(INV));
+        let follow_up = &read[follow_id.as_str()];
+        assert_eq!(follow_up.text, "Tag pushed.");
+        assert_eq!(follow_up.invocation_id.as_deref(), Some(INV));
+    }
+    // The reply's list item names the sender of `reply.senderId`.
+    let reply_msg = server
+        .list_messages(ROOT)
+        .data
+        .into_iter()
+        .find(|m| m.id == reply_id.as_str())
+        .unwrap();
+    assert_eq!(reply_msg.author_id, BOT);
+    assert_eq!(
+        reply_msg.sealed.as_ref().unwrap().envelope.key_generation,
+        0
+    );
+
+    // --- A decision card and the second user's note ------------------------------
+    let decision = DecisionId::mint(1_763_700_000_100).unwrap();
+    let content = DecisionCardContent {
+        title: "Ship the release?".into(),
+        body: "All checks are **green**.".into(),
+        labels: BTreeMap::from([
+            ("ship".to_owned(), "Ship now".to_owned()),
+            ("wait".to_owned(), "Wait for Monday".to_owned()),
+        ]),
+    };
+    let card = opened
+        .seal_decision_card(ROOT, &decision, options(), true, &content, SESSION)
+        .unwrap();
+    assert_eq!(card.invocation_id, INV);
+    assert_eq!(card.runtime_session_id, SESSION);
+    server.create_decision(ROOT, &card);
+    let (card_stream, served_card) = server.decision_card(decision.as_str());
+    for ring in [&owner_ring, &u2_ring, &a_ring] {
+        assert_eq!(
+            open_decision_card(ring, &card_stream, &served_card).unwrap(),
+            content
+        );
+    }
+    let note = seal_decision_note(
+        &u2_ring,
+        decision.as_str(),
+        "ship",
+        USER2,
+        "Go, I am on call tonight.",
+    )
+    .unwrap();
+    let resolved = server.resolve(decision.as_str(), "ship", USER2, Some(&note));
+    for ring in [&owner_ring, &u2_ring, &a_ring, &b_ring, opened.keyring()] {
+        assert_eq!(
+            open_decision_note(ring, &resolved).unwrap().as_deref(),
+            Some("Go, I am on call tonight.")
+        );
+    }
+    let without_note = server.resolve(decision.as_str(), "wait", OWNER, None);
+    assert_eq!(
+        open_decision_note(&owner_ring, &without_note).unwrap(),
+        None
+    );
+
+    // --- The bot is removed ----------------------------------------------------------
+    // The runtime's machines keep keyrings by root stream.
+    let mut machine_rings: Vec<BTreeMap<String, Keyring>> = vec![
+        BTreeMap::from([(ROOT.to_owned(), a_ring.clone())]),
+        BTreeMap::from([(ROOT.to_owned(), opened.keyring().clone())]),
+    ];
+    server.roll(Some("bot"));
+    let revoke = server.revoke_event();
+    for rings in &mut machine_rings {
+        let outcome = on_revoke(rings, &revoke, KeyPolicy::PerMachine);
+        assert!(outcome.dropped);
+        assert!(
+            !outcome.rewrite_presence,
+            "per-machine keys need no new presence"
+        );
+        assert!(!rings.contains_key(ROOT));
+    }
+
+    // Until the owner posts generation 1, nobody seals under generation 0.
+    let waiting = keyring_of(&server, &user2);
+    assert_eq!(waiting.current_generation(), Some(1));
+    assert_eq!(
+        seal_message(&waiting, ROOT, &mint(20), USER2, "too early", None)
+            .unwrap_err()
+            .code(),
+        ErrorCode::UnknownKeyGeneration
+    );
+
+    let mut owner_ring = owner_ring;
+    let remaining = [
+        session::owner_recipient(&owner_key).unwrap(),
+        Recipient::of(&user2),
+    ];
+    let gen1 = session::roll_generation(&mut owner_ring, &remaining).unwrap();
+    assert_eq!(gen1.key_generation, 1);
+    assert_eq!(owner_ring.current_generation(), Some(1));
+    assert_eq!(
+        server.post_key_wraps(ROOT, &gen1.request).unwrap().stored,
+        2
+    );
+
+    let owner_ring = keyring_of(&server, &owner);
+    let u2_ring = keyring_of(&server, &user2);
+    for ring in [&owner_ring, &u2_ring] {
+        assert_eq!(ring.generations(), vec![0, 1]);
+        assert_eq!(ring.current_generation(), Some(1));
+    }
+
+    let id5 = mint(21);
+    let b5 = seal_message(
+        &owner_ring,
+        ROOT,
+        &id5,
+        OWNER,
+        "Launch moved to Friday.",
+        None,
+    )
+    .unwrap();
+    assert_eq!(b5.sealed.as_ref().unwrap().envelope.key_generation, 1);
+    server.post_message(ROOT, &id5, OWNER, &b5).unwrap();
+    let id6 = mint(22);
+    let b6 = seal_message(&u2_ring, ROOT, &id6, USER2, "Noted, without the bot.", None).unwrap();
+    assert_eq!(b6.sealed.as_ref().unwrap().envelope.key_generation, 1);
+    server.post_message(ROOT, &id6, USER2, &b6).unwrap();
+
+    // Owner and second user still read old and new messages.
+    for ring in [&owner_ring, &u2_ring] {
+        let read = read_all(&server, ROOT, ring);
+        assert_eq!(read.len(), 6);
+        assert_eq!(read[id1.as_str()].text, "Release freeze starts Tuesday.");
+        assert_eq!(
+            read[id2.as_str()].text,
+            "@helper what is left before the freeze?"
+        );
+        assert_eq!(
+            read[reply_id.as_str()].text,
+            "Two items: the changelog and the tag."
+        );
+        assert_eq!(read[follow_id.as_str()].text, "Tag pushed.");
+        assert_eq!(read[id5.as_str()].text, "Launch moved to Friday.");
+        assert_eq!(read[id6.as_str()].text, "Noted, without the bot.");
+        assert_eq!(
+            open_decision_card(ring, ROOT, &served_card).unwrap(),
+            content
+        );
+    }
+
+    // The bot reads nothing sealed afterwards.
+    let after = server.list_messages(ROOT).data;
+    let new_messages: Vec<&Message> = after
+        .iter()
+        .filter(|m| m.id == id5.as_str() || m.id == id6.as_str())
+        .collect();
+    assert_eq!(new_messages.len(), 2);
+    for machine in [&machine_a, &machine_b] {
+        // Opening the new wraps gives nothing: none is addressed to it.
+        let reopened =
+            open_key_wraps(ROOT, &server.key_wraps(ROOT), std::slice::from_ref(machine)).unwrap();
+        assert!(reopened.keyring.generations().is_empty());
+        assert!(reopened.skipped.is_empty());
+        for m in &new_messages {
+            assert_eq!(
+                open_message(&reopened.keyring, m).unwrap_err().code(),
+                ErrorCode::UnknownKeyGeneration
+            );
+        }
+        // Even a gen-1 wrap relabelled to the machine does not open for it.
+        let mut relabelled = server.key_wraps(ROOT);
+        for w in relabelled.wraps.iter_mut() {
+            w.recipient_kind = Some(RecipientKind::Bot);
+            w.recipient_key_id = Some(machine.key_id().as_str().to_owned());
+        }
+        let forced = open_key_wraps(ROOT, &relabelled, std::slice::from_ref(machine)).unwrap();
+        assert!(forced.keyring.generations().is_empty());
+        assert!(!forced.skipped.is_empty());
+        assert!(
+            forced
+                .skipped
+                .iter()
+                .all(|s| s.code == ErrorCode::WrapOpenFailed)
+        );
+    }
+    // The keys the machines held before removal open only what they held.
+    for held in [&a_ring, opened.keyring()] {
+        for m in &new_messages {
+            assert_eq!(
+                open_message(held, m).unwrap_err().code(),
+                ErrorCode::UnknownKeyGeneration
+            );
+        }
+        assert!(open_message(held, &after[0]).is_ok());
+    }
+    // A claim after removal carries no wrap the bot can open.
+    let later = server.claim(id6.as_str());
+    assert!(later.sealed_context.as_ref().unwrap().wraps.is_empty());
+    assert_eq!(
+        OpenedInvocation::open(&later, &[machine_a.clone(), machine_b.clone()])
+            .unwrap_err()
+            .code(),
+        ErrorCode::WrapOpenFailed
+    );
+}
+
+#[test]
+fn runtime_machines_each_open_the_same_invocation() {
+    // Both machines of the runtime open the same claim with their own key;
+    // what either seals is read by the other and by the owner.
+    let mut server = FakeServer::new();
+    let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner").unwrap()).unwrap();
+    let machines: Vec<IdentityKey> = ["machine-a", "machine-b"]
+        .iter()
+        .map(|k| IdentityKey::generate(RecipientKind::Bot, KeyId::new(*k).unwrap()).unwrap())
+        .collect();
+    let recipients: Vec<Recipient> = std::iter::once(Recipient::of(&owner))
+        .chain(machines.iter().map(Recipient::of))
+        .collect();
+    let (_, gen0) = session::generation_zero(ROOT, &recipients).unwrap();
+    server.post_key_wraps(ROOT, &gen0.request).unwrap();
+    let owner_ring = keyring_of(&server, &owner);
+    let id = mint(1);
+    let body = seal_message(&owner_ring, ROOT, &id, OWNER, "@helper hi", None).unwrap();
+    server.post_message(ROOT, &id, OWNER, &body).unwrap();
+    let invocation = server.claim(id.as_str());
+
+    let a = OpenedInvocation::open(&invocation, &machines[..1]).unwrap();
+    let b = OpenedInvocation::open(&invocation, &machines[1..]).unwrap();
+    let both = OpenedInvocation::open(&invocation, &machines).unwrap();
+    for o in [&a, &b, &both] {
+        assert_eq!(o.prompt, "@helper hi");
+        assert_eq!(o.keyring().generations(), vec![0]);
+    }
+    let reply = a.seal_reply(&mint(2), "hello from A").unwrap();
+    server.sealed_complete(&reply);
+    let follow = b.seal_message(&mint(3), "hello from B").unwrap();
+    server.sealed_message(&follow);
+    for ring in [&owner_ring, a.keyring(), b.keyring()] {
+        let read = read_all(&server, ROOT, ring);
+        assert_eq!(read[mint_id(&reply)].text, "hello from A");
+        assert_eq!(read[follow.message_id.as_str()].text, "hello from B");
+    }
+    // The owner's key is not one of the runtime's: the claim's wraps name
+    // no recipient, and none opens for it.
+    assert_eq!(
+        OpenedInvocation::open(&invocation, std::slice::from_ref(&owner))
+            .unwrap_err()
+            .code(),
+        ErrorCode::WrapOpenFailed
+    );
+}
+
+fn mint_id(complete: &SealedCompleteRequest) -> &str {
+    complete.reply.as_ref().unwrap().message_id.as_str()
+}
+
+#[test]
+fn a_new_member_reads_from_its_generation_on() {
+    // Inviting a recipient rolls the generation too: the newcomer reads what
+    // follows, not what came before.
+    let mut server = FakeServer::new();
+    let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner").unwrap()).unwrap();
+    let late = IdentityKey::generate(RecipientKind::User, KeyId::new("late").unwrap()).unwrap();
+    let (mut owner_ring, gen0) = session::generation_zero(ROOT, &[Recipient::of(&owner)]).unwrap();
+    server.post_key_wraps(ROOT, &gen0.request).unwrap();
+    let before = mint(1);
+    let b = seal_message(&owner_ring, ROOT, &before, OWNER, "before", None).unwrap();
+    server.post_message(ROOT, &before, OWNER, &b).unwrap();
+
+    server.roll(None);
+    let gen1 = session::roll_generation(
+        &mut owner_ring,
+        &[Recipient::of(&owner), Recipient::of(&late)],
+    )
+    .unwrap();
+    server.post_key_wraps(ROOT, &gen1.request).unwrap();
+    let after = mint(2);
+    let a = seal_message(&owner_ring, ROOT, &after, OWNER, "after", None).unwrap();
+    server.post_message(ROOT, &after, OWNER, &a).unwrap();
+
+    let late_ring = keyring_of(&server, &late);
+    assert_eq!(late_ring.generations(), vec![1]);
+    let list = server.list_messages(ROOT);
+    let results = open_messages(&late_ring, &list.data);
+    assert_eq!(
+        results[0].as_ref().unwrap_err().code(),
+        ErrorCode::UnknownKeyGeneration
+    );
+    assert_eq!(results[1].as_ref().unwrap().text, "after");
+    let owner_view = read_all(&server, ROOT, &keyring_of(&server, &owner));
+    assert_eq!(owner_view[before.as_str()].text, "before");
+    assert_eq!(owner_view[after.as_str()].text, "after");
+}

@@ -1,0 +1,1267 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+//! Acceptance of the sealed flows (issue 4), part 2: a hostile server.
+//!
+//! The server stores and serves every byte, so it can move a ciphertext to
+//! another slot, replay, drop or roll back wraps, and edit the JSON of a
+//! claim. Each case below does one such thing to what the flows produced,
+//! through the public API only, and asserts the exact error code. Nothing
+//! here may panic.
+
+use serde_json::{Value, json};
+use streamseal::envelope::SealedPayload;
+use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
+use streamseal::sealed::decisions::{
+    CardPlacement, DecisionCardContent, open_decision_card, open_decision_note, seal_decision_card,
+    seal_decision_note,
+};
+use streamseal::sealed::keyring::{add_wraps, announce, open_key_wraps};
+use streamseal::sealed::messages::{check_send_rules, open_message, seal_edit, seal_message};
+use streamseal::sealed::runtime::{OpenedInvocation, open_step};
+use streamseal::sealed::session;
+use streamseal::slot::{DecisionOption, StepPhase};
+use streamseal::stream_key::Keyring;
+use streamseal::wire::events::DecisionResolved;
+use streamseal::wire::ids::{DecisionId, MessageId};
+use streamseal::wire::invocation::Invocation;
+use streamseal::wire::keys::KeyWraps;
+use streamseal::wire::message::Message;
+use streamseal::wire::requests::decisions::CreateDecisionRequest;
+use streamseal::wire::requests::invocation::StepType;
+use streamseal::wire::requests::messages::SendMessageRequest;
+use streamseal::wrap::KeyWrap;
+use streamseal::{Error, ErrorCode};
+
+const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+const OTHER_ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7N";
+const THREAD: &str = "stream_01JD3QJ5TH0000000000000T";
+const OWNER: &str = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
+const USER2: &str = "usr_01JD3QS2E3C4N5D6000000000A";
+const BOT: &str = "bot_01JD3QB0T0000000000000000B";
+const INV: &str = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7";
+const INV2: &str = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z8";
+
+fn code<T: std::fmt::Debug>(r: Result<T, Error>) -> ErrorCode {
+    r.expect_err("the hostile input must be refused").code()
+}
+
+fn mint(n: u64) -> MessageId {
+    MessageId::mint(1_763_700_000_000 + n).unwrap()
+}
+
+fn key(kind: RecipientKind, id: &str) -> IdentityKey {
+    IdentityKey::generate(kind, KeyId::new(id).unwrap()).unwrap()
+}
+
+/// `GET streams/{id}/e2e/key-wraps` as the server would answer it.
+fn list(current: u32, wraps: &[KeyWrap]) -> KeyWraps {
+    serde_json::from_value(json!({
+        "currentKeyGeneration": current, "ownerUserId": OWNER, "wraps": wraps,
+    }))
+    .unwrap()
+}
+
+/// A list item of `GET streams/{id}/messages`.
+fn item(
+    stream: &str,
+    id: &str,
+    author: &str,
+    author_type: &str,
+    revision: u32,
+    sealed: &SealedPayload,
+) -> Message {
+    serde_json::from_value(json!({
+        "id": id, "streamId": stream, "sequence": "7", "authorId": author,
+        "authorType": author_type, "content": "[sealed]", "replyCount": 0, "metadata": {},
+        "revision": revision, "createdAt": "2026-11-21T10:00:00Z", "sealed": sealed,
+    }))
+    .unwrap()
+}
+
+fn sealed_of(body: &SendMessageRequest) -> SealedPayload {
+    body.sealed.clone().unwrap()
+}
+
+/// The shared scratchpad at generation 0 (owner, second user, two machines).
+struct Fx {
+    owner: IdentityKey,
+    user2: IdentityKey,
+    machine_a: IdentityKey,
+    machine_b: IdentityKey,
+    gen0: Vec<KeyWrap>,
+    owner_ring: Keyring,
+    u2_ring: Keyring,
+}
+
+fn fx() -> Fx {
+    let owner = key(RecipientKind::User, "owner-laptop");
+    let user2 = key(RecipientKind::User, "u2-phone");
+    let machine_a = key(RecipientKind::Bot, "machine-a");
+    let machine_b = key(RecipientKind::Bot, "machine-b");
+    let recipients = [&owner, &user2, &machine_a, &machine_b].map(Recipient::of);
+    let (_, gen0) = session::generation_zero(ROOT, &recipients).unwrap();
+    let listed = list(0, &gen0.wraps);
+    let owner_ring = open_key_wraps(ROOT, &listed, std::slice::from_ref(&owner))
+        .unwrap()
+        .keyring;
+    let u2_ring = open_key_wraps(ROOT, &listed, std::slice::from_ref(&user2))
+        .unwrap()
+        .keyring;
+    Fx {
+        owner,
+        user2,
+        machine_a,
+        machine_b,
+        gen0: gen0.wraps,
+        owner_ring,
+        u2_ring,
+    }
+}
+
+/// The owner's message `id` with `text`, as the list serves it.
+fn owner_message(fx: &Fx, id: &MessageId, text: &str) -> Message {
+    let body = seal_message(&fx.owner_ring, ROOT, id, OWNER, text, None).unwrap();
+    item(ROOT, id.as_str(), OWNER, "user", 1, &sealed_of(&body))
+}
+
+/// The JSON of a claim the server builds for `trigger` (editable before parsing).
+fn claim_json(
+    wraps: &[KeyWrap],
+    history: &[&Message],
+    trigger: &Message,
+    reply_generation: u32,
+) -> Value {
+    let wraps: Vec<Value> = wraps
+        .iter()
+        .filter(|w| w.recipient_kind == Some(RecipientKind::Bot))
+        .map(|w| json!({"keyGeneration": w.key_generation, "wrapEnc": w.wrap_enc, "wrapCt": w.wrap_ct}))
+        .collect();
+    let history: Vec<Value> = history
+        .iter()
+        .map(|m| {
+            let s = m.sealed.as_ref().unwrap();
+            json!({"ciphertext": s.ciphertext, "envelope": s.envelope, "role": "user", "sequence": m.sequence})
+        })
+        .collect();
+    json!({
+        "id": INV, "workspaceId": "ws_01JD3Q00000000000000000000", "rootStreamId": ROOT,
+        "activeStreamId": trigger.stream_id, "sourceMessageId": trigger.id,
+        "responseStreamId": ROOT,
+        "actor": {"type": "bot", "id": BOT, "slug": "helper"}, "trigger": "mention",
+        "requiredCapability": "mentionable", "sourceRevision": trigger.revision,
+        "authorUserId": trigger.author_id, "mentionedActorSlugs": ["helper"],
+        "claimToken": "clm_x", "claimExpiresAt": "2026-11-21T10:01:00Z",
+        "runtimeSessionId": "sess-1", "metadata": {},
+        "sealedContext": {
+            "callbackToken": "cbt_x", "wraps": wraps, "history": history,
+            "prompt": trigger.sealed,
+            "reply": {"keyGeneration": reply_generation, "senderId": BOT},
+            "trigger": {"messageId": trigger.id, "authorName": "Owner", "authorType": "user",
+                        "createdAt": "2026-11-21T10:00:00Z"},
+        },
+    })
+}
+
+fn parse_claim(v: Value) -> Invocation {
+    serde_json::from_value(v).unwrap()
+}
+
+/// The claim of `INV` for an owner message `@helper go`, opened by machine B.
+fn opened_invocation(fx: &Fx) -> (Message, OpenedInvocation) {
+    let trigger = owner_message(fx, &mint(50), "@helper go");
+    let inv = parse_claim(claim_json(&fx.gen0, &[], &trigger, 0));
+    let opened = OpenedInvocation::open(&inv, std::slice::from_ref(&fx.machine_b)).unwrap();
+    (trigger, opened)
+}
+
+fn payload_of_started(
+    body: &streamseal::wire::requests::invocation::SealedStepStartedRequest,
+) -> SealedPayload {
+    SealedPayload {
+        ciphertext: body.ciphertext.clone().unwrap(),
+        envelope: body.envelope.clone().unwrap(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Messages
+// ---------------------------------------------------------------------------
+
+#[test]
+fn message_moved_to_another_stream_message_or_author() {
+    let fx = fx();
+    let id = mint(1);
+    let good = owner_message(&fx, &id, "the launch code is 0000");
+    assert_eq!(
+        open_message(&fx.u2_ring, &good).unwrap().text,
+        "the launch code is 0000"
+    );
+    let sealed = good.sealed.clone().unwrap();
+    let moved = [
+        item(THREAD, id.as_str(), OWNER, "user", 1, &sealed),
+        item(OTHER_ROOT, id.as_str(), OWNER, "user", 1, &sealed),
+        item(ROOT, mint(2).as_str(), OWNER, "user", 1, &sealed),
+        item(ROOT, id.as_str(), USER2, "user", 1, &sealed),
+        item(ROOT, id.as_str(), BOT, "bot", 1, &sealed),
+    ];
+    for m in &moved {
+        assert_eq!(
+            code(open_message(&fx.u2_ring, m)),
+            ErrorCode::AadMismatch,
+            "{m:?}"
+        );
+    }
+    // Moved to another message's AAD: the slot then matches, but the
+    // ciphertext does not authenticate under that AAD.
+    let other_id = mint(3);
+    let other = owner_message(&fx, &other_id, "another");
+    let mut spliced = other.clone();
+    spliced.sealed.as_mut().unwrap().ciphertext = sealed.ciphertext.clone();
+    assert_eq!(
+        code(open_message(&fx.u2_ring, &spliced)),
+        ErrorCode::DecryptionFailed
+    );
+    // A ciphertext of another root stream's key, served here.
+    let (other_ring, _) =
+        session::generation_zero(OTHER_ROOT, &[Recipient::of(&fx.owner)]).unwrap();
+    let foreign = seal_message(&other_ring, ROOT, &id, OWNER, "x", None).unwrap();
+    let foreign = item(ROOT, id.as_str(), OWNER, "user", 1, &sealed_of(&foreign));
+    assert_eq!(
+        code(open_message(&fx.u2_ring, &foreign)),
+        ErrorCode::AadMismatch
+    );
+    // A list item without a sealed body in a sealed stream.
+    let mut stripped = good.clone();
+    stripped.sealed = None;
+    assert_eq!(
+        code(open_message(&fx.u2_ring, &stripped)),
+        ErrorCode::InvalidField
+    );
+}
+
+#[test]
+fn an_old_revision_replayed_as_the_current_one() {
+    let fx = fx();
+    let id = mint(1);
+    let rev1 = owner_message(&fx, &id, "deploy at 10:00");
+    let rev2_sealed = seal_edit(&fx.owner_ring, &rev1, OWNER, "deploy at 14:00").unwrap();
+    let rev2 = item(ROOT, id.as_str(), OWNER, "user", 2, &rev2_sealed);
+    assert_eq!(
+        open_message(&fx.u2_ring, &rev2).unwrap().text,
+        "deploy at 14:00"
+    );
+    assert_eq!(open_message(&fx.u2_ring, &rev2).unwrap().revision, 2);
+
+    // revision = 2, sealed payload of revision 1.
+    let replayed = item(
+        ROOT,
+        id.as_str(),
+        OWNER,
+        "user",
+        2,
+        rev1.sealed.as_ref().unwrap(),
+    );
+    assert_eq!(
+        code(open_message(&fx.u2_ring, &replayed)),
+        ErrorCode::AadMismatch
+    );
+    // And the reverse: revision 1 announced, revision 2's payload.
+    let ahead = item(ROOT, id.as_str(), OWNER, "user", 1, &rev2_sealed);
+    assert_eq!(
+        code(open_message(&fx.u2_ring, &ahead)),
+        ErrorCode::AadMismatch
+    );
+    // An edit by someone else is bound to that editor, not the author shown.
+    let by_u2 = seal_edit(&fx.u2_ring, &rev1, USER2, "deploy never").unwrap();
+    let shown_as_owner = item(ROOT, id.as_str(), OWNER, "user", 2, &by_u2);
+    assert_eq!(
+        code(open_message(&fx.owner_ring, &shown_as_owner)),
+        ErrorCode::AadMismatch
+    );
+}
+
+#[test]
+fn ciphertext_moved_to_another_generation() {
+    let fx = fx();
+    let mut ring = fx.owner_ring.clone();
+    let id0 = mint(1);
+    let at0 = owner_message(&fx, &id0, "sealed under generation 0");
+    let gen1 = session::roll_generation(&mut ring, &[Recipient::of(&fx.owner)]).unwrap();
+    assert_eq!(gen1.key_generation, 1);
+    let id1 = mint(2);
+    let b1 = seal_message(&ring, ROOT, &id1, OWNER, "sealed under generation 1", None).unwrap();
+    let at1 = item(ROOT, id1.as_str(), OWNER, "user", 1, &sealed_of(&b1));
+    assert_eq!(at1.sealed.as_ref().unwrap().envelope.key_generation, 1);
+    assert!(open_message(&ring, &at0).is_ok() && open_message(&ring, &at1).is_ok());
+
+    for (m, to) in [(&at0, 1u32), (&at0, 7), (&at1, 0), (&at1, u32::MAX)] {
+        let mut moved = m.clone();
+        moved.sealed.as_mut().unwrap().envelope.key_generation = to;
+        assert_eq!(
+            code(open_message(&ring, &moved)),
+            ErrorCode::AadMismatch,
+            "to {to}"
+        );
+    }
+}
+
+#[test]
+fn garbled_envelopes_are_refused_with_their_code() {
+    let fx = fx();
+    let id = mint(1);
+    let good = owner_message(&fx, &id, "hello");
+    let with = |f: &dyn Fn(&mut SealedPayload)| {
+        let mut m = good.clone();
+        f(m.sealed.as_mut().unwrap());
+        open_message(&fx.u2_ring, &m)
+    };
+    assert_eq!(
+        code(with(&|s| s.envelope.v = 2)),
+        ErrorCode::UnsupportedEnvelopeVersion
+    );
+    assert_eq!(
+        code(with(&|s| s.envelope.v = 0)),
+        ErrorCode::UnsupportedEnvelopeVersion
+    );
+    assert_eq!(
+        code(with(&|s| s.envelope.iv = "AAECAwQFBgcICQoL".into())),
+        ErrorCode::DecryptionFailed
+    );
+    assert_eq!(
+        code(with(&|s| s.envelope.iv = "AAECAwQFBgcICQ==".into())),
+        ErrorCode::InvalidLength
+    );
+    assert_eq!(
+        code(with(&|s| s.envelope.iv = "not base64!".into())),
+        ErrorCode::MalformedBase64
+    );
+    assert_eq!(
+        code(with(&|s| s.envelope.aad = "%%%".into())),
+        ErrorCode::MalformedBase64
+    );
+    assert_eq!(
+        code(with(&|s| s.envelope.aad = "c3RyZWFtc2VhbC9hYWQ=".into())),
+        ErrorCode::MalformedAad
+    );
+    assert_eq!(
+        code(with(&|s| s.ciphertext = "not base64!".into())),
+        ErrorCode::MalformedBase64
+    );
+    // One bit of the ciphertext flipped.
+    let flipped = {
+        use base64::Engine as _;
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let mut bytes = b64
+            .decode(&good.sealed.as_ref().unwrap().ciphertext)
+            .unwrap();
+        bytes[0] ^= 1;
+        b64.encode(bytes)
+    };
+    assert_eq!(
+        code(with(&|s| s.ciphertext = flipped.clone())),
+        ErrorCode::DecryptionFailed
+    );
+    // Shorter than a tag.
+    assert_eq!(
+        code(with(&|s| s.ciphertext = "AAAA".into())),
+        ErrorCode::DecryptionFailed
+    );
+    assert_eq!(
+        code(with(&|s| s.ciphertext = String::new())),
+        ErrorCode::DecryptionFailed
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Steps, decision cards, notes, replies
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_step_moved_to_another_step_type_phase_or_invocation() {
+    let fx = fx();
+    let (trigger, opened) = opened_invocation(&fx);
+    let msg = trigger.id.as_str();
+    let done = opened
+        .seal_step(
+            "s1",
+            &StepType::ToolCall,
+            Some(msg),
+            "ran the tests",
+            Some(5),
+        )
+        .unwrap();
+    let started = opened
+        .seal_step_started(
+            "s1",
+            &StepType::ToolCall,
+            Some(msg),
+            Some("running the tests"),
+        )
+        .unwrap();
+    let started = payload_of_started(&started);
+    let read = |inv: &str, step: &str, ty: &StepType, phase, m: Option<&str>, p: &SealedPayload| {
+        open_step(&fx.owner_ring, inv, step, ty, phase, m, p)
+    };
+    assert_eq!(
+        read(
+            INV,
+            "s1",
+            &StepType::ToolCall,
+            StepPhase::Completed,
+            Some(msg),
+            &done.sealed
+        )
+        .unwrap(),
+        "ran the tests"
+    );
+    assert_eq!(
+        read(
+            INV,
+            "s1",
+            &StepType::ToolCall,
+            StepPhase::Started,
+            Some(msg),
+            &started
+        )
+        .unwrap(),
+        "running the tests"
+    );
+    let other_msg = mint(51);
+    let cases: [(&str, &str, StepType, StepPhase, Option<&str>); 7] = [
+        (
+            INV,
+            "s2",
+            StepType::ToolCall,
+            StepPhase::Completed,
+            Some(msg),
+        ),
+        (
+            INV,
+            "s1",
+            StepType::Thinking,
+            StepPhase::Completed,
+            Some(msg),
+        ),
+        (
+            INV,
+            "s1",
+            StepType::ToolError,
+            StepPhase::Completed,
+            Some(msg),
+        ),
+        (INV, "s1", StepType::ToolCall, StepPhase::Started, Some(msg)),
+        (
+            INV2,
+            "s1",
+            StepType::ToolCall,
+            StepPhase::Completed,
+            Some(msg),
+        ),
+        (INV, "s1", StepType::ToolCall, StepPhase::Completed, None),
+        (
+            INV,
+            "s1",
+            StepType::ToolCall,
+            StepPhase::Completed,
+            Some(other_msg.as_str()),
+        ),
+    ];
+    for (inv, step, ty, phase, m) in &cases {
+        assert_eq!(
+            code(read(inv, step, ty, *phase, *m, &done.sealed)),
+            ErrorCode::AadMismatch,
+            "{inv} {step} {ty:?} {phase:?} {m:?}"
+        );
+    }
+    // The in-flight record served as the final one.
+    assert_eq!(
+        code(read(
+            INV,
+            "s1",
+            &StepType::ToolCall,
+            StepPhase::Completed,
+            Some(msg),
+            &started
+        )),
+        ErrorCode::AadMismatch
+    );
+    // A socket frame carries the same payload, bound the same way.
+    let frames = opened.step_frames(std::slice::from_ref(&done));
+    let frame = &frames.steps[0];
+    let framed = SealedPayload {
+        ciphertext: frame.ciphertext.clone().unwrap(),
+        envelope: frame.envelope.clone().unwrap(),
+    };
+    assert_eq!(
+        code(read(
+            INV,
+            "s1",
+            &StepType::Thinking,
+            StepPhase::Completed,
+            Some(msg),
+            &framed
+        )),
+        ErrorCode::AadMismatch
+    );
+    // Served as a message, a step does not open, nor a message as a step.
+    let as_message = item(ROOT, msg, BOT, "bot", 1, &done.sealed);
+    assert_eq!(
+        code(open_message(&fx.owner_ring, &as_message)),
+        ErrorCode::AadMismatch
+    );
+    assert_eq!(
+        code(read(
+            INV,
+            "s1",
+            &StepType::ToolCall,
+            StepPhase::Completed,
+            None,
+            trigger.sealed.as_ref().unwrap()
+        )),
+        ErrorCode::AadMismatch
+    );
+}
+
+fn two_options() -> Vec<DecisionOption> {
+    vec![
+        DecisionOption {
+            id: "approve".into(),
+            tone: "primary".into(),
+        },
+        DecisionOption {
+            id: "reject".into(),
+            tone: "neutral".into(),
+        },
+    ]
+}
+
+fn card(fx: &Fx, decision: &DecisionId) -> (CreateDecisionRequest, DecisionCardContent) {
+    let content = DecisionCardContent {
+        title: "Merge the migration?".into(),
+        body: "It drops a column.".into(),
+        labels: [
+            ("approve".to_owned(), "Merge".to_owned()),
+            ("reject".to_owned(), "Hold".to_owned()),
+        ]
+        .into(),
+    };
+    let placement = CardPlacement {
+        stream_id: ROOT,
+        decision_id: decision,
+        runtime_session_id: "sess-1",
+        invocation_id: INV,
+    };
+    let card =
+        seal_decision_card(&fx.owner_ring, placement, two_options(), true, &content).unwrap();
+    (card, content)
+}
+
+#[test]
+fn a_decision_card_moved_reordered_or_restyled() {
+    let fx = fx();
+    let decision = DecisionId::mint(1_763_700_000_100).unwrap();
+    let (card, content) = card(&fx, &decision);
+    assert_eq!(
+        open_decision_card(&fx.u2_ring, ROOT, &card).unwrap(),
+        content
+    );
+
+    let tampered: Vec<(&str, CreateDecisionRequest)> = vec![
+        ("another decision", {
+            let mut c = card.clone();
+            c.decision_id = DecisionId::mint(1_763_700_000_101).unwrap().as_str().into();
+            c
+        }),
+        ("options swapped", {
+            let mut c = card.clone();
+            c.options.reverse();
+            c
+        }),
+        ("labels swapped between ids", {
+            let mut c = card.clone();
+            c.options[0].id = "reject".into();
+            c.options[1].id = "approve".into();
+            c
+        }),
+        ("restyled", {
+            let mut c = card.clone();
+            c.options[1].tone = "primary".into();
+            c
+        }),
+        ("option dropped", {
+            let mut c = card.clone();
+            c.options.pop();
+            c
+        }),
+        ("option added", {
+            let mut c = card.clone();
+            c.options.push(DecisionOption {
+                id: "defer".into(),
+                tone: "neutral".into(),
+            });
+            c
+        }),
+        ("note disallowed", {
+            let mut c = card.clone();
+            c.allow_note = false;
+            c
+        }),
+    ];
+    for (what, c) in &tampered {
+        assert_eq!(
+            code(open_decision_card(&fx.u2_ring, ROOT, c)),
+            ErrorCode::AadMismatch,
+            "{what}"
+        );
+    }
+    // Posted to another stream of the same root (a thread).
+    assert_eq!(
+        code(open_decision_card(&fx.u2_ring, THREAD, &card)),
+        ErrorCode::AadMismatch
+    );
+    // Unsealed, or with a label for an option that does not exist.
+    let mut bare = card.clone();
+    bare.sealed = None;
+    assert_eq!(
+        code(open_decision_card(&fx.u2_ring, ROOT, &bare)),
+        ErrorCode::InvalidField
+    );
+    let stray = DecisionCardContent {
+        title: "t".into(),
+        body: "b".into(),
+        labels: [("nope".to_owned(), "x".to_owned())].into(),
+    };
+    let placement = CardPlacement {
+        stream_id: ROOT,
+        decision_id: &decision,
+        runtime_session_id: "sess-1",
+        invocation_id: INV,
+    };
+    assert_eq!(
+        code(seal_decision_card(
+            &fx.owner_ring,
+            placement,
+            two_options(),
+            true,
+            &stray
+        )),
+        ErrorCode::InvalidField
+    );
+}
+
+fn resolved(
+    decision: &str,
+    option: &str,
+    by: &str,
+    note: Option<&SealedPayload>,
+) -> DecisionResolved {
+    let mut v = json!({"decisionId": decision, "optionId": option, "decidedBy": by});
+    if let Some(n) = note {
+        v["noteCiphertext"] = json!(n.ciphertext);
+        v["noteEnvelope"] = serde_json::to_value(&n.envelope).unwrap();
+    }
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn a_note_moved_to_another_option_decider_or_decision() {
+    let fx = fx();
+    let decision = DecisionId::mint(1_763_700_000_100).unwrap();
+    let d = decision.as_str();
+    let note = seal_decision_note(&fx.u2_ring, d, "approve", USER2, "after the backup").unwrap();
+    assert_eq!(
+        open_decision_note(&fx.owner_ring, &resolved(d, "approve", USER2, Some(&note)))
+            .unwrap()
+            .as_deref(),
+        Some("after the backup")
+    );
+    let other = DecisionId::mint(1_763_700_000_101).unwrap();
+    for event in [
+        resolved(d, "reject", USER2, Some(&note)),
+        resolved(d, "approve", OWNER, Some(&note)),
+        resolved(other.as_str(), "approve", USER2, Some(&note)),
+    ] {
+        assert_eq!(
+            code(open_decision_note(&fx.owner_ring, &event)),
+            ErrorCode::AadMismatch,
+            "{event:?}"
+        );
+    }
+    // A card's ciphertext served as a note.
+    let (card, _) = card(&fx, &decision);
+    let as_note = resolved(d, "approve", USER2, card.sealed.as_ref());
+    assert_eq!(
+        code(open_decision_note(&fx.owner_ring, &as_note)),
+        ErrorCode::AadMismatch
+    );
+    // Half a note.
+    let mut half = resolved(d, "approve", USER2, Some(&note));
+    half.note_envelope = None;
+    assert_eq!(
+        code(open_decision_note(&fx.owner_ring, &half)),
+        ErrorCode::InvalidField
+    );
+    let mut half = resolved(d, "approve", USER2, Some(&note));
+    half.note_ciphertext = None;
+    assert_eq!(
+        code(open_decision_note(&fx.owner_ring, &half)),
+        ErrorCode::InvalidField
+    );
+}
+
+/// How a viewer (or a history consumer) takes the reply of `expected`:
+/// the reply opens only with the invocation it is bound to, which the
+/// consumer compares.
+fn reply_of(ring: &Keyring, m: &Message, expected: &str) -> Result<String, String> {
+    let opened = open_message(ring, m).map_err(|e| e.code().as_str().to_owned())?;
+    match opened.invocation_id.as_deref() {
+        Some(inv) if inv == expected => Ok(opened.text),
+        other => Err(format!("bound to {other:?}")),
+    }
+}
+
+#[test]
+fn a_reply_moved_to_another_invocation_message_author_or_stream() {
+    let fx = fx();
+    let (_, opened) = opened_invocation(&fx);
+    let reply_id = mint(60);
+    let complete = opened.seal_reply(&reply_id, "all tests pass").unwrap();
+    let reply = complete.reply.unwrap();
+    assert_eq!(reply.message_id, reply_id.as_str());
+    let listed = item(ROOT, reply_id.as_str(), BOT, "bot", 1, &reply.sealed);
+    let got = open_message(&fx.owner_ring, &listed).unwrap();
+    assert_eq!(got.invocation_id.as_deref(), Some(INV));
+    assert_eq!(got.text, "all tests pass");
+    assert_eq!(
+        reply_of(&fx.owner_ring, &listed, INV).as_deref(),
+        Ok("all tests pass")
+    );
+    // Served as the reply of another invocation: the list item is identical,
+    // the opened invocation id tells the consumer.
+    assert_eq!(
+        reply_of(&fx.owner_ring, &listed, INV2),
+        Err(format!("bound to {:?}", Some(INV)))
+    );
+    // A runtime reading it in the history of INV2 learns the same binding.
+    let trigger2 = owner_message(&fx, &mint(61), "@helper again");
+    let mut claim2 = claim_json(&fx.gen0, &[&listed], &trigger2, 0);
+    claim2["id"] = json!(INV2);
+    let opened2 =
+        OpenedInvocation::open(&parse_claim(claim2), std::slice::from_ref(&fx.machine_a)).unwrap();
+    match &opened2.history[0].slot {
+        streamseal::slot::Slot::BotReply {
+            invocation_id,
+            message_id,
+            ..
+        } => {
+            assert_eq!(invocation_id, INV);
+            assert_eq!(message_id, reply_id.as_str());
+        }
+        other => panic!("unexpected slot {other:?}"),
+    }
+    // Moved to another message, author, stream, or shown as an edit.
+    for m in [
+        item(ROOT, mint(62).as_str(), BOT, "bot", 1, &reply.sealed),
+        item(ROOT, reply_id.as_str(), OWNER, "user", 1, &reply.sealed),
+        item(THREAD, reply_id.as_str(), BOT, "bot", 1, &reply.sealed),
+        item(ROOT, reply_id.as_str(), BOT, "bot", 2, &reply.sealed),
+    ] {
+        assert_eq!(
+            code(open_message(&fx.owner_ring, &m)),
+            ErrorCode::AadMismatch,
+            "{m:?}"
+        );
+    }
+    // A follow-up message of the invocation is bound the same way.
+    let follow = opened.seal_message(&mint(63), "one more thing").unwrap();
+    let moved = item(ROOT, mint(64).as_str(), BOT, "bot", 1, &follow.sealed);
+    assert_eq!(
+        code(open_message(&fx.owner_ring, &moved)),
+        ErrorCode::AadMismatch
+    );
+    let placed = item(ROOT, &follow.message_id, BOT, "bot", 1, &follow.sealed);
+    assert_eq!(
+        reply_of(&fx.owner_ring, &placed, INV).as_deref(),
+        Ok("one more thing")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Wraps
+// ---------------------------------------------------------------------------
+
+#[test]
+fn wraps_swapped_between_root_streams() {
+    let fx = fx();
+    // Root stream A's wraps listed for root stream B.
+    let swapped = open_key_wraps(
+        OTHER_ROOT,
+        &list(0, &fx.gen0),
+        std::slice::from_ref(&fx.owner),
+    )
+    .unwrap();
+    assert!(swapped.keyring.generations().is_empty());
+    assert_eq!(swapped.skipped.len(), 1);
+    assert_eq!(swapped.skipped[0].code, ErrorCode::WrapOpenFailed);
+    assert_eq!(swapped.skipped[0].key_generation, 0);
+    assert_eq!(
+        code(seal_message(
+            &swapped.keyring,
+            OTHER_ROOT,
+            &mint(1),
+            OWNER,
+            "x",
+            None
+        )),
+        ErrorCode::UnknownKeyGeneration
+    );
+
+    // One foreign wrap slipped into an honest list is skipped, the rest open.
+    let (_, foreign) = session::generation_zero(OTHER_ROOT, &[Recipient::of(&fx.owner)]).unwrap();
+    let mut mixed = fx.gen0.clone();
+    let mut slipped = foreign.wraps[0].clone();
+    slipped.key_generation = 1;
+    mixed.push(slipped);
+    let opened = open_key_wraps(ROOT, &list(0, &mixed), std::slice::from_ref(&fx.owner)).unwrap();
+    assert_eq!(opened.keyring.generations(), vec![0]);
+    assert_eq!(opened.skipped.len(), 1);
+    assert_eq!(
+        (opened.skipped[0].key_generation, opened.skipped[0].code),
+        (1, ErrorCode::WrapOpenFailed)
+    );
+    let m = owner_message(&fx, &mint(2), "still readable");
+    assert_eq!(
+        open_message(&opened.keyring, &m).unwrap().text,
+        "still readable"
+    );
+
+    // A wrap relabelled to another generation, or to another recipient.
+    let mut relabelled = fx.gen0.clone();
+    for w in relabelled.iter_mut() {
+        if w.recipient_key_id.as_deref() == Some("u2-phone") {
+            w.key_generation = 3;
+        }
+        if w.recipient_key_id.as_deref() == Some("owner-laptop") {
+            w.recipient_key_id = Some("u2-phone".into());
+        }
+    }
+    let u2 = open_key_wraps(ROOT, &list(0, &relabelled), std::slice::from_ref(&fx.user2)).unwrap();
+    assert!(u2.keyring.generations().is_empty());
+    let mut codes: Vec<(u32, ErrorCode)> = u2
+        .skipped
+        .iter()
+        .map(|s| (s.key_generation, s.code))
+        .collect();
+    codes.sort();
+    assert_eq!(
+        codes,
+        vec![
+            (0, ErrorCode::WrapOpenFailed),
+            (3, ErrorCode::WrapOpenFailed)
+        ]
+    );
+    // A bot wrap relabelled as a user's wrap with the bot's key id.
+    let mut rekinded = fx.gen0.clone();
+    for w in rekinded.iter_mut() {
+        if w.recipient_key_id.as_deref() == Some("machine-a") {
+            w.recipient_kind = Some(RecipientKind::User);
+        }
+    }
+    let a = open_key_wraps(
+        ROOT,
+        &list(0, &rekinded),
+        std::slice::from_ref(&fx.machine_a),
+    )
+    .unwrap();
+    assert!(a.keyring.generations().is_empty());
+    assert_eq!(a.skipped[0].code, ErrorCode::NoMatchingKey);
+    // Garbled wrap bytes are skipped with their code, never a panic.
+    let mut garbled = fx.gen0.clone();
+    for w in garbled.iter_mut() {
+        match w.recipient_key_id.as_deref() {
+            Some("owner-laptop") => w.wrap_enc = "not base64!".into(),
+            Some("u2-phone") => w.wrap_ct = "AAAA".into(),
+            _ => {}
+        }
+    }
+    let o = open_key_wraps(ROOT, &list(0, &garbled), std::slice::from_ref(&fx.owner)).unwrap();
+    assert_eq!(o.skipped[0].code, ErrorCode::MalformedBase64);
+    let u = open_key_wraps(ROOT, &list(0, &garbled), std::slice::from_ref(&fx.user2)).unwrap();
+    assert_eq!(u.skipped[0].code, ErrorCode::InvalidLength);
+
+    // In a claim: the invocation's root renamed, or another root's wraps.
+    let trigger = owner_message(&fx, &mint(3), "@helper");
+    let mut renamed = claim_json(&fx.gen0, &[], &trigger, 0);
+    renamed["rootStreamId"] = json!(OTHER_ROOT);
+    assert_eq!(
+        code(OpenedInvocation::open(
+            &parse_claim(renamed),
+            std::slice::from_ref(&fx.machine_a)
+        )),
+        ErrorCode::WrapOpenFailed
+    );
+    let (_, other_gen0) =
+        session::generation_zero(OTHER_ROOT, &[Recipient::of(&fx.machine_a)]).unwrap();
+    let foreign_claim = claim_json(&other_gen0.wraps, &[], &trigger, 0);
+    assert_eq!(
+        code(OpenedInvocation::open(
+            &parse_claim(foreign_claim),
+            std::slice::from_ref(&fx.machine_a)
+        )),
+        ErrorCode::WrapOpenFailed
+    );
+}
+
+/// The owner rolls to generation 1 for owner and second user; returns the
+/// wraps of both generations.
+fn rolled(fx: &Fx) -> (Keyring, Vec<KeyWrap>, Vec<KeyWrap>) {
+    let mut ring = fx.owner_ring.clone();
+    let gen1 = session::roll_generation(
+        &mut ring,
+        &[Recipient::of(&fx.owner), Recipient::of(&fx.user2)],
+    )
+    .unwrap();
+    (ring, fx.gen0.clone(), gen1.wraps)
+}
+
+#[test]
+fn the_newest_wrap_dropped_makes_sealing_fail() {
+    let fx = fx();
+    let (_, gen0, _) = rolled(&fx);
+    // currentKeyGeneration = 1, only generation 0's wraps.
+    let dropped = open_key_wraps(ROOT, &list(1, &gen0), std::slice::from_ref(&fx.user2)).unwrap();
+    let ring = dropped.keyring;
+    assert_eq!(ring.generations(), vec![0]);
+    assert_eq!(ring.current_generation(), Some(1));
+    let old = owner_message(&fx, &mint(1), "from generation 0");
+    assert_eq!(open_message(&ring, &old).unwrap().text, "from generation 0");
+    assert_eq!(
+        code(seal_message(&ring, ROOT, &mint(2), USER2, "x", None)),
+        ErrorCode::UnknownKeyGeneration
+    );
+    assert_eq!(
+        code(seal_edit(&ring, &old, USER2, "x")),
+        ErrorCode::UnknownKeyGeneration
+    );
+    let decision = DecisionId::mint(1_763_700_000_100).unwrap();
+    assert_eq!(
+        code(seal_decision_note(
+            &ring,
+            decision.as_str(),
+            "approve",
+            USER2,
+            "x"
+        )),
+        ErrorCode::UnknownKeyGeneration
+    );
+    let placement = CardPlacement {
+        stream_id: ROOT,
+        decision_id: &decision,
+        runtime_session_id: "s",
+        invocation_id: INV,
+    };
+    let content = DecisionCardContent {
+        title: "t".into(),
+        body: "b".into(),
+        labels: Default::default(),
+    };
+    assert_eq!(
+        code(seal_decision_card(
+            &ring,
+            placement,
+            two_options(),
+            false,
+            &content
+        )),
+        ErrorCode::UnknownKeyGeneration
+    );
+
+    // The runtime told to reply under generation 1 with only generation 0's
+    // wraps: it reads the prompt but seals nothing under generation 0.
+    let inv = parse_claim(claim_json(&gen0, &[], &old, 1));
+    let opened = OpenedInvocation::open(&inv, std::slice::from_ref(&fx.machine_a)).unwrap();
+    assert_eq!(opened.prompt, "from generation 0");
+    assert_eq!(
+        code(opened.seal_reply(&mint(3), "x")),
+        ErrorCode::UnknownKeyGeneration
+    );
+    assert_eq!(
+        code(opened.seal_message(&mint(4), "x")),
+        ErrorCode::UnknownKeyGeneration
+    );
+    assert_eq!(
+        code(opened.seal_step("s", &StepType::Thinking, None, "x", None)),
+        ErrorCode::UnknownKeyGeneration
+    );
+    assert_eq!(
+        code(opened.seal_step_started("s", &StepType::Thinking, None, Some("x"))),
+        ErrorCode::UnknownKeyGeneration
+    );
+    assert_eq!(
+        code(opened.seal_decision_card(ROOT, &decision, two_options(), false, &content, "s")),
+        ErrorCode::UnknownKeyGeneration
+    );
+}
+
+#[test]
+fn a_rollback_still_seals_under_the_newest_generation() {
+    let fx = fx();
+    let (_, gen0, gen1) = rolled(&fx);
+    let mut both = gen0.clone();
+    both.extend(gen1.iter().cloned());
+    // currentKeyGeneration = 0 announced while generation 1 is listed.
+    let ring = open_key_wraps(ROOT, &list(0, &both), std::slice::from_ref(&fx.user2))
+        .unwrap()
+        .keyring;
+    assert_eq!(ring.generations(), vec![0, 1]);
+    assert_eq!(ring.current_generation(), Some(1));
+    let body = seal_message(&ring, ROOT, &mint(1), USER2, "x", None).unwrap();
+    assert_eq!(body.sealed.unwrap().envelope.key_generation, 1);
+
+    // A client that keeps its keyring: a later list that omits generation 1
+    // and announces 0 does not move it back.
+    let mut kept = ring.clone();
+    let skipped = add_wraps(&mut kept, &gen0, std::slice::from_ref(&fx.user2)).unwrap();
+    assert!(skipped.is_empty());
+    announce(&mut kept, 0);
+    assert_eq!(kept.current_generation(), Some(1));
+    let body = seal_message(&kept, ROOT, &mint(2), USER2, "x", None).unwrap();
+    assert_eq!(body.sealed.unwrap().envelope.key_generation, 1);
+}
+
+#[test]
+fn a_runtime_told_to_reply_under_an_older_generation_than_it_holds() {
+    // The claim's wraps give the runtime generations 0 and 1, and
+    // `reply.keyGeneration` names 0: the reply must not be sealed under a
+    // generation a removed member can read (the keyring's rule: never below
+    // the newest generation held).
+    let fx = fx();
+    let mut ring = fx.owner_ring.clone();
+    let gen1 = session::roll_generation(
+        &mut ring,
+        &[Recipient::of(&fx.owner), Recipient::of(&fx.machine_a)],
+    )
+    .unwrap();
+    let mut wraps = fx.gen0.clone();
+    wraps.extend(gen1.wraps.iter().cloned());
+    let trigger = owner_message(&fx, &mint(1), "@helper");
+    let inv = parse_claim(claim_json(&wraps, &[], &trigger, 0));
+    let opened = OpenedInvocation::open(&inv, std::slice::from_ref(&fx.machine_a)).unwrap();
+    assert_eq!(opened.keyring().generations(), vec![0, 1]);
+    let generation_of = |r: Result<SealedPayload, Error>| match r {
+        Ok(p) => Ok(p.envelope.key_generation),
+        Err(e) => Err(e.code()),
+    };
+    let reply = opened
+        .seal_reply(&mint(2), "x")
+        .map(|b| b.reply.unwrap().sealed);
+    let follow = opened.seal_message(&mint(3), "x").map(|b| b.sealed);
+    let step = opened
+        .seal_step("s", &StepType::Thinking, None, "x", None)
+        .map(|b| b.sealed);
+    for (what, r) in [("reply", reply), ("follow-up", follow), ("step", step)] {
+        assert_eq!(
+            generation_of(r),
+            Ok(1),
+            "{what} sealed under a rolled-back generation"
+        );
+    }
+    assert_eq!(opened.keyring().current_generation(), Some(1));
+}
+
+#[test]
+fn a_conflicting_wrap_for_a_held_generation() {
+    let fx = fx();
+    // The server wraps a key of its own choosing as generation 0.
+    let (_, rogue) = session::generation_zero(
+        ROOT,
+        &[Recipient::of(&fx.user2), Recipient::of(&fx.machine_a)],
+    )
+    .unwrap();
+    for wraps in [
+        [fx.gen0.clone(), rogue.wraps.clone()].concat(),
+        [rogue.wraps.clone(), fx.gen0.clone()].concat(),
+    ] {
+        assert_eq!(
+            code(open_key_wraps(
+                ROOT,
+                &list(0, &wraps),
+                std::slice::from_ref(&fx.user2)
+            )),
+            ErrorCode::KeyGenerationConflict
+        );
+    }
+    // Into a keyring the client keeps: refused, and the held key stays.
+    let mut kept = fx.u2_ring.clone();
+    assert_eq!(
+        code(add_wraps(
+            &mut kept,
+            &rogue.wraps,
+            std::slice::from_ref(&fx.user2)
+        )),
+        ErrorCode::KeyGenerationConflict
+    );
+    let m = owner_message(&fx, &mint(1), "still the real key");
+    assert_eq!(open_message(&kept, &m).unwrap().text, "still the real key");
+    // In a claim's wraps (no recipient fields).
+    let wraps = [fx.gen0.clone(), rogue.wraps.clone()].concat();
+    let inv = parse_claim(claim_json(&wraps, &[], &m, 0));
+    assert_eq!(
+        code(OpenedInvocation::open(
+            &inv,
+            std::slice::from_ref(&fx.machine_a)
+        )),
+        ErrorCode::KeyGenerationConflict
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Send rules, claims
+// ---------------------------------------------------------------------------
+
+#[test]
+fn the_services_send_rules_before_sending() {
+    let fx = fx();
+    let sealed = seal_message(&fx.owner_ring, ROOT, &mint(1), OWNER, "x", None).unwrap();
+    let plain = SendMessageRequest {
+        content: Some("in the clear".into()),
+        ..SendMessageRequest::default()
+    };
+    let both = SendMessageRequest {
+        content: Some("in the clear".into()),
+        sealed: sealed.sealed.clone(),
+        ..SendMessageRequest::default()
+    };
+    assert_eq!(
+        code(check_send_rules(true, &plain)),
+        ErrorCode::E2eStreamRequiresCiphertext
+    );
+    assert_eq!(
+        code(check_send_rules(true, &both)),
+        ErrorCode::E2eStreamRequiresCiphertext
+    );
+    assert_eq!(
+        code(check_send_rules(true, &SendMessageRequest::default())),
+        ErrorCode::E2eStreamRequiresCiphertext
+    );
+    assert_eq!(
+        code(check_send_rules(false, &sealed)),
+        ErrorCode::E2ePayloadRequiresE2eStream
+    );
+    assert_eq!(
+        code(check_send_rules(false, &both)),
+        ErrorCode::E2ePayloadRequiresE2eStream
+    );
+    check_send_rules(true, &sealed).unwrap();
+    check_send_rules(false, &plain).unwrap();
+    assert_eq!(
+        ErrorCode::E2eStreamRequiresCiphertext.as_str(),
+        "E2E_STREAM_REQUIRES_CIPHERTEXT"
+    );
+    assert_eq!(
+        ErrorCode::E2ePayloadRequiresE2eStream.as_str(),
+        "E2E_PAYLOAD_REQUIRES_E2E_STREAM"
+    );
+}
+
+#[test]
+fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
+    let fx = fx();
+    let id = mint(1);
+    let rev1 = owner_message(&fx, &id, "@helper summarise");
+    let rev2_sealed = seal_edit(&fx.owner_ring, &rev1, OWNER, "@helper summarise briefly").unwrap();
+    let rev2 = item(ROOT, id.as_str(), OWNER, "user", 2, &rev2_sealed);
+    let other = owner_message(&fx, &mint(2), "unrelated");
+    let machine = std::slice::from_ref(&fx.machine_b);
+    let open = |v: Value| OpenedInvocation::open(&parse_claim(v), machine);
+
+    assert_eq!(
+        open(claim_json(&fx.gen0, &[], &rev1, 0)).unwrap().prompt,
+        "@helper summarise"
+    );
+    assert_eq!(
+        open(claim_json(&fx.gen0, &[], &rev2, 0)).unwrap().prompt,
+        "@helper summarise briefly"
+    );
+
+    // trigger.messageId differs from sourceMessageId.
+    let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
+    v["sealedContext"]["trigger"]["messageId"] = json!(other.id);
+    assert_eq!(code(open(v)), ErrorCode::InvalidField);
+    // Both renamed to another message: the prompt is bound to its own.
+    let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
+    v["sourceMessageId"] = json!(other.id);
+    v["sealedContext"]["trigger"]["messageId"] = json!(other.id);
+    assert_eq!(code(open(v)), ErrorCode::AadMismatch);
+    // Another message's ciphertext as the prompt.
+    let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
+    v["sealedContext"]["prompt"] = serde_json::to_value(other.sealed.as_ref().unwrap()).unwrap();
+    assert_eq!(code(open(v)), ErrorCode::AadMismatch);
+    // The prompt sealed for another revision, both ways.
+    let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
+    v["sourceRevision"] = json!(2);
+    assert_eq!(code(open(v)), ErrorCode::AadMismatch);
+    let mut v = claim_json(&fx.gen0, &[], &rev2, 0);
+    v["sourceRevision"] = json!(1);
+    assert_eq!(code(open(v)), ErrorCode::AadMismatch);
+    // Another author or another active stream claimed for the prompt.
+    let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
+    v["authorUserId"] = json!(USER2);
+    assert_eq!(code(open(v)), ErrorCode::AadMismatch);
+    let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
+    v["activeStreamId"] = json!(THREAD);
+    assert_eq!(code(open(v)), ErrorCode::AadMismatch);
+    // The prompt's generation relabelled.
+    let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
+    v["sealedContext"]["prompt"]["envelope"]["keyGeneration"] = json!(1);
+    assert_eq!(code(open(v)), ErrorCode::AadMismatch);
+
+    // History items: another root's ciphertext, a step, a relabelled generation.
+    let (other_ring, _) =
+        session::generation_zero(OTHER_ROOT, &[Recipient::of(&fx.owner)]).unwrap();
+    let foreign = seal_message(&other_ring, ROOT, &mint(3), OWNER, "x", None).unwrap();
+    let foreign = item(
+        ROOT,
+        mint(3).as_str(),
+        OWNER,
+        "user",
+        1,
+        &sealed_of(&foreign),
+    );
+    assert_eq!(
+        code(open(claim_json(&fx.gen0, &[&foreign], &rev1, 0))),
+        ErrorCode::AadMismatch
+    );
+    let (_, opened) = opened_invocation(&fx);
+    let step = opened
+        .seal_step("s", &StepType::Thinking, None, "x", None)
+        .unwrap();
+    let step_item = item(ROOT, mint(4).as_str(), BOT, "bot", 1, &step.sealed);
+    assert_eq!(
+        code(open(claim_json(&fx.gen0, &[&step_item], &rev1, 0))),
+        ErrorCode::AadMismatch
+    );
+    let mut v = claim_json(&fx.gen0, &[&other], &rev1, 0);
+    v["sealedContext"]["history"][0]["envelope"]["keyGeneration"] = json!(1);
+    assert_eq!(code(open(v)), ErrorCode::AadMismatch);
+
+    // No sealed context at all, or more keys than a runtime may hold.
+    let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
+    v.as_object_mut().unwrap().remove("sealedContext");
+    assert_eq!(code(open(v)), ErrorCode::InvalidField);
+    let many: Vec<IdentityKey> = (0..33)
+        .map(|i| key(RecipientKind::Bot, &format!("m{i}")))
+        .collect();
+    assert_eq!(
+        code(OpenedInvocation::open(
+            &parse_claim(claim_json(&fx.gen0, &[], &rev1, 0)),
+            &many
+        )),
+        ErrorCode::TooManyKeys
+    );
+}
