@@ -12,14 +12,14 @@
 //!    bound (stream, message id, author) is returned with it.
 //!
 //! Sealing: replies and follow-up messages are [`Slot::BotReply`]s under
-//! `reply.keyGeneration`, authored by `reply.senderId`, in the response
+//! `reply.keyGeneration` (or the newest generation the wraps gave, if newer), authored by `reply.senderId`, in the response
 //! stream, bound to the invocation and a client-minted message id; steps are
 //! [`Slot::TraceStep`]s bound to the invocation, step id, step type and phase.
 
 use crate::envelope::{SealedPayload, open, open_matching, seal_with_generation};
 use crate::error::{Error, Result};
 use crate::identity::{IdentityKey, MAX_KEYS};
-use crate::sealed::keyring::add_wraps;
+use crate::sealed::keyring::{add_wraps, announce};
 use crate::sealed::utf8;
 use crate::slot::{DecisionOption, Slot, SlotKind, StepPhase};
 use crate::stream_key::Keyring;
@@ -91,7 +91,10 @@ impl OpenedInvocation {
         if keyring.generations().is_empty() {
             return Err(Error::WrapOpenFailed);
         }
-        keyring.set_announced_generation(ctx.reply.key_generation);
+        // Never below the newest generation held: a server naming an older
+        // `reply.keyGeneration` must not get a reply a removed member can read.
+        announce(&mut keyring, ctx.reply.key_generation);
+        let reply_generation = keyring.current_generation().unwrap_or(ctx.reply.key_generation);
 
         let prompt_slot = Slot::invocation_prompt(
             invocation.active_stream_id.clone(),
@@ -116,7 +119,7 @@ impl OpenedInvocation {
         Ok(OpenedInvocation {
             invocation_id: invocation.id.clone(),
             response_stream_id: invocation.response_stream_id.clone(),
-            reply_generation: ctx.reply.key_generation,
+            reply_generation,
             sender_id: ctx.reply.sender_id.clone(),
             source_revision: invocation.source_revision,
             callback_token: ctx.callback_token.clone(),
