@@ -94,7 +94,9 @@ impl OpenedInvocation {
         // Never below the newest generation held: a server naming an older
         // `reply.keyGeneration` must not get a reply a removed member can read.
         announce(&mut keyring, ctx.reply.key_generation);
-        let reply_generation = keyring.current_generation().unwrap_or(ctx.reply.key_generation);
+        let reply_generation = keyring
+            .current_generation()
+            .unwrap_or(ctx.reply.key_generation);
 
         let prompt_slot = Slot::invocation_prompt(
             invocation.active_stream_id.clone(),
