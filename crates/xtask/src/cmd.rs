@@ -1,0 +1,63 @@
+//! Running commands: echoed, timed, failing on a non-zero exit.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// Every step returns this: `Err` carries a one-line reason.
+pub type Result<T = ()> = std::result::Result<T, String>;
+
+/// The workspace root (the parent of `crates/xtask`).
+pub fn root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or(manifest)
+}
+
+/// Runs a command in the workspace root, echoing it, failing on a non-zero exit.
+pub fn run(program: &str, args: &[&str]) -> Result {
+    run_in(&root(), program, args, &[])
+}
+
+/// Runs a command in `dir` with extra environment variables, echoing it,
+/// failing on a non-zero exit.
+pub fn run_in(dir: &Path, program: &str, args: &[&str], envs: &[(&str, &str)]) -> Result {
+    let shown: Vec<String> = envs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    eprintln!(
+        "+ (in {}) {}{program} {}",
+        dir.strip_prefix(root()).unwrap_or(dir).display(),
+        if shown.is_empty() {
+            String::new()
+        } else {
+            format!("{} ", shown.join(" "))
+        },
+        args.join(" ")
+    );
+    let started = Instant::now();
+    let status = Command::new(program)
+        .args(args)
+        .envs(envs.iter().copied())
+        .current_dir(dir)
+        .status()
+        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    eprintln!("  ({program} took {:.1}s)", started.elapsed().as_secs_f64());
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{program} {}` failed ({status})", args.join(" ")))
+    }
+}
+
+/// Whether a command runs and exits 0 (output discarded).
+pub fn works(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
