@@ -936,3 +936,18 @@ fn every_catalogue_endpoint_has_its_own_test() {
         "a test names an endpoint twice"
     );
 }
+
+/// The README states the endpoint count; it must be the catalogue's.
+#[test]
+fn readme_states_the_catalogue_endpoint_count() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let marker = "a catalogue of the API's ";
+    let at = readme.find(marker).expect("README names the endpoint count") + marker.len();
+    let count: usize = readme[at..]
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("a number follows");
+    assert_eq!(count, ENDPOINT_COUNT, "README.md says {count} endpoints");
+}
