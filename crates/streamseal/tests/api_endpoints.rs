@@ -943,7 +943,10 @@ fn readme_states_the_catalogue_endpoint_count() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
     let readme = std::fs::read_to_string(&path).unwrap();
     let marker = "a catalogue of the API's ";
-    let at = readme.find(marker).expect("README names the endpoint count") + marker.len();
+    let at = readme
+        .find(marker)
+        .expect("README names the endpoint count")
+        + marker.len();
     let count: usize = readme[at..]
         .split_whitespace()
         .next()
