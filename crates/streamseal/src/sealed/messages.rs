@@ -10,6 +10,18 @@
 //! message too; it was sealed as a [`Slot::BotReply`], which binds the same
 //! stream, id and author plus the invocation, which opening returns.
 //!
+//! **An assumption the spec leaves open.** `POST streams/{id}/messages` has
+//! no message-id field (only `clientMessageId`), while `sealed-messages`
+//! says its client-minted `messageId` "binds the seal". This module binds
+//! the sender-minted [`MessageId`] in the AAD and assumes the service adopts
+//! the id the AAD names (it can read it: the AAD travels in the clear) as
+//! the message's `id`, as it does for `sealed-messages`; the prompt of an
+//! invocation is then checked against `sourceMessageId` too. A service that
+//! assigned its own ids would make every sealed stream send unopenable
+//! (`AAD_MISMATCH`), loudly rather than silently; the alternative, binding
+//! `clientMessageId`, would leave the invocation prompt unbindable, since
+//! `sealedContext` names the trigger only by its service id.
+//!
 //! ```
 //! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
 //! use streamseal::sealed::{messages, session};
