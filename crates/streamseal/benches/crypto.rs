@@ -1,0 +1,185 @@
+//! Crypto core benchmarks (issue 8): envelope seal/open against the raw
+//! `aes-gcm` crate at the same sizes, HPKE wrap/unwrap of a stream key, and
+//! bundle unlock (Argon2id) at the demo's and the library's parameters.
+//!
+//! Run with `cargo bench -p streamseal --bench crypto`; `cargo xtask bench`
+//! runs it and puts the medians and ratios in `BENCHMARKS.md`.
+
+// A benchmark's setup failing is a broken benchmark, not an input to handle:
+// unwrap/expect/panic/indexing are the clearest way to say so (clippy.toml
+// allows them in tests, which benches are not). criterion's macros generate undocumented
+// public items.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use aes_gcm::aead::{Aead as _, KeyInit as _, Payload};
+use aes_gcm::{Aes256Gcm, Nonce};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use streamseal::bundle::{create_bundle, open_bundle};
+use streamseal::envelope::{open, seal};
+use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind, SecretKey};
+use streamseal::kdf::{KdfLimits, KdfParams};
+use streamseal::slot::Slot;
+use streamseal::stream_key::{Keyring, StreamKey};
+use streamseal::wrap::{unwrap_stream_key, wrap_stream_key};
+
+const ROOT: &str = "stream_01J80000000000000000000010";
+
+/// The payload sizes of every seal/open row.
+const SIZES: [(usize, &str); 4] = [
+    (64, "64 B"),
+    (1024, "1 KiB"),
+    (64 * 1024, "64 KiB"),
+    (1024 * 1024, "1 MiB"),
+];
+
+fn slot() -> Slot {
+    Slot::Message {
+        stream_id: ROOT.into(),
+        message_id: "msg_01J80000000000000000000020".into(),
+        author_id: "usr_01J80000000000000000000002".into(),
+        revision: 1,
+    }
+}
+
+fn keyring() -> (Keyring, [u8; 32]) {
+    let bytes = [7u8; 32];
+    let mut ring = Keyring::new(ROOT).unwrap();
+    ring.insert(0, StreamKey::from_bytes(&bytes)).unwrap();
+    ring.set_current_generation(0).unwrap();
+    (ring, bytes)
+}
+
+/// Shorter runs for the large sizes so the whole suite stays within minutes.
+fn timing<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.warm_up_time(Duration::from_millis(500));
+    g.measurement_time(Duration::from_secs(2));
+    g.sample_size(30);
+    g
+}
+
+fn envelope_vs_aes_gcm(c: &mut Criterion) {
+    let (ring, key_bytes) = keyring();
+    let slot = slot();
+    let iv = [9u8; 12];
+    let aad = [1u8; 100]; // about the length of a message slot's AAD
+    for (size, label) in SIZES {
+        let plaintext = vec![0x5au8; size];
+        let mut g = timing(c, "seal");
+        g.throughput(Throughput::Bytes(size as u64));
+        g.bench_with_input(BenchmarkId::new("envelope", label), &plaintext, |b, p| {
+            b.iter(|| seal(&ring, &slot, black_box(p)).unwrap());
+        });
+        g.bench_with_input(BenchmarkId::new("aes-gcm", label), &plaintext, |b, p| {
+            b.iter(|| {
+                let cipher = Aes256Gcm::new(&key_bytes.into());
+                cipher
+                    .encrypt(
+                        &Nonce::from(iv),
+                        Payload {
+                            msg: black_box(p),
+                            aad: &aad,
+                        },
+                    )
+                    .unwrap()
+            });
+        });
+        g.finish();
+
+        let sealed = seal(&ring, &slot, &plaintext).unwrap();
+        let raw_ct = Aes256Gcm::new(&key_bytes.into())
+            .encrypt(
+                &Nonce::from(iv),
+                Payload {
+                    msg: &plaintext,
+                    aad: &aad,
+                },
+            )
+            .unwrap();
+        let mut g = timing(c, "open");
+        g.throughput(Throughput::Bytes(size as u64));
+        g.bench_with_input(BenchmarkId::new("envelope", label), &sealed, |b, s| {
+            b.iter(|| open(&ring, &slot, black_box(s)).unwrap());
+        });
+        g.bench_with_input(BenchmarkId::new("aes-gcm", label), &raw_ct, |b, ct| {
+            b.iter(|| {
+                let cipher = Aes256Gcm::new(&key_bytes.into());
+                cipher
+                    .decrypt(
+                        &Nonce::from(iv),
+                        Payload {
+                            msg: black_box(ct),
+                            aad: &aad,
+                        },
+                    )
+                    .unwrap()
+            });
+        });
+        g.finish();
+    }
+}
+
+fn wrap_unwrap(c: &mut Criterion) {
+    let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("machine-a").unwrap()).unwrap();
+    let recipient = Recipient::of(&bot);
+    let key = StreamKey::from_bytes(&[3u8; 32]);
+    let record = wrap_stream_key(ROOT, 0, &key, &recipient).unwrap();
+    let mine = [bot];
+    let mut g = timing(c, "hpke");
+    g.bench_function("wrap", |b| {
+        b.iter(|| wrap_stream_key(ROOT, 0, black_box(&key), &recipient).unwrap());
+    });
+    g.bench_function("unwrap", |b| {
+        b.iter(|| unwrap_stream_key(ROOT, black_box(&record), &mine).unwrap());
+    });
+    g.finish();
+}
+
+fn bundle_unlock(c: &mut Criterion) {
+    let secret = SecretKey::generate().unwrap();
+    let public = secret.public_key();
+    let limits = KdfLimits::default();
+    // The demo's OWASP-minimum parameters, and the library default
+    // (m = 64 MiB, t = 3, p = 1, what `KdfParams::default()` gives).
+    let cases = [
+        (
+            "m=19MiB t=2 p=1 (demo)",
+            KdfParams::argon2id(19 * 1024, 2, 1),
+        ),
+        ("m=64MiB t=3 p=1 (default)", KdfParams::default()),
+    ];
+    let mut g = c.benchmark_group("bundle_unlock");
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_millis(300));
+    g.measurement_time(Duration::from_secs(4));
+    for (label, params) in cases {
+        let bundle = create_bundle(&secret, "correct horse battery staple", &params).unwrap();
+        g.bench_function(label, |b| {
+            b.iter(|| {
+                open_bundle(
+                    &public,
+                    black_box(&bundle),
+                    "correct horse battery staple",
+                    &limits,
+                )
+                .unwrap()
+            });
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, envelope_vs_aes_gcm, wrap_unwrap, bundle_unlock);
+criterion_main!(benches);
