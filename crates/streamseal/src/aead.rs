@@ -2,7 +2,7 @@
 //! every envelope and the private-key bundle use it. One place calls the
 //! `aes-gcm` crate, so the official vectors test exactly this code.
 
-use aes_gcm::aead::{Aead as _, KeyInit as _, Payload};
+use aes_gcm::aead::{Aead as _, AeadInOut as _, KeyInit as _, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
 
 use crate::error::{Error, Result};
@@ -63,4 +63,24 @@ pub(crate) fn open(
             },
         )
         .map_err(|_| Error::DecryptionFailed)
+}
+
+/// Decrypts `ciphertext || tag` in its own buffer, which becomes the
+/// plaintext: no second allocation or copy of a large message (`open` copies
+/// the ciphertext first). Any authentication failure is `DECRYPTION_FAILED`;
+/// the buffer is only decrypted once the tag has been verified.
+pub(crate) fn open_in_place(
+    key: &[u8; KEY_LEN],
+    iv: &[u8; IV_LEN],
+    mut buffer: Vec<u8>,
+    aad: &[u8],
+) -> Result<Vec<u8>> {
+    if buffer.len() < TAG_LEN {
+        return Err(Error::DecryptionFailed);
+    }
+    let nonce = Nonce::from(*iv);
+    cipher(key)
+        .decrypt_in_place(&nonce, aad, &mut buffer)
+        .map_err(|_| Error::DecryptionFailed)?;
+    Ok(buffer)
 }

@@ -218,7 +218,8 @@ pub fn open_matching(
         });
     }
     let key = keyring.key(envelope.key_generation)?;
-    let plaintext = aead::open(key.as_array(), &iv, &ciphertext, &expected)?;
+    // Decrypted where it was decoded: one buffer, no copy of the message.
+    let plaintext = aead::open_in_place(key.as_array(), &iv, ciphertext, &expected)?;
     Ok((contents.slot, Zeroizing::new(plaintext)))
 }
 
