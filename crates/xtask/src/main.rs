@@ -5,11 +5,13 @@
 //!   with `-D warnings`, and every test suite. This is the README's test
 //!   command and what `.ci/run` calls.
 //! - `cargo xtask setup`: only the install steps.
+//! - `cargo xtask bench [--quick]`: every benchmark, written to `BENCHMARKS.md`.
 //!
 //! One module per part of the project, each with its own `setup` and `test`
 //! steps; `cmd` holds the shared helpers. Uses nothing but the standard
 //! library so that it builds in seconds on a fresh machine.
 
+mod bench;
 mod cmd;
 mod core;
 
@@ -23,12 +25,16 @@ fn main() -> ExitCode {
     let outcome = match args.first().map(String::as_str) {
         Some("test") => setup().and_then(|()| test()),
         Some("setup") => setup(),
+        Some("bench") => bench::bench(args.get(1..).unwrap_or_default()),
         _ => {
             eprintln!("usage: cargo xtask <command>");
             eprintln!(
                 "  test   install what is missing, then fmt check, clippy and every test suite"
             );
             eprintln!("  setup  only install what is missing");
+            eprintln!(
+                "  bench [--quick]  every benchmark, written to BENCHMARKS.md (not part of test)"
+            );
             return ExitCode::from(2);
         }
     };

@@ -1,0 +1,524 @@
+//! `cargo xtask bench`: every benchmark of issue 8 in one run, and
+//! `BENCHMARKS.md` at the repository root with the medians, the ratios and
+//! each performance budget's verdict.
+//!
+//! 1. Native criterion benches (`cargo bench -p streamseal --bench crypto`
+//!    and `--bench flows`); medians are read from criterion's
+//!    `target/criterion/**/new/estimates.json`.
+//! 2. Native Argon2id against the reference C implementation (argon2-cffi,
+//!    installed into `target/bench-venv`), interleaved call by call
+//!    (`--bench argon2_vs_c`).
+//! 3. The npm package (`cargo xtask wasm` builds it) against WebCrypto,
+//!    `@hpke/core`, hash-wasm and openpgpjs argon2id in Node and in headless
+//!    Chromium (`js/bench`, `npm ci` there).
+//!
+//! Installs what is missing first (the venv with argon2-cffi, `npm ci`,
+//! chromium through apt-get). Not part of `cargo xtask test`: benchmarks
+//! measure, they do not pass or fail the build. `--quick` shortens the JS
+//! runs (for trying the harness, not for figures).
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use crate::cmd::{Result, root, run, run_in, works};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+fn venv() -> PathBuf {
+    root().join("target/bench-venv")
+}
+
+fn venv_python() -> PathBuf {
+    venv().join("bin/python")
+}
+
+fn bench_js() -> PathBuf {
+    root().join("js/bench")
+}
+
+fn path_str(path: &Path) -> Result<&str> {
+    path.to_str()
+        .ok_or_else(|| format!("path is not UTF-8: {}", path.display()))
+}
+
+/// Runs a command in `dir`, echoing it, and returns its stdout (stderr
+/// passes through); fails on a non-zero exit.
+fn capture(dir: &Path, program: &str, args: &[&str], envs: &[(&str, &str)]) -> Result<String> {
+    eprintln!(
+        "+ (in {}) {program} {}",
+        dir.strip_prefix(root()).unwrap_or(dir).display(),
+        args.join(" ")
+    );
+    let started = Instant::now();
+    let out = Command::new(program)
+        .args(args)
+        .envs(envs.iter().copied())
+        .current_dir(dir)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    eprintln!("  ({program} took {:.1}s)", started.elapsed().as_secs_f64());
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    print!("{stdout}");
+    if out.status.success() {
+        Ok(stdout)
+    } else {
+        Err(format!(
+            "`{program} {}` failed ({})",
+            args.join(" "),
+            out.status
+        ))
+    }
+}
+
+fn first_line(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .map(|o| {
+            let text = if o.stdout.is_empty() {
+                o.stderr
+            } else {
+                o.stdout
+            };
+            String::from_utf8_lossy(&text)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_owned()
+        })
+        .unwrap_or_default()
+}
+
+/// The venv with argon2-cffi, `npm ci` in js/bench, and chromium.
+fn setup() -> Result {
+    let python = venv_python();
+    if !works(path_str(&python)?, &["-c", "import argon2.low_level"]) {
+        run("python3", &["-m", "venv", path_str(&venv())?])?;
+        run(
+            path_str(&python)?,
+            &["-m", "pip", "install", "--quiet", "argon2-cffi"],
+        )?;
+    }
+    let js = bench_js();
+    let stamp = js.join("node_modules/.package-lock.json");
+    let stale = match (modified(&stamp), modified(&js.join("package-lock.json"))) {
+        (Some(installed), Some(lock)) => installed < lock,
+        _ => true,
+    };
+    if stale {
+        run_in(&js, "npm", &["ci", "--no-audit", "--no-fund"], &[])?;
+    }
+    if !Path::new(CHROMIUM).exists() {
+        let root_user = first_line("id", &["-u"]) == "0";
+        let (program, prefix): (&str, &[&str]) = if root_user {
+            ("apt-get", &[])
+        } else {
+            ("sudo", &["apt-get"])
+        };
+        let update: Vec<&str> = prefix.iter().copied().chain(["update"]).collect();
+        run(program, &update)?;
+        let install: Vec<&str> = prefix
+            .iter()
+            .copied()
+            .chain(["install", "-y", "chromium"])
+            .collect();
+        run(program, &install)?;
+    }
+    Ok(())
+}
+
+fn modified(path: &Path) -> Option<std::time::SystemTime> {
+    fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// The median (ns) criterion estimated for `group/id`.
+fn criterion_median(group: &str, id: &str) -> Result<f64> {
+    let mut dir = criterion_root().join(criterion_dir(group));
+    for part in id.split('/') {
+        dir = dir.join(criterion_dir(part));
+    }
+    let dir = dir.join("new/estimates.json");
+    let text = fs::read_to_string(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // `{"mean":{...},"median":{"confidence_interval":{...},"point_estimate":N,...`
+    let median = text
+        .split("\"median\"")
+        .nth(1)
+        .and_then(|rest| rest.split("\"point_estimate\":").nth(1))
+        .and_then(|rest| {
+            rest.split([',', '}'])
+                .next()
+                .and_then(|n| n.trim().parse::<f64>().ok())
+        })
+        .ok_or_else(|| format!("{}: no median", dir.display()))?;
+    Ok(median)
+}
+
+/// criterion's directory name for a group or id (it replaces the
+/// characters that are not safe in file names with `_`).
+fn criterion_dir(name: &str) -> String {
+    name.chars()
+        .map(|c| match c {
+            '?' | '"' | '/' | '\\' | '*' | '<' | '>' | ':' | '|' | '^' => '_',
+            c => c,
+        })
+        .collect()
+}
+
+/// Where criterion writes: `$CARGO_TARGET_DIR/criterion`, else `target/criterion`.
+fn criterion_root() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|t| if t.is_absolute() { t } else { root().join(t) })
+        .unwrap_or_else(|| root().join("target"))
+        .join("criterion")
+}
+
+fn fmt_ns(ns: f64) -> String {
+    if ns >= 1e8 {
+        format!("{:.0} ms", ns / 1e6)
+    } else if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+fn fmt_bytes_per_s(bytes: f64, ns: f64) -> String {
+    let per_s = bytes / (ns / 1e9);
+    if per_s >= 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.2} GiB/s", per_s / (1024.0 * 1024.0 * 1024.0))
+    } else {
+        format!("{:.0} MiB/s", per_s / (1024.0 * 1024.0))
+    }
+}
+
+/// One budget's line of the report.
+struct Budget {
+    name: String,
+    limit: String,
+    measured: Option<f64>,
+    pass: bool,
+}
+
+/// The native part of the report, and the native budgets.
+fn native_report(out: &mut String, budgets: &mut Vec<Budget>, argon2: &str) -> Result {
+    let sizes = [
+        ("64 B", 64.0),
+        ("1 KiB", 1024.0),
+        ("64 KiB", 65536.0),
+        ("1 MiB", 1048576.0),
+    ];
+    let _ = writeln!(
+        out,
+        "### Envelope seal/open against the raw `aes-gcm` crate\n\n\
+         The envelope decodes base64 wire text, parses and re-encodes the AAD, \
+         decrypts, and zeroizes the plaintext on drop; `aes-gcm` decrypts bytes \
+         (key set up per call in both).\n\n\
+         | operation | size | streamseal median | aes-gcm median | streamseal throughput | aes-gcm throughput | throughput ratio (streamseal / aes-gcm) |\n\
+         |---|---|---:|---:|---:|---:|---:|"
+    );
+    let mut open_64k = None;
+    for op in ["seal", "open"] {
+        for (label, bytes) in sizes {
+            let ours = criterion_median(op, &format!("envelope/{label}"))?;
+            let raw = criterion_median(op, &format!("aes-gcm/{label}"))?;
+            let ratio = raw / ours;
+            if op == "open" && label == "64 KiB" {
+                open_64k = Some(ratio);
+            }
+            let _ = writeln!(
+                out,
+                "| {op} | {label} | {} | {} | {} | {} | {ratio:.3}x |",
+                fmt_ns(ours),
+                fmt_ns(raw),
+                fmt_bytes_per_s(bytes, ours),
+                fmt_bytes_per_s(bytes, raw)
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\n### Key wraps, bundle unlock and flows\n\n| benchmark | median |\n|---|---:|"
+    );
+    let rows = [
+        ("hpke", "wrap", "HPKE wrap of a stream key"),
+        ("hpke", "unwrap", "HPKE unwrap of a stream key"),
+        (
+            "bundle_unlock",
+            "m=19MiB t=2 p=1 (demo)",
+            "bundle unlock, Argon2id m=19 MiB t=2 p=1 (the demo's)",
+        ),
+        (
+            "bundle_unlock",
+            "m=64MiB t=3 p=1 (default)",
+            "bundle unlock, Argon2id m=64 MiB t=3 p=1 (the library default)",
+        ),
+        (
+            "history",
+            "open 1000 x 512 B",
+            "open a 1000-message history (512 B each, `open_messages`)",
+        ),
+        (
+            "parse",
+            "list response, 100 messages",
+            "parse a 100-message list response (`parse_response`)",
+        ),
+        (
+            "claim",
+            "parse, 200-item sealed history",
+            "parse a claim response with a 200-item sealed history",
+        ),
+        (
+            "claim",
+            "parse + open, 200-item sealed history",
+            "parse it and open the `sealedContext` (wrap, prompt, 200 items)",
+        ),
+    ];
+    for (group, id, what) in rows {
+        let ns = criterion_median(group, id)?;
+        let _ = writeln!(out, "| {what} | {} |", fmt_ns(ns));
+    }
+    let ratio = open_64k.ok_or("no 64 KiB open row")?;
+    budgets.push(Budget {
+        name: "native envelope open at 64 KiB vs the raw aes-gcm crate (throughput)".into(),
+        limit: ">= 0.9x".into(),
+        measured: Some(ratio),
+        pass: ratio >= 0.9,
+    });
+
+    let _ = writeln!(
+        out,
+        "\n### Argon2id: streamseal (RustCrypto `argon2`) against the reference C libargon2\n\n\
+         Interleaved call by call in one run (`argon2-cffi`'s `hash_secret_raw`); both \
+         derive the same 32 bytes.\n\n\
+         | parameters | streamseal median | libargon2 median | ratio (streamseal / C) | rounds |\n\
+         |---|---:|---:|---:|---:|"
+    );
+    let mut default_ratio = None;
+    for line in argon2.lines() {
+        let Some(fields) = line.strip_prefix("ARGON2 ") else {
+            continue;
+        };
+        let f: Vec<&str> = fields.split('|').collect();
+        let [label, rust, c, ratio, rounds] = f.as_slice() else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "| {label} | {rust} ms | {c} ms | {} | {rounds} |",
+            if *ratio == "-" {
+                "-".to_owned()
+            } else {
+                format!("{ratio}x")
+            }
+        );
+        if label.starts_with("m=64MiB t=3") {
+            default_ratio = ratio.parse::<f64>().ok();
+        }
+    }
+    budgets.push(Budget {
+        name: "native Argon2id m=64MiB t=3 p=1 vs libargon2".into(),
+        limit: "<= 1.1x".into(),
+        measured: default_ratio,
+        pass: default_ratio.is_some_and(|r| r <= 1.1),
+    });
+    Ok(())
+}
+
+/// Reads the `RESULT_JSON` line of a JS run: its table is already Markdown;
+/// the budgets are picked out of the JSON without a JSON parser (std only).
+fn js_report(out: &mut String, budgets: &mut Vec<Budget>, stdout: &str, env_hint: &str) {
+    let table: Vec<&str> = stdout.lines().filter(|l| l.starts_with('|')).collect();
+    let json = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULT_JSON "))
+        .unwrap_or("");
+    let env = json_str(json, "env").unwrap_or_else(|| env_hint.to_owned());
+    let _ = writeln!(out, "\n### {env}\n");
+    for line in &table {
+        if line.starts_with("| ") && line.contains(": budget |") {
+            let _ = writeln!(out);
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    // `"budgets":[{"name":"...","limit":"...","ratio":0.12,"max":0.5,"pass":true},...]`
+    if let Some(list) = json.split("\"budgets\":[").nth(1) {
+        for item in list.split("},{") {
+            let name = json_str(item, "name").unwrap_or_default();
+            let limit = json_str(item, "limit").unwrap_or_default();
+            let ratio = json_num(item, "ratio");
+            let pass = item.contains("\"pass\":true");
+            budgets.push(Budget {
+                name: format!("{env}: {name}"),
+                limit,
+                measured: ratio,
+                pass,
+            });
+        }
+    }
+}
+
+fn json_str(json: &str, key: &str) -> Option<String> {
+    let rest = json.split(&format!("\"{key}\":\"")).nth(1)?;
+    Some(rest.split('"').next()?.to_owned())
+}
+
+fn json_num(json: &str, key: &str) -> Option<f64> {
+    let rest = json.split(&format!("\"{key}\":")).nth(1)?;
+    rest.split([',', '}'])
+        .next()
+        .and_then(|n| n.trim().parse().ok())
+}
+
+/// Runs everything and writes BENCHMARKS.md.
+pub fn bench(args: &[String]) -> Result {
+    let started = Instant::now();
+    let quick = args.iter().any(|a| a == "--quick");
+    setup()?;
+    // The package, built (and its tools installed) by its own command. A
+    // build that only fails a check after writing the package (its size
+    // budget) still leaves a package to measure; the report says so.
+    let mut notes = Vec::new();
+    if let Err(e) = run("cargo", &["xtask", "wasm"]) {
+        if root().join("js/dist/streamseal_wasm_bg.wasm").exists() {
+            eprintln!("xtask: note: {e}; measuring the package it wrote");
+            notes.push(format!(
+                "`cargo xtask wasm` reported: {e}; the package it wrote was measured."
+            ));
+        } else {
+            return Err(e);
+        }
+    }
+
+    let root = root();
+    let python = venv_python();
+    let python_str = path_str(&python)?.to_owned();
+    let env = [("STREAMSEAL_BENCH_PYTHON", python_str.as_str())];
+    capture(
+        &root,
+        "cargo",
+        &["bench", "--locked", "-p", "streamseal", "--bench", "crypto"],
+        &[],
+    )?;
+    capture(
+        &root,
+        "cargo",
+        &["bench", "--locked", "-p", "streamseal", "--bench", "flows"],
+        &[],
+    )?;
+    let argon2 = capture(
+        &root,
+        "cargo",
+        &[
+            "bench",
+            "--locked",
+            "-p",
+            "streamseal",
+            "--bench",
+            "argon2_vs_c",
+        ],
+        &env,
+    )?;
+    let js_args: Vec<&str> = if quick { vec!["--quick"] } else { vec![] };
+    let mut node_args = vec!["node.js"];
+    node_args.extend(&js_args);
+    let node = capture(&bench_js(), "node", &node_args, &[])?;
+    let mut chromium_args = vec!["chromium.js"];
+    chromium_args.extend(&js_args);
+    let chromium = capture(&bench_js(), "node", &chromium_args, &[])?;
+
+    let mut budgets = Vec::new();
+    let mut native = String::new();
+    native_report(&mut native, &mut budgets, &argon2)?;
+    let mut js = String::new();
+    js_report(&mut js, &mut budgets, &node, "Node");
+    js_report(&mut js, &mut budgets, &chromium, "Chromium");
+
+    let mut doc = String::new();
+    let _ = writeln!(
+        doc,
+        "# Benchmarks\n\n\
+         Written by `cargo xtask bench`{} on {} (UTC); it took {:.0} s. Every figure is a \
+         **median**; every ratio compares contenders measured side by side in this one run \
+         (the machine is shared, so absolute figures move between runs and ratios are what \
+         to compare).\n",
+        if quick { " --quick" } else { "" },
+        first_line("date", &["-u", "+%Y-%m-%d %H:%M"]),
+        started.elapsed().as_secs_f64()
+    );
+    let cpu = fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_owned())
+        })
+        .unwrap_or_default();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let _ = writeln!(
+        doc,
+        "## Machine\n\n\
+         - CPU: {cpu}, {cores} cores available (shared with other jobs)\n\
+         - OS: {}\n\
+         - {}\n\
+         - Node {}; {}\n\
+         - Python {} with {}\n",
+        first_line("uname", &["-sr"]),
+        first_line("rustc", &["--version"]),
+        first_line("node", &["--version"]).trim_start_matches('v'),
+        first_line(CHROMIUM, &["--version"]),
+        first_line(path_str(&python)?, &["--version"]).trim_start_matches("Python "),
+        argon2
+            .lines()
+            .find_map(|l| l.strip_prefix("argon2_vs_c: reference C libargon2 via "))
+            .unwrap_or("no argon2-cffi"),
+    );
+    for note in &notes {
+        let _ = writeln!(doc, "Note: {note}\n");
+    }
+    let _ = writeln!(
+        doc,
+        "## Budgets\n\n| budget | limit | measured ratio | verdict |\n|---|---|---:|---|"
+    );
+    for b in &budgets {
+        let _ = writeln!(
+            doc,
+            "| {} | {} | {} | {} |",
+            b.name,
+            b.limit,
+            b.measured.map_or("n/a".to_owned(), |r| format!("{r:.3}x")),
+            if b.pass { "pass" } else { "**miss**" }
+        );
+    }
+    let _ = writeln!(
+        doc,
+        "\n## Native (`cargo bench -p streamseal`)\n\n\
+         Commands: `cargo bench -p streamseal --bench crypto`, `--bench flows`, and \
+         `STREAMSEAL_BENCH_PYTHON=target/bench-venv/bin/python cargo bench -p streamseal \
+         --bench argon2_vs_c`.\n\n{native}"
+    );
+    let _ = writeln!(
+        doc,
+        "## JS: the npm package (`js/`) in Node and headless Chromium\n\n\
+         Commands: `cargo xtask wasm` (the package), then in `js/bench`: `npm ci`, \
+         `node node.js`, `node chromium.js`. Ratios are to the first row of each group \
+         (the baseline).\n{js}"
+    );
+    let path = root.join("BENCHMARKS.md");
+    fs::write(&path, doc).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!(
+        "xtask: wrote {} ({:.0}s)",
+        path.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

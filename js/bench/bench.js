@@ -1,0 +1,385 @@
+// The benchmark body shared by Node (node.js) and headless Chromium
+// (chromium.js + page.html): the streamseal package against what a web or
+// Node app would otherwise pick, measured side by side in one run.
+//
+// Every comparison interleaves its contenders sample by sample (alternating
+// who goes first), so both see the same machine load; the table reports
+// medians of per-operation times and their ratios. A sample repeats the
+// operation until it lasts at least `minSampleMs`, so coarse browser timers
+// do not matter.
+
+const ROOT = "stream_01J80000000000000000000010";
+const OWNER = "usr_01J80000000000000000000002";
+const enc = new TextEncoder();
+
+function median(values) {
+  const v = [...values].sort((a, b) => a - b);
+  const n = v.length;
+  return n % 2 === 1 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+function bytes(n, seed) {
+  const b = new Uint8Array(n);
+  for (let i = 0; i < n; i++) b[i] = (i * 31 + seed) & 0xff;
+  return b;
+}
+
+function messageId(i) {
+  return `msg_01J8${String(i).padStart(22, "0")}`;
+}
+
+function slotOf(id) {
+  return { kind: "message", streamId: ROOT, messageId: id, authorId: OWNER, revision: 1 };
+}
+
+/** How many calls of `op` make one sample last at least `minMs`. */
+async function calibrate(op, minMs) {
+  let reps = 1;
+  for (;;) {
+    const t0 = performance.now();
+    for (let i = 0; i < reps; i++) await op();
+    const dt = performance.now() - t0;
+    if (dt >= minMs || reps >= 1 << 20) return reps;
+    reps = dt <= 0 ? reps * 8 : Math.min(reps * 8, Math.ceil((reps * minMs * 1.2) / dt));
+  }
+}
+
+/**
+ * Interleaved medians of several contenders: `contenders` is
+ * `[[name, op], ...]` where `op` is a (possibly async) function doing one
+ * operation. Returns `{name: medianMs}`.
+ */
+async function compare(contenders, { samples, minSampleMs }) {
+  const reps = [];
+  for (const [, op] of contenders) {
+    await op(); // warm up (JIT, first allocation)
+    reps.push(await calibrate(op, minSampleMs));
+  }
+  const times = contenders.map(() => []);
+  for (let s = 0; s < samples; s++) {
+    const order = contenders.map((_, i) => i);
+    if (s % 2 === 1) order.reverse();
+    for (const i of order) {
+      const op = contenders[i][1];
+      const n = reps[i];
+      const t0 = performance.now();
+      for (let k = 0; k < n; k++) await op();
+      times[i].push((performance.now() - t0) / n);
+    }
+  }
+  const out = {};
+  contenders.forEach(([name], i) => {
+    out[name] = median(times[i]);
+  });
+  return out;
+}
+
+/**
+ * Runs every row. `lib` is the streamseal package (already initialised),
+ * `deps` the comparison libraries: `{hpke: {CipherSuite, HkdfSha256,
+ * Aes256Gcm, DhkemX25519HkdfSha256}, dhkemX25519: {DhkemX25519HkdfSha256},
+ * hashWasmArgon2id, openpgpArgon2id}`. `log` prints progress. Returns
+ * `{rows, budgets}`.
+ */
+export async function runAll(lib, deps, log, opts = {}) {
+  const quick = opts.quick === true;
+  const fast = { samples: quick ? 5 : 21, minSampleMs: quick ? 5 : 20 };
+  const slow = { samples: quick ? 3 : 5, minSampleMs: 0 };
+  const subtle = globalThis.crypto.subtle;
+  const rows = [];
+  const row = (group, name, ms, baseline, note) => {
+    rows.push({ group, name, ms, baseline: baseline ?? null, note: note ?? "" });
+  };
+
+  // --- one keyring, and the same key in WebCrypto -------------------------
+  const keyBytes = bytes(32, 7);
+  const ring = new lib.Keyring(ROOT);
+  ring.importKey(0, keyBytes);
+  ring.setCurrentGeneration(0);
+  const cryptoKey = await subtle.importKey("raw", keyBytes, "AES-GCM", false, [
+    "encrypt",
+    "decrypt",
+  ]);
+  const aad = bytes(100, 1); // about the length of a message slot's AAD
+
+  // --- per-call seal/open ---------------------------------------------------
+  for (const [size, label] of [
+    [1024, "1 KiB"],
+    [64 * 1024, "64 KiB"],
+  ]) {
+    const plain = bytes(size, 3);
+    const slot = slotOf(messageId(1));
+    const sealed = lib.seal(ring, slot, plain);
+    const iv = bytes(12, 9);
+    const ct = new Uint8Array(
+      await subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad }, cryptoKey, plain),
+    );
+    log(`open/seal ${label}`);
+    const open = await compare(
+      [
+        ["streamseal open", () => lib.open(ring, slot, sealed)],
+        [
+          "WebCrypto decrypt",
+          () => subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad }, cryptoKey, ct),
+        ],
+      ],
+      fast,
+    );
+    row(`open ${label}, per call`, "WebCrypto AES-GCM decrypt (await each)", open["WebCrypto decrypt"]);
+    row(`open ${label}, per call`, "streamseal open", open["streamseal open"], open["WebCrypto decrypt"]);
+    const seal = await compare(
+      [
+        ["streamseal seal", () => lib.seal(ring, slot, plain)],
+        [
+          "WebCrypto encrypt",
+          () => subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad }, cryptoKey, plain),
+        ],
+      ],
+      fast,
+    );
+    row(`seal ${label}, per call`, "WebCrypto AES-GCM encrypt (await each)", seal["WebCrypto encrypt"]);
+    row(`seal ${label}, per call`, "streamseal seal", seal["streamseal seal"], seal["WebCrypto encrypt"]);
+  }
+
+  // --- a 1000 x 512 B history ----------------------------------------------
+  log("history 1000 x 512 B");
+  const N = 1000;
+  const text = "x".repeat(512);
+  const messages = [];
+  const raw = [];
+  for (let i = 0; i < N; i++) {
+    const id = messageId(i);
+    messages.push({
+      id,
+      streamId: ROOT,
+      sequence: String(i + 1),
+      authorId: OWNER,
+      authorType: "user",
+      authorDisplayName: "Ada",
+      content: "[sealed]",
+      replyCount: 0,
+      metadata: {},
+      revision: 1,
+      createdAt: "2026-08-01T10:00:00Z",
+      sealed: lib.seal(ring, slotOf(id), enc.encode(text)),
+    });
+    const iv = bytes(12, i);
+    const msgAad = enc.encode(`${ROOT}/${id}/${OWNER}/1`.padEnd(100, "."));
+    raw.push({
+      iv,
+      aad: msgAad,
+      ct: new Uint8Array(
+        await subtle.encrypt(
+          { name: "AES-GCM", iv, additionalData: msgAad },
+          cryptoKey,
+          enc.encode(text),
+        ),
+      ),
+    });
+  }
+  const check = lib.openMessages(ring, messages);
+  if (check.length !== N || !check.every((r) => r.status === "opened")) {
+    throw new Error("openMessages did not open every message");
+  }
+  const history = await compare(
+    [
+      ["openMessages", () => lib.openMessages(ring, messages)],
+      [
+        "WebCrypto Promise.all",
+        () =>
+          Promise.all(
+            raw.map((m) =>
+              subtle.decrypt({ name: "AES-GCM", iv: m.iv, additionalData: m.aad }, cryptoKey, m.ct),
+            ),
+          ),
+      ],
+      [
+        "openMessage loop",
+        () => {
+          for (const m of messages) lib.openMessage(ring, m);
+        },
+      ],
+    ],
+    { samples: quick ? 5 : 15, minSampleMs: quick ? 10 : 50 },
+  );
+  const hist = "history 1000 x 512 B";
+  row(hist, "WebCrypto AES-GCM decrypt x1000 (Promise.all)", history["WebCrypto Promise.all"]);
+  row(hist, "streamseal openMessages (one call)", history.openMessages, history["WebCrypto Promise.all"]);
+  row(
+    hist,
+    "streamseal openMessage x1000 (one call each)",
+    history["openMessage loop"],
+    history["WebCrypto Promise.all"],
+  );
+
+  // --- HPKE wrap / unwrap of a stream key ----------------------------------
+  log("hpke wrap/unwrap");
+  const bot = lib.IdentityKey.generate("bot", "machine-a");
+  const recipient = bot.recipient();
+  const record = lib.wrapStreamKey(ring, 0, recipient);
+  const into = new lib.Keyring(ROOT);
+  lib.unwrapStreamKey(into, record, bot);
+  const suites = [["@hpke/core + @hpke/dhkem-x25519", deps.dhkemX25519.DhkemX25519HkdfSha256]];
+  if (opts.nativeX25519 !== false) {
+    // @hpke/core's own KEM runs X25519 through WebCrypto where the platform has it.
+    suites.push(["@hpke/core (WebCrypto X25519)", deps.hpke.DhkemX25519HkdfSha256]);
+  }
+  const info = bytes(80, 5); // about the length of a wrap's info
+  const hpkeState = [];
+  for (const [name, Kem] of suites) {
+    try {
+      const suite = new deps.hpke.CipherSuite({
+        kem: new Kem(),
+        kdf: new deps.hpke.HkdfSha256(),
+        aead: new deps.hpke.Aes256Gcm(),
+      });
+      const pair = await suite.kem.generateKeyPair();
+      const sealed = await suite.seal({ recipientPublicKey: pair.publicKey, info }, keyBytes);
+      await suite.open({ recipientKey: pair.privateKey, enc: sealed.enc, info }, sealed.ct);
+      hpkeState.push({ name, suite, pair, sealed });
+    } catch (e) {
+      log(`  ${name}: unavailable here (${e && e.message})`);
+    }
+  }
+  const wrapContenders = [["streamseal wrapStreamKey", () => lib.wrapStreamKey(ring, 0, recipient)]];
+  const unwrapContenders = [["streamseal unwrapStreamKey", () => lib.unwrapStreamKey(into, record, bot)]];
+  for (const s of hpkeState) {
+    wrapContenders.push([
+      s.name,
+      () => s.suite.seal({ recipientPublicKey: s.pair.publicKey, info }, keyBytes),
+    ]);
+    unwrapContenders.push([
+      s.name,
+      () => s.suite.open({ recipientKey: s.pair.privateKey, enc: s.sealed.enc, info }, s.sealed.ct),
+    ]);
+  }
+  const hpkeOpts = { samples: quick ? 5 : 15, minSampleMs: quick ? 5 : 20 };
+  const wrap = await compare(wrapContenders, hpkeOpts);
+  const unwrap = await compare(unwrapContenders, hpkeOpts);
+  const hpkeBase = hpkeState.length > 0 ? hpkeState[0].name : null;
+  for (const s of hpkeState) {
+    row("HPKE wrap (seal a 32-byte key)", s.name, wrap[s.name]);
+  }
+  row(
+    "HPKE wrap (seal a 32-byte key)",
+    "streamseal wrapStreamKey",
+    wrap["streamseal wrapStreamKey"],
+    hpkeBase && wrap[hpkeBase],
+  );
+  for (const s of hpkeState) {
+    row("HPKE unwrap (open a 32-byte key)", s.name, unwrap[s.name]);
+  }
+  row(
+    "HPKE unwrap (open a 32-byte key)",
+    "streamseal unwrapStreamKey",
+    unwrap["streamseal unwrapStreamKey"],
+    hpkeBase && unwrap[hpkeBase],
+  );
+
+  // --- Argon2id m=64 MiB t=3 p=1 -------------------------------------------
+  log("argon2id m=64MiB t=3 p=1 (a few samples)");
+  const params = { algorithm: "argon2id", m: 65536, t: 3, p: 1, version: 19 };
+  const pass = "correct horse battery staple";
+  const bundle = lib.createBundle(bot, pass, params);
+  const salt = bytes(16, 11);
+  const password = enc.encode(pass);
+  const argon = await compare(
+    [
+      [
+        "streamseal openBundle",
+        () => lib.openBundle("bot", "machine-a", bot.publicKey, bundle, pass).free(),
+      ],
+      [
+        "openpgpjs argon2id",
+        () =>
+          deps.openpgpArgon2id({
+            password,
+            salt,
+            parallelism: 1,
+            passes: 3,
+            memorySize: 65536,
+            tagLength: 32,
+          }),
+      ],
+      [
+        "hash-wasm argon2id",
+        () =>
+          deps.hashWasmArgon2id({
+            password,
+            salt,
+            parallelism: 1,
+            iterations: 3,
+            memorySize: 65536,
+            hashLength: 32,
+            outputType: "binary",
+          }),
+      ],
+    ],
+    slow,
+  );
+  const a = "Argon2id m=64MiB t=3 p=1";
+  row(a, "openpgpjs argon2id", argon["openpgpjs argon2id"]);
+  row(a, "hash-wasm argon2id", argon["hash-wasm argon2id"], argon["openpgpjs argon2id"]);
+  row(a, "streamseal openBundle (Argon2id + AES-GCM)", argon["streamseal openBundle"], argon["openpgpjs argon2id"]);
+
+  const ratio = (x, y) => (x && y ? x / y : null);
+  const budgets = [
+    {
+      name: "WASM open of a 1 KiB message vs WebCrypto per call",
+      limit: "<= 0.5x",
+      ratio: ratio(
+        rows.find((r) => r.group === "open 1 KiB, per call" && r.name === "streamseal open").ms,
+        rows.find((r) => r.group === "open 1 KiB, per call" && r.baseline === null).ms,
+      ),
+      max: 0.5,
+    },
+    {
+      name: "1000 x 512 B history in one call vs WebCrypto Promise.all",
+      limit: "<= 0.5x",
+      ratio: ratio(history.openMessages, history["WebCrypto Promise.all"]),
+      max: 0.5,
+    },
+    {
+      name: "WASM HPKE unwrap vs @hpke/core (+ @hpke/dhkem-x25519)",
+      limit: "<= 0.1x",
+      ratio: hpkeBase ? ratio(unwrap["streamseal unwrapStreamKey"], unwrap[hpkeBase]) : null,
+      max: 0.1,
+    },
+    {
+      name: "WASM Argon2id m=64MiB t=3 p=1 (bundle unlock) vs openpgpjs argon2id",
+      limit: "<= 1.0x",
+      ratio: ratio(argon["streamseal openBundle"], argon["openpgpjs argon2id"]),
+      max: 1.0,
+    },
+  ];
+  for (const b of budgets) b.pass = b.ratio !== null && b.ratio <= b.max;
+
+  ring.free();
+  into.free();
+  bot.free();
+  return { rows, budgets };
+}
+
+function fmtMs(ms) {
+  if (ms >= 100) return `${ms.toFixed(0)} ms`;
+  if (ms >= 1) return `${ms.toFixed(2)} ms`;
+  return `${(ms * 1000).toFixed(1)} µs`;
+}
+
+/** The result as a Markdown table (medians; ratio = row / its group's baseline). */
+export function table(env, result) {
+  const lines = [
+    `| ${env}: group | contender | median | ratio to baseline |`,
+    "|---|---|---:|---:|",
+  ];
+  for (const r of result.rows) {
+    const ratio = r.baseline ? `${(r.ms / r.baseline).toFixed(3)}x` : "baseline";
+    lines.push(`| ${r.group} | ${r.name} | ${fmtMs(r.ms)} | ${ratio} |`);
+  }
+  lines.push("", `| ${env}: budget | limit | measured | verdict |`, "|---|---|---:|---|");
+  for (const b of result.budgets) {
+    const measured = b.ratio === null ? "n/a" : `${b.ratio.toFixed(3)}x`;
+    lines.push(`| ${b.name} | ${b.limit} | ${measured} | ${b.pass ? "pass" : "MISS"} |`);
+  }
+  return lines.join("\n");
+}
