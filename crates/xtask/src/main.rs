@@ -5,6 +5,7 @@
 //!   with `-D warnings`, and every test suite. This is the README's test
 //!   command and what `.ci/run` calls.
 //! - `cargo xtask setup`: only the install steps.
+//! - `cargo xtask fuzz [--secs N] [--runs N] [target ...]`: the fuzz targets.
 //! - `cargo xtask bench [--quick]`: every benchmark, written to `BENCHMARKS.md`.
 //!
 //! One module per part of the project, each with its own `setup` and `test`
@@ -14,6 +15,7 @@
 mod bench;
 mod cmd;
 mod core;
+mod fuzz;
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -25,6 +27,7 @@ fn main() -> ExitCode {
     let outcome = match args.first().map(String::as_str) {
         Some("test") => setup().and_then(|()| test()),
         Some("setup") => setup(),
+        Some("fuzz") => fuzz::fuzz(args.get(1..).unwrap_or_default()),
         Some("bench") => bench::bench(args.get(1..).unwrap_or_default()),
         _ => {
             eprintln!("usage: cargo xtask <command>");
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
                 "  test   install what is missing, then fmt check, clippy and every test suite"
             );
             eprintln!("  setup  only install what is missing");
+            eprintln!("  fuzz [--secs N] [--runs N] [target ...]  run the cargo-fuzz targets");
             eprintln!(
                 "  bench [--quick]  every benchmark, written to BENCHMARKS.md (not part of test)"
             );
@@ -50,6 +54,7 @@ fn main() -> ExitCode {
 /// Every install step. Each checks before it installs, so a second run does nothing.
 fn setup() -> Result {
     core::setup()?;
+    fuzz::setup()?;
     Ok(())
 }
 
@@ -57,6 +62,7 @@ fn setup() -> Result {
 fn test() -> Result {
     let started = Instant::now();
     core::test()?;
+    fuzz::test()?;
     eprintln!(
         "xtask: every suite passed in {:.0}s",
         started.elapsed().as_secs_f64()

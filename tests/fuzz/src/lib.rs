@@ -1,0 +1,286 @@
+//! Shared pieces of the fuzz targets: the fixed keys of the golden vectors
+//! (so that seeds taken from `tests/vectors/streamseal/*.json` open all the
+//! way), structured inputs built with `arbitrary`, and the round-trip oracle.
+//!
+//! A harness signals a finding by panicking (libFuzzer records the input);
+//! the library itself must never panic, whatever the input.
+
+use std::fmt::Debug;
+
+use arbitrary::Arbitrary;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use streamseal::identity::{IdentityKey, KeyId, RecipientKind, SecretKey};
+use streamseal::slot::{DecisionOption, Slot, StepPhase};
+use streamseal::stream_key::{Keyring, StreamKey};
+
+/// The root stream of every golden vector.
+pub const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+
+/// 32 bytes from 64 hex digits (constants of this file only).
+pub fn hex32(hex: &str) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap_or(0);
+    }
+    out
+}
+
+fn identity(kind: RecipientKind, id: &str, secret_hex: &str) -> IdentityKey {
+    let key_id = KeyId::new(id).unwrap_or_else(|e| unreachable!("fixed key id {id}: {e}"));
+    IdentityKey::from_secret(kind, key_id, SecretKey::from_bytes(&hex32(secret_hex)))
+}
+
+/// The three recipients of `wraps.json`: the owner's user key and two
+/// runtime machines.
+pub fn wrap_recipients() -> Vec<IdentityKey> {
+    vec![
+        identity(
+            RecipientKind::User,
+            "key_owner_laptop",
+            "101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f",
+        ),
+        identity(
+            RecipientKind::Bot,
+            "machine-a",
+            "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f",
+        ),
+        identity(
+            RecipientKind::Bot,
+            "machine-b",
+            "303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f",
+        ),
+    ]
+}
+
+/// The stream keys `wraps.json` wraps, by generation (0 twice, 3).
+pub fn wrapped_keys() -> Vec<(u32, StreamKey)> {
+    vec![
+        (
+            0,
+            StreamKey::from_bytes(&hex32(
+                "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f",
+            )),
+        ),
+        (
+            0,
+            StreamKey::from_bytes(&hex32(
+                "6162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f80",
+            )),
+        ),
+        (
+            3,
+            StreamKey::from_bytes(&hex32(
+                "62636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f8081",
+            )),
+        ),
+    ]
+}
+
+/// The runtime key of `invocations.json`.
+pub fn invocation_runtime() -> IdentityKey {
+    identity(
+        RecipientKind::Bot,
+        "machine-b",
+        "2122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f40",
+    )
+}
+
+/// The stream key of `envelopes.json` (generation 2 of [`ROOT`]).
+pub fn envelope_key() -> StreamKey {
+    StreamKey::from_bytes(&hex32(
+        "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f",
+    ))
+}
+
+/// The keyring of `envelopes.json`: generation 2 of [`ROOT`], current, and
+/// an unrelated generation 7.
+pub fn envelope_keyring() -> Keyring {
+    let mut ring = Keyring::new(ROOT).unwrap_or_else(|e| unreachable!("{e}"));
+    let other = StreamKey::from_bytes(&[7u8; 32]);
+    for (generation, key) in [(2, envelope_key()), (7, other)] {
+        ring.insert(generation, key)
+            .unwrap_or_else(|e| unreachable!("{e}"));
+    }
+    ring.set_current_generation(2)
+        .unwrap_or_else(|e| unreachable!("{e}"));
+    ring
+}
+
+/// decode -> encode -> decode gives the same value, and the encoding is
+/// stable from then on. `what` names the type in the failure message.
+pub fn json_round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(what: &str, value: &T) {
+    let json = serde_json::to_string(value)
+        .unwrap_or_else(|e| panic!("{what}: a decoded value does not serialise: {e}"));
+    let back: T = serde_json::from_str(&json)
+        .unwrap_or_else(|e| panic!("{what}: its own encoding does not decode: {e}\n{json}"));
+    assert_eq!(&back, value, "{what}: decode(encode(x)) != x\n{json}");
+    let again = serde_json::to_string(&back)
+        .unwrap_or_else(|e| panic!("{what}: a decoded value does not serialise: {e}"));
+    assert_eq!(again, json, "{what}: encoding is not stable");
+}
+
+/// A short string drawn from a small alphabet of interesting values or the
+/// fuzzer's own text.
+#[derive(Arbitrary, Debug, Clone)]
+pub enum FuzzText {
+    /// Empty.
+    Empty,
+    /// A plain id-like value.
+    Id(u8),
+    /// Anything.
+    Raw(String),
+}
+
+impl FuzzText {
+    /// The string.
+    pub fn get(&self) -> String {
+        match self {
+            FuzzText::Empty => String::new(),
+            FuzzText::Id(n) => format!("id_{n}"),
+            FuzzText::Raw(s) => s.clone(),
+        }
+    }
+}
+
+/// A slot built from fuzzed fields.
+#[derive(Arbitrary, Debug, Clone)]
+pub enum FuzzSlot {
+    /// [`Slot::Message`].
+    Message(FuzzText, FuzzText, FuzzText, u32),
+    /// [`Slot::BotReply`].
+    BotReply(FuzzText, FuzzText, FuzzText, FuzzText),
+    /// [`Slot::TraceStep`].
+    TraceStep(FuzzText, FuzzText, FuzzText, bool, Option<FuzzText>),
+    /// [`Slot::DecisionCard`].
+    DecisionCard(FuzzText, FuzzText, Vec<(FuzzText, FuzzText)>, bool),
+    /// [`Slot::DecisionNote`].
+    DecisionNote(FuzzText, FuzzText, FuzzText),
+}
+
+impl FuzzSlot {
+    /// The slot.
+    pub fn slot(&self) -> Slot {
+        match self {
+            FuzzSlot::Message(s, m, a, revision) => Slot::Message {
+                stream_id: s.get(),
+                message_id: m.get(),
+                author_id: a.get(),
+                revision: *revision,
+            },
+            FuzzSlot::BotReply(s, m, a, i) => Slot::BotReply {
+                stream_id: s.get(),
+                message_id: m.get(),
+                author_id: a.get(),
+                invocation_id: i.get(),
+            },
+            FuzzSlot::TraceStep(i, s, t, started, m) => Slot::TraceStep {
+                invocation_id: i.get(),
+                step_id: s.get(),
+                step_type: t.get(),
+                phase: if *started {
+                    StepPhase::Started
+                } else {
+                    StepPhase::Completed
+                },
+                message_id: m.as_ref().map(FuzzText::get),
+            },
+            FuzzSlot::DecisionCard(s, d, options, allow_note) => Slot::DecisionCard {
+                stream_id: s.get(),
+                decision_id: d.get(),
+                options: options
+                    .iter()
+                    .map(|(id, tone)| DecisionOption {
+                        id: id.get(),
+                        tone: tone.get(),
+                    })
+                    .collect(),
+                allow_note: *allow_note,
+            },
+            FuzzSlot::DecisionNote(d, o, b) => Slot::DecisionNote {
+                decision_id: d.get(),
+                option_id: o.get(),
+                decided_by: b.get(),
+            },
+        }
+    }
+}
+
+/// One edit of a byte string: the structured targets start from valid
+/// bytes and apply a few of these, so that most inputs stay close to
+/// something that opens.
+#[derive(Arbitrary, Debug, Clone)]
+pub enum ByteEdit {
+    /// Flip bits of one byte.
+    Xor(u16, u8),
+    /// Cut to a length.
+    Truncate(u16),
+    /// Append bytes.
+    Append(Vec<u8>),
+    /// Insert one byte.
+    Insert(u16, u8),
+    /// Remove one byte.
+    Remove(u16),
+}
+
+impl ByteEdit {
+    /// Applies the edit (positions wrap around the length).
+    pub fn apply(&self, bytes: &mut Vec<u8>) {
+        let at = |i: u16, len: usize| if len == 0 { 0 } else { usize::from(i) % len };
+        match self {
+            ByteEdit::Xor(i, mask) => {
+                let i = at(*i, bytes.len());
+                if let Some(b) = bytes.get_mut(i) {
+                    *b ^= *mask;
+                }
+            }
+            ByteEdit::Truncate(n) => bytes.truncate(usize::from(*n)),
+            ByteEdit::Append(extra) => bytes.extend_from_slice(extra),
+            ByteEdit::Insert(i, b) => {
+                let i = at(*i, bytes.len() + 1);
+                bytes.insert(i, *b);
+            }
+            ByteEdit::Remove(i) => {
+                if !bytes.is_empty() {
+                    let i = at(*i, bytes.len());
+                    bytes.remove(i);
+                }
+            }
+        }
+    }
+}
+
+/// Applies `edits` to `bytes`.
+pub fn edit(bytes: &mut Vec<u8>, edits: &[ByteEdit]) {
+    for e in edits {
+        e.apply(bytes);
+    }
+}
+
+/// The golden vectors, as committed (the harnesses start from them).
+pub mod vectors {
+    use serde_json::Value;
+
+    /// `tests/vectors/streamseal/wraps.json`.
+    pub const WRAPS: &str = include_str!("../../vectors/streamseal/wraps.json");
+    /// `tests/vectors/streamseal/envelopes.json`.
+    pub const ENVELOPES: &str = include_str!("../../vectors/streamseal/envelopes.json");
+    /// `tests/vectors/streamseal/bundles.json`.
+    pub const BUNDLES: &str = include_str!("../../vectors/streamseal/bundles.json");
+    /// `tests/vectors/streamseal/invocations.json`.
+    pub const INVOCATIONS: &str = include_str!("../../vectors/streamseal/invocations.json");
+
+    /// The `vectors` array of one file.
+    pub fn list(file: &str) -> Vec<Value> {
+        let doc: Value = serde_json::from_str(file).unwrap_or(Value::Null);
+        match doc.get("vectors") {
+            Some(Value::Array(items)) => items.clone(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Splits a fuzz input into its mode byte and the rest.
+pub fn mode(data: &[u8]) -> Option<(u8, &[u8])> {
+    data.split_first().map(|(m, rest)| (*m, rest))
+}
