@@ -55,6 +55,7 @@ const MAX_BUNDLE_BYTES: usize = 1024;
 /// The bundle fields of a key record: `encryptedPrivateBundle`, `kdfSalt`, `kdfParams`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct SealedBundle {
     /// base64(version || iv || ciphertext).
     pub encrypted_private_bundle: String,

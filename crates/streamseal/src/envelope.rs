@@ -63,6 +63,7 @@ pub const MAX_CIPHERTEXT_LEN: usize = MAX_PLAINTEXT_LEN + TAG_LEN;
 /// checked strictly when the payload is opened.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Envelope {
     /// Envelope version (1).
     pub v: u32,
@@ -77,6 +78,7 @@ pub struct Envelope {
 /// `{ciphertext, envelope}`: what every sealed surface of the API carries.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct SealedPayload {
     /// `ciphertext || tag`, base64.
     pub ciphertext: String,

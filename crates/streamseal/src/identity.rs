@@ -183,6 +183,14 @@ impl RecipientKind {
     }
 }
 
+// Crosses UniFFI as its wire spelling: an open enum with `Other(String)` has
+// no closed UniFFI shape, and apps compare the spelling anyway.
+#[cfg(feature = "uniffi")]
+uniffi::custom_type!(RecipientKind, String, {
+    lower: |kind| kind.as_str().to_owned(),
+    try_lift: |text| Ok(RecipientKind::parse(&text)),
+});
+
 impl Serialize for RecipientKind {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())

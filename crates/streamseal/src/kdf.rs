@@ -42,6 +42,7 @@ pub const SALT_LEN: usize = 16;
 
 /// `kdfParams` of a key record: `{algorithm, m, t, p, version}`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct KdfParams {
     /// Always `argon2id`.
     pub algorithm: String,

@@ -90,4 +90,10 @@ pub mod wrap;
 pub mod testing;
 
 pub use error::{Error, ErrorCode, Result};
+
+// The UniFFI shape of the core's records and enums (feature `uniffi`, for
+// bindings/uniffi). The generated code is the macro's, outside this crate's
+// own sources, which stay free of `unsafe`.
+#[cfg(feature = "uniffi")]
+uniffi::setup_scaffolding!("streamseal");
 pub use stream_key::Keyring;

@@ -38,6 +38,7 @@ pub const MAX_DECISION_OPTIONS: usize = 64;
 /// The kind of a slot, with its one-byte code in the AAD.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum SlotKind {
     /// A stream message (code 1).
     Message,
@@ -79,6 +80,7 @@ impl SlotKind {
 /// Whether a sealed trace step is the in-flight start or the final record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum StepPhase {
     /// `POST .../sealed-steps/started` (code 1).
     Started,
@@ -109,6 +111,7 @@ impl StepPhase {
 /// are bound in the AAD; its label is inside the ciphertext.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DecisionOption {
     /// The option id (clear).
     pub id: String,
@@ -124,6 +127,7 @@ pub struct DecisionOption {
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum Slot {
     /// A message in a stream (root or thread), at one revision.
     Message {

@@ -65,6 +65,7 @@ pub const WRAP_CT_LEN: usize = STREAM_KEY_LEN + 16;
 /// invocation's `sealedContext` the recipient fields are absent.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct KeyWrap {
     /// The generation of the wrapped key.
     pub key_generation: u32,

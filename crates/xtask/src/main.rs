@@ -15,6 +15,7 @@
 mod bench;
 mod cmd;
 mod core;
+mod ffi;
 mod fuzz;
 
 use std::process::ExitCode;
@@ -27,6 +28,7 @@ fn main() -> ExitCode {
     let outcome = match args.first().map(String::as_str) {
         Some("test") => setup().and_then(|()| test()),
         Some("setup") => setup(),
+        Some("ffi") => ffi::setup().and_then(|()| ffi::test()),
         Some("fuzz") => fuzz::fuzz(args.get(1..).unwrap_or_default()),
         Some("bench") => bench::bench(args.get(1..).unwrap_or_default()),
         _ => {
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
                 "  test   install what is missing, then fmt check, clippy and every test suite"
             );
             eprintln!("  setup  only install what is missing");
+            eprintln!("  ffi    only the UniFFI bindings' setup and tests (Kotlin, Swift drift, Python)");
             eprintln!("  fuzz [--secs N] [--runs N] [target ...]  run the cargo-fuzz targets");
             eprintln!(
                 "  bench [--quick]  every benchmark, written to BENCHMARKS.md (not part of test)"
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
 /// Every install step. Each checks before it installs, so a second run does nothing.
 fn setup() -> Result {
     core::setup()?;
+    ffi::setup()?;
     fuzz::setup()?;
     Ok(())
 }
@@ -62,6 +66,7 @@ fn setup() -> Result {
 fn test() -> Result {
     let started = Instant::now();
     core::test()?;
+    ffi::test()?;
     fuzz::test()?;
     eprintln!(
         "xtask: every suite passed in {:.0}s",

@@ -1,0 +1,290 @@
+"""Python tests of the streamseal UniFFI binding (standard library unittest).
+
+`cargo xtask test` generates the binding into target/uniffi/python/streamseal_bindings
+(with the test-seams build of the library) and runs:
+
+    python3 -m unittest discover -s bindings/uniffi/python/tests -v
+
+STREAMSEAL_PY_BINDINGS names the directory holding the generated package.
+"""
+
+import json
+import os
+import sys
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+sys.path.insert(0, os.environ.get("STREAMSEAL_PY_BINDINGS", os.path.join(ROOT, "target", "uniffi", "python")))
+
+from streamseal_bindings import streamseal_ffi as ss  # noqa: E402
+from streamseal_bindings import streamseal as core  # noqa: E402
+
+VECTORS = os.path.join(ROOT, "tests", "vectors", "streamseal")
+ERR = ss.StreamsealError
+
+
+def load(name):
+    with open(os.path.join(VECTORS, name), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def slot_from_json(s):
+    """A vector's slot JSON (`{"kind": ..., camelCase fields}`) as the binding's Slot."""
+    kind = s["kind"]
+    if kind == "message":
+        return core.Slot.MESSAGE(stream_id=s["streamId"], message_id=s["messageId"],
+                                 author_id=s["authorId"], revision=s["revision"])
+    if kind == "botReply":
+        return core.Slot.BOT_REPLY(stream_id=s["streamId"], message_id=s["messageId"],
+                                   author_id=s["authorId"], invocation_id=s["invocationId"])
+    if kind == "traceStep":
+        phase = {"started": core.StepPhase.STARTED, "completed": core.StepPhase.COMPLETED}[s["phase"]]
+        return core.Slot.TRACE_STEP(invocation_id=s["invocationId"], step_id=s["stepId"],
+                                    step_type=s["stepType"], phase=phase, message_id=s.get("messageId"))
+    if kind == "decisionCard":
+        options = [core.DecisionOption(id=o["id"], tone=o["tone"]) for o in s["options"]]
+        return core.Slot.DECISION_CARD(stream_id=s["streamId"], decision_id=s["decisionId"],
+                                       options=options, allow_note=s["allowNote"])
+    if kind == "decisionNote":
+        return core.Slot.DECISION_NOTE(decision_id=s["decisionId"], option_id=s["optionId"],
+                                       decided_by=s["decidedBy"])
+    raise AssertionError("unknown slot kind " + kind)
+
+
+def with_randomness(hex_bytes, f):
+    ss.set_fixed_randomness(bytes.fromhex(hex_bytes))
+    try:
+        out = f()
+        # Every queued byte was drawn: the call used exactly the vector's randomness.
+        assert ss.remaining_fixed_randomness() == 0
+        return out
+    finally:
+        ss.clear_fixed_randomness()
+
+
+def sealed_json(payload):
+    return json.loads(ss.sealed_payload_to_json(payload))
+
+
+class GoldenVectors(unittest.TestCase):
+    """tests/vectors/streamseal/*.json reproduced byte for byte."""
+
+    def test_envelopes(self):
+        doc = load("envelopes.json")
+        self.assertEqual(len(doc["vectors"]), 8)
+        for v in doc["vectors"]:
+            with self.subTest(v["name"]):
+                ring = ss.Keyring(v["rootStreamId"])
+                ring.insert(v["keyGeneration"], ss.StreamKey.from_bytes(bytes.fromhex(v["streamKeyHex"])))
+                slot = slot_from_json(v["slot"])
+                self.assertEqual(ss.aad_encode(1, v["rootStreamId"], v["keyGeneration"], slot).hex(), v["aadHex"])
+                sealed = with_randomness(v["randomHex"], lambda: ss.seal(ring, slot, v["plaintext"].encode()))
+                self.assertEqual(sealed_json(sealed), v["sealed"])
+                self.assertEqual(sealed.ciphertext, v["sealed"]["ciphertext"])
+                self.assertEqual(ss.open(ring, slot, sealed).decode(), v["plaintext"])
+                parsed = ss.aad_parse(bytes.fromhex(v["aadHex"]))
+                self.assertEqual(parsed.slot, slot)
+                self.assertEqual(parsed.key_generation, v["keyGeneration"])
+
+    def test_wraps(self):
+        doc = load("wraps.json")
+        self.assertEqual(len(doc["vectors"]), 3)
+        for v in doc["vectors"]:
+            with self.subTest(v["name"]):
+                secret = ss.SecretKey.from_bytes(bytes.fromhex(v["recipientSecretKeyHex"]))
+                me = ss.IdentityKey.from_secret(v["recipientKind"], v["recipientKeyId"], secret)
+                self.assertEqual(me.public_key(), v["recipientPublicKey"])
+                key = ss.StreamKey.from_bytes(bytes.fromhex(v["streamKeyHex"]))
+                info = ss.wrap_info(v["rootStreamId"], v["keyGeneration"], v["recipientKind"], v["recipientKeyId"])
+                self.assertEqual(info.hex(), v["infoHex"])
+                wrap = with_randomness(v["randomHex"], lambda: ss.wrap_stream_key(
+                    v["rootStreamId"], v["keyGeneration"], key, me.recipient()))
+                self.assertEqual(wrap.wrap_enc, v["wrap"]["wrapEnc"])
+                self.assertEqual(wrap.wrap_ct, v["wrap"]["wrapCt"])
+                self.assertEqual(wrap.key_generation, v["wrap"]["keyGeneration"])
+                self.assertEqual(wrap.recipient_key_id, v["wrap"]["recipientKeyId"])
+                self.assertEqual(wrap.recipient_kind, v["wrap"]["recipientKind"])
+                opened = ss.unwrap_stream_key(v["rootStreamId"], wrap, [me])
+                self.assertEqual(opened.to_bytes().hex(), v["streamKeyHex"])
+
+    def test_bundles(self):
+        doc = load("bundles.json")
+        self.assertEqual(len(doc["vectors"]), 3)
+        for v in doc["vectors"]:
+            with self.subTest(v["name"]):
+                secret = ss.SecretKey.from_bytes(bytes.fromhex(v["secretKeyHex"]))
+                self.assertEqual(secret.public_key(), v["publicKey"])
+                self.assertEqual(ss.passphrase_bytes(v["passphrase"]).hex(), v["passphraseKdfBytesHex"])
+                self.assertEqual(ss.bundle_aad(1, v["publicKey"]).hex(), v["aadHex"])
+                p = v["record"]["kdfParams"]
+                params = core.KdfParams(algorithm=p["algorithm"], m=p["m"], t=p["t"], p=p["p"], version=p["version"])
+                record = with_randomness(v["randomHex"], lambda: ss.create_bundle(secret, v["passphrase"], params))
+                self.assertEqual(record.encrypted_private_bundle, v["record"]["encryptedPrivateBundle"])
+                self.assertEqual(record.kdf_salt, v["record"]["kdfSalt"])
+                self.assertEqual(record.kdf_params, params)
+                opened = ss.open_bundle(v["publicKey"], record, v["passphrase"], ss.kdf_limits_default())
+                self.assertEqual(opened.to_bytes().hex(), v["secretKeyHex"])
+
+    def test_invocations(self):
+        doc = load("invocations.json")
+        self.assertEqual(len(doc["vectors"]), 1)
+        for v in doc["vectors"]:
+            with self.subTest(v["name"]):
+                secret = ss.SecretKey.from_bytes(bytes.fromhex(v["runtimeSecretKeyHex"]))
+                runtime = ss.IdentityKey.from_secret(v["runtimeKeyKind"], v["runtimeKeyId"], secret)
+                opened = ss.OpenedInvocation.open(json.dumps(v["invocation"]), [runtime])
+                self.assertEqual(opened.prompt(), v["expectedPrompt"])
+                self.assertEqual([h.text for h in opened.history()], v["expectedHistory"])
+                body = with_randomness(v["replyRandomHex"], lambda: opened.seal_reply(v["replyMessageId"], v["replyText"]))
+                self.assertEqual(json.loads(body), v["sealedComplete"])
+
+
+class ErrorsAndBadInputs(unittest.TestCase):
+    def assert_code(self, variant, code, f):
+        with self.assertRaises(variant) as ctx:
+            f()
+        self.assertEqual(ctx.exception.code, code)
+        self.assertIsInstance(ctx.exception, ERR)
+        self.assertIn(code, str(ctx.exception))
+        return ctx.exception
+
+    def test_bad_inputs_raise_their_codes(self):
+        ring = ss.Keyring("stream_root")
+        ring.insert(0, ss.StreamKey.generate())
+        slot = core.Slot.MESSAGE(stream_id="stream_root", message_id="msg_1", author_id="usr_1", revision=1)
+        sealed = ss.seal(ring, slot, b"hello")
+        self.assert_code(ERR.MalformedBase64, "MALFORMED_BASE64", lambda: ss.decode_base64("not base64!"))
+        self.assert_code(ERR.InvalidLength, "INVALID_LENGTH", lambda: ss.StreamKey.from_bytes(bytes(16)))
+        self.assert_code(ERR.MalformedJson, "MALFORMED_JSON", lambda: ss.sealed_payload_from_json("[1]"))
+        moved = core.Slot.MESSAGE(stream_id="stream_root", message_id="msg_2", author_id="usr_1", revision=1)
+        self.assert_code(ERR.AadMismatch, "AAD_MISMATCH", lambda: ss.open(ring, moved, sealed))
+        self.assert_code(ERR.WrongPassphrase, "WRONG_PASSPHRASE", lambda: ss.open_bundle(
+            ss.SecretKey.generate().public_key(),
+            ss.create_bundle(ss.SecretKey.generate(), "right", ss.kdf_params_argon2id(64, 1, 1)),
+            "wrong", ss.kdf_limits_default()))
+
+    def test_error_codes_match_the_core(self):
+        codes = ss.error_codes()
+        self.assertEqual(len(codes), 25)
+        self.assertEqual(len(set(codes)), 25)
+        self.assertIn("AAD_MISMATCH", codes)
+
+    def test_round_trips(self):
+        ring = ss.Keyring("stream_root")
+        ring.insert(0, ss.StreamKey.generate())
+        for text in ["", "x", "é ✅ " * 100]:
+            slot = core.Slot.DECISION_NOTE(decision_id="dreq_1", option_id="yes", decided_by="usr_1")
+            sealed = ss.seal(ring, slot, text.encode())
+            again = ss.sealed_payload_from_json(ss.sealed_payload_to_json(sealed))
+            self.assertEqual(again, sealed)
+            self.assertEqual(ss.open(ring, slot, again).decode(), text)
+        data = bytes(range(256))
+        self.assertEqual(ss.decode_base64(ss.encode_base64(data)), data)
+
+
+class Scenario(unittest.TestCase):
+    """The sealed-flow scenario (see tests/sealed_scenario.rs), through the binding."""
+
+    def test_shared_scratchpad(self):
+        common = run_scenario(self)
+        self.assertEqual(common["rolled_to"], 1)
+
+
+def served_wraps(request_json):
+    """The wraps of a `POST .../e2e/key-wraps` body as the list serves them (each with its generation)."""
+    request = json.loads(request_json)
+    return [dict(w, keyGeneration=request["keyGeneration"]) for w in request["wraps"]]
+
+
+def run_scenario(t):
+    root = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M"
+    owner_id = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1"
+    bot_id = "bot_01JD3QB0T0000000000000000B"
+    small = ss.kdf_params_argon2id(64, 1, 1)
+    limits = ss.kdf_limits_default()
+
+    # The owner sets up a passphrase key; the server stores the record.
+    new = ss.set_up_user_key("key_owner_laptop", "correct horse", small)
+    record = json.loads(new.record_json)
+    record["createdAt"] = "2026-11-21T10:00:00Z"
+    with t.assertRaises(ERR.WrongPassphrase):
+        ss.unlock(json.dumps(record), "wrong horse", limits)
+    owner = ss.unlock(json.dumps(record), "correct horse", limits)
+    t.assertEqual(owner.public_key(), new.key.public_key())
+
+    # The bot runtime's two machines register keys in presence.
+    machine_a = ss.IdentityKey.generate("bot", "machine-a")
+    machine_b = ss.IdentityKey.generate("bot", "machine-b")
+
+    # Generation 0 wrapped to everyone; the server serves each their key-wraps list.
+    gen0 = ss.generation_zero(root, [owner.recipient(), machine_a.recipient(), machine_b.recipient()])
+    t.assertEqual(gen0.key_generation, 0)
+    t.assertEqual(len(json.loads(gen0.request_json)["wraps"]), 3)
+    stored = {0: served_wraps(gen0.request_json)}
+
+    def key_wraps(current):
+        wraps = [w for gen in sorted(stored) for w in stored[gen]]
+        return json.dumps({"currentKeyGeneration": current, "ownerUserId": owner_id, "wraps": wraps})
+
+    # The owner sends a sealed message; the server turns the body into a Message.
+    def as_message(body_json, message_id, author_id, sequence):
+        body = json.loads(body_json)
+        t.assertNotIn("content", body)
+        return json.dumps({"id": message_id, "streamId": root, "sequence": str(sequence),
+                           "authorId": author_id, "authorType": "user", "content": "[sealed]",
+                           "replyCount": 0, "metadata": {}, "revision": 1,
+                           "createdAt": "2026-11-21T10:00:00Z", "sealed": body["sealed"]})
+
+    msg1 = ss.mint_message_id(1_790_000_000_000)
+    body = ss.seal_message(gen0.keyring, root, msg1, owner_id, "Ship the release on Thursday?", "cmid_1")
+    ss.check_send_rules(True, body)
+    with t.assertRaises(ERR.E2ePayloadRequiresE2eStream):
+        ss.check_send_rules(False, body)
+    message1 = as_message(body, msg1, owner_id, 1)
+
+    # Machine B opens its wraps and reads the message.
+    ring_b = ss.open_key_wraps(root, key_wraps(0), [machine_b])
+    t.assertEqual(ring_b.skipped, [])
+    t.assertEqual(ring_b.keyring.current_generation(), 0)
+    opened = ss.open_message(ring_b.keyring, message1)
+    t.assertEqual((opened.text, opened.author_id, opened.revision), ("Ship the release on Thursday?", owner_id, 1))
+
+    # The owner edits it: revision 2 opens, and the server cannot replay it as revision 1.
+    edit = ss.seal_edit(gen0.keyring, message1, owner_id, "Ship on Friday.")
+    m = json.loads(message1)
+    m["sealed"] = sealed_json(edit)
+    m["revision"] = 2
+    t.assertEqual(ss.open_message(ring_b.keyring, json.dumps(m)).text, "Ship on Friday.")
+    m["revision"] = 1
+    with t.assertRaises(ERR.AadMismatch):
+        ss.open_message(ring_b.keyring, json.dumps(m))
+
+    # A decision note sealed by the owner opens for the runtime.
+    note = ss.seal_decision_note(gen0.keyring, "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", "approve", owner_id, "Go ahead")
+    sealed_note = sealed_json(note)
+    event = {"decisionId": "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", "optionId": "approve", "decidedBy": owner_id,
+             "noteCiphertext": sealed_note["ciphertext"], "noteEnvelope": sealed_note["envelope"]}
+    t.assertEqual(ss.open_decision_note(ring_b.keyring, json.dumps(event)), "Go ahead")
+
+    # The bot's machine B is removed: the owner rolls the generation to the others.
+    rolled = ss.roll_generation(gen0.keyring, [owner.recipient(), machine_a.recipient()])
+    t.assertEqual(rolled.key_generation, 1)
+    stored[1] = served_wraps(rolled.request_json)
+    msg2 = ss.mint_message_id(1_790_000_000_001)
+    message2 = as_message(ss.seal_message(rolled.keyring, root, msg2, owner_id, "After the roll", None), msg2, owner_id, 2)
+
+    # Machine A reads both generations; machine B cannot read what follows.
+    ring_a = ss.open_key_wraps(root, key_wraps(1), [machine_a])
+    t.assertEqual(ring_a.keyring.generations(), [0, 1])
+    t.assertEqual(ss.open_message(ring_a.keyring, message2).text, "After the roll")
+    ring_b2 = ss.open_key_wraps(root, key_wraps(1), [machine_b])
+    t.assertEqual(ring_b2.keyring.generations(), [0])
+    with t.assertRaises(ERR.UnknownKeyGeneration) as ctx:
+        ss.open_message(ring_b2.keyring, message2)
+    t.assertEqual(ctx.exception.code, "UNKNOWN_KEY_GENERATION")
+    t.assertEqual(ss.open_message(ring_b2.keyring, message1).text, "Ship the release on Thursday?")
+    return {"rolled_to": rolled.key_generation, "bot": bot_id}
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,178 @@
+//! The crypto core: base64, key wraps, envelopes, AAD and the passphrase bundle.
+//! Records and enums (`Slot`, `SealedPayload`, `KeyWrap`, `SealedBundle`,
+//! `KdfParams`, `AadContents`) are the core's own types, exported through
+//! the core's `uniffi` feature.
+
+use std::sync::Arc;
+
+use streamseal::aad::{self, AadContents};
+use streamseal::bundle::{self, SealedBundle};
+use streamseal::encoding;
+use streamseal::envelope::{self, Envelope, SealedPayload};
+use streamseal::identity::{PublicKey, RecipientKind};
+use streamseal::kdf::KdfParams;
+use streamseal::slot::Slot;
+use streamseal::wrap::{self, KeyWrap};
+
+use crate::error::Result;
+use crate::keys::{
+    IdentityKey, KdfLimits, Keyring, Recipient, SecretKey, StreamKey, identity_keys,
+};
+
+/// Canonical padded standard base64 of `bytes`.
+#[uniffi::export]
+pub fn encode_base64(bytes: Vec<u8>) -> String {
+    encoding::encode_base64(&bytes)
+}
+
+/// Strict base64 decoding (`MALFORMED_BASE64` for anything but the one canonical spelling).
+#[uniffi::export]
+pub fn decode_base64(text: String) -> Result<Vec<u8>> {
+    Ok(encoding::decode_base64("base64", &text)?)
+}
+
+/// Wraps `key` (generation `generation` of `root_stream_id`) to `recipient` with HPKE.
+#[uniffi::export]
+pub fn wrap_stream_key(
+    root_stream_id: String,
+    generation: u32,
+    key: Arc<StreamKey>,
+    recipient: Recipient,
+) -> Result<KeyWrap> {
+    Ok(wrap::wrap_stream_key(
+        &root_stream_id,
+        generation,
+        &key.0,
+        &recipient.to_core()?,
+    )?)
+}
+
+/// Opens a key wrap of `root_stream_id` with one of the caller's keys (at most 32).
+#[uniffi::export]
+pub fn unwrap_stream_key(
+    root_stream_id: String,
+    wrap: KeyWrap,
+    mine: Vec<Arc<IdentityKey>>,
+) -> Result<Arc<StreamKey>> {
+    let key = wrap::unwrap_stream_key(&root_stream_id, &wrap, &identity_keys(&mine))?;
+    Ok(Arc::new(StreamKey(key)))
+}
+
+/// The HPKE `info` of a wrap (see FORMAT.md).
+#[uniffi::export]
+pub fn wrap_info(
+    root_stream_id: String,
+    generation: u32,
+    recipient_kind: String,
+    recipient_key_id: String,
+) -> Result<Vec<u8>> {
+    Ok(wrap::wrap_info(
+        &root_stream_id,
+        generation,
+        &RecipientKind::parse(&recipient_kind),
+        &recipient_key_id,
+    )?)
+}
+
+/// Seals `plaintext` into `slot` under the keyring's current generation.
+#[uniffi::export]
+pub fn seal(keyring: Arc<Keyring>, slot: Slot, plaintext: Vec<u8>) -> Result<SealedPayload> {
+    Ok(envelope::seal(&keyring.lock(), &slot, &plaintext)?)
+}
+
+/// Seals `plaintext` into `slot` under a chosen generation held by the keyring.
+#[uniffi::export]
+pub fn seal_with_generation(
+    keyring: Arc<Keyring>,
+    generation: u32,
+    slot: Slot,
+    plaintext: Vec<u8>,
+) -> Result<SealedPayload> {
+    Ok(envelope::seal_with_generation(
+        &keyring.lock(),
+        generation,
+        &slot,
+        &plaintext,
+    )?)
+}
+
+/// Opens a payload the caller expects in `expected`; the AAD must bind
+/// exactly that slot, the keyring's root stream and the envelope's generation.
+#[uniffi::export]
+pub fn open(keyring: Arc<Keyring>, expected: Slot, sealed: SealedPayload) -> Result<Vec<u8>> {
+    Ok(envelope::open(&keyring.lock(), &expected, &sealed)?.to_vec())
+}
+
+/// Parses `{ciphertext, envelope}` from JSON (unknown fields ignored).
+#[uniffi::export]
+pub fn sealed_payload_from_json(json: String) -> Result<SealedPayload> {
+    Ok(SealedPayload::from_json(&json)?)
+}
+
+/// Serialises `{ciphertext, envelope}` as compact JSON.
+#[uniffi::export]
+pub fn sealed_payload_to_json(payload: SealedPayload) -> String {
+    payload.to_json()
+}
+
+/// Parses an envelope from JSON.
+#[uniffi::export]
+pub fn envelope_from_json(json: String) -> Result<Envelope> {
+    Ok(Envelope::from_json(&json)?)
+}
+
+/// The canonical AAD bytes of `slot`.
+#[uniffi::export]
+pub fn aad_encode(
+    version: u8,
+    root_stream_id: String,
+    key_generation: u32,
+    slot: Slot,
+) -> Result<Vec<u8>> {
+    Ok(aad::encode(
+        version,
+        &root_stream_id,
+        key_generation,
+        &slot,
+    )?)
+}
+
+/// Parses AAD bytes strictly.
+#[uniffi::export]
+pub fn aad_parse(bytes: Vec<u8>) -> Result<AadContents> {
+    Ok(aad::parse(&bytes)?)
+}
+
+/// Protects `secret` with `passphrase` (Argon2id with `params`, then AES-256-GCM).
+/// Blocks for the KDF's duration: call it off the main thread.
+#[uniffi::export]
+pub fn create_bundle(
+    secret: Arc<SecretKey>,
+    passphrase: String,
+    params: KdfParams,
+) -> Result<SealedBundle> {
+    Ok(bundle::create_bundle(&secret.0, &passphrase, &params)?)
+}
+
+/// Opens a bundle of the record whose public key is `public_key`. Checks
+/// `limits` before any work, then blocks for the KDF: call it off the main thread.
+#[uniffi::export]
+pub fn open_bundle(
+    public_key: String,
+    bundle: SealedBundle,
+    passphrase: String,
+    limits: KdfLimits,
+) -> Result<Arc<SecretKey>> {
+    let public_key = PublicKey::from_base64(&public_key)?;
+    let secret = bundle::open_bundle(&public_key, &bundle, &passphrase, &limits.into())?;
+    Ok(Arc::new(SecretKey(secret)))
+}
+
+/// The AAD of a bundle of `version` for `public_key`.
+#[uniffi::export]
+pub fn bundle_aad(version: u8, public_key: String) -> Result<Vec<u8>> {
+    Ok(bundle::bundle_aad(
+        version,
+        &PublicKey::from_base64(&public_key)?,
+    ))
+}

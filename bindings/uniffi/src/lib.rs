@@ -1,0 +1,63 @@
+//! # streamseal-ffi
+//!
+//! UniFFI bindings of [`streamseal`] for Kotlin (Android, JVM), Swift (iOS)
+//! and Python. Proc-macros only, no UDL. Thin: every function calls the
+//! core and converts at the edge; nothing here decides anything about the
+//! format.
+//!
+//! ## What crosses, and how
+//! - **Errors**: one enum, [`StreamsealError`], one variant per stable code
+//!   of the core (plus `Unknown` for a code added later and `Api` for an
+//!   error status of the service), each with `code` (`ErrorCode::as_str`),
+//!   `error_message` and `details`. `Display` is exported, so Kotlin's
+//!   `message`, Swift's `description`/`localizedDescription` and Python's
+//!   `str()` show the code and message, not just the variant name. No
+//!   function panics: fallible steps return the core's `Error`; locks are
+//!   taken poison-tolerantly; conversions use checked arithmetic.
+//! - **Secret holders are objects** (`SecretKey`, `IdentityKey`,
+//!   `StreamKey`, `Keyring`, `OpenedInvocation`): handles to `Arc`s whose
+//!   core value zeroizes on drop. They have no `Debug`/`Display` export and
+//!   no serialisation.
+//! - **Records and enums of the crypto core are the core's own types**,
+//!   deriving `uniffi::Record`/`uniffi::Enum` behind the core's `uniffi`
+//!   feature (`#[cfg_attr(feature = "uniffi", derive(...))]`): `Slot`,
+//!   `SlotKind`, `StepPhase`, `DecisionOption`, `Envelope`,
+//!   `SealedPayload`, `KeyWrap`, `KdfParams`, `SealedBundle`,
+//!   `AadContents`, `OpenedMessage`, `HistoryEntry`. They are generated in
+//!   the `streamseal` namespace (Kotlin package `uniffi.streamseal`, Python
+//!   module `streamseal`), the functions in `streamseal_ffi`.
+//! - **Custom types**: `RecipientKind` (an open enum with `Other(String)`)
+//!   crosses as its wire spelling (`uniffi::custom_type!` in the core).
+//! - **Mirrored records** (small copies here, with the reason):
+//!   `KdfLimits` (the core's salt bounds are `usize`, which UniFFI does not
+//!   carry), `Recipient` (its `KeyId`/`PublicKey` newtypes cross as plain
+//!   strings so that a malformed value raises `StreamsealError` with its
+//!   code from inside the call, instead of failing in the generated lift
+//!   code, which only a custom type's `try_lift` could do and which raises
+//!   an internal error, not ours).
+//! - **Wire documents as JSON text**, deliberately: the wire types of the
+//!   API (`Message`, `Invocation`, `KeyWraps`, `OwnKey`, request bodies,
+//!   events, ...) carry `serde_json::Value` metadata, `BTreeMap`s, open
+//!   enums with `Other(String)` and versioned shapes; the app receives and
+//!   sends them as JSON anyway. Functions of the sealed flows therefore take
+//!   the document the server sent as JSON and return the request body to
+//!   send as JSON, parsed and validated by the core.
+//! - **The sans-IO endpoints** ([`api`]): `build_request`, `parse_response`,
+//!   the catalogue and paging helpers keep the core's names. The request
+//!   (one of 58 endpoints) crosses as a JSON document, see the module docs.
+//!
+//! Calls are synchronous. `create_bundle`, `open_bundle`, `unlock` and
+//! `set_up_user_key` run Argon2id and block (tens to hundreds of
+//! milliseconds with the default parameters): call them off the main thread.
+
+pub mod crypto;
+pub mod error;
+pub mod keys;
+pub mod sealed;
+
+#[cfg(feature = "test-seams")]
+pub mod seams;
+
+pub use error::StreamsealError;
+
+uniffi::setup_scaffolding!("streamseal_ffi");

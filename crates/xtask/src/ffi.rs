@@ -1,0 +1,291 @@
+//! The UniFFI bindings (bindings/uniffi): build the library with its test
+//! seams, generate Kotlin, Swift and Python, fail on a drift of the committed
+//! Swift sources, then compile and run the Kotlin tests on the JVM and the
+//! Python tests.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::cmd::{Result, root, run, run_in, works};
+
+/// Debian's JNA, which the generated Kotlin loads the library with.
+const JNA_JAR: &str = "/usr/share/java/jna.jar";
+
+fn kotlin_dir() -> PathBuf {
+    root().join("bindings/uniffi/kotlin")
+}
+
+fn kotlinc() -> PathBuf {
+    kotlin_dir().join("node_modules/kotlin-compiler/bin/kotlinc-jvm")
+}
+
+fn kotlin_lib() -> PathBuf {
+    kotlin_dir().join("node_modules/kotlin-compiler/lib")
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// JNA from apt (after `apt-get update`), and the Kotlin compiler from npm
+/// (`npm ci` of the committed lock file), each only when missing.
+pub fn setup() -> Result {
+    if !Path::new(JNA_JAR).exists() {
+        let (program, prefix): (&str, &[&str]) = if is_root() {
+            ("apt-get", &[])
+        } else {
+            ("sudo", &["apt-get"])
+        };
+        let update: Vec<&str> = prefix.iter().copied().chain(["update"]).collect();
+        run(program, &update)?;
+        let install: Vec<&str> = prefix
+            .iter()
+            .copied()
+            .chain(["install", "-y", "--no-install-recommends", "libjna-java"])
+            .collect();
+        run(program, &install)?;
+    }
+    if !kotlinc().exists() {
+        run_in(
+            &kotlin_dir(),
+            "npm",
+            &["ci", "--no-audit", "--no-fund"],
+            &[],
+        )?;
+    }
+    if !works("java", &["-version"]) {
+        return Err("java (17 or newer) is needed for the Kotlin tests".to_owned());
+    }
+    Ok(())
+}
+
+/// Every step of the bindings' tests; prints how long they took.
+pub fn test() -> Result {
+    let started = Instant::now();
+    let root = root();
+    let target = root.join("target");
+    let out = target.join("uniffi");
+
+    // The bindgen CLI (its own crate, built once: later runs find it fresh).
+    run("cargo", &["build", "--locked", "-p", "uniffi-bindgen"])?;
+    let bindgen = target.join("debug/uniffi-bindgen");
+    if out.exists() {
+        fs::remove_dir_all(&out).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
+    }
+
+    // Swift from the library as apps get it (no test seams): that is what
+    // the committed Swift package must match.
+    let shipped = build_library(&target, &out.join("lib-shipped"), false)?;
+    generate(&bindgen, &shipped, "swift", &out.join("swift"))?;
+    // Kotlin and Python from the test build, whose seams fix the randomness.
+    let seams = build_library(&target, &out.join("lib-test-seams"), true)?;
+    generate(&bindgen, &seams, "kotlin", &out.join("kotlin"))?;
+    generate(&bindgen, &seams, "python", &out.join("python"))?;
+    let swift_text = fs::read_to_string(out.join("swift/streamseal_ffi.swift")).unwrap_or_default();
+    let python_text = fs::read_to_string(out.join("python/streamseal_ffi.py")).unwrap_or_default();
+    if swift_text.contains("setFixedRandomness")
+        || !python_text.contains("def set_fixed_randomness")
+    {
+        return Err("the shipped and test-seams flavours of the library were mixed up".to_owned());
+    }
+    let library = seams;
+
+    swift_drift(&out.join("swift"))?;
+    python(&out, &library)?;
+    kotlin(&out, &library)?;
+
+    eprintln!(
+        "xtask: UniFFI bindings (Kotlin, Swift drift, Python) passed in {:.0}s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Builds the cdylib (with or without the test seams) and copies it to
+/// `dir`, so the next build of the other flavour cannot replace it.
+fn build_library(target: &Path, dir: &Path, seams: bool) -> Result<PathBuf> {
+    let mut args = vec!["build", "--locked", "-p", "streamseal-ffi"];
+    if seams {
+        args.extend(["--features", "test-seams"]);
+    }
+    run("cargo", &args)?;
+    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let library = dir.join("libstreamseal_ffi.so");
+    copy(&target.join("debug/libstreamseal_ffi.so"), &library)?;
+    Ok(library)
+}
+
+/// `uniffi-bindgen generate` in library mode.
+fn generate(bindgen: &Path, library: &Path, language: &str, dir: &Path) -> Result {
+    run(
+        path_str(bindgen)?,
+        &[
+            "generate",
+            "--library",
+            path_str(library)?,
+            "--language",
+            language,
+            "--no-format",
+            "--out-dir",
+            path_str(dir)?,
+        ],
+    )
+}
+
+fn path_str(path: &Path) -> Result<&str> {
+    path.to_str()
+        .ok_or_else(|| format!("{} is not UTF-8", path.display()))
+}
+
+fn copy(from: &Path, to: &Path) -> Result {
+    fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
+}
+
+/// The generated Swift must equal the committed copy in
+/// bindings/uniffi/swift: a change of the exported API shows as a diff that
+/// fails here until the new sources are committed (the README says how).
+fn swift_drift(generated: &Path) -> Result {
+    let committed = root().join("bindings/uniffi/swift/Sources");
+    let pairs = [
+        ("streamseal.swift", "Streamseal/streamseal.swift"),
+        ("streamseal_ffi.swift", "Streamseal/streamseal_ffi.swift"),
+        ("streamsealFFI.h", "streamsealFFI/include/streamsealFFI.h"),
+        (
+            "streamsealFFI.modulemap",
+            "streamsealFFI/include/module.modulemap",
+        ),
+        (
+            "streamseal_ffiFFI.h",
+            "streamseal_ffiFFI/include/streamseal_ffiFFI.h",
+        ),
+        (
+            "streamseal_ffiFFI.modulemap",
+            "streamseal_ffiFFI/include/module.modulemap",
+        ),
+    ];
+    let mut drifted = Vec::new();
+    for (name, dest) in pairs {
+        let new = fs::read_to_string(generated.join(name))
+            .map_err(|e| format!("uniffi-bindgen wrote no {name}: {e}"))?;
+        let old = fs::read_to_string(committed.join(dest)).unwrap_or_default();
+        if new != old {
+            drifted.push(dest);
+        }
+    }
+    if drifted.is_empty() {
+        eprintln!("  swift: generated sources equal the committed ones");
+        Ok(())
+    } else {
+        Err(format!(
+            "the generated Swift differs from bindings/uniffi/swift/Sources ({}); \
+             run `STREAMSEAL_UPDATE_SWIFT=1 cargo xtask test` to refresh and commit them",
+            drifted.join(", ")
+        ))
+        .or_else(|e| update_swift(generated, &committed, &pairs, e))
+    }
+}
+
+/// With `STREAMSEAL_UPDATE_SWIFT=1`, copies the generated sources over the committed ones.
+fn update_swift(generated: &Path, committed: &Path, pairs: &[(&str, &str)], err: String) -> Result {
+    if std::env::var_os("STREAMSEAL_UPDATE_SWIFT").is_none() {
+        return Err(err);
+    }
+    for (name, dest) in pairs {
+        let to = committed.join(dest);
+        if let Some(parent) = to.parent() {
+            fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        copy(&generated.join(name), &to)?;
+    }
+    eprintln!("  swift: committed sources refreshed; commit them");
+    Ok(())
+}
+
+/// The generated modules as a package next to the library, then unittest.
+fn python(out: &Path, library: &Path) -> Result {
+    let package = out.join("python/streamseal_bindings");
+    fs::create_dir_all(&package).map_err(|e| format!("{}: {e}", package.display()))?;
+    for name in ["streamseal.py", "streamseal_ffi.py"] {
+        fs::rename(out.join("python").join(name), package.join(name))
+            .map_err(|e| format!("cannot move {name}: {e}"))?;
+    }
+    fs::write(package.join("__init__.py"), "")
+        .map_err(|e| format!("cannot write __init__.py: {e}"))?;
+    copy(library, &package.join("libstreamseal_ffi.so"))?;
+    run_in(
+        &root(),
+        "python3",
+        &[
+            "-m",
+            "unittest",
+            "discover",
+            "-s",
+            "bindings/uniffi/python/tests",
+            "-v",
+        ],
+        &[("STREAMSEAL_PY_BINDINGS", path_str(&out.join("python"))?)],
+    )
+}
+
+/// Compiles the generated Kotlin with the tests into one jar, then runs it
+/// on the JVM with JNA and the library on the path.
+fn kotlin(out: &Path, library: &Path) -> Result {
+    let generated = out.join("kotlin");
+    let mut sources = vec![path_str(&generated)?.to_owned()];
+    let tests = kotlin_dir().join("src");
+    sources.push(path_str(&tests)?.to_owned());
+    let jar = out.join("streamseal-kotlin-tests.jar");
+    let lib = kotlin_lib();
+    let classpath = [
+        JNA_JAR.to_owned(),
+        path_str(&lib.join("kotlin-test.jar"))?.to_owned(),
+    ]
+    .join(":");
+    let mut args = vec![
+        "-no-reflect",
+        "-jvm-target",
+        "17",
+        "-nowarn",
+        "-classpath",
+        classpath.as_str(),
+        "-include-runtime",
+        "-d",
+        path_str(&jar)?,
+    ];
+    args.extend(sources.iter().map(String::as_str));
+    run_in(&root(), path_str(&kotlinc())?, &args, &[])?;
+
+    let library_dir = library
+        .parent()
+        .ok_or_else(|| "the library has no directory".to_owned())?;
+    let run_classpath = [
+        path_str(&jar)?.to_owned(),
+        JNA_JAR.to_owned(),
+        path_str(&lib.join("kotlin-test.jar"))?.to_owned(),
+    ]
+    .join(":");
+    let jna_path = format!("-Djna.library.path={}", path_str(library_dir)?);
+    let vectors = format!(
+        "-Dstreamseal.vectors={}",
+        path_str(&root().join("tests/vectors/streamseal"))?
+    );
+    run_in(
+        &root(),
+        "java",
+        &[
+            jna_path.as_str(),
+            vectors.as_str(),
+            "-cp",
+            run_classpath.as_str(),
+            "streamseal.tests.MainKt",
+        ],
+        &[],
+    )
+}
