@@ -214,7 +214,6 @@ fn run_target(target: &str, secs: u64, runs: Option<u64>) -> Result {
         format!("-max_total_time={secs}"),
         "-timeout=10".to_owned(),
         "-rss_limit_mb=2048".to_owned(),
-        "-max_len=65536".to_owned(),
         "-print_final_stats=1".to_owned(),
     ];
     if let Some(n) = runs {

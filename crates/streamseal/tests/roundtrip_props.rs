@@ -1,0 +1,414 @@
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+//! Property tests of the public API's round trips that the other `*_props`
+//! suites do not cover (TESTING.md lists every round trip and its property):
+//! key material and identifiers, base64, slots and their codes, events,
+//! error bodies, the `{"data": ...}` envelope, paging cursors through a
+//! built request, path/query encoding, the user key's set-up/unlock and the
+//! sealed decision cards and notes.
+
+use std::collections::BTreeMap;
+
+use proptest::collection::{btree_map, vec};
+use proptest::option;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use streamseal::api::{Context, EndpointRequest, build_request, encode_component, paging};
+use streamseal::encoding::{decode_base64, encode_base64};
+use streamseal::identity::{KeyId, PublicKey, RecipientKind, SecretKey};
+use streamseal::kdf::{KdfLimits, KdfParams};
+use streamseal::sealed::decisions::{
+    CardPlacement, DecisionCardContent, open_decision_card, open_decision_note, seal_decision_card,
+    seal_decision_note,
+};
+use streamseal::sealed::user_key::{change_passphrase, set_up, unlock};
+use streamseal::slot::{DecisionOption, Slot, SlotKind, StepPhase};
+use streamseal::stream_key::{Keyring, StreamKey};
+use streamseal::wire::common::StreamType;
+use streamseal::wire::error_body::{ApiError, ErrorBody};
+use streamseal::wire::events::{DecisionResolved, E2eRevoke, Event};
+use streamseal::wire::ids::{DecisionId, WorkspaceId};
+use streamseal::wire::list::{ConversationPage, MemberPage, StreamPage};
+use streamseal::wire::requests::conversations::ListConversationsQuery;
+use streamseal::wire::requests::streams::{ListMembersQuery, ListStreamsQuery};
+use streamseal::wire::secret::ApiKey;
+use streamseal::wire::{parse_data, to_data_json};
+use streamseal::{ErrorCode, api::ResponseData};
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+fn text() -> impl Strategy<Value = String> {
+    "\\PC{1,24}"
+}
+
+fn slot() -> impl Strategy<Value = Slot> {
+    let id = || "[a-z]{1,6}_[0-9A-Z]{1,10}";
+    prop_oneof![
+        (id(), id(), id(), any::<u32>()).prop_map(|(s, m, a, r)| Slot::Message {
+            stream_id: s,
+            message_id: m,
+            author_id: a,
+            revision: r,
+        }),
+        (id(), id(), id(), id()).prop_map(|(s, m, a, i)| Slot::BotReply {
+            stream_id: s,
+            message_id: m,
+            author_id: a,
+            invocation_id: i,
+        }),
+        (id(), id(), text(), any::<bool>(), option::of(id())).prop_map(|(i, s, t, started, m)| {
+            Slot::TraceStep {
+                invocation_id: i,
+                step_id: s,
+                step_type: t,
+                phase: if started {
+                    StepPhase::Started
+                } else {
+                    StepPhase::Completed
+                },
+                message_id: m,
+            }
+        }),
+        (id(), id(), vec((id(), text()), 0..4), any::<bool>()).prop_map(|(s, d, o, n)| {
+            Slot::DecisionCard {
+                stream_id: s,
+                decision_id: d,
+                options: o
+                    .into_iter()
+                    .map(|(id, tone)| DecisionOption { id, tone })
+                    .collect(),
+                allow_note: n,
+            }
+        }),
+        (id(), id(), id()).prop_map(|(d, o, b)| Slot::DecisionNote {
+            decision_id: d,
+            option_id: o,
+            decided_by: b,
+        }),
+    ]
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        text().prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            vec(inner.clone(), 0..4).prop_map(Value::Array),
+            btree_map("[a-z]{1,6}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// Percent-decodes what `encode_component` wrote (the server's side).
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The decoded value of `name` in a built URL's query string.
+fn query_value(url: &str, name: &str) -> Option<String> {
+    let (_, query) = url.split_once('?')?;
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(k, _)| percent_decode(k).as_deref() == Some(name))
+        .and_then(|(_, v)| percent_decode(v))
+}
+
+fn context() -> Context {
+    Context::new(
+        "https://chat.example.test",
+        WorkspaceId::parse("ws_01J80000000000000000000001").unwrap(),
+        Some(ApiKey::parse("svc_bk_secret").unwrap()),
+    )
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// `SecretKey::from_bytes` -> `to_bytes`; `PublicKey` -> base64 -> `from_base64`, and JSON.
+    #[test]
+    fn key_material_round_trips(secret in any::<[u8; 32]>(), stream in any::<[u8; 32]>()) {
+        let sk = SecretKey::from_bytes(&secret);
+        prop_assert_eq!(*sk.to_bytes(), secret);
+        let pk = sk.public_key();
+        let text = pk.to_base64();
+        prop_assert_eq!(text.len(), 44);
+        prop_assert_eq!(PublicKey::from_base64(&text).unwrap(), pk);
+        let json = serde_json::to_string(&pk).unwrap();
+        prop_assert_eq!(json.clone(), format!("\"{text}\""));
+        prop_assert_eq!(serde_json::from_str::<PublicKey>(&json).unwrap(), pk);
+        prop_assert_eq!(*StreamKey::from_bytes(&stream).to_bytes(), stream);
+    }
+
+    /// `KeyId::new` -> `as_str` and JSON; `RecipientKind::parse` -> `as_str` and JSON.
+    #[test]
+    fn key_ids_and_recipient_kinds_round_trip(id in "[!-~]{1,128}", kind in "[a-z_]{1,16}") {
+        let key_id = KeyId::new(id.clone()).unwrap();
+        prop_assert_eq!(key_id.as_str(), id.as_str());
+        let json = serde_json::to_string(&id).unwrap();
+        prop_assert_eq!(serde_json::from_str::<KeyId>(&json).unwrap(), key_id);
+        let parsed = RecipientKind::parse(&kind);
+        prop_assert_eq!(parsed.as_str(), kind.as_str());
+        let back: RecipientKind = serde_json::from_str(&serde_json::to_string(&parsed).unwrap()).unwrap();
+        prop_assert_eq!(back, parsed);
+        for known in [RecipientKind::User, RecipientKind::Bot] {
+            prop_assert_eq!(RecipientKind::parse(known.as_str()), known);
+        }
+    }
+
+    /// `encode_base64` -> `decode_base64`, and the encoding is the only spelling.
+    #[test]
+    fn base64_round_trips(bytes in vec(any::<u8>(), 0..200)) {
+        let text = encode_base64(&bytes);
+        prop_assert_eq!(decode_base64("x", &text).unwrap(), bytes);
+        prop_assert_eq!(text.len() % 4, 0);
+    }
+
+    /// `Slot` JSON, and its kind and step phase codes.
+    #[test]
+    fn slots_round_trip_through_json_and_codes(slot in slot()) {
+        let json = serde_json::to_string(&slot).unwrap();
+        prop_assert_eq!(serde_json::from_str::<Slot>(&json).unwrap(), slot.clone());
+        let kind = slot.kind();
+        prop_assert_eq!(SlotKind::from_code(kind.code()), Some(kind));
+        if let Slot::TraceStep { phase, .. } = &slot {
+            prop_assert_eq!(StepPhase::from_code(phase.code()), Some(*phase));
+        }
+    }
+
+    /// `Event::from_parts(name, payload)` -> `name()` / `payload()` -> `from_parts`.
+    #[test]
+    fn events_round_trip_through_their_parts(
+        ids in (text(), text(), text()),
+        note in option::of((text(), 0u32..5)),
+        raw in json_value(),
+        other_name in "[a-z:_]{1,20}",
+    ) {
+        let (a, b, c) = ids;
+        let resolved = DecisionResolved {
+            decision_id: a.clone(),
+            option_id: b.clone(),
+            decided_by: c.clone(),
+            note_ciphertext: note.as_ref().map(|(t, _)| t.clone()),
+            note_envelope: note.as_ref().map(|(t, g)| streamseal::envelope::Envelope {
+                v: 1,
+                key_generation: *g,
+                iv: t.clone(),
+                aad: t.clone(),
+            }),
+        };
+        let revoke = E2eRevoke { workspace_id: a, bot_id: b, stream_id: c };
+        let events = [
+            Event::DecisionResolved(resolved),
+            Event::E2eRevoke(revoke),
+            Event::InvocationAvailable(raw.clone()),
+            Event::E2eGrant(raw.clone()),
+        ];
+        for event in events {
+            let again = Event::from_parts(event.name(), event.payload()).unwrap();
+            prop_assert_eq!(again, event);
+        }
+        if !["bot_invocation:available", "bot:invocation:sealed-steps", "decision:resolved",
+             "bot:e2e_revoke", "bot:e2e_grant"].contains(&other_name.as_str()) {
+            let event = Event::from_parts(&other_name, raw.clone()).unwrap();
+            prop_assert_eq!(event.name(), other_name.as_str());
+            prop_assert_eq!(event.payload(), raw);
+        }
+    }
+
+    /// An `ErrorBody` written as JSON reads back through `ApiError::parse`
+    /// with its code and details, at any non-429 error status.
+    #[test]
+    fn error_bodies_read_back_through_api_error(
+        message in text(),
+        details in option::of(btree_map("[a-z.]{1,12}", vec(text(), 1..3), 1..3)),
+        code in option::of("[A-Z_]{3,20}"),
+        status in (400u16..600).prop_filter("not 429", |s| *s != 429),
+    ) {
+        let code = code.map(|c| serde_json::from_value(json!(c)).unwrap());
+        let body = ErrorBody { error: message, details, code };
+        let parsed = ApiError::parse(status, &serde_json::to_string(&body).unwrap());
+        prop_assert_eq!(parsed.code(), body.code.clone());
+        prop_assert_eq!(parsed.details(), body.details.as_ref());
+        prop_assert_eq!(parsed.status, status);
+    }
+
+    /// `to_data_json` -> `parse_data` for any JSON value.
+    #[test]
+    fn data_envelope_round_trips(value in json_value()) {
+        let back: Value = parse_data(&to_data_json(&value)).unwrap();
+        prop_assert_eq!(back, value);
+    }
+
+    /// `encode_component` percent-decodes back to its input, using only
+    /// unreserved characters and `%XX`.
+    #[test]
+    fn path_and_query_encoding_round_trips(input in "\\PC{0,40}") {
+        let encoded = encode_component(&input);
+        prop_assert!(encoded.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~%".contains(&b)));
+        prop_assert_eq!(percent_decode(&encoded), Some(input));
+    }
+
+    /// A page's cursor -> `paging::next_page` -> `build_request`: the server
+    /// reads back exactly the cursor it sent, for every cursor-paged list.
+    #[test]
+    fn paging_cursors_round_trip_through_built_requests(
+        cursor in "\\PC{1,40}",
+        limit in option::of(1u32..100),
+    ) {
+        let ctx = context();
+        let requests = [
+            (
+                EndpointRequest::ListStreams {
+                    query: ListStreamsQuery { stream_type: StreamType::Channel, query: None, after: None, limit, include_archived: None },
+                },
+                ResponseData::Streams(StreamPage { data: vec![], has_more: true, cursor: Some(cursor.clone()) }),
+            ),
+            (
+                EndpointRequest::ListStreamMembers {
+                    stream_id: "stream_01J80000000000000000000010".into(),
+                    query: ListMembersQuery { after: None, limit },
+                },
+                ResponseData::Members(MemberPage { data: vec![], has_more: true, cursor: Some(cursor.clone()) }),
+            ),
+            (
+                EndpointRequest::ListConversations {
+                    query: ListConversationsQuery { stream_id: None, status: None, after: None, limit },
+                },
+                ResponseData::Conversations(ConversationPage { data: vec![], has_more: true, cursor: Some(cursor.clone()) }),
+            ),
+        ];
+        for (first, page) in requests {
+            let next = paging::next_page(&first, &page).unwrap();
+            let built = build_request(&ctx, &next).unwrap();
+            prop_assert_eq!(query_value(&built.url, "after"), Some(cursor.clone()));
+            prop_assert!(built.query.contains(&("after".to_owned(), cursor.clone())));
+            let last = match page {
+                ResponseData::Streams(p) => ResponseData::Streams(StreamPage { has_more: false, ..p }),
+                ResponseData::Members(p) => ResponseData::Members(MemberPage { has_more: false, ..p }),
+                ResponseData::Conversations(p) => ResponseData::Conversations(ConversationPage { has_more: false, ..p }),
+                other => other,
+            };
+            prop_assert!(paging::next_page(&first, &last).is_none());
+        }
+    }
+
+    /// `ErrorCode::as_str` -> `ErrorCode::parse`, and nothing else parses.
+    #[test]
+    fn error_codes_round_trip(other in "[A-Z_]{1,30}") {
+        for code in ErrorCode::ALL {
+            prop_assert_eq!(ErrorCode::parse(code.as_str()), Some(*code));
+        }
+        match ErrorCode::parse(&other) {
+            Some(code) => prop_assert_eq!(code.as_str(), other.as_str()),
+            None => prop_assert!(ErrorCode::ALL.iter().all(|c| c.as_str() != other)),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(12))]
+
+    /// `user_key::set_up` -> `into_own_key` -> `unlock`, then
+    /// `change_passphrase` -> `unlock` with the new passphrase (the same key).
+    #[test]
+    fn user_key_set_up_unlock_and_change_passphrase(
+        old in "\\PC{1,16}",
+        new in "\\PC{1,16}",
+        key_id in "[a-z0-9_]{1,20}",
+    ) {
+        let params = KdfParams::argon2id(64, 1, 1);
+        let limits = KdfLimits::default();
+        let (me, record) = set_up(KeyId::new(key_id.clone()).unwrap(), &old, &params).unwrap();
+        let stored = record.into_own_key("2026-01-01T00:00:00Z");
+        let unlocked = unlock(&stored, &old, &limits).unwrap();
+        prop_assert_eq!(unlocked.public_key(), me.public_key());
+        prop_assert_eq!(unlocked.key_id().as_str(), key_id.as_str());
+        prop_assert_eq!(*unlocked.secret_key().to_bytes(), *me.secret_key().to_bytes());
+        let changed = change_passphrase(&stored, &old, &new, &params, &limits)
+            .unwrap()
+            .into_own_key("2026-01-02T00:00:00Z");
+        let again = unlock(&changed, &new, &limits).unwrap();
+        prop_assert_eq!(*again.secret_key().to_bytes(), *me.secret_key().to_bytes());
+        if streamseal::kdf::passphrase_bytes(&new) != streamseal::kdf::passphrase_bytes(&old) {
+            prop_assert_eq!(unlock(&changed, &old, &limits).unwrap_err().code(), ErrorCode::WrongPassphrase);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// `seal_decision_card` -> `open_decision_card` and
+    /// `seal_decision_note` -> `open_decision_note` (through the event).
+    #[test]
+    fn decision_cards_and_notes_round_trip(
+        title in text(),
+        body in text(),
+        options in btree_map("[a-z]{1,8}", text(), 1..4),
+        allow_note in any::<bool>(),
+        note in text(),
+        ts in 0u64..(1 << 40),
+    ) {
+        let mut ring = Keyring::new("stream_root").unwrap();
+        ring.insert(0, StreamKey::generate().unwrap()).unwrap();
+        let decision_id = DecisionId::mint(ts).unwrap();
+        let option_list: Vec<DecisionOption> = options
+            .keys()
+            .map(|id| DecisionOption { id: id.clone(), tone: "neutral".into() })
+            .collect();
+        let labels: BTreeMap<String, String> = options.clone();
+        let content = DecisionCardContent { title, body, labels };
+        let placement = CardPlacement {
+            stream_id: "stream_root",
+            decision_id: &decision_id,
+            runtime_session_id: "session-1",
+            invocation_id: "inv_1",
+        };
+        let card = seal_decision_card(&ring, placement, option_list, allow_note, &content).unwrap();
+        prop_assert_eq!(open_decision_card(&ring, "stream_root", &card).unwrap(), content);
+
+        let option_id = options.keys().next().cloned().unwrap_or_default();
+        let sealed = seal_decision_note(&ring, decision_id.as_str(), &option_id, "usr_1", &note).unwrap();
+        let event = DecisionResolved {
+            decision_id: decision_id.as_str().to_owned(),
+            option_id,
+            decided_by: "usr_1".into(),
+            note_ciphertext: Some(sealed.ciphertext),
+            note_envelope: Some(sealed.envelope),
+        };
+        prop_assert_eq!(open_decision_note(&ring, &event).unwrap(), Some(note));
+    }
+}
