@@ -20,23 +20,28 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use streamseal::api::{Context, EndpointRequest, build_request, encode_component, paging};
 use streamseal::encoding::{decode_base64, encode_base64};
-use streamseal::identity::{KeyId, PublicKey, RecipientKind, SecretKey};
+use streamseal::identity::{IdentityKey, KeyId, PublicKey, RecipientKind, SecretKey};
 use streamseal::kdf::{KdfLimits, KdfParams};
 use streamseal::sealed::decisions::{
     CardPlacement, DecisionCardContent, open_decision_card, open_decision_note, seal_decision_card,
     seal_decision_note,
 };
+use streamseal::sealed::runtime::{OpenedInvocation, open_step};
 use streamseal::sealed::user_key::{change_passphrase, set_up, unlock};
 use streamseal::slot::{DecisionOption, Slot, SlotKind, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::wire::common::StreamType;
 use streamseal::wire::error_body::{ApiError, ErrorBody};
 use streamseal::wire::events::{DecisionResolved, E2eRevoke, Event};
+use streamseal::wire::ids::MessageId;
 use streamseal::wire::ids::{DecisionId, WorkspaceId};
+use streamseal::wire::invocation::Invocation;
 use streamseal::wire::list::{ConversationPage, MemberPage, StreamPage};
 use streamseal::wire::requests::conversations::ListConversationsQuery;
+use streamseal::wire::requests::invocation::StepType;
 use streamseal::wire::requests::streams::{ListMembersQuery, ListStreamsQuery};
 use streamseal::wire::secret::ApiKey;
+use streamseal::wire::version::{ApiVersion, ServiceVersion};
 use streamseal::wire::{parse_data, to_data_json};
 use streamseal::{ErrorCode, api::ResponseData};
 
@@ -410,5 +415,102 @@ proptest! {
             note_envelope: Some(sealed.envelope),
         };
         prop_assert_eq!(open_decision_note(&ring, &event).unwrap(), Some(note));
+    }
+}
+
+/// The claimed invocation of `tests/vectors/streamseal/invocations.json`,
+/// opened with its runtime key.
+fn opened_invocation() -> (Invocation, OpenedInvocation) {
+    let vectors = streamseal::testing::golden::invocations().unwrap();
+    let vector = &vectors["vectors"][0];
+    let invocation: Invocation = serde_json::from_value(vector["invocation"].clone()).unwrap();
+    let secret = hex::decode(vector["runtimeSecretKeyHex"].as_str().unwrap()).unwrap();
+    let runtime = IdentityKey::from_secret(
+        RecipientKind::Bot,
+        KeyId::new(vector["runtimeKeyId"].as_str().unwrap()).unwrap(),
+        SecretKey::from_bytes(&secret.try_into().unwrap()),
+    );
+    let opened = OpenedInvocation::open(&invocation, &[runtime]).unwrap();
+    (invocation, opened)
+}
+
+fn step_type() -> impl Strategy<Value = StepType> {
+    prop_oneof![
+        Just(StepType::Thinking),
+        Just(StepType::WebSearch),
+        Just(StepType::VisitPage),
+        Just(StepType::ToolCall),
+        Just(StepType::Response),
+    ]
+}
+
+proptest! {
+    #![proptest_config(config(48))]
+
+    /// A runtime's sealed steps -> `step_frames` -> `open_step` (started and
+    /// completed), and its sealed reply -> opened under the bot-reply slot.
+    #[test]
+    fn runtime_steps_and_replies_round_trip(
+        text in "\\PC{1,64}",
+        step_id in "[a-z0-9_]{1,24}",
+        step_type in step_type(),
+        message_id in option::of("msg_[0-9A-Z]{26}"),
+        ts in 0u64..(1 << 40),
+    ) {
+        let (invocation, opened) = opened_invocation();
+        let ring = opened.keyring();
+        let started = opened
+            .seal_step_started(&step_id, &step_type, message_id.as_deref(), Some(&text))
+            .unwrap();
+        let (ct, env) = (started.ciphertext.clone().unwrap(), started.envelope.clone().unwrap());
+        let payload = streamseal::envelope::SealedPayload { ciphertext: ct, envelope: env };
+        prop_assert_eq!(
+            open_step(ring, &invocation.id, &step_id, &step_type, StepPhase::Started, message_id.as_deref(), &payload).unwrap(),
+            text.clone()
+        );
+        let step = opened.seal_step(&step_id, &step_type, message_id.as_deref(), &text, Some(7)).unwrap();
+        let frames = opened.step_frames(std::slice::from_ref(&step));
+        prop_assert_eq!(frames.invocation_id.as_str(), invocation.id.as_str());
+        for frame in &frames.steps {
+            let payload = streamseal::envelope::SealedPayload {
+                ciphertext: frame.ciphertext.clone().unwrap(),
+                envelope: frame.envelope.clone().unwrap(),
+            };
+            let opened_text = open_step(
+                ring, &frames.invocation_id, &frame.step_id, &frame.step_type,
+                StepPhase::Completed, frame.message_id.as_deref(), &payload,
+            ).unwrap();
+            prop_assert_eq!(opened_text, text.clone());
+            // The started phase is another slot.
+            prop_assert!(open_step(
+                ring, &frames.invocation_id, &frame.step_id, &frame.step_type,
+                StepPhase::Started, frame.message_id.as_deref(), &payload,
+            ).is_err());
+        }
+
+        let reply_id = MessageId::mint(ts).unwrap();
+        let body = opened.seal_reply(&reply_id, &text).unwrap();
+        let reply = body.reply.unwrap();
+        let ctx = invocation.sealed_context.as_ref().unwrap();
+        let slot = Slot::BotReply {
+            stream_id: invocation.response_stream_id.clone(),
+            message_id: reply_id.as_str().to_owned(),
+            author_id: ctx.reply.sender_id.clone(),
+            invocation_id: invocation.id.clone(),
+        };
+        let plain = streamseal::envelope::open(ring, &slot, &reply.sealed).unwrap();
+        prop_assert_eq!(&*plain, text.as_bytes());
+    }
+
+    /// `ServiceVersion::parse` -> `as_str` keeps any text; known versions
+    /// parse to their `ApiVersion`.
+    #[test]
+    fn service_versions_round_trip(text in "\\PC{0,16}") {
+        let parsed = ServiceVersion::parse(&text);
+        prop_assert_eq!(parsed.as_str(), text.as_str());
+        prop_assert_eq!(ServiceVersion::parse(parsed.as_str()), parsed.clone());
+        for v in ApiVersion::ALL {
+            prop_assert_eq!(ServiceVersion::parse(v.as_str()), ServiceVersion::Known(v));
+        }
     }
 }
