@@ -50,6 +50,7 @@
 //! `set_up_user_key` run Argon2id and block (tens to hundreds of
 //! milliseconds with the default parameters): call them off the main thread.
 
+pub mod api;
 pub mod crypto;
 pub mod error;
 pub mod keys;

@@ -12,7 +12,11 @@ import kotlin.test.assertEquals
 import kotlin.test.assertFailsWith
 import kotlin.test.assertNull
 import kotlin.test.assertTrue
+import uniffi.streamseal.AuthKind
 import uniffi.streamseal.DecisionOption
+import uniffi.streamseal.Family
+import uniffi.streamseal.HttpMethod
+import uniffi.streamseal.RequiredScope
 import uniffi.streamseal.KdfParams
 import uniffi.streamseal.KeyWrap
 import uniffi.streamseal.SealedBundle
@@ -364,6 +368,32 @@ fun scenario() {
     assertNull(openDecisionNote(ringA.keyring, Json.write(mapOf("decisionId" to "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", "optionId" to "approve", "decidedBy" to ownerId))))
 }
 
+// ---- the sans-IO catalogue and paging helpers
+
+fun catalogue() {
+    val all = endpoints()
+    assertEquals(58u, endpointCount())
+    assertEquals(58, all.size)
+    assertEquals(58, all.map { it.id }.toSet().size)
+    val send = endpoint("sendMessage")
+    assertEquals(HttpMethod.POST, send.method)
+    assertEquals("/streams/{streamId}/messages", send.pathTemplate)
+    assertEquals(listOf("streamId"), send.pathParams)
+    assertEquals(RequiredScope.Scope("messages:write"), send.scope)
+    assertEquals(AuthKind.BEARER, send.auth)
+    assertEquals(Family.MESSAGES, send.family)
+    assertEquals("messages:write", missingScope("sendMessage", listOf("messages:read")))
+    assertNull(missingScope("sendMessage", listOf("messages:read", "messages:write")))
+    assertEquals(RequiredScope.NoKey, endpoint("postWebhook").scope)
+    assertEquals(AuthKind.SECRET_URL, endpoint("postWebhook").auth)
+    expect<StreamsealException.InvalidField>("INVALID_FIELD") { endpoint("noSuchEndpoint") }
+    val cmid = mintClientMessageId(1_790_000_000_000uL)
+    assertTrue(cmid.startsWith("cmid_") && cmid.length == 31, cmid)
+    assertEquals("c2", nextCursor(true, "c2"))
+    assertNull(nextCursor(false, "c2"))
+    assertNull(nextCursor(true, ""))
+}
+
 fun errorsCarryMessages() {
     val e = assertFailsWith<StreamsealException.MalformedBase64> { decodeBase64("%%%") }
     // Display is exported: toString() is the core's one line, `CODE: message`.
@@ -382,6 +412,7 @@ fun main() {
         "round trips" to ::roundTrips,
         "every error code" to ::everyErrorCode,
         "errors carry messages" to ::errorsCarryMessages,
+        "catalogue and paging" to ::catalogue,
         "sealed-flow scenario" to ::scenario,
     )
     var failed = 0

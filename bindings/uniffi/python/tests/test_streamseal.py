@@ -163,6 +163,80 @@ class ErrorsAndBadInputs(unittest.TestCase):
             ss.create_bundle(ss.SecretKey.generate(), "right", ss.kdf_params_argon2id(64, 1, 1)),
             "wrong", ss.kdf_limits_default()))
 
+    def test_every_error_code(self):
+        reached = set()
+
+        def code(variant, name, f):
+            e = self.assert_code(variant, name, f)
+            reached.add(e.code)
+
+        root = "stream_root"
+        ring = ss.Keyring(root)
+        ring.insert(0, ss.StreamKey.generate())
+        slot = core.Slot.MESSAGE(stream_id=root, message_id="msg_1", author_id="usr_1", revision=1)
+        sealed = ss.seal(ring, slot, b"hello")
+        env = sealed.envelope
+        code(ERR.MalformedBase64, "MALFORMED_BASE64", lambda: ss.decode_base64("not base64!"))
+        code(ERR.InvalidLength, "INVALID_LENGTH", lambda: ss.StreamKey.from_bytes(bytes(16)))
+        code(ERR.InputTooLarge, "INPUT_TOO_LARGE", lambda: ss.seal(ring, slot, bytes(4 * 1024 * 1024 + 1)))
+        code(ERR.MalformedJson, "MALFORMED_JSON", lambda: ss.sealed_payload_from_json("[1]"))
+        code(ERR.InvalidField, "INVALID_FIELD", lambda: ss.mint_message_id(2**64 - 1))
+        bad_v = core.SealedPayload(ciphertext=sealed.ciphertext, envelope=core.Envelope(v=2, key_generation=env.key_generation, iv=env.iv, aad=env.aad))
+        code(ERR.UnsupportedEnvelopeVersion, "UNSUPPORTED_ENVELOPE_VERSION", lambda: ss.open(ring, slot, bad_v))
+        code(ERR.MalformedAad, "MALFORMED_AAD", lambda: ss.aad_parse(b"streamseal/aad"))
+        moved = core.Slot.MESSAGE(stream_id=root, message_id="msg_2", author_id="usr_1", revision=1)
+        code(ERR.AadMismatch, "AAD_MISMATCH", lambda: ss.open(ring, moved, sealed))
+        later = ss.Keyring(root)
+        later.insert(5, ss.StreamKey.generate())
+        sealed_later = ss.seal(later, slot, b"later")
+        code(ERR.UnknownKeyGeneration, "UNKNOWN_KEY_GENERATION", lambda: ss.open(ring, slot, sealed_later))
+        code(ERR.KeyGenerationConflict, "KEY_GENERATION_CONFLICT", lambda: ring.insert(0, ss.StreamKey.generate()))
+        ct = bytearray(ss.decode_base64(sealed.ciphertext))
+        ct[0] ^= 1
+        tampered = core.SealedPayload(ciphertext=ss.encode_base64(bytes(ct)), envelope=env)
+        code(ERR.DecryptionFailed, "DECRYPTION_FAILED", lambda: ss.open(ring, slot, tampered))
+        low_order = ss.Recipient(kind="bot", key_id="machine-x", public_key=ss.encode_base64(bytes(32)))
+        code(ERR.InvalidPublicKey, "INVALID_PUBLIC_KEY", lambda: ss.wrap_stream_key(root, 0, ss.StreamKey.generate(), low_order))
+        bot = ss.IdentityKey.generate("bot", "machine-a")
+        other = ss.IdentityKey.generate("bot", "machine-b")
+        wrap = ss.wrap_stream_key(root, 0, ss.StreamKey.generate(), bot.recipient())
+        code(ERR.NoMatchingKey, "NO_MATCHING_KEY", lambda: ss.unwrap_stream_key(root, wrap, [other]))
+        code(ERR.WrapOpenFailed, "WRAP_OPEN_FAILED", lambda: ss.unwrap_stream_key("stream_other", wrap, [bot]))
+        code(ERR.TooManyKeys, "TOO_MANY_KEYS", lambda: ss.unwrap_stream_key(root, wrap, [bot] * 33))
+        secret = ss.SecretKey.generate()
+        small = ss.kdf_params_argon2id(64, 1, 1)
+        bundle = ss.create_bundle(secret, "right", small)
+        raw = ss.decode_base64(bundle.encrypted_private_bundle)
+        limits = ss.kdf_limits_default()
+
+        def with_bundle(text, params=small):
+            return core.SealedBundle(encrypted_private_bundle=text, kdf_salt=bundle.kdf_salt, kdf_params=params)
+
+        code(ERR.UnsupportedBundleVersion, "UNSUPPORTED_BUNDLE_VERSION",
+             lambda: ss.open_bundle(secret.public_key(), with_bundle(ss.encode_base64(b"\x02" + raw[1:])), "right", limits))
+        code(ERR.MalformedBundle, "MALFORMED_BUNDLE",
+             lambda: ss.open_bundle(secret.public_key(), with_bundle(ss.encode_base64(raw[:-1])), "right", limits))
+        code(ERR.WrongPassphrase, "WRONG_PASSPHRASE", lambda: ss.open_bundle(secret.public_key(), bundle, "wrong", limits))
+        kek = ss.derive_key("right", ss.decode_base64(bundle.kdf_salt), small)
+        iv = bytes([7] * 12)
+        ct2 = ss.aes256gcm_seal(kek, iv, ss.SecretKey.generate().to_bytes(), ss.bundle_aad(1, secret.public_key()))
+        code(ERR.BundleKeyMismatch, "BUNDLE_KEY_MISMATCH",
+             lambda: ss.open_bundle(secret.public_key(), with_bundle(ss.encode_base64(b"\x01" + iv + ct2)), "right", limits))
+        argon2i = core.KdfParams(algorithm="argon2i", m=64, t=1, p=1, version=19)
+        code(ERR.UnsupportedKdf, "UNSUPPORTED_KDF", lambda: ss.kdf_params_check(argon2i, limits))
+        code(ERR.KdfParamsOutOfBounds, "KDF_PARAMS_OUT_OF_BOUNDS",
+             lambda: ss.open_bundle(secret.public_key(), with_bundle(bundle.encrypted_private_bundle, ss.kdf_params_argon2id(4 * 1024 * 1024, 1, 1)), "right", limits))
+        ss.set_fixed_randomness(b"")
+        try:
+            code(ERR.RandomnessUnavailable, "RANDOMNESS_UNAVAILABLE", ss.StreamKey.generate)
+        finally:
+            ss.clear_fixed_randomness()
+        code(ERR.ValidationFailed, "VALIDATION_FAILED", lambda: ss.check_send_rules(False, '{"content":""}'))
+        code(ERR.E2eStreamRequiresCiphertext, "E2E_STREAM_REQUIRES_CIPHERTEXT", lambda: ss.check_send_rules(True, '{"content":"hi"}'))
+        body = ss.seal_message(ring, root, ss.mint_message_id(1_790_000_000_000), "usr_1", "hi", None)
+        code(ERR.E2ePayloadRequiresE2eStream, "E2E_PAYLOAD_REQUIRES_E2E_STREAM", lambda: ss.check_send_rules(False, body))
+        self.assertEqual(reached, set(ss.error_codes()))
+
     def test_error_codes_match_the_core(self):
         codes = ss.error_codes()
         self.assertEqual(len(codes), 25)
@@ -180,6 +254,26 @@ class ErrorsAndBadInputs(unittest.TestCase):
             self.assertEqual(ss.open(ring, slot, again).decode(), text)
         data = bytes(range(256))
         self.assertEqual(ss.decode_base64(ss.encode_base64(data)), data)
+
+
+class Catalogue(unittest.TestCase):
+    """The sans-IO catalogue and paging helpers, with the core's names."""
+
+    def test_catalogue(self):
+        self.assertEqual(ss.endpoint_count(), 58)
+        ids = [e.id for e in ss.endpoints()]
+        self.assertEqual(len(set(ids)), 58)
+        send = ss.endpoint("sendMessage")
+        self.assertEqual(send.method, core.HttpMethod.POST)
+        self.assertEqual(send.path_template, "/streams/{streamId}/messages")
+        self.assertEqual(send.scope, core.RequiredScope.SCOPE("messages:write"))
+        self.assertEqual(ss.missing_scope("sendMessage", ["messages:read"]), "messages:write")
+        self.assertIsNone(ss.missing_scope("sendMessage", ["messages:write"]))
+        with self.assertRaises(ERR.InvalidField):
+            ss.endpoint("noSuchEndpoint")
+        self.assertTrue(ss.mint_client_message_id(1_790_000_000_000).startswith("cmid_"))
+        self.assertEqual(ss.next_cursor(True, "c2"), "c2")
+        self.assertIsNone(ss.next_cursor(False, "c2"))
 
 
 class Scenario(unittest.TestCase):

@@ -107,6 +107,7 @@ impl Scope {
 
 /// What an endpoint needs of the caller's key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum RequiredScope {
     /// `-` in the spec: any valid key.
     AnyKey,
@@ -121,6 +122,7 @@ pub enum RequiredScope {
 
 /// How an endpoint authenticates, beyond its scope.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum AuthKind {
     /// `Authorization: Bearer <key>` only.
     Bearer,
@@ -136,6 +138,7 @@ pub enum AuthKind {
 
 /// The API family an endpoint belongs to (the subsections of section 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum Family {
     /// 4.1.
     Identity,
@@ -162,6 +165,13 @@ pub enum Family {
     /// 4.13.
     Webhooks,
 }
+
+// Crosses UniFFI as its wire spelling (`"messages:read"`), as it does to JS.
+#[cfg(feature = "uniffi")]
+uniffi::custom_type!(Scope, String, {
+    lower: |scope| scope.as_str().to_owned(),
+    try_lift: |text| Scope::parse(&text).ok_or_else(|| uniffi::deps::anyhow::anyhow!("unknown scope")),
+});
 
 struct Row {
     id: &'static str,

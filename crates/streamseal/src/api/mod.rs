@@ -78,6 +78,7 @@ pub const API_PREFIX: &str = "/api/v1/workspaces";
 
 /// An HTTP method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum HttpMethod {
     /// `GET`.
     Get,

@@ -1351,6 +1351,472 @@ public func FfiConverterTypeSealedPayload_lower(_ value: SealedPayload) -> RustB
 
 
 /**
+ * How an endpoint authenticates, beyond its scope.
+ */
+
+public enum AuthKind: Equatable, Hashable {
+    
+    /**
+     * `Authorization: Bearer <key>` only.
+     */
+    case bearer
+    /**
+     * Bearer key plus the invocation's `instanceId` and `claimToken` in the
+     * body (claim-bound, section 5.5).
+     */
+    case bearerAndClaimInBody
+    /**
+     * Bearer key plus the per-claim token in `X-Service-Callback-Token`
+     * (sealed invocation calls and claim-bound delegation calls).
+     */
+    case bearerAndCallbackHeader
+    /**
+     * No key: the secret in the path authenticates (webhooks).
+     */
+    case secretUrl
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension AuthKind: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeAuthKind: FfiConverterRustBuffer {
+    typealias SwiftType = AuthKind
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> AuthKind {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .bearer
+        
+        case 2: return .bearerAndClaimInBody
+        
+        case 3: return .bearerAndCallbackHeader
+        
+        case 4: return .secretUrl
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: AuthKind, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .bearer:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .bearerAndClaimInBody:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .bearerAndCallbackHeader:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .secretUrl:
+            writeInt(&buf, Int32(4))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAuthKind_lift(_ buf: RustBuffer) throws -> AuthKind {
+    return try FfiConverterTypeAuthKind.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAuthKind_lower(_ value: AuthKind) -> RustBuffer {
+    return FfiConverterTypeAuthKind.lower(value)
+}
+
+
+
+/**
+ * The API family an endpoint belongs to (the subsections of section 4).
+ */
+
+public enum Family: Equatable, Hashable {
+    
+    /**
+     * 4.1.
+     */
+    case identity
+    /**
+     * 4.2.
+     */
+    case streams
+    /**
+     * 4.3.
+     */
+    case messages
+    /**
+     * 4.4.
+     */
+    case conversations
+    /**
+     * 4.5.
+     */
+    case memos
+    /**
+     * 4.6.
+     */
+    case attachments
+    /**
+     * 4.7.
+     */
+    case labels
+    /**
+     * 4.9.
+     */
+    case botRuntime
+    /**
+     * 4.10.
+     */
+    case botInvocations
+    /**
+     * 4.11.
+     */
+    case delegations
+    /**
+     * 4.12.
+     */
+    case decisions
+    /**
+     * 4.13.
+     */
+    case webhooks
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension Family: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeFamily: FfiConverterRustBuffer {
+    typealias SwiftType = Family
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Family {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .identity
+        
+        case 2: return .streams
+        
+        case 3: return .messages
+        
+        case 4: return .conversations
+        
+        case 5: return .memos
+        
+        case 6: return .attachments
+        
+        case 7: return .labels
+        
+        case 8: return .botRuntime
+        
+        case 9: return .botInvocations
+        
+        case 10: return .delegations
+        
+        case 11: return .decisions
+        
+        case 12: return .webhooks
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: Family, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .identity:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .streams:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .messages:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .conversations:
+            writeInt(&buf, Int32(4))
+        
+        
+        case .memos:
+            writeInt(&buf, Int32(5))
+        
+        
+        case .attachments:
+            writeInt(&buf, Int32(6))
+        
+        
+        case .labels:
+            writeInt(&buf, Int32(7))
+        
+        
+        case .botRuntime:
+            writeInt(&buf, Int32(8))
+        
+        
+        case .botInvocations:
+            writeInt(&buf, Int32(9))
+        
+        
+        case .delegations:
+            writeInt(&buf, Int32(10))
+        
+        
+        case .decisions:
+            writeInt(&buf, Int32(11))
+        
+        
+        case .webhooks:
+            writeInt(&buf, Int32(12))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeFamily_lift(_ buf: RustBuffer) throws -> Family {
+    return try FfiConverterTypeFamily.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeFamily_lower(_ value: Family) -> RustBuffer {
+    return FfiConverterTypeFamily.lower(value)
+}
+
+
+
+/**
+ * An HTTP method.
+ */
+
+public enum HttpMethod: Equatable, Hashable {
+    
+    /**
+     * `GET`.
+     */
+    case get
+    /**
+     * `POST`.
+     */
+    case post
+    /**
+     * `PATCH`.
+     */
+    case patch
+    /**
+     * `DELETE`.
+     */
+    case delete
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension HttpMethod: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeHttpMethod: FfiConverterRustBuffer {
+    typealias SwiftType = HttpMethod
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HttpMethod {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .get
+        
+        case 2: return .post
+        
+        case 3: return .patch
+        
+        case 4: return .delete
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: HttpMethod, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .get:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .post:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .patch:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .delete:
+            writeInt(&buf, Int32(4))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHttpMethod_lift(_ buf: RustBuffer) throws -> HttpMethod {
+    return try FfiConverterTypeHttpMethod.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHttpMethod_lower(_ value: HttpMethod) -> RustBuffer {
+    return FfiConverterTypeHttpMethod.lower(value)
+}
+
+
+
+/**
+ * What an endpoint needs of the caller's key.
+ */
+
+public enum RequiredScope: Equatable, Hashable {
+    
+    /**
+     * `-` in the spec: any valid key.
+     */
+    case anyKey
+    /**
+     * A key granted this scope.
+     */
+    case scope(Scope
+    )
+    /**
+     * A key is needed but the spec does not show which scope (decisions):
+     * the library cannot tell in advance.
+     */
+    case notShown
+    /**
+     * No API key at all: the URL is the credential (incoming webhooks).
+     */
+    case noKey
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension RequiredScope: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRequiredScope: FfiConverterRustBuffer {
+    typealias SwiftType = RequiredScope
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RequiredScope {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .anyKey
+        
+        case 2: return .scope(try FfiConverterTypeScope.read(from: &buf)
+        )
+        
+        case 3: return .notShown
+        
+        case 4: return .noKey
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: RequiredScope, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .anyKey:
+            writeInt(&buf, Int32(1))
+        
+        
+        case let .scope(v1):
+            writeInt(&buf, Int32(2))
+            FfiConverterTypeScope.write(v1, into: &buf)
+            
+        
+        case .notShown:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .noKey:
+            writeInt(&buf, Int32(4))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRequiredScope_lift(_ buf: RustBuffer) throws -> RequiredScope {
+    return try FfiConverterTypeRequiredScope.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRequiredScope_lower(_ value: RequiredScope) -> RustBuffer {
+    return FfiConverterTypeRequiredScope.lower(value)
+}
+
+
+
+/**
  * Where a ciphertext belongs. See the module docs for which API surface
  * uses which slot. Ids are the API's prefixed ids, compared byte for byte.
  */
@@ -1837,6 +2303,46 @@ public func FfiConverterTypeRecipientKind_lift(_ value: RustBuffer) throws -> Re
 #endif
 public func FfiConverterTypeRecipientKind_lower(_ value: RecipientKind) -> RustBuffer {
     return FfiConverterTypeRecipientKind.lower(value)
+}
+
+
+
+public typealias Scope = String
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeScope: FfiConverter {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Scope {
+        return try FfiConverterString.read(from: &buf)
+    }
+
+    public static func write(_ value: Scope, into buf: inout [UInt8]) {
+        return FfiConverterString.write(value, into: &buf)
+    }
+
+    public static func lift(_ value: RustBuffer) throws -> Scope {
+        return try FfiConverterString.lift(value)
+    }
+
+    public static func lower(_ value: Scope) -> RustBuffer {
+        return FfiConverterString.lower(value)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeScope_lift(_ value: RustBuffer) throws -> Scope {
+    return try FfiConverterTypeScope.lift(value)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeScope_lower(_ value: Scope) -> RustBuffer {
+    return FfiConverterTypeScope.lower(value)
 }
 
 

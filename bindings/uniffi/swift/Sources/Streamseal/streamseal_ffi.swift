@@ -1721,6 +1721,155 @@ public func FfiConverterTypeStreamKey_lower(_ value: StreamKey) -> UInt64 {
 
 
 /**
+ * One row of the endpoint catalogue (section 4 and the scope table of section 5).
+ */
+public struct EndpointInfo: Equatable, Hashable {
+    /**
+     * The endpoint's id, e.g. `sendMessage`.
+     */
+    public var id: String
+    /**
+     * Its family (subsection of section 4).
+     */
+    public var family: Family
+    /**
+     * Its method.
+     */
+    public var method: HttpMethod
+    /**
+     * The path after `/api/v1/workspaces/{workspaceId}`, with `{param}`s.
+     */
+    public var pathTemplate: String
+    /**
+     * The path parameters, in order.
+     */
+    public var pathParams: [String]
+    /**
+     * What it needs of the caller's key.
+     */
+    public var scope: RequiredScope
+    /**
+     * How it authenticates.
+     */
+    public var auth: AuthKind
+    /**
+     * Whether it needs the claim's `X-Service-Callback-Token` or claim fields.
+     */
+    public var claimBound: Bool
+    /**
+     * Whether sending it again after an unknown outcome is safe.
+     */
+    public var idempotent: Bool
+    /**
+     * Whether a 409 may mean an earlier attempt landed.
+     */
+    public var conflictMayMeanLanded: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The endpoint's id, e.g. `sendMessage`.
+         */id: String, 
+        /**
+         * Its family (subsection of section 4).
+         */family: Family, 
+        /**
+         * Its method.
+         */method: HttpMethod, 
+        /**
+         * The path after `/api/v1/workspaces/{workspaceId}`, with `{param}`s.
+         */pathTemplate: String, 
+        /**
+         * The path parameters, in order.
+         */pathParams: [String], 
+        /**
+         * What it needs of the caller's key.
+         */scope: RequiredScope, 
+        /**
+         * How it authenticates.
+         */auth: AuthKind, 
+        /**
+         * Whether it needs the claim's `X-Service-Callback-Token` or claim fields.
+         */claimBound: Bool, 
+        /**
+         * Whether sending it again after an unknown outcome is safe.
+         */idempotent: Bool, 
+        /**
+         * Whether a 409 may mean an earlier attempt landed.
+         */conflictMayMeanLanded: Bool) {
+        self.id = id
+        self.family = family
+        self.method = method
+        self.pathTemplate = pathTemplate
+        self.pathParams = pathParams
+        self.scope = scope
+        self.auth = auth
+        self.claimBound = claimBound
+        self.idempotent = idempotent
+        self.conflictMayMeanLanded = conflictMayMeanLanded
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension EndpointInfo: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeEndpointInfo: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> EndpointInfo {
+        return
+            try EndpointInfo(
+                id: FfiConverterString.read(from: &buf), 
+                family: FfiConverterTypeFamily.read(from: &buf), 
+                method: FfiConverterTypeHttpMethod.read(from: &buf), 
+                pathTemplate: FfiConverterString.read(from: &buf), 
+                pathParams: FfiConverterSequenceString.read(from: &buf), 
+                scope: FfiConverterTypeRequiredScope.read(from: &buf), 
+                auth: FfiConverterTypeAuthKind.read(from: &buf), 
+                claimBound: FfiConverterBool.read(from: &buf), 
+                idempotent: FfiConverterBool.read(from: &buf), 
+                conflictMayMeanLanded: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: EndpointInfo, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.id, into: &buf)
+        FfiConverterTypeFamily.write(value.family, into: &buf)
+        FfiConverterTypeHttpMethod.write(value.method, into: &buf)
+        FfiConverterString.write(value.pathTemplate, into: &buf)
+        FfiConverterSequenceString.write(value.pathParams, into: &buf)
+        FfiConverterTypeRequiredScope.write(value.scope, into: &buf)
+        FfiConverterTypeAuthKind.write(value.auth, into: &buf)
+        FfiConverterBool.write(value.claimBound, into: &buf)
+        FfiConverterBool.write(value.idempotent, into: &buf)
+        FfiConverterBool.write(value.conflictMayMeanLanded, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEndpointInfo_lift(_ buf: RustBuffer) throws -> EndpointInfo {
+    return try FfiConverterTypeEndpointInfo.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEndpointInfo_lower(_ value: EndpointInfo) -> RustBuffer {
+    return FfiConverterTypeEndpointInfo.lower(value)
+}
+
+
+/**
  * Inclusive bounds on the KDF parameters accepted from a key record
  * (the core's `KdfLimits`, with the salt bounds as `u32`: UniFFI has no `usize`).
  */
@@ -3063,6 +3212,30 @@ fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeScope: FfiConverterRustBuffer {
+    typealias SwiftType = Scope?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeScope.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeScope.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceUInt32: FfiConverterRustBuffer {
     typealias SwiftType = [UInt32]
 
@@ -3213,6 +3386,31 @@ fileprivate struct FfiConverterSequenceTypeKeyWrap: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeEndpointInfo: FfiConverterRustBuffer {
+    typealias SwiftType = [EndpointInfo]
+
+    public static func write(_ value: [EndpointInfo], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeEndpointInfo.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [EndpointInfo] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [EndpointInfo]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeEndpointInfo.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeRecipient: FfiConverterRustBuffer {
     typealias SwiftType = [Recipient]
 
@@ -3284,6 +3482,73 @@ fileprivate struct FfiConverterDictionaryStringSequenceString: FfiConverterRustB
         }
         return dict
     }
+}
+/**
+ * The catalogue row of `id`.
+ */
+public func endpoint(id: String)throws  -> EndpointInfo  {
+    return try  FfiConverterTypeEndpointInfo_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_endpoint(
+        FfiConverterString.lower(id),uniffiCallStatus
+    )
+})
+}
+/**
+ * How many endpoints the catalogue has (58).
+ */
+public func endpointCount() -> UInt32  {
+    return try!  FfiConverterUInt32.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_endpoint_count(uniffiCallStatus
+    )
+})
+}
+/**
+ * Every endpoint of the catalogue, in the order of section 4.
+ */
+public func endpoints() -> [EndpointInfo]  {
+    return try!  FfiConverterSequenceTypeEndpointInfo.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_endpoints(uniffiCallStatus
+    )
+})
+}
+/**
+ * A `clientMessageId` (`cmid_` + ULID) for `now_ms`, for idempotent sends.
+ */
+public func mintClientMessageId(nowMs: UInt64)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_mint_client_message_id(
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+})
+}
+/**
+ * The scope a key granted `granted` lacks for `endpoint_id`, if any
+ * (unknown scope spellings in `granted` are ignored).
+ */
+public func missingScope(endpointId: String, granted: [String])throws  -> Scope?  {
+    return try  FfiConverterOptionTypeScope.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_missing_scope(
+        FfiConverterString.lower(endpointId),
+        FfiConverterSequenceString.lower(granted),uniffiCallStatus
+    )
+})
+}
+/**
+ * The cursor of the next page: `cursor` when `has_more` and non-empty.
+ */
+public func nextCursor(hasMore: Bool, cursor: String?) -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_next_cursor(
+        FfiConverterBool.lower(hasMore),
+        FfiConverterOptionString.lower(cursor),uniffiCallStatus
+    )
+})
 }
 /**
  * The canonical AAD bytes of `slot`.
@@ -3792,6 +4057,24 @@ private let initializationResult: InitializationResult = {
     let scaffolding_contract_version = ffi_streamseal_ffi_uniffi_contract_version()
     if bindings_contract_version != scaffolding_contract_version {
         return InitializationResult.contractVersionMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_endpoint() != 25693) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_endpoint_count() != 45936) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_endpoints() != 60588) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_mint_client_message_id() != 6850) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_missing_scope() != 14553) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_next_cursor() != 30982) {
+        return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_aad_encode() != 31453) {
         return InitializationResult.apiChecksumMismatch

@@ -470,6 +470,38 @@ RustBuffer uniffi_streamseal_ffi_fn_method_openedinvocation_seal_step_started(ui
 RustBuffer uniffi_streamseal_ffi_fn_method_streamsealerror_uniffi_trait_display(RustBuffer ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_ENDPOINT
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_ENDPOINT
+RustBuffer uniffi_streamseal_ffi_fn_func_endpoint(RustBuffer id, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_ENDPOINT_COUNT
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_ENDPOINT_COUNT
+uint32_t uniffi_streamseal_ffi_fn_func_endpoint_count(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_ENDPOINTS
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_ENDPOINTS
+RustBuffer uniffi_streamseal_ffi_fn_func_endpoints(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_MINT_CLIENT_MESSAGE_ID
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_MINT_CLIENT_MESSAGE_ID
+RustBuffer uniffi_streamseal_ffi_fn_func_mint_client_message_id(uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_MISSING_SCOPE
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_MISSING_SCOPE
+RustBuffer uniffi_streamseal_ffi_fn_func_missing_scope(RustBuffer endpoint_id, RustBuffer granted, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_NEXT_CURSOR
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_NEXT_CURSOR
+RustBuffer uniffi_streamseal_ffi_fn_func_next_cursor(int8_t has_more, RustBuffer cursor, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_AAD_ENCODE
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_AAD_ENCODE
 RustBuffer uniffi_streamseal_ffi_fn_func_aad_encode(uint8_t version, RustBuffer root_stream_id, uint32_t key_generation, RustBuffer slot, RustCallStatus *_Nonnull out_status
@@ -921,6 +953,42 @@ void ffi_streamseal_ffi_rust_future_free_void(uint64_t handle
 #ifndef UNIFFI_FFIDEF_FFI_STREAMSEAL_FFI_RUST_FUTURE_COMPLETE_VOID
 #define UNIFFI_FFIDEF_FFI_STREAMSEAL_FFI_RUST_FUTURE_COMPLETE_VOID
 void ffi_streamseal_ffi_rust_future_complete_void(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_ENDPOINT
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_ENDPOINT
+uint16_t uniffi_streamseal_ffi_checksum_func_endpoint(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_ENDPOINT_COUNT
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_ENDPOINT_COUNT
+uint16_t uniffi_streamseal_ffi_checksum_func_endpoint_count(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_ENDPOINTS
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_ENDPOINTS
+uint16_t uniffi_streamseal_ffi_checksum_func_endpoints(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_MINT_CLIENT_MESSAGE_ID
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_MINT_CLIENT_MESSAGE_ID
+uint16_t uniffi_streamseal_ffi_checksum_func_mint_client_message_id(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_MISSING_SCOPE
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_MISSING_SCOPE
+uint16_t uniffi_streamseal_ffi_checksum_func_missing_scope(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_NEXT_CURSOR
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_NEXT_CURSOR
+uint16_t uniffi_streamseal_ffi_checksum_func_next_cursor(void
+    
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_AAD_ENCODE
