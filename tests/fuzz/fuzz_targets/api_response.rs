@@ -16,7 +16,10 @@ use streamseal::wire::version::{ApiVersion, ServiceVersion};
 /// Byte 0: the endpoint; bytes 1-2: the status (big-endian); byte 3: the
 /// request's version override (none when >= 128); then UTF-8 text: header
 /// lines `name: value`, a NUL, the body.
-fn split(data: &[u8]) -> Option<(u8, u16, u8, Vec<(String, String)>, String)> {
+/// Endpoint selector, status, version selector, headers, body.
+type Parts = (u8, u16, u8, Vec<(String, String)>, String);
+
+fn split(data: &[u8]) -> Option<Parts> {
     let [endpoint, s1, s2, version, rest @ ..] = data else {
         return None;
     };

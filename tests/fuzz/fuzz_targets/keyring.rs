@@ -27,8 +27,11 @@ use streamseal_fuzz::{
     ByteEdit, ROOT, edit, json_round_trip, mode, vectors, wrap_recipients, wrapped_keys,
 };
 
-fn fixtures() -> &'static (Vec<KeyWrap>, Vec<IdentityKey>, Vec<(u32, StreamKey)>) {
-    static F: OnceLock<(Vec<KeyWrap>, Vec<IdentityKey>, Vec<(u32, StreamKey)>)> = OnceLock::new();
+/// The vectors' wraps, the recipients' keys and the stream keys wrapped.
+type Fixtures = (Vec<KeyWrap>, Vec<IdentityKey>, Vec<(u32, StreamKey)>);
+
+fn fixtures() -> &'static Fixtures {
+    static F: OnceLock<Fixtures> = OnceLock::new();
     F.get_or_init(|| {
         let wraps = vectors::list(vectors::WRAPS)
             .iter()

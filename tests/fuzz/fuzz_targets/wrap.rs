@@ -32,8 +32,11 @@ fn vector_wraps() -> &'static Vec<KeyWrap> {
     })
 }
 
-fn keys() -> &'static (Vec<IdentityKey>, Vec<(u32, StreamKey)>) {
-    static KEYS: OnceLock<(Vec<IdentityKey>, Vec<(u32, StreamKey)>)> = OnceLock::new();
+/// The recipients' keys and the stream keys wrapped to them.
+type Keys = (Vec<IdentityKey>, Vec<(u32, StreamKey)>);
+
+fn keys() -> &'static Keys {
+    static KEYS: OnceLock<Keys> = OnceLock::new();
     KEYS.get_or_init(|| (wrap_recipients(), wrapped_keys()))
 }
 
