@@ -46,6 +46,11 @@ pub const MAX_AAD_LEN: usize = 160 * 1024;
 
 /// What an AAD carries, once parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AadContents {
     /// The envelope version the AAD was written for.

@@ -54,6 +54,7 @@ const MAX_BUNDLE_BYTES: usize = 1024;
 
 /// The bundle fields of a key record: `encryptedPrivateBundle`, `kdfSalt`, `kdfParams`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct SealedBundle {

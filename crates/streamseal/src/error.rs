@@ -141,6 +141,28 @@ impl ErrorCode {
     }
 }
 
+/// The TypeScript union of every code (feature `wasm`); a test keeps it
+/// equal to [`ErrorCode::ALL`].
+#[cfg(feature = "wasm")]
+pub const ERROR_CODE_TS: &str = "export type ErrorCode = \"MALFORMED_BASE64\" | \"INVALID_LENGTH\" | \"INPUT_TOO_LARGE\" | \"MALFORMED_JSON\" | \"INVALID_FIELD\" | \"UNSUPPORTED_ENVELOPE_VERSION\" | \"MALFORMED_AAD\" | \"AAD_MISMATCH\" | \"UNKNOWN_KEY_GENERATION\" | \"KEY_GENERATION_CONFLICT\" | \"DECRYPTION_FAILED\" | \"INVALID_PUBLIC_KEY\" | \"NO_MATCHING_KEY\" | \"WRAP_OPEN_FAILED\" | \"TOO_MANY_KEYS\" | \"UNSUPPORTED_BUNDLE_VERSION\" | \"MALFORMED_BUNDLE\" | \"WRONG_PASSPHRASE\" | \"BUNDLE_KEY_MISMATCH\" | \"UNSUPPORTED_KDF\" | \"KDF_PARAMS_OUT_OF_BOUNDS\" | \"RANDOMNESS_UNAVAILABLE\" | \"VALIDATION_FAILED\" | \"E2E_STREAM_REQUIRES_CIPHERTEXT\" | \"E2E_PAYLOAD_REQUIRES_E2E_STREAM\";";
+ts_decl!(ERROR_CODE_TS);
+
+// Crosses to JavaScript (feature `wasm`) as its stable spelling.
+#[cfg(feature = "wasm")]
+impl serde::Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "wasm")]
+impl<'de> serde::Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+        ErrorCode::parse(&text).ok_or_else(|| serde::de::Error::custom("unknown error code"))
+    }
+}
+
 impl fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -376,6 +398,16 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "wasm")]
+    #[test]
+    fn typescript_union_names_every_code_once() {
+        for code in ErrorCode::ALL {
+            let quoted = format!("\"{}\"", code.as_str());
+            assert_eq!(ERROR_CODE_TS.matches(&quoted).count(), 1, "{quoted}");
+        }
+        assert_eq!(ERROR_CODE_TS.matches('|').count() + 1, ErrorCode::ALL.len());
+    }
 
     #[test]
     fn codes_are_unique_and_parse_back() {

@@ -68,6 +68,8 @@ impl fmt::Debug for PublicKey {
     }
 }
 
+ts_decl!("export type PublicKey = string;");
+
 impl Serialize for PublicKey {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         s.serialize_str(&self.to_base64())
@@ -119,6 +121,7 @@ impl fmt::Debug for SecretKey {
 
 /// The id under which a public key is registered (1 to 128 characters).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(transparent)]
 pub struct KeyId(String);
 
@@ -190,6 +193,8 @@ uniffi::custom_type!(RecipientKind, String, {
     lower: |kind| kind.as_str().to_owned(),
     try_lift: |text| Ok(RecipientKind::parse(&text)),
 });
+
+ts_decl!("export type RecipientKind = \"user\" | \"bot\" | (string & {});");
 
 impl Serialize for RecipientKind {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -265,6 +270,11 @@ impl fmt::Debug for IdentityKey {
 /// Someone a stream key is wrapped to: a public key with the kind and id it
 /// is registered under (the owner key, a member's key, a runtime's presence key).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct Recipient {
     /// The recipient's kind.
     pub kind: RecipientKind,

@@ -42,6 +42,7 @@ pub const SALT_LEN: usize = 16;
 
 /// `kdfParams` of a key record: `{algorithm, m, t, p, version}`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct KdfParams {
     /// Always `argon2id`.
@@ -71,6 +72,11 @@ impl Default for KdfParams {
 
 /// Inclusive bounds on KDF parameters accepted from a key record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct KdfLimits {
     /// Highest memory cost in KiB.
     pub max_m: u32,

@@ -68,6 +68,23 @@
 
 #![forbid(unsafe_code)]
 
+/// Declares a TypeScript type in the WASM binding's generated `.d.ts`
+/// (feature `wasm`) for a type whose serde form is hand-written, so that
+/// the derived declarations of the types around it can name it.
+#[cfg(feature = "wasm")]
+macro_rules! ts_decl {
+    ($decl:expr) => {
+        const _: () = {
+            #[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
+            const TS_DECL: &str = $decl;
+        };
+    };
+}
+#[cfg(not(feature = "wasm"))]
+macro_rules! ts_decl {
+    ($decl:expr) => {};
+}
+
 pub mod aad;
 mod aead;
 pub mod api;

@@ -37,6 +37,7 @@ pub const MAX_DECISION_OPTIONS: usize = 64;
 
 /// The kind of a slot, with its one-byte code in the AAD.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum SlotKind {
@@ -79,6 +80,7 @@ impl SlotKind {
 
 /// Whether a sealed trace step is the in-flight start or the final record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum StepPhase {
@@ -110,6 +112,7 @@ impl StepPhase {
 /// One option of a decision card: its id and tone travel in the clear and
 /// are bound in the AAD; its label is inside the ciphertext.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DecisionOption {
@@ -122,6 +125,7 @@ pub struct DecisionOption {
 /// Where a ciphertext belongs. See the module docs for which API surface
 /// uses which slot. Ids are the API's prefixed ids, compared byte for byte.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(
     tag = "kind",
     rename_all = "camelCase",

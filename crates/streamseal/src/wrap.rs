@@ -64,6 +64,7 @@ pub const WRAP_CT_LEN: usize = STREAM_KEY_LEN + 16;
 /// One key wrap as the API carries it (section 2.12). In a claimed
 /// invocation's `sealedContext` the recipient fields are absent.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct KeyWrap {

@@ -17,6 +17,7 @@ mod cmd;
 mod core;
 mod ffi;
 mod fuzz;
+mod wasm;
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -29,6 +30,7 @@ fn main() -> ExitCode {
         Some("test") => setup().and_then(|()| test()),
         Some("setup") => setup(),
         Some("ffi") => ffi::setup().and_then(|()| ffi::test()),
+        Some("wasm") => wasm::setup().and_then(|()| wasm::build()),
         Some("fuzz") => fuzz::fuzz(args.get(1..).unwrap_or_default()),
         Some("bench") => bench::bench(args.get(1..).unwrap_or_default()),
         _ => {
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
             );
             eprintln!("  setup  only install what is missing");
             eprintln!("  ffi    only the UniFFI bindings' setup and tests (Kotlin, Swift drift, Python)");
+            eprintln!("  wasm   build the npm package into js/dist (size budget checked)");
             eprintln!("  fuzz [--secs N] [--runs N] [target ...]  run the cargo-fuzz targets");
             eprintln!(
                 "  bench [--quick]  every benchmark, written to BENCHMARKS.md (not part of test)"
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
 /// Every install step. Each checks before it installs, so a second run does nothing.
 fn setup() -> Result {
     core::setup()?;
+    wasm::setup()?;
     ffi::setup()?;
     fuzz::setup()?;
     Ok(())
@@ -66,6 +70,7 @@ fn setup() -> Result {
 fn test() -> Result {
     let started = Instant::now();
     core::test()?;
+    wasm::test()?;
     ffi::test()?;
     fuzz::test()?;
     eprintln!(

@@ -56,6 +56,42 @@ pub enum Scope {
     LabelsWrite,
 }
 
+ts_decl!(
+    "export type Scope = \"messages:search\" | \"streams:read\" | \"streams:write\" | \"messages:read\" | \"messages:write\" | \"users:read\" | \"memos:read\" | \"attachments:read\" | \"attachments:write\" | \"bot-runtime:read\" | \"bot-runtime:write\" | \"bot-invocations:read\" | \"bot-invocations:write\" | \"delegations:read\" | \"delegations:write\" | \"labels:write\";"
+);
+
+// Crosses to JavaScript (feature `wasm`) as its wire spelling.
+#[cfg(feature = "wasm")]
+impl serde::Serialize for Scope {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "wasm")]
+impl<'de> serde::Deserialize<'de> for Scope {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+        Scope::parse(&text).ok_or_else(|| serde::de::Error::custom("unknown scope"))
+    }
+}
+
+// Crosses to JavaScript (feature `wasm`) as its id, e.g. `"sendMessage"`.
+#[cfg(feature = "wasm")]
+impl serde::Serialize for Endpoint {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+#[cfg(feature = "wasm")]
+impl<'de> serde::Deserialize<'de> for Endpoint {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+        Endpoint::from_id(&text).ok_or_else(|| serde::de::Error::custom("unknown endpoint"))
+    }
+}
+
 impl Scope {
     /// Every scope of the table in section 5.
     pub const ALL: [Scope; 16] = [
@@ -107,6 +143,11 @@ impl Scope {
 
 /// What an endpoint needs of the caller's key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(tag = "kind", content = "scope", rename_all = "camelCase")
+)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum RequiredScope {
     /// `-` in the spec: any valid key.
@@ -122,6 +163,11 @@ pub enum RequiredScope {
 
 /// How an endpoint authenticates, beyond its scope.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum AuthKind {
     /// `Authorization: Bearer <key>` only.
@@ -138,6 +184,11 @@ pub enum AuthKind {
 
 /// The API family an endpoint belongs to (the subsections of section 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum Family {
     /// 4.1.
@@ -195,6 +246,9 @@ macro_rules! catalogue {
         pub enum Endpoint {
             $($(#[$doc])* $name,)+
         }
+
+        // TypeScript (feature `wasm`): an endpoint crosses as its id.
+        ts_decl!(concat!("export type Endpoint = ", $( "\"", $id, "\" | ", )+ "never;"));
 
         /// The whole catalogue, in the order of section 4.
         pub const ENDPOINTS: &[Endpoint] = &[$(Endpoint::$name),+];

@@ -16,6 +16,11 @@ const MAX_RAW_MESSAGE_CHARS: usize = 500;
 
 /// A non-2xx response, read into what a client acts on.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct ApiFailure {
     /// The endpoint that answered.
     pub endpoint: Endpoint,

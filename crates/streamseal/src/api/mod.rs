@@ -78,6 +78,11 @@ pub const API_PREFIX: &str = "/api/v1/workspaces";
 
 /// An HTTP method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "UPPERCASE")
+)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum HttpMethod {
     /// `GET`.
@@ -129,6 +134,16 @@ impl Context {
 
 /// A request body.
 #[derive(Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(
+        tag = "kind",
+        content = "value",
+        rename_all = "camelCase",
+        rename_all_fields = "camelCase"
+    )
+)]
 pub enum RequestBody {
     /// A JSON document, sent with `Content-Type: application/json`.
     Json(String),
@@ -176,6 +191,11 @@ impl fmt::Debug for RequestBody {
 
 /// A built request, ready for any HTTP client.
 #[derive(Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct HttpRequest {
     /// The endpoint it calls (the parser needs it).
     pub endpoint: Endpoint,
@@ -247,6 +267,11 @@ impl fmt::Debug for HttpRequest {
 
 /// A response as the app received it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct HttpResponse {
     /// The HTTP status.
     pub status: u16,

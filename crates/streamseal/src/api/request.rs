@@ -40,6 +40,12 @@ use crate::wire::secret::{CallbackToken, ClaimToken};
 /// The file part of `POST attachments`: the app streams the bytes in a
 /// `multipart/form-data` field `file`.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    any(feature = "wasm", feature = "uniffi"),
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct AttachmentUpload {
     /// The part's file name (non-empty).
     pub filename: String,
@@ -50,6 +56,16 @@ pub struct AttachmentUpload {
 /// A call of one endpoint: its path parameters and its body or query.
 /// Variant names are the [`Endpoint`] names.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    any(feature = "wasm", feature = "uniffi"),
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        tag = "endpoint",
+        rename_all = "camelCase",
+        rename_all_fields = "camelCase"
+    )
+)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub enum EndpointRequest {
     /// `GET /me`.
     GetMe,

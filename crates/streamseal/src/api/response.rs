@@ -36,6 +36,12 @@ use crate::wire::{conversation::Conversation, parse, parse_data};
 /// The typed result of an endpoint. Variants name the result type; the
 /// endpoint that produced it is [`ApiResponse::endpoint`].
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    any(feature = "wasm", feature = "uniffi"),
+    derive(serde::Serialize, serde::Deserialize),
+    serde(tag = "kind", content = "data", rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub enum ResponseData {
     /// 204 (deletes): no body.
     NoContent,
@@ -129,6 +135,11 @@ pub enum ResponseData {
 
 /// A successful response, read.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct ApiResponse {
     /// The endpoint that answered.
     pub endpoint: Endpoint,

@@ -44,6 +44,7 @@ use crate::wire::requests::decisions::CreateDecisionRequest;
 
 /// What a sealed card hides: title, body and a label per option id.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct DecisionCardContent {
     /// The title.
     pub title: String,

@@ -39,6 +39,11 @@ use crate::wrap::{KeyWrap, unwrap_stream_key};
 
 /// A wrap addressed to the caller that did not open.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct SkippedWrap {
     /// Its generation.
     pub key_generation: u32,

@@ -51,6 +51,11 @@ use crate::wire::requests::messages::SendMessageRequest;
 
 /// A message opened from a list, send or find response.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct OpenedMessage {
     /// The message id.

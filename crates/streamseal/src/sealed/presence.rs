@@ -33,6 +33,11 @@ pub enum KeyPolicy {
 
 /// What a runtime must do after `bot:e2e_revoke`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct RevokeOutcome {
     /// Whether a keyring was held (and is now dropped).
     pub dropped: bool,

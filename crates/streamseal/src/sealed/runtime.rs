@@ -36,6 +36,11 @@ use crate::wire::secret::CallbackToken;
 
 /// One opened history item.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct HistoryEntry {
     /// The item's role, as the server sent it.

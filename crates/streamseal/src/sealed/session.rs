@@ -30,6 +30,11 @@ use crate::wrap::{KeyWrap, wrap_stream_key};
 
 /// A new generation: its wraps, and the request body that stores them.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct NewGeneration {
     /// The generation made.
     pub key_generation: u32,

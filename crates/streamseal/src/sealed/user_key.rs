@@ -27,6 +27,7 @@ use crate::wire::keys::OwnKey;
 
 /// A key record to store: `{keyId, publicKey, encryptedPrivateBundle, kdfSalt, kdfParams}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct NewOwnKey {
     /// The key id.

@@ -44,6 +44,7 @@ open_enum!(
 
 /// `POST attachments` (201).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Attachment {
     /// Attachment id.
@@ -62,6 +63,7 @@ pub struct Attachment {
 
 /// A hit of `POST attachments/search`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct AttachmentSearchHit {
     /// Attachment id.

@@ -16,6 +16,7 @@ open_enum!(
 
 /// A personal bot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Bot {
     /// Bot id.

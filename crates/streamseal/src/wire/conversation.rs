@@ -18,6 +18,7 @@ open_enum!(
 
 /// A conversation. Every field is required.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Conversation {
     /// Conversation id.

@@ -37,6 +37,7 @@ open_enum!(
 
 /// A delegation as listed (and the base of every delegation response).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Delegation {
     /// Delegation id.
@@ -67,6 +68,7 @@ pub struct Delegation {
 
 /// `GET delegations/{id}`: adds the brief; never a claim token.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct DelegationDetail {
     /// The base fields.
@@ -83,6 +85,7 @@ pub struct DelegationDetail {
 
 /// `POST delegations/{id}/claim`: adds the claim token (shown once).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct DelegationClaim {
     /// The base fields.
@@ -96,6 +99,7 @@ pub struct DelegationClaim {
 
 /// `POST delegations/{id}/complete`: adds the result thread.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct DelegationCompletion {
     /// The base fields.
@@ -108,6 +112,7 @@ pub struct DelegationCompletion {
 
 /// `POST delegations/{id}/heartbeat`: `{claimExpiresAt}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct DelegationHeartbeat {
     /// The renewed lease expiry.

@@ -35,6 +35,7 @@ open_enum!(
 
 /// The standard error body: `{error, details?, code?}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorBody {
     /// Human-readable message.
@@ -61,6 +62,7 @@ impl ErrorBody {
 
 /// The 429 body: `{error, limit, windowMs}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct RateLimitBody {
     /// Human-readable message.
@@ -74,6 +76,11 @@ pub struct RateLimitBody {
 /// `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (every
 /// response) and `Retry-After` (429).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct RateLimitHeaders {
     /// `RateLimit-Limit`.
     pub limit: Option<u32>,
@@ -116,6 +123,11 @@ impl RateLimitHeaders {
 
 /// What a status means to a client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub enum ClientAction {
     /// 2xx (204 has no body).
     Success,
@@ -165,6 +177,11 @@ impl ClientAction {
 
 /// The body of an error response, as far as the spec shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(tag = "kind", content = "body", rename_all = "camelCase")
+)]
 pub enum ApiErrorBody {
     /// `{error, details?, code?}`.
     Standard(ErrorBody),

@@ -36,6 +36,7 @@ pub const E2E_GRANT: &str = "bot:e2e_grant";
 
 /// `decision:resolved`: an answer to a decision card.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct DecisionResolved {
     /// The `dreq_` decision.
@@ -68,6 +69,7 @@ impl DecisionResolved {
 /// `bot:e2e_revoke`: the owner removed the bot from a sealed scratchpad.
 /// The runtime drops the stream's key and writes presence again.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct E2eRevoke {
     /// The workspace.
@@ -81,6 +83,7 @@ pub struct E2eRevoke {
 /// `bot:invocation:sealed-steps`: `{invocationId, callbackToken, steps}` for
 /// high-volume sealed steps.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedSteps {
     /// The invocation.
@@ -95,6 +98,7 @@ pub struct SealedSteps {
 /// `sealed-steps/started` (ciphertext optional) or `sealed-steps`
 /// (ciphertext required) take it; the union of the two.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedStepFrame {
     /// Client-minted step id.
@@ -119,12 +123,14 @@ pub struct SealedStepFrame {
 /// field name the spec does not show) and `e2eGrantedStreamIds`, the grants
 /// missed while offline; every field but the latter is kept as raw JSON.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct HelloAck {
     /// Sealed streams granted while the runtime was offline.
     pub e2e_granted_stream_ids: Vec<String>,
     /// The other fields, as they came.
     #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub fields: Map<String, Value>,
 }
 

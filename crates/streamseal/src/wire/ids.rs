@@ -144,6 +144,8 @@ macro_rules! typed_id {
             }
         }
 
+        ts_decl!(concat!("export type ", stringify!($name), " = string;"));
+
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
                 s.serialize_str(&self.0)
@@ -204,6 +206,7 @@ pub const MAX_STEP_ID_LEN: usize = 128;
 /// is invented: [`StepId::mint`] gives a bare ULID and [`StepId::parse`]
 /// accepts any 1-to-128-character value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(transparent)]
 pub struct StepId(String);
 
@@ -293,6 +296,8 @@ impl fmt::Display for AnchorId {
         f.write_str(self.as_str())
     }
 }
+
+ts_decl!("export type AnchorId = string;");
 
 impl Serialize for AnchorId {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {

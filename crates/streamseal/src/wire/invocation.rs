@@ -21,6 +21,7 @@ use crate::wrap::KeyWrap;
 
 /// `POST bot-invocations/claim`: `{data: invocation | null}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimResponse {
     /// The claimed invocation, or null when nothing is pending.
@@ -29,6 +30,7 @@ pub struct ClaimResponse {
 
 /// A claimed bot invocation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Invocation {
     /// Invocation id.
@@ -66,6 +68,7 @@ pub struct Invocation {
     #[serde(default)]
     pub runtime_session_id: Option<String>,
     /// Invocation metadata; its shape is not shown in the spec, kept as raw JSON.
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub metadata: Map<String, Value>,
     /// Plaintext context messages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -77,6 +80,7 @@ pub struct Invocation {
 
 /// `actor` of an invocation: `{type, id, slug}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct InvocationActor {
     /// Actor type; values not shown in the spec.
@@ -90,6 +94,7 @@ pub struct InvocationActor {
 
 /// `context`: `{kind, messages}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct InvocationContext {
     /// Context kind; values not shown in the spec.
@@ -100,6 +105,7 @@ pub struct InvocationContext {
 
 /// A message of the plaintext context.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ContextMessage {
     /// Message id.
@@ -120,6 +126,7 @@ pub struct ContextMessage {
 
 /// `sealedContext` of an invocation in a sealed stream.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedContext {
     /// The token for `X-Service-Callback-Token` on sealed calls.
@@ -138,6 +145,7 @@ pub struct SealedContext {
 
 /// A sealed history item: `{ciphertext, envelope, role, sequence}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedHistoryItem {
     /// `ciphertext || tag`, base64.
@@ -162,6 +170,7 @@ impl SealedHistoryItem {
 
 /// `sealedContext.reply`: `{keyGeneration, senderId}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedReplyParams {
     /// Generation to seal the reply under.
@@ -172,6 +181,7 @@ pub struct SealedReplyParams {
 
 /// `sealedContext.trigger`: `{messageId, authorName, authorType, createdAt}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedTrigger {
     /// The trigger message.
@@ -189,6 +199,7 @@ pub struct SealedTrigger {
 /// `sourceRevision` and `update`. The spec does not tie the newer shape to
 /// a dated version, so the shape is read from what arrives.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct RenewResult {
     /// Invocation id.
@@ -227,6 +238,7 @@ impl RenewResult {
 
 /// `update` of a renew: `{delivery, sourceRevision, promptMarkdown, mentionedActorSlugs}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct RenewUpdate {
     /// How the update is delivered; values not shown in the spec.
@@ -241,6 +253,7 @@ pub struct RenewUpdate {
 
 /// `{invocationId, status}` of `progress` and `fail`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct InvocationStatusResult {
     /// Invocation id.
@@ -251,6 +264,7 @@ pub struct InvocationStatusResult {
 
 /// `{invocationId, sessionId, stepId}` of `steps`, `sealed-steps/started`, `sealed-steps`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct StepRecorded {
     /// Invocation id.
@@ -263,6 +277,7 @@ pub struct StepRecorded {
 
 /// `{invocationId, sessionId, messageId}` of `messages`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct InvocationMessagePosted {
     /// Invocation id.
@@ -275,6 +290,7 @@ pub struct InvocationMessagePosted {
 
 /// `{messageId}` of `sealed-messages`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedMessagePosted {
     /// The posted message.
@@ -283,6 +299,7 @@ pub struct SealedMessagePosted {
 
 /// `{invocationId, sessionId, messageId}` of `sealed-complete`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedCompleted {
     /// Invocation id.
@@ -295,6 +312,7 @@ pub struct SealedCompleted {
 
 /// `{invocationId, message, slots}` of `complete` (`slots` from 2026-07-24).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct InvocationCompleted {
     /// Invocation id.

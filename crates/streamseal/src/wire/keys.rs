@@ -14,6 +14,7 @@ use crate::wrap::KeyWrap;
 
 /// `GET bot-runtime/owner-e2e-key`: `{keyId, publicKey}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerKey {
     /// The key id.
@@ -24,6 +25,7 @@ pub struct OwnerKey {
 
 /// `GET me/e2e-key`: the caller's own key record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnKey {
     /// The key id.
@@ -42,6 +44,7 @@ pub struct OwnKey {
 
 /// `GET streams/{streamId}/e2e/key-wraps`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct KeyWraps {
     /// The generation new messages are sealed under.
@@ -54,6 +57,7 @@ pub struct KeyWraps {
 
 /// `POST streams/{streamId}/e2e/key-wraps`: `{stored}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct KeyWrapsStored {
     /// How many wraps were stored.

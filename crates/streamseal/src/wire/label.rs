@@ -17,6 +17,7 @@ open_enum!(
 
 /// A label.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Label {
     /// Label id.
@@ -47,6 +48,7 @@ pub struct Label {
 
 /// An assignment of a label to a stream or message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelAssignment {
     /// The label.
@@ -67,6 +69,7 @@ pub struct LabelAssignment {
 
 /// `POST labels/assignments` (201): `{label, assignment}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelAssigned {
     /// The label (created when the name was new).

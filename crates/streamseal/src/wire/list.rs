@@ -22,6 +22,7 @@ macro_rules! cursor_page {
     ($(#[$meta:meta])* $name:ident, $item:ty) => {
         $(#[$meta])*
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
         #[serde(rename_all = "camelCase")]
         pub struct $name {
             /// The items of this page.
@@ -39,6 +40,7 @@ macro_rules! data_list {
     ($(#[$meta:meta])* $name:ident, $item:ty) => {
         $(#[$meta])*
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
         #[serde(rename_all = "camelCase")]
         pub struct $name {
             /// The items.

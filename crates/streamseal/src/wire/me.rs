@@ -62,6 +62,10 @@ struct MeWire {
     rest: Map<String, Value>,
 }
 
+ts_decl!(
+    "export type Me = { kind: string; apiVersion: ApiVersionInfo; [field: string]: unknown };"
+);
+
 impl Serialize for Me {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         let (kind, rest) = match &self.identity {

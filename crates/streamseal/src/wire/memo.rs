@@ -34,6 +34,7 @@ open_enum!(
 
 /// A memo. Every field is required; "or null" fields serialise as `null`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Memo {
     /// Memo id.
@@ -79,6 +80,7 @@ pub struct Memo {
 
 /// `{id, type, name}` of a memo result's source or root stream.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MemoStreamRef {
     /// Stream id.
@@ -93,6 +95,7 @@ pub struct MemoStreamRef {
 /// A memo search result: the memo's fields plus `distance`, `sourceStream`
 /// and `rootStream`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MemoResult {
     /// The memo (its fields sit at the top level of the result).
@@ -108,6 +111,7 @@ pub struct MemoResult {
 
 /// `GET memos/{memoId}`: a memo result plus its provenance.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MemoWithSources {
     /// The memo result (flattened).
@@ -119,6 +123,7 @@ pub struct MemoWithSources {
 
 /// A source message of a memo.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MemoSourceMessage {
     /// Message id.

@@ -15,6 +15,7 @@ use crate::wire::slots::Slots;
 /// A message as list, send, update, find-by-metadata and completed
 /// invocations return it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
     /// `msg_` prefixed id. Kept as text: sealed messages carry ids their
@@ -66,6 +67,7 @@ pub struct Message {
 
 /// An attachment item of a message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageAttachment {
     /// Attachment id.
@@ -90,6 +92,7 @@ pub struct MessageAttachment {
 /// A hit of `POST messages/search`. It carries no threadStreamId,
 /// clientMessageId, sentVia, attachments, revision or sealed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageSearchHit {
     /// `msg_` prefixed id (kept as text, as in [`Message`]).
@@ -123,6 +126,7 @@ pub struct MessageSearchHit {
 /// `GET streams/{streamId}/messages`: pages by sequence with `before` and
 /// `after`, so it has `hasMore` and no cursor.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageList {
     /// The messages.
@@ -136,6 +140,7 @@ pub struct MessageList {
 
 /// `POST messages/search`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageSearchResults {
     /// The hits, ranked.
@@ -147,6 +152,7 @@ pub struct MessageSearchResults {
 
 /// `POST messages/find-by-metadata`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MessagesFound {
     /// Matching non-deleted messages.
@@ -158,6 +164,7 @@ pub struct MessagesFound {
 
 /// `POST streams/{streamId}/messages` (201) and `PATCH messages/{messageId}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageResponse {
     /// The message.

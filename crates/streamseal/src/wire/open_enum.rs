@@ -65,6 +65,13 @@ macro_rules! open_enum {
             }
         }
 
+        // TypeScript (feature `wasm`): the known spellings, and any other string.
+        ts_decl!(concat!(
+            "export type ", stringify!($name), " = ",
+            $( "\"", $wire, "\" | ", )+
+            "(string & {});"
+        ));
+
         impl ::serde::Serialize for $name {
             fn serialize<S: ::serde::Serializer>(&self, s: S) -> ::std::result::Result<S::Ok, S::Error> {
                 s.serialize_str(self.as_str())

@@ -37,6 +37,7 @@ open_enum!(
 
 /// A runtime's presence record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Presence {
     /// Presence id.
@@ -56,6 +57,7 @@ pub struct Presence {
     /// Whether the runtime claims invocations.
     pub accepting_invocations: bool,
     /// Capabilities; their shape is not shown in the spec, kept as raw JSON.
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub capabilities: Map<String, Value>,
     /// Status text, or null.
     pub status_text: Option<String>,
@@ -70,6 +72,7 @@ pub struct Presence {
 /// A runtime session link (`POST bot-runtime/sessions`, `.../rebind`, and
 /// with `displayName` `.../rename`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionLink {
     /// Link id.
@@ -92,6 +95,7 @@ pub struct SessionLink {
 
 /// `POST bot-runtime/sessions/end`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionEnded {
     /// Link id.
@@ -106,6 +110,7 @@ pub struct SessionEnded {
 
 /// `POST bot-runtime/sessions/brief` (201).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct BriefCreated {
     /// The invocation delivering the brief.

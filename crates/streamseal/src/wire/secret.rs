@@ -70,6 +70,8 @@ macro_rules! secret_string {
 
 macro_rules! secret_serde {
     ($name:ident) => {
+        ts_decl!(concat!("export type ", stringify!($name), " = string;"));
+
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
                 s.serialize_str(&self.0)

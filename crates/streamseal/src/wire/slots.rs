@@ -158,6 +158,8 @@ impl fmt::Display for SlotKey {
     }
 }
 
+ts_decl!("export type SlotKey = string;");
+
 impl Serialize for SlotKey {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         s.collect_str(self)
@@ -172,6 +174,7 @@ impl<'de> Deserialize<'de> for SlotKey {
 
 /// An `ok` slot: the shared message's markdown, and from 2026-08-21 the pin.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct OkSlot {
     /// Markdown of the revision the reference names (the highest before 2026-08-21).
@@ -185,6 +188,7 @@ pub struct OkSlot {
     /// The pinned span (from 2026-08-21). Its shape is not shown in the
     /// spec, so it is kept as raw JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(type = "unknown | null"))]
     pub range: Option<Value>,
 }
 
@@ -228,6 +232,8 @@ struct TaggedOk<'a> {
     slot: &'a OkSlot,
 }
 
+ts_decl!("export type SlotValue = ({ status: \"ok\" } & OkSlot) | Record<string, unknown>;");
+
 impl Serialize for SlotValue {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         match self {
@@ -254,6 +260,7 @@ impl<'de> Deserialize<'de> for SlotValue {
 /// The top-level `slots` object: required (empty when unused) from
 /// 2026-07-24, stripped before.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(transparent)]
 pub struct Slots(pub BTreeMap<SlotKey, SlotValue>);
 

@@ -22,6 +22,7 @@ open_enum!(
 
 /// A stream.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Stream {
     /// `stream_` prefixed id.
@@ -63,6 +64,7 @@ pub struct Stream {
 
 /// A member of a stream.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct StreamMember {
     /// The user.

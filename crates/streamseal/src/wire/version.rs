@@ -117,6 +117,8 @@ impl std::str::FromStr for ApiVersion {
     }
 }
 
+ts_decl!("export type ApiVersion = string;");
+
 impl Serialize for ApiVersion {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
@@ -137,6 +139,23 @@ pub enum ServiceVersion {
     Known(ApiVersion),
     /// A version published after this library, kept verbatim.
     Unknown(String),
+}
+
+ts_decl!("export type ServiceVersion = string;");
+
+// Crosses to JavaScript (feature `wasm`) as the version text.
+#[cfg(feature = "wasm")]
+impl Serialize for ServiceVersion {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "wasm")]
+impl<'de> Deserialize<'de> for ServiceVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        Ok(ServiceVersion::parse(&String::deserialize(d)?))
+    }
 }
 
 impl ServiceVersion {
@@ -184,6 +203,7 @@ impl ServiceVersion {
 ///
 /// Values stay text: the service may name versions newer than this library.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ApiVersionInfo {
     /// The key's pin; `null` when the key is unpinned (it then always gets the current version).

@@ -13,6 +13,7 @@ pub const UPLOAD_FIELD: &str = "file";
 
 /// `POST attachments/search`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SearchAttachmentsRequest {
     /// Required, at least 1 character.

@@ -19,6 +19,7 @@ use crate::wire::validate::{Check, path};
 /// go in `extra`, sent as given; every array in `extra` is taken to be that
 /// key set and bounded at 32 items under its own name.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct PresenceRequest {
     /// Required; one of the runtime kinds.
@@ -37,6 +38,7 @@ pub struct PresenceRequest {
     pub accepting_invocations: bool,
     /// Required (default `{}`); shape not shown in the spec.
     #[serde(default)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub capabilities: Map<String, Value>,
     /// At most 200.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,6 +51,7 @@ pub struct PresenceRequest {
     pub public_key_id: Option<String>,
     /// Fields the spec does not name (such as the public-key set array).
     #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Map<String, Value>,
 }
 
@@ -129,6 +132,7 @@ open_enum!(
 
 /// `e2e` of a session request: `{ownerKeyId}` (1 to 128).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionE2e {
     /// The owner's key the generation-0 wraps go to.
@@ -137,6 +141,7 @@ pub struct SessionE2e {
 
 /// `POST bot-runtime/sessions`: creates or links a scratchpad session.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateSessionRequest {
     /// `alpha-local` or `delta-channel`.
@@ -209,6 +214,7 @@ impl Validate for CreateSessionRequest {
 
 /// `POST bot-runtime/sessions/rename`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct RenameSessionRequest {
     /// 1 to 128.
@@ -230,6 +236,7 @@ impl Validate for RenameSessionRequest {
 
 /// `POST bot-runtime/sessions/rebind`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct RebindSessionRequest {
     /// 1 to 128.
@@ -254,6 +261,7 @@ impl Validate for RebindSessionRequest {
 
 /// `POST bot-runtime/sessions/end`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct EndSessionRequest {
     /// 1 to 128.
@@ -275,6 +283,7 @@ impl Validate for EndSessionRequest {
 
 /// `POST bot-runtime/sessions/brief`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct BriefRequest {
     /// 1 to 128.

@@ -9,6 +9,7 @@ use crate::wire::validate::Check;
 
 /// Query of `GET conversations`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ListConversationsQuery {
     /// Scopes to that stream's root and its threads.

@@ -16,6 +16,7 @@ use crate::wire::validate::Check;
 
 /// `POST streams/{streamId}/decisions`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateDecisionRequest {
     /// The client-minted `dreq_` id (see [`DecisionId::mint`]).

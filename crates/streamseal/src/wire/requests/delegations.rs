@@ -12,6 +12,7 @@ use crate::wire::requests::{QueryParams, Validate, push};
 
 /// Query of `GET delegations`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ListDelegationsQuery {
     /// Status filter.
@@ -41,6 +42,7 @@ impl QueryParams for ListDelegationsQuery {
 
 /// `POST delegations/{id}/claim`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimDelegationRequest {
     /// Who claims (required).
@@ -60,6 +62,7 @@ impl Validate for ClaimDelegationRequest {
 
 /// `POST delegations/{id}/status`: marks running and replaces the card note.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct DelegationStatusRequest {
     /// The note.
@@ -76,6 +79,7 @@ impl Validate for DelegationStatusRequest {
 
 /// `POST delegations/{id}/complete`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct CompleteDelegationRequest {
     /// The result; posted as a compact anchor plus the full result in a thread.
@@ -97,6 +101,7 @@ impl Validate for CompleteDelegationRequest {
 /// `POST delegations/{id}/fail`: `{errorMessage}`. The full body is not
 /// shown in the spec; only this field is modelled.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct FailDelegationRequest {
     /// The reason put on the card.

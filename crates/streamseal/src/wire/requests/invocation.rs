@@ -90,6 +90,7 @@ fn check_step_type(c: &mut Check, step_type: &StepType) {
 
 /// `POST bot-invocations/claim`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimRequest {
     /// The runtime kind.
@@ -162,6 +163,7 @@ impl Validate for ClaimRequest {
 
 /// `POST bot-invocations/{id}/renew`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct RenewRequest {
     /// 1 to 128.
@@ -190,6 +192,7 @@ impl Validate for RenewRequest {
 
 /// `POST bot-invocations/{id}/progress` (slash commands only).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ProgressRequest {
     /// 1 to 128.
@@ -210,6 +213,7 @@ impl Validate for ProgressRequest {
 
 /// `POST bot-invocations/{id}/steps`: a plaintext trace step.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct StepRequest {
     /// 1 to 128.
@@ -249,6 +253,7 @@ impl Validate for StepRequest {
 /// `POST bot-invocations/{id}/messages`: a plaintext message into the
 /// invocation's response stream.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct InvocationMessageRequest {
     /// 1 to 128.
@@ -281,6 +286,7 @@ impl Validate for InvocationMessageRequest {
 
 /// `POST bot-invocations/{id}/sealed-steps/started`: opens an in-flight sealed step.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedStepStartedRequest {
     /// 1 to 128, client-minted.
@@ -310,6 +316,7 @@ impl Validate for SealedStepStartedRequest {
 
 /// `POST bot-invocations/{id}/sealed-steps`: finalises a sealed step.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedStepRequest {
     /// 1 to 128, client-minted.
@@ -339,6 +346,7 @@ impl Validate for SealedStepRequest {
 
 /// `POST bot-invocations/{id}/sealed-messages`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedMessageRequest {
     /// 1 to 128, client-minted (see [`crate::wire::ids::MessageId::mint`]);
@@ -362,6 +370,7 @@ impl Validate for SealedMessageRequest {
 
 /// `reply` of `sealed-complete`: `{messageId, ciphertext, envelope, attachmentIds?}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedReply {
     /// Client-minted message id.
@@ -376,6 +385,7 @@ pub struct SealedReply {
 
 /// `POST bot-invocations/{id}/sealed-complete`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedCompleteRequest {
     /// The source revision answered.
@@ -399,6 +409,7 @@ impl Validate for SealedCompleteRequest {
 
 /// A source of a completion.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct CompletionSource {
     /// `web`, `workspace` or `vcs`.
@@ -415,6 +426,7 @@ pub struct CompletionSource {
 
 /// `sealedReply` of `complete`: `{messageId, ciphertext, envelope}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct CompleteSealedReply {
     /// Client-minted message id.
@@ -426,6 +438,7 @@ pub struct CompleteSealedReply {
 
 /// `POST bot-invocations/{id}/complete`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct CompleteRequest {
     /// 1 to 128.
@@ -449,6 +462,7 @@ pub struct CompleteRequest {
     pub sources: Option<Vec<CompletionSource>>,
     /// Metadata; its shape is not shown beyond "object".
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown> | null"))]
     pub metadata: Option<Map<String, Value>>,
     /// A sealed reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -482,6 +496,7 @@ impl Validate for CompleteRequest {
 
 /// `POST bot-invocations/{id}/fail`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct FailRequest {
     /// 1 to 128.

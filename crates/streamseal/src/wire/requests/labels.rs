@@ -24,6 +24,7 @@ fn check_assignment(
 
 /// `POST labels/assignments`: assigns a label by name (created if new).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct AssignLabelRequest {
     /// Label name, 1 to 100.
@@ -44,6 +45,7 @@ impl Validate for AssignLabelRequest {
 
 /// Query of `DELETE labels/assignments` (all required).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct RemoveLabelQuery {
     /// Label name, 1 to 100.
@@ -75,6 +77,7 @@ impl QueryParams for RemoveLabelQuery {
 /// `PATCH labels/{labelId}`. Absent fields are kept; `emoji` and
 /// `description` take `Some(None)` to clear (sent as `null`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateLabelRequest {
     /// New name, 1 to 100.

@@ -10,6 +10,7 @@ use crate::wire::validate::{Check, item};
 /// `POST memos/search`. Semantic by default; an empty query gives
 /// recent-first retrieval.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SearchMemosRequest {
     /// Query text (default empty).

@@ -15,6 +15,7 @@ pub const MAX_CLIENT_MESSAGE_ID_LEN: usize = 128;
 
 /// `POST messages/search`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SearchMessagesRequest {
     /// Required, at least 1 character.
@@ -59,6 +60,7 @@ impl Validate for SearchMessagesRequest {
 
 /// Query of `GET streams/{streamId}/messages`: pages by sequence.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ListMessagesQuery {
     /// Only messages before this sequence.
@@ -92,6 +94,7 @@ impl QueryParams for ListMessagesQuery {
 
 /// `conversation` of a send: `{intent: "new"}` or `{intent: "existing", conversationId}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(
     tag = "intent",
     rename_all = "camelCase",
@@ -111,6 +114,7 @@ pub enum ConversationIntent {
 /// stream) and `sealed` (sealed stream); `conversation` is unsupported with
 /// a sealed body.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SendMessageRequest {
     /// Markdown, at least 1 character.
@@ -162,6 +166,7 @@ impl Validate for SendMessageRequest {
 
 /// `POST messages/find-by-metadata`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct FindByMetadataRequest {
     /// Key/value pairs that must all match.
@@ -185,6 +190,7 @@ impl Validate for FindByMetadataRequest {
 
 /// `PATCH messages/{messageId}`: `{content}` (at least 1 character).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateMessageRequest {
     /// The new markdown.

@@ -14,6 +14,7 @@ pub const MAX_DESCRIPTION_LEN: usize = 10_000;
 
 /// Query of `GET streams`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ListStreamsQuery {
     /// Stream type (listed as required).
@@ -55,6 +56,7 @@ impl QueryParams for ListStreamsQuery {
 
 /// `PATCH streams/{streamId}`: `{description}` (required, max 10000; empty clears).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateStreamRequest {
     /// Markdown description; the empty string clears it.
@@ -71,6 +73,7 @@ impl Validate for UpdateStreamRequest {
 
 /// Query of `GET streams/{streamId}/members`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ListMembersQuery {
     /// Cursor of the previous page.
@@ -100,6 +103,7 @@ impl QueryParams for ListMembersQuery {
 
 /// `POST streams/{streamId}/e2e/key-wraps`: the wraps of one generation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct PostKeyWrapsRequest {
     /// The generation (0 or more; the stream's current one).
@@ -123,6 +127,7 @@ impl PostKeyWrapsRequest {
 /// it once). The recipient fields are required; they are `Option` only so
 /// that a [`KeyWrap`] without them converts and `validate` reports it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct NewKeyWrap {
     /// `user` or `bot`.

@@ -30,6 +30,7 @@ fn check_body_size<T: Serialize>(c: &mut Check, field: &str, body: &T) {
 
 /// `POST hooks/{hookId}/{secret}`: `{content}` (required, non-empty markdown).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookPost {
     /// Markdown, 1 to 50 000 characters.
@@ -47,6 +48,7 @@ impl Validate for WebhookPost {
 
 /// `POST hooks/{hookId}/{secret}/compat`: a chat-platform payload, sent as JSON.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(transparent)]
 pub struct CompatWebhookPayload(pub Value);
 
@@ -63,6 +65,7 @@ impl Validate for CompatWebhookPayload {
 
 /// The native webhook's success body: `{"ok": true}` (201).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct WebhookAccepted {
     /// Always true.
     pub ok: bool,

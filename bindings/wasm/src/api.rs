@@ -1,0 +1,200 @@
+//! The sans-IO endpoints (`streamseal::api`), under the core's names in
+//! camelCase: `buildRequest`, `parseResponse`, `catalogue`, `missingScope`,
+//! and the paging helpers `nextCursor`, `nextMessageQuery`,
+//! `mintClientMessageId`. (`paging::next_page` is not exported: taking a
+//! `ResponseData` back from JS would add a deserializer of every response
+//! type to the module; `nextCursor` and `nextMessageQuery` cover paging.) The app owns the network: it sends what
+//! `buildRequest` returns and hands the answer to `parseResponse`.
+
+use serde::{Deserialize, Serialize};
+use streamseal::ErrorCode;
+use streamseal::api::{
+    self, ApiFailure, ApiResponse, AuthKind, EndpointRequest, Family, HttpMethod, HttpRequest,
+    HttpResponse, RequiredScope, ResponseError, Scope, catalogue::Endpoint, paging,
+};
+use streamseal::wire::ids::WorkspaceId;
+use streamseal::wire::message::MessageList;
+use streamseal::wire::requests::messages::ListMessagesQuery;
+use streamseal::wire::secret::ApiKey;
+use streamseal::wire::version::ApiVersion;
+use tsify::{Ts, Tsify};
+use wasm_bindgen::prelude::*;
+
+use crate::error::{JsResult, error_with, input, js, output, to_js, to_js_error};
+
+/// Where requests go and as whom (`api::Context`). The key is given as text
+/// and checked by the core; it travels only in the built `Authorization`
+/// header.
+#[derive(Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextInit {
+    /// `https://chat.example.test` (a trailing `/` is ignored).
+    pub base_url: String,
+    /// The workspace of every path (`ws_` + ULID).
+    pub workspace_id: String,
+    /// The API key; required by every endpoint but the webhooks.
+    #[serde(default)]
+    pub api_key: Option<String>,
+    /// Sent as `Service-Version` when set.
+    #[serde(default)]
+    pub service_version: Option<ApiVersion>,
+}
+
+fn context(init: &Ts<ContextInit>) -> JsResult<api::Context> {
+    let init: ContextInit = input("context", init)?;
+    let workspace_id = js(WorkspaceId::parse(&init.workspace_id))?;
+    let api_key = match init.api_key.as_deref() {
+        Some(key) => Some(js(ApiKey::parse(key))?),
+        None => None,
+    };
+    let mut ctx = api::Context::new(&init.base_url, workspace_id, api_key);
+    ctx.service_version = init.service_version;
+    Ok(ctx)
+}
+
+/// Builds `{method, path, query, headers, body, url, ...}` of one endpoint
+/// call; the body is validated with the API's bounds first
+/// (`VALIDATION_FAILED` with `details`).
+#[wasm_bindgen(js_name = buildRequest)]
+pub fn build_request(
+    context_init: Ts<ContextInit>,
+    request: Ts<EndpointRequest>,
+) -> JsResult<Ts<HttpRequest>> {
+    let ctx = context(&context_init)?;
+    let request = input("request", &request)?;
+    output(&js(api::build_request(&ctx, &request))?)
+}
+
+/// What `parseResponse` returns: the typed result of a 2xx, or the API's
+/// failure (any other status). A 2xx body that does not parse is thrown
+/// (`MALFORMED_JSON`).
+#[derive(Serialize, Tsify)]
+#[serde(tag = "status", rename_all = "camelCase")]
+pub enum Parsed {
+    /// A 2xx, read.
+    Ok {
+        /// The typed result.
+        response: Box<ApiResponse>,
+    },
+    /// Any other status, read.
+    Failed {
+        /// Status, code, details, rate limits, retry safety.
+        failure: Box<ApiFailure>,
+    },
+}
+
+/// Reads `(status, headers, body)` of the response to a built request.
+#[wasm_bindgen(js_name = parseResponse)]
+pub fn parse_response(
+    request: Ts<HttpRequest>,
+    response: Ts<HttpResponse>,
+) -> JsResult<Ts<Parsed>> {
+    let request = input("request", &request)?;
+    let response = input("response", &response)?;
+    let parsed = match api::parse_response(&request, &response) {
+        Ok(response) => Parsed::Ok {
+            response: Box::new(response),
+        },
+        Err(ResponseError::Api(failure)) => Parsed::Failed { failure },
+        Err(ResponseError::Malformed(e)) => return Err(to_js_error(&e)),
+    };
+    output(&parsed)
+}
+
+/// One row of the endpoint catalogue (section 4, scopes of section 5).
+#[derive(Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointInfo {
+    /// The id, e.g. `"sendMessage"` (the `endpoint` tag of requests).
+    pub id: Endpoint,
+    /// The section-4 family.
+    pub family: Family,
+    /// The method.
+    pub method: HttpMethod,
+    /// The path template under the workspace, e.g. `/streams/{streamId}`.
+    pub path_template: String,
+    /// The path parameters, in order.
+    pub path_params: Vec<String>,
+    /// The scope the key needs.
+    pub scope: RequiredScope,
+    /// The credential.
+    pub auth: AuthKind,
+    /// Whether the call needs a per-claim credential.
+    pub claim_bound: bool,
+    /// Whether sending it again after an unknown outcome is safe.
+    pub idempotent: bool,
+    /// Whether a 409 may mean an earlier attempt landed.
+    pub conflict_may_mean_landed: bool,
+}
+
+/// Every endpoint of the API, in the order of section 4.
+#[wasm_bindgen(unchecked_return_type = "EndpointInfo[]")]
+pub fn catalogue() -> JsResult<JsValue> {
+    let rows: Vec<EndpointInfo> = api::ENDPOINTS
+        .iter()
+        .map(|&e| EndpointInfo {
+            id: e,
+            family: e.family(),
+            method: e.method(),
+            path_template: e.path_template().to_owned(),
+            path_params: e.path_params().into_iter().map(str::to_owned).collect(),
+            scope: e.scope(),
+            auth: e.auth(),
+            claim_bound: e.is_claim_bound(),
+            idempotent: e.is_idempotent(),
+            conflict_may_mean_landed: e.conflict_may_mean_landed(),
+        })
+        .collect();
+    to_js(&rows)
+}
+
+/// The scope a key granted `granted` lacks for `endpoint`, if any.
+#[wasm_bindgen(js_name = missingScope)]
+pub fn missing_scope(
+    #[wasm_bindgen(unchecked_param_type = "Endpoint")] endpoint: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Scope[]")] granted: JsValue,
+) -> JsResult<Option<String>> {
+    let endpoint: Endpoint = crate::error::from_js("endpoint", endpoint)?;
+    let granted: Vec<Scope> = crate::error::from_js("granted", granted)?;
+    Ok(endpoint
+        .missing_scope(&granted)
+        .map(|s| s.as_str().to_owned()))
+}
+
+/// The `after` of the next page of a cursor list (`undefined` when done).
+#[wasm_bindgen(js_name = nextCursor)]
+pub fn next_cursor(has_more: bool, cursor: Option<String>) -> Option<String> {
+    paging::next_cursor(has_more, cursor.as_deref())
+}
+
+/// The query of the next page of a message list (`undefined` when done).
+#[wasm_bindgen(js_name = nextMessageQuery)]
+pub fn next_message_query(
+    query: Ts<ListMessagesQuery>,
+    page: Ts<MessageList>,
+) -> JsResult<Option<Ts<ListMessagesQuery>>> {
+    let query = input("query", &query)?;
+    let page = input("page", &page)?;
+    paging::next_message_query(&query, &page)
+        .map(|next| output(&next))
+        .transpose()
+}
+
+/// The largest integer a JS number holds exactly.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// A `clientMessageId` minted at `nowMs` (e.g. `Date.now()`): sends that
+/// carry one are safe to retry.
+#[wasm_bindgen(js_name = mintClientMessageId)]
+pub fn mint_client_message_id(now_ms: f64) -> JsResult<String> {
+    // A JS number crosses as f64: only whole, non-negative, exact values.
+    if !((0.0..=MAX_SAFE_INTEGER).contains(&now_ms) && now_ms.fract() == 0.0) {
+        return Err(error_with(
+            ErrorCode::InvalidField,
+            "field `nowMs` is invalid: expected a whole number of milliseconds",
+        ));
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let ms = now_ms as u64;
+    js(paging::mint_client_message_id(ms))
+}

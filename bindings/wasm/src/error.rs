@@ -1,0 +1,103 @@
+//! The one JavaScript error class, `StreamsealError`, and the conversions
+//! between plain JS objects and the core's serde types.
+//!
+//! Every failure of the package reaches JS as a `StreamsealError` (it
+//! extends `Error`) with the core's stable `code` (`ErrorCode::as_str`) and,
+//! for `VALIDATION_FAILED`, the per-field `details`. A JS value of the wrong
+//! shape is `MALFORMED_JSON`, named after the parameter it came in.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use streamseal::{Error, ErrorCode};
+use tsify::{Ts, Tsify};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(inline_js = r#"
+export class StreamsealError extends Error {
+  constructor(code, message, details) {
+    super(message);
+    this.name = "StreamsealError";
+    this.code = code;
+    if (details !== undefined) this.details = details;
+  }
+}
+export function makeStreamsealError(code, message, details) {
+  return new StreamsealError(code, message, details);
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = makeStreamsealError)]
+    fn make_streamseal_error(code: &str, message: &str, details: JsValue) -> JsValue;
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const STREAMSEAL_ERROR_TS: &str = r#"
+/** Every error the package throws: the core's stable code, and per-field details for VALIDATION_FAILED. */
+export declare class StreamsealError extends Error {
+  readonly name: "StreamsealError";
+  /** The stable code, e.g. "AAD_MISMATCH" (the same strings as every other binding). */
+  readonly code: ErrorCode;
+  /** For VALIDATION_FAILED: field path -> reasons. */
+  readonly details?: Record<string, string[]>;
+}
+"#;
+
+/// What every export returns: a thrown `StreamsealError` on failure.
+pub type JsResult<T> = Result<T, JsValue>;
+
+/// The `StreamsealError` of a core error.
+pub fn to_js_error(error: &Error) -> JsValue {
+    let details = match error.details() {
+        Some(details) => details
+            .serialize(&serializer())
+            .unwrap_or(JsValue::UNDEFINED),
+        None => JsValue::UNDEFINED,
+    };
+    make_streamseal_error(error.code().as_str(), &error.to_string(), details)
+}
+
+/// Maps a core result into a JS result.
+pub fn js<T>(result: streamseal::Result<T>) -> JsResult<T> {
+    result.map_err(|e| to_js_error(&e))
+}
+
+/// A `StreamsealError` with a code and message of the binding's own (a JS
+/// value of the wrong shape, an object used after `free()`).
+pub fn error_with(code: ErrorCode, message: &str) -> JsValue {
+    make_streamseal_error(code.as_str(), message, JsValue::UNDEFINED)
+}
+
+/// The serializer of every result: maps become plain objects, a missing
+/// optional value is `null` (as the generated types say), integers stay
+/// numbers, bytes are `Uint8Array`.
+pub fn serializer() -> serde_wasm_bindgen::Serializer {
+    serde_wasm_bindgen::Serializer::json_compatible()
+}
+
+/// A plain JS object of a core value.
+pub fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
+    value
+        .serialize(&serializer())
+        .map_err(|e| error_with(ErrorCode::MalformedJson, &e.to_string()))
+}
+
+/// A typed plain JS object of a core value.
+pub fn output<T: Tsify + Serialize>(value: &T) -> JsResult<Ts<T>> {
+    to_js(value).map(Ts::new_unchecked)
+}
+
+/// A core value from a typed plain JS object; a wrong shape is
+/// `MALFORMED_JSON` naming the parameter.
+pub fn input<T: Tsify + DeserializeOwned>(param: &str, value: &Ts<T>) -> JsResult<T> {
+    from_js(param, value.js_value())
+}
+
+/// A core value from any JS value; a wrong shape is `MALFORMED_JSON`.
+pub fn from_js<T: DeserializeOwned>(param: &str, value: JsValue) -> JsResult<T> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| {
+        error_with(
+            ErrorCode::MalformedJson,
+            &format!("malformed JSON: `{param}`: {e}"),
+        )
+    })
+}

@@ -1,0 +1,213 @@
+//! The secret holders: `IdentityKey` and `Keyring` stay in WASM memory as
+//! classes. `free()` (or `using`, through `Symbol.dispose`) drops them, and
+//! the core zeroizes their secrets on drop. Only the explicit
+//! `exportSecretKey` / `exportKey` hand secret bytes to JS.
+
+use std::slice;
+
+use streamseal::identity::{self, KeyId, PublicKey, RecipientKind, SecretKey};
+use streamseal::stream_key::{self, STREAM_KEY_LEN, StreamKey};
+use tsify::Ts;
+use wasm_bindgen::prelude::*;
+use zeroize::Zeroizing;
+
+use crate::error::{JsResult, js, output};
+
+/// An X25519 identity key (a user's key or a runtime machine's key). The
+/// secret stays in WASM memory; call `free()` when done.
+#[wasm_bindgen]
+pub struct IdentityKey {
+    inner: identity::IdentityKey,
+}
+
+impl IdentityKey {
+    /// Wraps a core key.
+    pub(crate) fn from_core(inner: identity::IdentityKey) -> Self {
+        IdentityKey { inner }
+    }
+
+    /// The core key.
+    pub(crate) fn core(&self) -> &identity::IdentityKey {
+        &self.inner
+    }
+
+    /// The core key as the one-element key set the flows take.
+    pub(crate) fn mine(&self) -> &[identity::IdentityKey] {
+        slice::from_ref(&self.inner)
+    }
+}
+
+#[wasm_bindgen]
+impl IdentityKey {
+    /// A fresh key of `kind` (`"user"`, `"bot"`) registered under `keyId`.
+    pub fn generate(kind: &str, key_id: &str) -> JsResult<IdentityKey> {
+        let key_id = js(KeyId::new(key_id))?;
+        js(identity::IdentityKey::generate(
+            RecipientKind::parse(kind),
+            key_id,
+        ))
+        .map(Self::from_core)
+    }
+
+    /// Imports a key from its 32 secret bytes (e.g. from platform storage).
+    #[wasm_bindgen(js_name = fromSecretKey)]
+    pub fn from_secret_key(kind: &str, key_id: &str, secret: &[u8]) -> JsResult<IdentityKey> {
+        let key_id = js(KeyId::new(key_id))?;
+        let bytes: Zeroizing<[u8; identity::KEY_LEN]> = Zeroizing::new(js(secret
+            .try_into()
+            .map_err(|_| streamseal::Error::InvalidLength {
+                field: "secretKey",
+                expected: identity::KEY_LEN.to_string(),
+                actual: secret.len(),
+            }))?);
+        Ok(Self::from_core(identity::IdentityKey::from_secret(
+            RecipientKind::parse(kind),
+            key_id,
+            SecretKey::from_bytes(&bytes),
+        )))
+    }
+
+    /// The key's kind (`"user"`, `"bot"`, or a newer one).
+    #[wasm_bindgen(getter)]
+    pub fn kind(&self) -> String {
+        self.inner.kind().as_str().to_owned()
+    }
+
+    /// The id the key is registered under.
+    #[wasm_bindgen(getter, js_name = keyId)]
+    pub fn key_id(&self) -> String {
+        self.inner.key_id().as_str().to_owned()
+    }
+
+    /// The public key, 44-character base64.
+    #[wasm_bindgen(getter, js_name = publicKey)]
+    pub fn public_key(&self) -> String {
+        self.inner.public_key().to_base64()
+    }
+
+    /// The recipient to wrap stream keys to (`{kind, keyId, publicKey}`).
+    pub fn recipient(&self) -> JsResult<Ts<identity::Recipient>> {
+        output(&identity::Recipient::of(&self.inner))
+    }
+
+    /// The 32 secret bytes. The only way a secret key leaves WASM memory:
+    /// for the app's own secure storage; zero the array after use.
+    #[wasm_bindgen(js_name = exportSecretKey)]
+    pub fn export_secret_key(&self) -> Vec<u8> {
+        self.inner.secret_key().to_bytes().to_vec()
+    }
+}
+
+/// The stream keys of one root stream by generation. Keys stay in WASM
+/// memory; call `free()` when done.
+#[wasm_bindgen]
+pub struct Keyring {
+    inner: stream_key::Keyring,
+}
+
+impl Keyring {
+    /// Wraps a core keyring.
+    pub(crate) fn from_core(inner: stream_key::Keyring) -> Self {
+        Keyring { inner }
+    }
+
+    /// The core keyring.
+    pub(crate) fn core(&self) -> &stream_key::Keyring {
+        &self.inner
+    }
+
+    /// The core keyring, mutably.
+    pub(crate) fn core_mut(&mut self) -> &mut stream_key::Keyring {
+        &mut self.inner
+    }
+}
+
+#[wasm_bindgen]
+impl Keyring {
+    /// An empty keyring for `rootStreamId`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(root_stream_id: &str) -> JsResult<Keyring> {
+        js(stream_key::Keyring::new(root_stream_id)).map(Self::from_core)
+    }
+
+    /// The root stream whose keys these are.
+    #[wasm_bindgen(getter, js_name = rootStreamId)]
+    pub fn root_stream_id(&self) -> String {
+        self.inner.root_stream_id().to_owned()
+    }
+
+    /// The generation sealing uses (`undefined` while empty).
+    #[wasm_bindgen(getter, js_name = currentGeneration)]
+    pub fn current_generation(&self) -> Option<u32> {
+        self.inner.current_generation()
+    }
+
+    /// The newest generation held (`undefined` while empty).
+    #[wasm_bindgen(getter, js_name = newestGeneration)]
+    pub fn newest_generation(&self) -> Option<u32> {
+        self.inner.newest_generation()
+    }
+
+    /// The generations held, ascending.
+    #[wasm_bindgen(unchecked_return_type = "number[]")]
+    pub fn generations(&self) -> JsResult<JsValue> {
+        crate::error::to_js(&self.inner.generations())
+    }
+
+    /// Whether a key for `generation` is held.
+    pub fn contains(&self, generation: u32) -> bool {
+        self.inner.contains(generation)
+    }
+
+    /// Generates a fresh key and holds it as `generation`.
+    #[wasm_bindgen(js_name = generateKey)]
+    pub fn generate_key(&mut self, generation: u32) -> JsResult<()> {
+        let key = js(StreamKey::generate())?;
+        js(self.inner.insert(generation, key))
+    }
+
+    /// Holds 32 key bytes as `generation` (from the app's secure storage).
+    #[wasm_bindgen(js_name = importKey)]
+    pub fn import_key(&mut self, generation: u32, key: &[u8]) -> JsResult<()> {
+        let bytes: Zeroizing<[u8; STREAM_KEY_LEN]> =
+            Zeroizing::new(js(key.try_into().map_err(|_| {
+                streamseal::Error::InvalidLength {
+                    field: "streamKey",
+                    expected: STREAM_KEY_LEN.to_string(),
+                    actual: key.len(),
+                }
+            }))?);
+        js(self.inner.insert(generation, StreamKey::from_bytes(&bytes)))
+    }
+
+    /// The 32 bytes of the key of `generation`. The only way a stream key
+    /// leaves WASM memory; zero the array after use.
+    #[wasm_bindgen(js_name = exportKey)]
+    pub fn export_key(&self, generation: u32) -> JsResult<Vec<u8>> {
+        Ok(js(self.inner.key(generation))?.to_bytes().to_vec())
+    }
+
+    /// Seals under `generation` from now on (it must be held).
+    #[wasm_bindgen(js_name = setCurrentGeneration)]
+    pub fn set_current_generation(&mut self, generation: u32) -> JsResult<()> {
+        js(self.inner.set_current_generation(generation))
+    }
+
+    /// Records the generation the server announces as current.
+    #[wasm_bindgen(js_name = setAnnouncedGeneration)]
+    pub fn set_announced_generation(&mut self, generation: u32) {
+        self.inner.set_announced_generation(generation);
+    }
+
+    /// Drops (and zeroizes) every key.
+    pub fn clear(&mut self) {
+        self.inner.clear();
+    }
+}
+
+/// Checks a 44-character base64 public key (`INVALID_PUBLIC_KEY`,
+/// `MALFORMED_BASE64`, `INVALID_LENGTH`) and returns it unchanged.
+#[wasm_bindgen(js_name = checkPublicKey)]
+pub fn check_public_key(public_key: &str) -> JsResult<String> {
+    js(PublicKey::from_base64(public_key)).map(|k| k.to_base64())
+}

@@ -1,0 +1,26 @@
+//! # streamseal-wasm
+//!
+//! The wasm-bindgen layer of the `streamseal` npm package (`js/`): a thin
+//! forwarder over the core with no logic of its own.
+//!
+//! - Wire types and results cross as **plain JS objects** (serde-wasm-bindgen)
+//!   typed by the TypeScript the core's `wasm` feature generates (tsify);
+//!   bytes are `Uint8Array`, key generations `number`.
+//! - Secret holders ([`keys::IdentityKey`], [`keys::Keyring`],
+//!   [`flows::OpenedInvocation`]) stay in WASM memory as classes with
+//!   `free()` and `Symbol.dispose`; the core zeroizes them on drop. Only
+//!   `exportSecretKey` / `exportKey` hand secret bytes to JS.
+//! - Every failure is a `StreamsealError` ([`error`]) with the core's stable
+//!   `code`. Nothing panics on any input.
+//!
+//! Modules: [`crypto`] (envelopes, AAD, wraps, bundles), [`flows`] (the
+//! sealed flows), [`api`] (the sans-IO endpoints), and, in the test build
+//! flavour only (feature `test-seams`), `seams`.
+
+pub mod api;
+pub mod crypto;
+pub mod error;
+pub mod flows;
+pub mod keys;
+#[cfg(feature = "test-seams")]
+pub mod seams;

@@ -1,0 +1,103 @@
+//! wasm-bindgen-test of the binding, run by `cargo xtask test` twice: under
+//! Node and in headless Chromium (`WASM_BINDGEN_USE_BROWSER=1`). It proves
+//! the engine's parts the JS suites take for granted: randomness from
+//! `crypto.getRandomValues`, Argon2 within the engine's memory, errors that
+//! are `StreamsealError`s, and no trap after a bad input.
+#![cfg(target_arch = "wasm32")]
+
+use streamseal::slot::Slot;
+use streamseal_wasm::crypto;
+use streamseal_wasm::error::to_js;
+use streamseal_wasm::flows;
+use streamseal_wasm::keys::{IdentityKey, Keyring};
+use tsify::Ts;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+
+fn slot(message_id: &str) -> Ts<Slot> {
+    let slot = Slot::Message {
+        stream_id: ROOT.into(),
+        message_id: message_id.into(),
+        author_id: "usr_1".into(),
+        revision: 1,
+    };
+    Ts::new_unchecked(to_js(&slot).unwrap())
+}
+
+fn code_of(err: &JsValue) -> String {
+    assert!(err.is_instance_of::<js_sys::Error>(), "not an Error");
+    let name = js_sys::Reflect::get(err, &"name".into()).unwrap();
+    assert_eq!(name.as_string().as_deref(), Some("StreamsealError"));
+    js_sys::Reflect::get(err, &"code".into())
+        .unwrap()
+        .as_string()
+        .unwrap()
+}
+
+#[wasm_bindgen_test]
+fn platform_randomness_gives_fresh_keys_and_ivs() {
+    let a = IdentityKey::generate("bot", "a").unwrap();
+    let b = IdentityKey::generate("bot", "b").unwrap();
+    assert_ne!(a.public_key(), b.public_key());
+    let mut ring = Keyring::new(ROOT).unwrap();
+    ring.generate_key(0).unwrap();
+    let one = crypto::seal(&ring, slot("msg_1"), b"same").unwrap();
+    let two = crypto::seal(&ring, slot("msg_1"), b"same").unwrap();
+    let iv = |v: &Ts<_>| {
+        let env = js_sys::Reflect::get(&v.js_value(), &"envelope".into()).unwrap();
+        js_sys::Reflect::get(&env, &"iv".into())
+            .unwrap()
+            .as_string()
+            .unwrap()
+    };
+    assert_ne!(iv(&one), iv(&two));
+}
+
+#[wasm_bindgen_test]
+fn seal_open_round_trip_and_a_moved_ciphertext_is_refused() {
+    let mut ring = Keyring::new(ROOT).unwrap();
+    ring.generate_key(0).unwrap();
+    let sealed = crypto::seal(&ring, slot("msg_1"), b"ship it").unwrap();
+    let sealed = Ts::new_unchecked(sealed.js_value());
+    let opened = crypto::open(&ring, slot("msg_1"), Ts::new_unchecked(sealed.js_value())).unwrap();
+    assert_eq!(opened, b"ship it");
+    let err = crypto::open(&ring, slot("msg_2"), sealed).unwrap_err();
+    assert_eq!(code_of(&err), "AAD_MISMATCH");
+}
+
+#[wasm_bindgen_test]
+fn argon2_unlock_runs_in_the_engine() {
+    let params =
+        serde_wasm_bindgen::to_value(&streamseal::kdf::KdfParams::argon2id(19 * 1024, 2, 1))
+            .unwrap();
+    let mut setup =
+        flows::set_up("key_1", "correct horse", Some(Ts::new_unchecked(params))).unwrap();
+    let key = setup.take_identity().unwrap();
+    let record = setup.record().unwrap().js_value();
+    js_sys::Reflect::set(&record, &"createdAt".into(), &"2026-11-21T10:00:00Z".into()).unwrap();
+    let unlocked = flows::unlock(Ts::new_unchecked(record.clone()), "correct horse", None).unwrap();
+    assert_eq!(unlocked.public_key(), key.public_key());
+    let err = flows::unlock(Ts::new_unchecked(record), "wrong", None)
+        .err()
+        .unwrap();
+    assert_eq!(code_of(&err), "WRONG_PASSPHRASE");
+}
+
+#[wasm_bindgen_test]
+fn bad_input_is_an_error_and_the_instance_keeps_working() {
+    let mut ring = Keyring::new(ROOT).unwrap();
+    ring.generate_key(0).unwrap();
+    let err = crypto::seal(&ring, Ts::new_unchecked(JsValue::from(42)), b"x").unwrap_err();
+    assert_eq!(code_of(&err), "MALFORMED_JSON");
+    let err = crypto::decode_base64("not base64!").unwrap_err();
+    assert_eq!(code_of(&err), "MALFORMED_BASE64");
+    let err = ring.import_key(1, &[0u8; 3]).unwrap_err();
+    assert_eq!(code_of(&err), "INVALID_LENGTH");
+    let sealed = crypto::seal(&ring, slot("msg_ok"), b"alive").unwrap();
+    assert_eq!(
+        crypto::open(&ring, slot("msg_ok"), sealed).unwrap(),
+        b"alive"
+    );
+}

@@ -1,0 +1,53 @@
+// The consumer test: run from a scratch project where the `npm pack`
+// tarball is installed (see `cargo xtask test`). Plain Node ESM, importing
+// the package by name, as an app would.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import {
+  init,
+  Keyring,
+  IdentityKey,
+  seal,
+  open,
+  wrapStreamKey,
+  unwrapStreamKey,
+  buildRequest,
+  parseResponse,
+  catalogue,
+  StreamsealError,
+} from "streamseal";
+
+await init();
+const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+const slot = { kind: "message", streamId: ROOT, messageId: "msg_1", authorId: "usr_1", revision: 1 };
+
+const owner = new Keyring(ROOT);
+owner.generateKey(0);
+const bot = IdentityKey.generate("bot", "machine-a");
+const ring = new Keyring(ROOT);
+unwrapStreamKey(ring, wrapStreamKey(owner, 0, bot.recipient()), bot);
+const sealed = seal(owner, slot, new TextEncoder().encode("from the tarball"));
+assert.equal(new TextDecoder().decode(open(ring, slot, sealed)), "from the tarball");
+assert.throws(() => open(ring, { ...slot, revision: 2 }, sealed), (e) => e instanceof StreamsealError && e.code === "AAD_MISMATCH");
+
+assert.equal(catalogue().length, 58);
+const request = buildRequest(
+  { baseUrl: "https://chat.example.test", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" },
+  { endpoint: "getStream", streamId: "stream_01J80000000000000000000010" },
+);
+assert.equal(request.method, "GET");
+const parsed = parseResponse(request, { status: 404, headers: [], body: '{"error":"Not found"}' });
+assert.equal(parsed.status, "failed");
+assert.equal(parsed.failure.status, 404);
+
+// The published files: types and the .wasm come with the package.
+const require = createRequire(import.meta.url);
+const manifest = require.resolve("streamseal/package.json");
+const dir = manifest.slice(0, -"package.json".length);
+for (const file of ["src/index.d.ts", "dist/streamseal_wasm.d.ts", "dist/streamseal_wasm_bg.wasm", "README.md"]) {
+  assert.ok(existsSync(dir + file), `${file} is in the package`);
+}
+assert.ok(!existsSync(`${dir}dist-test`), "the test flavour is not in the package");
+for (const k of [owner, ring, bot]) k.free();
+console.log("consumer: the packed package installs, imports and works");

@@ -1,0 +1,116 @@
+// The example page in real headless Chromium (Debian's /usr/bin/chromium,
+// driven by playwright-core; no browser download): unlock a bundle with a
+// passphrase, open a sealed history, and WebCrypto decrypts an envelope the
+// package sealed, with FORMAT.md's AAD. Also: the page still loads when the
+// server sends the .wasm without the application/wasm type.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import * as pkg from "../src/node.js";
+import { serve } from "./server.mjs";
+
+const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+const OWNER = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
+const PASSPHRASE = "correct horse battery staple";
+const TEXTS = ["Ship the release on Thursday?", "Thursday works, after the freeze.", "Édité : « la version finale » ✅"];
+const IDS = ["msg_01JD3QH2A7C4E6G8J0K2M4P6R8", "msg_01JD3QJ6B8D0F2H4K6M8P0R2T4", "msg_01JD3QK7C9E1G3J5M7P9S1V3X5"];
+
+function fixture() {
+  const setup = pkg.setUp("key_owner_laptop", PASSPHRASE, { algorithm: "argon2id", m: 19 * 1024, t: 2, p: 1, version: 19 });
+  const owner = setup.takeIdentity();
+  const ownKey = { ...setup.record, createdAt: "2026-11-21T10:00:00Z" };
+  setup.free();
+  const zero = pkg.generationZero(ROOT, [owner.recipient()]);
+  const ring = zero.takeKeyring();
+  const wraps = zero.generation.wraps;
+  zero.free();
+  const messages = TEXTS.map((text, i) => ({
+    id: IDS[i],
+    streamId: ROOT,
+    sequence: String(i + 1),
+    authorId: OWNER,
+    authorType: "user",
+    content: "",
+    replyCount: 0,
+    metadata: {},
+    revision: 1,
+    createdAt: "2026-11-21T10:00:00Z",
+    sealed: pkg.sealMessage(ring, ROOT, IDS[i], OWNER, text, null).sealed,
+  }));
+  // A hostile server moves the first ciphertext onto a fourth message.
+  messages.push({ ...messages[0], id: "msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6", sequence: "4" });
+  ring.free();
+  owner.free();
+  return { rootStreamId: ROOT, ownKey, keyWraps: { currentKeyGeneration: 0, ownerUserId: OWNER, wraps }, messages };
+}
+
+async function withBrowser(fn) {
+  const userDataDir = mkdtempSync(join(tmpdir(), "streamseal-chromium-"));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  try {
+    return await fn(context);
+  } finally {
+    await context.close();
+    rmSync(userDataDir, { recursive: true, force: true });
+  }
+}
+
+test("the example page unlocks, opens the history, and WebCrypto opens a package envelope", async () => {
+  const { server, url } = await serve({ fixture: fixture() });
+  try {
+    await withBrowser(async (context) => {
+      const page = await context.newPage();
+      const errors = [];
+      page.on("pageerror", (e) => errors.push(e));
+      await page.goto(`${url}/examples/index.html`);
+      await page.waitForFunction(() => document.getElementById("status").textContent === "ready");
+
+      await page.fill("#passphrase", "not the passphrase");
+      await page.click("button[type=submit]");
+      await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("error"));
+      assert.equal(await page.textContent("#status"), "error WRONG_PASSPHRASE");
+
+      await page.fill("#passphrase", PASSPHRASE);
+      await page.click("button[type=submit]");
+      await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("unlocked"), null, { timeout: 60_000 });
+      assert.equal(await page.textContent("#status"), "unlocked: 3 opened");
+      const items = await page.$$eval("#history li", (lis) => lis.map((li) => li.textContent));
+      assert.deepEqual(items, [...TEXTS, "[AAD_MISMATCH]"]);
+      assert.equal(await page.textContent("#interop"), "aad-match: sealed in wasm, opened by WebCrypto");
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    server.close();
+  }
+});
+
+test("without the application/wasm type the package falls back to bytes", async () => {
+  const { server, url } = await serve({ fixture: fixture(), wasmMime: "application/octet-stream" });
+  try {
+    await withBrowser(async (context) => {
+      const page = await context.newPage();
+      const warnings = [];
+      page.on("console", (m) => m.type() === "warning" && warnings.push(m.text()));
+      await page.goto(`${url}/examples/index.html`);
+      await page.waitForFunction(() => document.getElementById("status").textContent === "ready");
+      assert.ok(warnings.some((w) => w.includes("application/wasm")), "the streaming failure was reported");
+    });
+  } finally {
+    server.close();
+  }
+});

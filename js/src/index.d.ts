@@ -1,0 +1,19 @@
+// Every type below comes from the generated declarations of the WASM glue
+// (wasm-bindgen, and tsify for the wire types); nothing is restated here.
+export * from "../dist/streamseal_wasm.js";
+
+/** What `init` loads the module from. */
+export type InitSource =
+  | string
+  | URL
+  | Request
+  | Response
+  | Promise<Response>
+  | BufferSource
+  | WebAssembly.Module;
+
+/**
+ * Loads the WebAssembly module once (browser entry: required before any
+ * other call; Node entry: already loaded, resolves at once).
+ */
+export declare function init(source?: InitSource): Promise<void>;

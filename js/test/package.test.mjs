@@ -1,0 +1,317 @@
+// node:test over the shipped package (js/src/node.js + js/dist): every
+// export, secret holders and their lifetime, errors and their codes, and
+// that no bad input traps the instance.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { shipped as pkg, throwsCode, utf8 } from "./load.mjs";
+
+const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+const FAST = { algorithm: "argon2id", m: 256, t: 1, p: 1, version: 19 };
+const slot = (messageId, revision = 1) => ({
+  kind: "message",
+  streamId: ROOT,
+  messageId,
+  authorId: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1",
+  revision,
+});
+
+function message(id, sealed, extra = {}) {
+  return {
+    id,
+    streamId: ROOT,
+    rootStreamId: ROOT,
+    authorId: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1",
+    authorType: "user",
+    content: "",
+    replyCount: 0,
+    metadata: {},
+    sealed,
+    revision: 1,
+    sequence: "1",
+    createdAt: "2026-11-21T10:00:00Z",
+    ...extra,
+  };
+}
+
+test("the shipped package has no test seam", () => {
+  assert.equal(pkg.setFixedRandomness, undefined);
+  assert.equal(pkg.clearFixedRandomness, undefined);
+  assert.equal(typeof pkg.init, "function");
+  assert.equal(typeof pkg.StreamsealError, "function");
+});
+
+test("errorCodes lists the core's stable codes", () => {
+  const codes = pkg.errorCodes();
+  assert.equal(codes.length, 25);
+  assert.ok(codes.includes("AAD_MISMATCH"));
+  assert.ok(codes.includes("WRONG_PASSPHRASE"));
+  assert.equal(new Set(codes).size, codes.length);
+});
+
+test("IdentityKey: generate, import, export, recipient, getters", () => {
+  const key = pkg.IdentityKey.generate("bot", "machine-a");
+  assert.equal(key.kind, "bot");
+  assert.equal(key.keyId, "machine-a");
+  assert.equal(key.publicKey.length, 44);
+  assert.deepEqual(key.recipient(), { kind: "bot", keyId: "machine-a", publicKey: key.publicKey });
+  const secret = key.exportSecretKey();
+  assert.ok(secret instanceof Uint8Array);
+  assert.equal(secret.length, 32);
+  const again = pkg.IdentityKey.fromSecretKey("bot", "machine-a", secret);
+  assert.equal(again.publicKey, key.publicKey);
+  assert.equal(pkg.checkPublicKey(key.publicKey), key.publicKey);
+  throwsCode(assert, pkg, () => pkg.checkPublicKey("short"), "INVALID_LENGTH");
+  throwsCode(assert, pkg, () => pkg.IdentityKey.fromSecretKey("bot", "k", new Uint8Array(31)), "INVALID_LENGTH");
+  throwsCode(assert, pkg, () => pkg.IdentityKey.generate("bot", ""), "INVALID_LENGTH");
+  key.free();
+  again.free();
+});
+
+test("Keyring: generations, import/export, current and announced generation", () => {
+  const ring = new pkg.Keyring(ROOT);
+  assert.equal(ring.rootStreamId, ROOT);
+  assert.equal(ring.currentGeneration, undefined);
+  ring.generateKey(0);
+  ring.importKey(3, new Uint8Array(32).fill(7));
+  assert.deepEqual(ring.generations(), [0, 3]);
+  assert.equal(ring.newestGeneration, 3);
+  assert.equal(ring.currentGeneration, 0); // the first key added; later ones only by setCurrentGeneration
+  ring.setCurrentGeneration(3);
+  assert.equal(ring.currentGeneration, 3);
+  assert.ok(ring.contains(0) && !ring.contains(1));
+  assert.deepEqual(ring.exportKey(3), new Uint8Array(32).fill(7));
+  ring.setCurrentGeneration(0);
+  assert.equal(ring.currentGeneration, 0);
+  ring.setAnnouncedGeneration(5);
+  throwsCode(assert, pkg, () => ring.importKey(3, new Uint8Array(32).fill(8)), "KEY_GENERATION_CONFLICT");
+  throwsCode(assert, pkg, () => ring.exportKey(9), "UNKNOWN_KEY_GENERATION");
+  throwsCode(assert, pkg, () => ring.importKey(4, new Uint8Array(3)), "INVALID_LENGTH");
+  ring.clear();
+  assert.deepEqual(ring.generations(), []);
+  ring.free();
+});
+
+test("seal / open / sealWithGeneration / aadEncode / aadParse; results are plain objects", () => {
+  const ring = new pkg.Keyring(ROOT);
+  ring.generateKey(1);
+  ring.generateKey(2);
+  const s = slot("msg_1");
+  ring.setCurrentGeneration(2);
+  const sealed = pkg.seal(ring, s, utf8("ship it"));
+  assert.equal(Object.getPrototypeOf(sealed), Object.prototype);
+  assert.equal(sealed.envelope.keyGeneration, 2);
+  assert.equal(typeof sealed.envelope.keyGeneration, "number");
+  assert.equal(new TextDecoder().decode(pkg.open(ring, s, sealed)), "ship it");
+  const older = pkg.sealWithGeneration(ring, 1, s, utf8("older"));
+  assert.equal(older.envelope.keyGeneration, 1);
+  const aad = pkg.aadEncode(1, ROOT, 2, s);
+  assert.ok(aad instanceof Uint8Array);
+  assert.equal(pkg.encodeBase64(aad), sealed.envelope.aad);
+  assert.deepEqual(pkg.aadParse(aad), { version: 1, rootStreamId: ROOT, keyGeneration: 2, slot: s });
+  // Moved to another slot, revision or stream: refused with the exact code.
+  throwsCode(assert, pkg, () => pkg.open(ring, slot("msg_2"), sealed), "AAD_MISMATCH");
+  throwsCode(assert, pkg, () => pkg.open(ring, slot("msg_1", 2), sealed), "AAD_MISMATCH");
+  const flipped = structuredClone(sealed);
+  flipped.ciphertext = pkg.encodeBase64(pkg.decodeBase64(flipped.ciphertext).map((b, i) => (i === 0 ? b ^ 1 : b)));
+  throwsCode(assert, pkg, () => pkg.open(ring, s, flipped), "DECRYPTION_FAILED");
+  throwsCode(assert, pkg, () => pkg.open(ring, s, { ...sealed, envelope: { ...sealed.envelope, v: 2 } }), "UNSUPPORTED_ENVELOPE_VERSION");
+  throwsCode(assert, pkg, () => pkg.aadParse(new Uint8Array([1, 2, 3])), "MALFORMED_AAD");
+  throwsCode(assert, pkg, () => pkg.decodeBase64("not base64!"), "MALFORMED_BASE64");
+  ring.free();
+});
+
+test("wrapStreamKey / unwrapStreamKey between two keys", () => {
+  const bot = pkg.IdentityKey.generate("bot", "machine-a");
+  const other = pkg.IdentityKey.generate("bot", "machine-b");
+  const owner = new pkg.Keyring(ROOT);
+  owner.generateKey(0);
+  const wrap = pkg.wrapStreamKey(owner, 0, bot.recipient());
+  assert.equal(wrap.recipientKeyId, "machine-a");
+  const ring = new pkg.Keyring(ROOT);
+  pkg.unwrapStreamKey(ring, wrap, bot);
+  assert.deepEqual(ring.exportKey(0), owner.exportKey(0));
+  const ring2 = new pkg.Keyring(ROOT);
+  throwsCode(assert, pkg, () => pkg.unwrapStreamKey(ring2, wrap, other), "NO_MATCHING_KEY");
+  const unnamed = { keyGeneration: 0, wrapEnc: wrap.wrapEnc, wrapCt: wrap.wrapCt };
+  throwsCode(assert, pkg, () => pkg.unwrapStreamKey(ring2, unnamed, other), "WRAP_OPEN_FAILED");
+  for (const k of [bot, other, owner, ring, ring2]) k.free();
+});
+
+test("createBundle / openBundle / setUp / unlock / changePassphrase", () => {
+  const setup = pkg.setUp("key_laptop", "correct horse", FAST);
+  const record = setup.record;
+  assert.equal(record.keyId, "key_laptop");
+  assert.deepEqual(record.kdfParams, FAST);
+  const key = setup.takeIdentity();
+  assert.equal(record.publicKey, key.publicKey);
+  throwsCode(assert, pkg, () => setup.takeIdentity(), "INVALID_FIELD");
+  setup.free();
+  const own = { ...record, createdAt: "2026-11-21T10:00:00Z" };
+  const unlocked = pkg.unlock(own, "correct horse");
+  assert.equal(unlocked.publicKey, key.publicKey);
+  throwsCode(assert, pkg, () => pkg.unlock(own, "wrong"), "WRONG_PASSPHRASE");
+  throwsCode(assert, pkg, () => pkg.unlock({ ...own, kdfParams: { ...FAST, m: 1 << 30 } }, "x"), "KDF_PARAMS_OUT_OF_BOUNDS");
+  throwsCode(assert, pkg, () => pkg.unlock(own, "correct horse", { maxM: 128, maxT: 10, maxP: 8, minSaltLen: 16, maxSaltLen: 64 }), "KDF_PARAMS_OUT_OF_BOUNDS");
+  const changed = pkg.changePassphrase(own, "correct horse", "new one", FAST);
+  assert.equal(changed.publicKey, key.publicKey);
+  const reopened = pkg.unlock({ ...changed, createdAt: own.createdAt }, "new one");
+  assert.equal(reopened.publicKey, key.publicKey);
+  const bundle = pkg.createBundle(key, "pw", FAST);
+  const opened = pkg.openBundle("user", "key_laptop", key.publicKey, bundle, "pw");
+  assert.deepEqual(opened.exportSecretKey(), key.exportSecretKey());
+  const stranger = pkg.IdentityKey.generate("user", "k2");
+  throwsCode(assert, pkg, () => pkg.openBundle("user", "k2", stranger.publicKey, bundle, "pw"), "WRONG_PASSPHRASE");
+  for (const k of [key, unlocked, reopened, opened, stranger]) k.free();
+});
+
+test("generationZero, sealMessage, openMessages (a whole history in one call), sealEdit, rollGeneration", () => {
+  const owner = pkg.IdentityKey.generate("user", "owner-key");
+  const bot = pkg.IdentityKey.generate("bot", "machine-a");
+  const zero = pkg.generationZero(ROOT, [owner.recipient(), bot.recipient()]);
+  const gen = zero.generation;
+  assert.equal(gen.keyGeneration, 0);
+  assert.equal(gen.wraps.length, 2);
+  const ring = zero.takeKeyring();
+  throwsCode(assert, pkg, () => zero.takeKeyring(), "INVALID_FIELD");
+  zero.free();
+
+  const body = pkg.sealMessage(ring, ROOT, "msg_01JD3QH2A7C4E6G8J0K2M4P6R8", "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1", "hello", "cmid_1");
+  assert.equal(body.content ?? null, null);
+  assert.equal(body.clientMessageId, "cmid_1");
+  pkg.checkSendRules(true, body);
+  throwsCode(assert, pkg, () => pkg.checkSendRules(false, body), "E2E_PAYLOAD_REQUIRES_E2E_STREAM");
+  throwsCode(assert, pkg, () => pkg.checkSendRules(true, { content: "plain" }), "E2E_STREAM_REQUIRES_CIPHERTEXT");
+
+  // The bot opens its wrap, then the whole history in one call.
+  const opened = pkg.openKeyWraps(ROOT, { wraps: gen.wraps, currentKeyGeneration: 0, ownerUserId: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1" }, bot);
+  assert.deepEqual(opened.skipped, []);
+  const botRing = opened.takeKeyring();
+  opened.free();
+  const good = message("msg_01JD3QH2A7C4E6G8J0K2M4P6R8", body.sealed);
+  const moved = message("msg_01JD3QJ6B8D0F2H4K6M8P0R2T4", body.sealed);
+  const results = pkg.openMessages(botRing, [good, moved, good]);
+  assert.equal(results.length, 3);
+  assert.equal(results[0].status, "opened");
+  assert.equal(results[0].message.text, "hello");
+  assert.equal(results[0].message.revision, 1);
+  assert.deepEqual(results[1], { status: "failed", code: "AAD_MISMATCH", message: results[1].message });
+  assert.equal(results[2].status, "opened");
+  assert.equal(pkg.openMessage(botRing, good).text, "hello");
+  throwsCode(assert, pkg, () => pkg.openMessage(botRing, moved), "AAD_MISMATCH");
+
+  const edit = pkg.sealEdit(ring, { ...good, revision: 1 }, "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1", "hello, edited");
+  const edited = pkg.openMessage(botRing, { ...good, sealed: edit, revision: 2 });
+  assert.equal(edited.text, "hello, edited");
+
+  // The bot is removed: the generation rolls to the owner alone.
+  const next = pkg.rollGeneration(ring, [owner.recipient()]);
+  assert.equal(next.keyGeneration, 1);
+  assert.equal(ring.currentGeneration, 1);
+  pkg.addWraps(botRing, next.wraps, bot).forEach((s) => assert.equal(typeof s.code, "string"));
+  const after = pkg.sealMessage(ring, ROOT, "msg_01JD3QK7C9E1G3J5M7P9S1V3X5", "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1", "secret", null);
+  throwsCode(assert, pkg, () => pkg.openMessage(botRing, message("msg_01JD3QK7C9E1G3J5M7P9S1V3X5", after.sealed)), "UNKNOWN_KEY_GENERATION");
+  pkg.announce(botRing, 1);
+  assert.deepEqual(pkg.ownerRecipient({ keyId: "owner-key", publicKey: owner.publicKey }), owner.recipient());
+  for (const k of [owner, bot, ring, botRing]) k.free();
+});
+
+test("decision cards and notes, steps, presence", () => {
+  const ring = new pkg.Keyring(ROOT);
+  ring.generateKey(0);
+  const options = [{ id: "approve", tone: "primary" }, { id: "reject", tone: "neutral" }];
+  const content = { title: "Deploy?", body: "All green.", labels: { approve: "Deploy", reject: "Wait" } };
+  const card = pkg.sealDecisionCard(ring, ROOT, "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", "session-1", "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7", options, true, content);
+  assert.deepEqual(pkg.openDecisionCard(ring, ROOT, card), content);
+  throwsCode(assert, pkg, () => pkg.openDecisionCard(ring, "stream_01JD3QJ5THREAD00000000000A", card), "AAD_MISMATCH");
+  const note = pkg.sealDecisionNote(ring, "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", "approve", "usr_1", "go");
+  const event = { decisionId: "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", optionId: "approve", decidedBy: "usr_1", noteCiphertext: note.ciphertext, noteEnvelope: note.envelope };
+  assert.equal(pkg.openDecisionNote(ring, event), "go");
+  assert.equal(pkg.openDecisionNote(ring, { ...event, noteCiphertext: undefined, noteEnvelope: undefined }), undefined);
+
+  const stepSealed = pkg.seal(ring, { kind: "traceStep", invocationId: "inv_1", stepId: "step_1", stepType: "tool_call", phase: "completed" }, utf8("3 results"));
+  assert.equal(pkg.openStep(ring, "inv_1", "step_1", "tool_call", "completed", undefined, stepSealed), "3 results");
+  throwsCode(assert, pkg, () => pkg.openStep(ring, "inv_1", "step_1", "tool_call", "started", undefined, stepSealed), "AAD_MISMATCH");
+
+  const machine = pkg.IdentityKey.generate("bot", "machine-a");
+  const presence = pkg.withMachineKey({ runtimeKind: "custom", instanceId: "machine-a", status: "available", acceptingInvocations: true }, machine);
+  assert.ok(JSON.stringify(presence).includes(machine.publicKey));
+  ring.free();
+  machine.free();
+});
+
+test("free(): double free and use after free give a clear StreamsealError, never a trap", () => {
+  const ring = new pkg.Keyring(ROOT);
+  ring.generateKey(0);
+  assert.equal(typeof ring[Symbol.dispose], "function");
+  ring[Symbol.dispose]();
+  const freed = (fn, what) =>
+    assert.throws(fn, (e) => {
+      assert.ok(e instanceof pkg.StreamsealError, String(e));
+      assert.equal(e.code, "INVALID_FIELD");
+      assert.match(e.message, /freed/);
+      assert.match(e.message, new RegExp(what));
+      return true;
+    });
+  freed(() => ring.generations(), "Keyring");
+  freed(() => ring.currentGeneration, "Keyring");
+  freed(() => ring.free(), "Keyring"); // a second free()
+  freed(() => pkg.seal(ring, slot("msg_1"), utf8("x")), "Keyring"); // passed to a function
+  const key = pkg.IdentityKey.generate("user", "k");
+  key.free();
+  freed(() => key.publicKey, "IdentityKey");
+  freed(() => key.exportSecretKey(), "IdentityKey");
+  freed(() => pkg.createBundle(key, "pw"), "IdentityKey");
+  // A wrong object where a class is expected.
+  throwsCode(assert, pkg, () => pkg.seal({}, slot("msg_1"), utf8("x")), "INVALID_FIELD");
+  // The instance still works.
+  const again = new pkg.Keyring(ROOT);
+  again.generateKey(0);
+  assert.deepEqual(again.generations(), [0]);
+  again.free();
+});
+
+test("bad inputs: the right code, a StreamsealError, and the instance keeps working", () => {
+  const ring = new pkg.Keyring(ROOT);
+  ring.generateKey(0);
+  const hostile = [
+    [() => pkg.seal(ring, { kind: "nope" }, utf8("x")), "MALFORMED_JSON"],
+    [() => pkg.seal(ring, null, utf8("x")), "MALFORMED_JSON"],
+    [() => pkg.seal(ring, 42, utf8("x")), "MALFORMED_JSON"],
+    [() => pkg.seal(ring, { ...slot("msg_1"), revision: -1 }, utf8("x")), "MALFORMED_JSON"],
+    [() => pkg.seal(ring, { ...slot("msg_1"), revision: 2 ** 40 }, utf8("x")), "MALFORMED_JSON"],
+    [() => pkg.seal(ring, { ...slot(""), messageId: "" }, utf8("x")), "INVALID_LENGTH"],
+    [() => pkg.open(ring, slot("msg_1"), { ciphertext: "", envelope: {} }), "MALFORMED_JSON"],
+    [() => pkg.open(ring, slot("msg_1"), { ciphertext: "!!", envelope: { v: 1, keyGeneration: 0, iv: "AAAAAAAAAAAAAAAA", aad: "AAAA" } }), "MALFORMED_BASE64"],
+    [() => pkg.openMessages(ring, "not an array"), "MALFORMED_JSON"],
+    [() => pkg.unlock({}, "pw"), "MALFORMED_JSON"],
+    [() => pkg.OpenedInvocation.open({ id: "inv_1" }, pkg.IdentityKey.generate("bot", "m")), "MALFORMED_JSON"],
+    [() => pkg.sealMessage(ring, ROOT, "not-a-message-id", "usr_1", "x", null), "INVALID_FIELD"],
+    [() => new pkg.Keyring(""), "INVALID_LENGTH"],
+    [() => pkg.openBundle("user", "k", "AAAA", { encryptedPrivateBundle: "", kdfSalt: "", kdfParams: FAST }, "pw"), "INVALID_LENGTH"],
+  ];
+  for (const [fn, code] of hostile) {
+    throwsCode(assert, pkg, fn, code);
+    // After each failure the module still seals and opens.
+    const s = pkg.seal(ring, slot("msg_ok"), utf8("still alive"));
+    assert.equal(new TextDecoder().decode(pkg.open(ring, slot("msg_ok"), s)), "still alive");
+  }
+  ring.free();
+});
+
+test("validation failures carry details", () => {
+  const ring = new pkg.Keyring(ROOT);
+  ring.generateKey(0);
+  const long = "x".repeat(200);
+  assert.throws(
+    () => pkg.sealMessage(ring, ROOT, "msg_01JD3QH2A7C4E6G8J0K2M4P6R8", "usr_1", "hello", long),
+    (e) => {
+      assert.ok(e instanceof pkg.StreamsealError);
+      assert.equal(e.code, "VALIDATION_FAILED");
+      assert.equal(typeof e.details, "object");
+      assert.ok(Object.keys(e.details).length > 0);
+      for (const reasons of Object.values(e.details)) assert.ok(Array.isArray(reasons));
+      return true;
+    },
+  );
+  ring.free();
+});
