@@ -1,5 +1,16 @@
-//! The sans-IO endpoints (`streamseal::api`) with the core's names: the
-//! catalogue, `clientMessageId` minting and paging helpers.
+//! The sans-IO endpoints (`streamseal::api`) with the core's names:
+//! `build_request`, `parse_response`, the catalogue, `clientMessageId`
+//! minting and paging helpers.
+//!
+//! **The request crosses as JSON**: `EndpointRequest` has 58 variants whose
+//! bodies are the wire request types (open enums, `serde_json::Value`
+//! metadata, nested optional structs); a typed UniFFI mirror would copy the
+//! whole request model and drift from it. Its JSON is the shape the core's
+//! serde derive gives it (`{"endpoint": "sendMessage", ...}`), shared with
+//! the JS binding, and `build_request` validates it like any request. The
+//! typed result of `parse_response` crosses as JSON for the same reason
+//! (`data_json`); everything an app branches on (status, version, rate
+//! limits, error code, retry safety) is a typed field.
 //!
 //! An endpoint crosses as its id (`"sendMessage"`, the same spelling the JS
 //! binding uses); `Family`, `AuthKind`, `RequiredScope` and `HttpMethod` are
@@ -9,9 +20,12 @@ use streamseal::Error;
 use streamseal::api::catalogue::{
     AuthKind, ENDPOINT_COUNT, ENDPOINTS, Endpoint, Family, RequiredScope, Scope,
 };
-use streamseal::api::{HttpMethod, paging};
+use streamseal::api::{self, EndpointRequest, HttpMethod, ResponseData, ResponseError, paging};
+use streamseal::wire::ids::WorkspaceId;
+use streamseal::wire::secret::ApiKey;
+use streamseal::wire::version::ApiVersion;
 
-use crate::error::Result;
+use crate::error::{Result, StreamsealError, from_json, to_json};
 
 /// One row of the endpoint catalogue (section 4 and the scope table of section 5).
 #[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
@@ -100,4 +114,230 @@ pub fn mint_client_message_id(now_ms: u64) -> Result<String> {
 #[uniffi::export]
 pub fn next_cursor(has_more: bool, cursor: Option<String>) -> Option<String> {
     paging::next_cursor(has_more, cursor.as_deref())
+}
+
+/// Where requests go and as whom (the core's `Context`, ids as text).
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct Context {
+    /// e.g. `https://chat.example.test`.
+    pub base_url: String,
+    /// The workspace of every path (`ws_...`).
+    pub workspace_id: String,
+    /// The API key; required by every endpoint but the webhooks.
+    pub api_key: Option<String>,
+    /// Sent as `Service-Version` when set, e.g. `2026-08-21`.
+    pub service_version: Option<String>,
+}
+
+/// One header or query parameter, in order.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct Header {
+    /// The name.
+    pub name: String,
+    /// The value (query values not yet encoded).
+    pub value: String,
+}
+
+/// A request body (the core's `RequestBody`).
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
+pub enum RequestBody {
+    /// JSON, sent with `Content-Type: application/json`.
+    Json {
+        /// The document.
+        json: String,
+    },
+    /// `multipart/form-data` with one binary part the app streams.
+    Multipart {
+        /// The form field (`file`).
+        field: String,
+        /// The part's file name.
+        filename: String,
+        /// The part's content type.
+        content_type: String,
+    },
+}
+
+/// A built request, ready for any HTTP client. Headers may hold the API key
+/// and a claim token: never log them.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct HttpRequest {
+    /// The endpoint's id.
+    pub endpoint: String,
+    /// The method.
+    pub method: HttpMethod,
+    /// The path, from `/api/v1/...`, percent-encoded.
+    pub path: String,
+    /// The query parameters, in order, not yet encoded.
+    pub query: Vec<Header>,
+    /// The headers, in order.
+    pub headers: Vec<Header>,
+    /// The body, when the endpoint has one.
+    pub body: Option<RequestBody>,
+    /// The full URL with the encoded query.
+    pub url: String,
+    /// Whether sending it again after an unknown outcome is safe.
+    pub retry_safe: bool,
+    /// The version override sent, if any.
+    pub service_version: Option<String>,
+}
+
+/// A response as the app received it.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct HttpResponse {
+    /// The status.
+    pub status: u16,
+    /// The headers (names in any case).
+    pub headers: Vec<Header>,
+    /// The body text (empty for 204).
+    pub body: String,
+}
+
+/// A successful response, read.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct ApiResponse {
+    /// The endpoint's id.
+    pub endpoint: String,
+    /// The 2xx status.
+    pub status: u16,
+    /// The `Service-Version` echo.
+    pub version: Option<String>,
+    /// The version whose shapes the body was read with.
+    pub shape: String,
+    /// `RateLimit-Limit`.
+    pub rate_limit_limit: Option<u32>,
+    /// `RateLimit-Remaining`.
+    pub rate_limit_remaining: Option<u32>,
+    /// `RateLimit-Reset` (seconds).
+    pub rate_limit_reset_seconds: Option<u32>,
+    /// The typed result as JSON, `{"kind": <result type>, "data": <value>}`:
+    /// the same document the JS binding returns.
+    pub data_json: String,
+}
+
+fn pairs(list: Vec<(String, String)>) -> Vec<Header> {
+    list.into_iter()
+        .map(|(name, value)| Header { name, value })
+        .collect()
+}
+
+fn unpairs(list: &[Header]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|h| (h.name.clone(), h.value.clone()))
+        .collect()
+}
+
+fn version_of(text: Option<&str>) -> Result<Option<ApiVersion>> {
+    Ok(text.map(ApiVersion::parse).transpose()?)
+}
+
+/// Builds the HTTP request of `request_json` (an `EndpointRequest` as JSON:
+/// `{"endpoint": "sendMessage", "streamId": ..., "body": {...}}`, the shape
+/// the JS binding takes) in `context`; validates it with the wire bounds first.
+#[uniffi::export]
+pub fn build_request(context: Context, request_json: String) -> Result<HttpRequest> {
+    let request: EndpointRequest = from_json(&request_json)?;
+    let ctx = api::Context {
+        base_url: context.base_url,
+        workspace_id: WorkspaceId::parse(&context.workspace_id)?,
+        api_key: context.api_key.as_deref().map(ApiKey::parse).transpose()?,
+        service_version: version_of(context.service_version.as_deref())?,
+    };
+    let built = api::build_request(&ctx, &request)?;
+    Ok(HttpRequest {
+        endpoint: built.endpoint.id().to_owned(),
+        method: built.method,
+        path: built.path,
+        query: pairs(built.query),
+        headers: pairs(built.headers),
+        body: built.body.map(|b| match b {
+            api::RequestBody::Json(json) => RequestBody::Json { json },
+            api::RequestBody::Multipart {
+                field,
+                filename,
+                content_type,
+            } => RequestBody::Multipart {
+                field,
+                filename,
+                content_type,
+            },
+        }),
+        url: built.url,
+        retry_safe: built.retry_safe,
+        service_version: built.service_version.map(|v| v.as_str().to_owned()),
+    })
+}
+
+/// Reads the response to `request`: the typed result of a 2xx,
+/// `StreamsealError.Api` for any other status (code, message, details,
+/// retry figures), `MALFORMED_JSON` when a 2xx body does not parse.
+#[uniffi::export]
+pub fn parse_response(request: HttpRequest, response: HttpResponse) -> Result<ApiResponse> {
+    let core_request = api::HttpRequest {
+        endpoint: endpoint_of(&request.endpoint)?,
+        method: request.method,
+        path: request.path,
+        query: unpairs(&request.query),
+        headers: unpairs(&request.headers),
+        body: request.body.map(|b| match b {
+            RequestBody::Json { json } => api::RequestBody::Json(json),
+            RequestBody::Multipart {
+                field,
+                filename,
+                content_type,
+            } => api::RequestBody::Multipart {
+                field,
+                filename,
+                content_type,
+            },
+        }),
+        url: request.url,
+        retry_safe: request.retry_safe,
+        service_version: version_of(request.service_version.as_deref())?,
+    };
+    let core_response = api::HttpResponse {
+        status: response.status,
+        headers: unpairs(&response.headers),
+        body: response.body,
+    };
+    match api::parse_response(&core_request, &core_response) {
+        Ok(r) => Ok(ApiResponse {
+            endpoint: r.endpoint.id().to_owned(),
+            status: r.status,
+            version: r.version.as_ref().map(|v| v.as_str().to_owned()),
+            shape: r.shape.as_str().to_owned(),
+            rate_limit_limit: r.rate_limit.limit,
+            rate_limit_remaining: r.rate_limit.remaining,
+            rate_limit_reset_seconds: r.rate_limit.reset_seconds,
+            data_json: to_json(&r.data)?,
+        }),
+        Err(ResponseError::Malformed(e)) => Err(e.into()),
+        Err(ResponseError::Api(f)) => Err(StreamsealError::Api {
+            code: f
+                .code
+                .as_ref()
+                .map_or_else(|| format!("HTTP_{}", f.status), |c| c.as_str().to_owned()),
+            error_message: f.message.clone(),
+            details: f
+                .details
+                .iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            status: f.status,
+            retry_after: f.retry_after,
+            retry_safe: f.retry_safe,
+            may_have_landed: f.may_have_landed,
+        }),
+    }
+}
+
+/// The request of the next page after `data_json` (an `ApiResponse`'s
+/// `data_json`) answered `request_json`, as JSON; `None` on the last page.
+#[uniffi::export]
+pub fn next_page(request_json: String, data_json: String) -> Result<Option<String>> {
+    let request: EndpointRequest = from_json(&request_json)?;
+    let data: ResponseData = from_json(&data_json)?;
+    paging::next_page(&request, &data)
+        .map(|next| to_json(&next))
+        .transpose()
 }

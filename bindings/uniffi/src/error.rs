@@ -43,12 +43,18 @@ macro_rules! ffi_error {
             Api {
                 /// The service's code, or `HTTP_<status>`.
                 code: String,
-                /// The service's message.
+                /// The service's message (or the compat webhook's plain text).
                 error_message: String,
                 /// Validation failures of a 400.
                 details: HashMap<String, Vec<String>>,
-                /// The failure as JSON: status, rate-limit figures, retry safety, body.
-                failure_json: String,
+                /// The HTTP status.
+                status: u16,
+                /// Seconds to wait before retrying a 429 or 5xx.
+                retry_after: Option<u64>,
+                /// Whether sending the same request again cannot do the work twice.
+                retry_safe: bool,
+                /// A 409 that may mean an earlier attempt of the same request landed.
+                may_have_landed: bool,
             },
         }
 
@@ -139,4 +145,93 @@ pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> Result<String> {
         }
         .into()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    /// One core error of every code.
+    fn one_of_each() -> Vec<Error> {
+        vec![
+            Error::MalformedBase64 { field: "f" },
+            Error::InvalidLength {
+                field: "f",
+                expected: "32".into(),
+                actual: 1,
+            },
+            Error::InputTooLarge {
+                field: "f",
+                limit: 1,
+                actual: 2,
+            },
+            Error::MalformedJson { reason: "r".into() },
+            Error::InvalidField {
+                field: "f",
+                reason: "r".into(),
+            },
+            Error::UnsupportedEnvelopeVersion { version: 2 },
+            Error::MalformedAad { reason: "r" },
+            Error::AadMismatch { what: "slot" },
+            Error::UnknownKeyGeneration { generation: 1 },
+            Error::KeyGenerationConflict { generation: 1 },
+            Error::DecryptionFailed,
+            Error::InvalidPublicKey,
+            Error::NoMatchingKey { key_id: "k".into() },
+            Error::WrapOpenFailed,
+            Error::TooManyKeys {
+                limit: 32,
+                actual: 33,
+            },
+            Error::UnsupportedBundleVersion { version: 2 },
+            Error::MalformedBundle { reason: "r" },
+            Error::WrongPassphrase,
+            Error::BundleKeyMismatch,
+            Error::UnsupportedKdf { reason: "r".into() },
+            Error::KdfParamsOutOfBounds {
+                param: "m",
+                value: 1,
+                min: 8,
+                max: 9,
+            },
+            Error::RandomnessUnavailable,
+            Error::ValidationFailed {
+                details: BTreeMap::from([("content".to_owned(), vec!["empty".to_owned()])]),
+            },
+            Error::E2eStreamRequiresCiphertext,
+            Error::E2ePayloadRequiresE2eStream,
+        ]
+    }
+
+    #[test]
+    fn every_core_code_has_its_own_variant_with_code_message_and_details() {
+        let errors = one_of_each();
+        let codes: Vec<&str> = errors.iter().map(|e| e.code().as_str()).collect();
+        let all: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(codes, all, "one error of every code, in order");
+        let mut variants = std::collections::BTreeSet::new();
+        for err in errors {
+            let message = err.to_string();
+            let ffi = StreamsealError::from(err.clone());
+            assert_eq!(ffi.code(), err.code().as_str());
+            assert!(!matches!(ffi, StreamsealError::Unknown { .. }), "{ffi}");
+            assert_eq!(ffi.to_string(), format!("{}: {message}", err.code()));
+            variants.insert(format!("{:?}", std::mem::discriminant(&ffi)));
+            if let StreamsealError::ValidationFailed { details, .. } = &ffi {
+                assert_eq!(details.get("content"), Some(&vec!["empty".to_owned()]));
+            }
+        }
+        assert_eq!(variants.len(), ErrorCode::ALL.len());
+    }
+
+    #[test]
+    fn error_codes_lists_the_core_codes() {
+        assert_eq!(error_codes().len(), 25);
+        assert_eq!(
+            error_codes().first().map(String::as_str),
+            Some("MALFORMED_BASE64")
+        );
+    }
 }

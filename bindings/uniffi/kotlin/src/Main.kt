@@ -394,6 +394,57 @@ fun catalogue() {
     assertNull(nextCursor(true, ""))
 }
 
+private val fixtures = File(vectors, "../../fixtures/wire")
+private val ctx = Context("https://chat.example.test", "ws_01J80000000000000000000001", "svc_bk_secret", null)
+
+fun endpointsBuiltAndParsed() {
+    val send = Json.write(
+        mapOf(
+            "endpoint" to "sendMessage", "streamId" to "stream_01J80000000000000000000010",
+            "body" to mapOf("content" to "ship it", "clientMessageId" to "cmid_1"),
+        ),
+    )
+    val req = buildRequest(ctx, send)
+    assertEquals(HttpMethod.POST, req.method)
+    assertEquals("/api/v1/workspaces/ws_01J80000000000000000000001/streams/stream_01J80000000000000000000010/messages", req.path)
+    assertEquals(listOf(Header("Authorization", "Bearer svc_bk_secret"), Header("Content-Type", "application/json")), req.headers)
+    assertEquals(mapOf("content" to "ship it", "clientMessageId" to "cmid_1"), Json.parse((req.body as RequestBody.Json).json))
+    assertTrue(req.retrySafe)
+    val ok = parseResponse(
+        req,
+        HttpResponse(201u, listOf(Header("Service-Version", "2026-08-21")), File(fixtures, "message_send_2026-08-21.json").readText()),
+    )
+    assertEquals(201.toUShort(), ok.status)
+    assertEquals("2026-08-21", ok.version)
+    assertEquals("message", Json.parse(ok.dataJson).obj()["kind"])
+
+    val limited = assertFailsWith<StreamsealException.Api> {
+        parseResponse(req, HttpResponse(429u, listOf(Header("Retry-After", "7")), File(fixtures, "error_rate_limited.json").readText()))
+    }
+    assertEquals(429.toUShort(), limited.status)
+    assertEquals(7uL, limited.retryAfter)
+    assertTrue(limited.retrySafe)
+    val invalid = assertFailsWith<StreamsealException.Api> {
+        parseResponse(req, HttpResponse(400u, emptyList(), File(fixtures, "error_validation.json").readText()))
+    }
+    assertEquals(listOf("Required"), invalid.details["instanceId"])
+    expect<StreamsealException.ValidationFailed>("VALIDATION_FAILED") {
+        buildRequest(ctx, """{"endpoint":"sendMessage","streamId":"s","body":{"content":""}}""")
+    }
+    expect<StreamsealException.MalformedJson>("MALFORMED_JSON") { buildRequest(ctx, """{"endpoint":"noSuchEndpoint"}""") }
+
+    val list = """{"endpoint":"listStreams","query":{"type":"channel","limit":2}}"""
+    val listReq = buildRequest(ctx, list)
+    assertEquals("https://chat.example.test/api/v1/workspaces/ws_01J80000000000000000000001/streams?type=channel&limit=2", listReq.url)
+    val page = parseResponse(listReq, HttpResponse(200u, emptyList(), File(fixtures, "stream_page_2026-08-21.json").readText()))
+    assertNull(nextPage(list, page.dataJson))
+    val data = LinkedHashMap(Json.parse(page.dataJson).obj())
+    data["data"] = LinkedHashMap(data["data"].obj()).apply { put("hasMore", true); put("cursor", "c2") }
+    val next = Json.parse(nextPage(list, Json.write(data))!!).obj()
+    assertEquals("listStreams", next["endpoint"])
+    assertEquals("c2", next["query"].obj()["after"])
+}
+
 fun errorsCarryMessages() {
     val e = assertFailsWith<StreamsealException.MalformedBase64> { decodeBase64("%%%") }
     // Display is exported: toString() is the core's one line, `CODE: message`.
@@ -413,6 +464,7 @@ fun main() {
         "every error code" to ::everyErrorCode,
         "errors carry messages" to ::errorsCarryMessages,
         "catalogue and paging" to ::catalogue,
+        "requests built and responses parsed" to ::endpointsBuiltAndParsed,
         "sealed-flow scenario" to ::scenario,
     )
     var failed = 0

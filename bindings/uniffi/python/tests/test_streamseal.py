@@ -276,6 +276,69 @@ class Catalogue(unittest.TestCase):
         self.assertIsNone(ss.next_cursor(False, "c2"))
 
 
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "wire")
+CTX = ss.Context(base_url="https://chat.example.test", workspace_id="ws_01J80000000000000000000001",
+                 api_key="svc_bk_secret", service_version=None)
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name), encoding="utf-8") as f:
+        return f.read()
+
+
+class Endpoints(unittest.TestCase):
+    """build_request / parse_response / next_page through the binding."""
+
+    def test_send_message_built_and_parsed(self):
+        req = ss.build_request(CTX, json.dumps({"endpoint": "sendMessage", "streamId": "stream_01J80000000000000000000010",
+                                                "body": {"content": "ship it", "clientMessageId": "cmid_1"}}))
+        self.assertEqual(req.method, core.HttpMethod.POST)
+        self.assertEqual(req.path, "/api/v1/workspaces/ws_01J80000000000000000000001/streams/stream_01J80000000000000000000010/messages")
+        self.assertEqual([(h.name, h.value) for h in req.headers],
+                         [("Authorization", "Bearer svc_bk_secret"), ("Content-Type", "application/json")])
+        self.assertEqual(json.loads(req.body.json), {"content": "ship it", "clientMessageId": "cmid_1"})
+        self.assertTrue(req.retry_safe)
+        resp = ss.parse_response(req, ss.HttpResponse(status=201, headers=[ss.Header(name="Service-Version", value="2026-08-21")],
+                                                      body=fixture("message_send_2026-08-21.json")))
+        self.assertEqual((resp.status, resp.version, resp.shape), (201, "2026-08-21", "2026-08-21"))
+        data = json.loads(resp.data_json)
+        self.assertEqual(data["kind"], "message")
+        self.assertEqual(json.dumps(data).count("msg_01J80000000000000000000020"), 1)
+
+    def test_error_responses(self):
+        req = ss.build_request(CTX, json.dumps({"endpoint": "sendMessage", "streamId": "stream_01J80000000000000000000010",
+                                                "body": {"content": "ship it", "clientMessageId": "cmid_1"}}))
+        with self.assertRaises(ERR.Api) as ctx:
+            ss.parse_response(req, ss.HttpResponse(status=429, headers=[ss.Header(name="Retry-After", value="7")],
+                                                   body=fixture("error_rate_limited.json")))
+        e = ctx.exception
+        self.assertEqual((e.status, e.retry_after, e.retry_safe), (429, 7, True))
+        with self.assertRaises(ERR.Api) as ctx:
+            ss.parse_response(req, ss.HttpResponse(status=400, headers=[], body=fixture("error_validation.json")))
+        self.assertEqual(ctx.exception.details["instanceId"], ["Required"])
+        with self.assertRaises(ERR.ValidationFailed) as ctx:
+            ss.build_request(CTX, json.dumps({"endpoint": "sendMessage", "streamId": "s", "body": {"content": ""}}))
+        self.assertIn("content", ctx.exception.details)
+        with self.assertRaises(ERR.MalformedJson):
+            ss.build_request(CTX, json.dumps({"endpoint": "noSuchEndpoint"}))
+        with self.assertRaises(ERR.MalformedJson):
+            ss.parse_response(req, ss.HttpResponse(status=201, headers=[], body="{not json"))
+
+    def test_paging(self):
+        request = json.dumps({"endpoint": "listStreams", "query": {"type": "channel", "limit": 2}})
+        req = ss.build_request(CTX, request)
+        self.assertEqual(req.url, "https://chat.example.test/api/v1/workspaces/ws_01J80000000000000000000001/streams?type=channel&limit=2")
+        resp = ss.parse_response(req, ss.HttpResponse(status=200, headers=[], body=fixture("stream_page_2026-08-21.json")))
+        data = json.loads(resp.data_json)
+        self.assertFalse(data["data"]["hasMore"])
+        self.assertIsNone(ss.next_page(request, resp.data_json))
+        data["data"]["hasMore"] = True
+        data["data"]["cursor"] = "c2"
+        nxt = json.loads(ss.next_page(request, json.dumps(data)))
+        self.assertEqual(nxt["endpoint"], "listStreams")
+        self.assertEqual(nxt["query"]["after"], "c2")
+
+
 class Scenario(unittest.TestCase):
     """The sealed-flow scenario (see tests/sealed_scenario.rs), through the binding."""
 

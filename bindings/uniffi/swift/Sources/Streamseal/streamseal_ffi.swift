@@ -481,6 +481,22 @@ fileprivate struct FfiConverterUInt8: FfiConverterPrimitive {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterUInt16: FfiConverterPrimitive {
+    typealias FfiType = UInt16
+    typealias SwiftType = UInt16
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt16 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterUInt32: FfiConverterPrimitive {
     typealias FfiType = UInt32
     typealias SwiftType = UInt32
@@ -1721,6 +1737,226 @@ public func FfiConverterTypeStreamKey_lower(_ value: StreamKey) -> UInt64 {
 
 
 /**
+ * A successful response, read.
+ */
+public struct ApiResponse: Equatable, Hashable {
+    /**
+     * The endpoint's id.
+     */
+    public var endpoint: String
+    /**
+     * The 2xx status.
+     */
+    public var status: UInt16
+    /**
+     * The `Service-Version` echo.
+     */
+    public var version: String?
+    /**
+     * The version whose shapes the body was read with.
+     */
+    public var shape: String
+    /**
+     * `RateLimit-Limit`.
+     */
+    public var rateLimitLimit: UInt32?
+    /**
+     * `RateLimit-Remaining`.
+     */
+    public var rateLimitRemaining: UInt32?
+    /**
+     * `RateLimit-Reset` (seconds).
+     */
+    public var rateLimitResetSeconds: UInt32?
+    /**
+     * The typed result as JSON, `{"kind": <result type>, "data": <value>}`:
+     * the same document the JS binding returns.
+     */
+    public var dataJson: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The endpoint's id.
+         */endpoint: String, 
+        /**
+         * The 2xx status.
+         */status: UInt16, 
+        /**
+         * The `Service-Version` echo.
+         */version: String?, 
+        /**
+         * The version whose shapes the body was read with.
+         */shape: String, 
+        /**
+         * `RateLimit-Limit`.
+         */rateLimitLimit: UInt32?, 
+        /**
+         * `RateLimit-Remaining`.
+         */rateLimitRemaining: UInt32?, 
+        /**
+         * `RateLimit-Reset` (seconds).
+         */rateLimitResetSeconds: UInt32?, 
+        /**
+         * The typed result as JSON, `{"kind": <result type>, "data": <value>}`:
+         * the same document the JS binding returns.
+         */dataJson: String) {
+        self.endpoint = endpoint
+        self.status = status
+        self.version = version
+        self.shape = shape
+        self.rateLimitLimit = rateLimitLimit
+        self.rateLimitRemaining = rateLimitRemaining
+        self.rateLimitResetSeconds = rateLimitResetSeconds
+        self.dataJson = dataJson
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ApiResponse: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeApiResponse: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ApiResponse {
+        return
+            try ApiResponse(
+                endpoint: FfiConverterString.read(from: &buf), 
+                status: FfiConverterUInt16.read(from: &buf), 
+                version: FfiConverterOptionString.read(from: &buf), 
+                shape: FfiConverterString.read(from: &buf), 
+                rateLimitLimit: FfiConverterOptionUInt32.read(from: &buf), 
+                rateLimitRemaining: FfiConverterOptionUInt32.read(from: &buf), 
+                rateLimitResetSeconds: FfiConverterOptionUInt32.read(from: &buf), 
+                dataJson: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ApiResponse, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.endpoint, into: &buf)
+        FfiConverterUInt16.write(value.status, into: &buf)
+        FfiConverterOptionString.write(value.version, into: &buf)
+        FfiConverterString.write(value.shape, into: &buf)
+        FfiConverterOptionUInt32.write(value.rateLimitLimit, into: &buf)
+        FfiConverterOptionUInt32.write(value.rateLimitRemaining, into: &buf)
+        FfiConverterOptionUInt32.write(value.rateLimitResetSeconds, into: &buf)
+        FfiConverterString.write(value.dataJson, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeApiResponse_lift(_ buf: RustBuffer) throws -> ApiResponse {
+    return try FfiConverterTypeApiResponse.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeApiResponse_lower(_ value: ApiResponse) -> RustBuffer {
+    return FfiConverterTypeApiResponse.lower(value)
+}
+
+
+/**
+ * Where requests go and as whom (the core's `Context`, ids as text).
+ */
+public struct Context: Equatable, Hashable {
+    /**
+     * e.g. `https://chat.example.test`.
+     */
+    public var baseUrl: String
+    /**
+     * The workspace of every path (`ws_...`).
+     */
+    public var workspaceId: String
+    /**
+     * The API key; required by every endpoint but the webhooks.
+     */
+    public var apiKey: String?
+    /**
+     * Sent as `Service-Version` when set, e.g. `2026-08-21`.
+     */
+    public var serviceVersion: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * e.g. `https://chat.example.test`.
+         */baseUrl: String, 
+        /**
+         * The workspace of every path (`ws_...`).
+         */workspaceId: String, 
+        /**
+         * The API key; required by every endpoint but the webhooks.
+         */apiKey: String?, 
+        /**
+         * Sent as `Service-Version` when set, e.g. `2026-08-21`.
+         */serviceVersion: String?) {
+        self.baseUrl = baseUrl
+        self.workspaceId = workspaceId
+        self.apiKey = apiKey
+        self.serviceVersion = serviceVersion
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Context: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeContext: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Context {
+        return
+            try Context(
+                baseUrl: FfiConverterString.read(from: &buf), 
+                workspaceId: FfiConverterString.read(from: &buf), 
+                apiKey: FfiConverterOptionString.read(from: &buf), 
+                serviceVersion: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Context, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.baseUrl, into: &buf)
+        FfiConverterString.write(value.workspaceId, into: &buf)
+        FfiConverterOptionString.write(value.apiKey, into: &buf)
+        FfiConverterOptionString.write(value.serviceVersion, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeContext_lift(_ buf: RustBuffer) throws -> Context {
+    return try FfiConverterTypeContext.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeContext_lower(_ value: Context) -> RustBuffer {
+    return FfiConverterTypeContext.lower(value)
+}
+
+
+/**
  * One row of the endpoint catalogue (section 4 and the scope table of section 5).
  */
 public struct EndpointInfo: Equatable, Hashable {
@@ -1866,6 +2102,294 @@ public func FfiConverterTypeEndpointInfo_lift(_ buf: RustBuffer) throws -> Endpo
 #endif
 public func FfiConverterTypeEndpointInfo_lower(_ value: EndpointInfo) -> RustBuffer {
     return FfiConverterTypeEndpointInfo.lower(value)
+}
+
+
+/**
+ * One header or query parameter, in order.
+ */
+public struct Header: Equatable, Hashable {
+    /**
+     * The name.
+     */
+    public var name: String
+    /**
+     * The value (query values not yet encoded).
+     */
+    public var value: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The name.
+         */name: String, 
+        /**
+         * The value (query values not yet encoded).
+         */value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Header: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeHeader: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Header {
+        return
+            try Header(
+                name: FfiConverterString.read(from: &buf), 
+                value: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Header, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterString.write(value.value, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHeader_lift(_ buf: RustBuffer) throws -> Header {
+    return try FfiConverterTypeHeader.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHeader_lower(_ value: Header) -> RustBuffer {
+    return FfiConverterTypeHeader.lower(value)
+}
+
+
+/**
+ * A built request, ready for any HTTP client. Headers may hold the API key
+ * and a claim token: never log them.
+ */
+public struct HttpRequest: Equatable, Hashable {
+    /**
+     * The endpoint's id.
+     */
+    public var endpoint: String
+    /**
+     * The method.
+     */
+    public var method: HttpMethod
+    /**
+     * The path, from `/api/v1/...`, percent-encoded.
+     */
+    public var path: String
+    /**
+     * The query parameters, in order, not yet encoded.
+     */
+    public var query: [Header]
+    /**
+     * The headers, in order.
+     */
+    public var headers: [Header]
+    /**
+     * The body, when the endpoint has one.
+     */
+    public var body: RequestBody?
+    /**
+     * The full URL with the encoded query.
+     */
+    public var url: String
+    /**
+     * Whether sending it again after an unknown outcome is safe.
+     */
+    public var retrySafe: Bool
+    /**
+     * The version override sent, if any.
+     */
+    public var serviceVersion: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The endpoint's id.
+         */endpoint: String, 
+        /**
+         * The method.
+         */method: HttpMethod, 
+        /**
+         * The path, from `/api/v1/...`, percent-encoded.
+         */path: String, 
+        /**
+         * The query parameters, in order, not yet encoded.
+         */query: [Header], 
+        /**
+         * The headers, in order.
+         */headers: [Header], 
+        /**
+         * The body, when the endpoint has one.
+         */body: RequestBody?, 
+        /**
+         * The full URL with the encoded query.
+         */url: String, 
+        /**
+         * Whether sending it again after an unknown outcome is safe.
+         */retrySafe: Bool, 
+        /**
+         * The version override sent, if any.
+         */serviceVersion: String?) {
+        self.endpoint = endpoint
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.url = url
+        self.retrySafe = retrySafe
+        self.serviceVersion = serviceVersion
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension HttpRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeHttpRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HttpRequest {
+        return
+            try HttpRequest(
+                endpoint: FfiConverterString.read(from: &buf), 
+                method: FfiConverterTypeHttpMethod.read(from: &buf), 
+                path: FfiConverterString.read(from: &buf), 
+                query: FfiConverterSequenceTypeHeader.read(from: &buf), 
+                headers: FfiConverterSequenceTypeHeader.read(from: &buf), 
+                body: FfiConverterOptionTypeRequestBody.read(from: &buf), 
+                url: FfiConverterString.read(from: &buf), 
+                retrySafe: FfiConverterBool.read(from: &buf), 
+                serviceVersion: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: HttpRequest, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.endpoint, into: &buf)
+        FfiConverterTypeHttpMethod.write(value.method, into: &buf)
+        FfiConverterString.write(value.path, into: &buf)
+        FfiConverterSequenceTypeHeader.write(value.query, into: &buf)
+        FfiConverterSequenceTypeHeader.write(value.headers, into: &buf)
+        FfiConverterOptionTypeRequestBody.write(value.body, into: &buf)
+        FfiConverterString.write(value.url, into: &buf)
+        FfiConverterBool.write(value.retrySafe, into: &buf)
+        FfiConverterOptionString.write(value.serviceVersion, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHttpRequest_lift(_ buf: RustBuffer) throws -> HttpRequest {
+    return try FfiConverterTypeHttpRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHttpRequest_lower(_ value: HttpRequest) -> RustBuffer {
+    return FfiConverterTypeHttpRequest.lower(value)
+}
+
+
+/**
+ * A response as the app received it.
+ */
+public struct HttpResponse: Equatable, Hashable {
+    /**
+     * The status.
+     */
+    public var status: UInt16
+    /**
+     * The headers (names in any case).
+     */
+    public var headers: [Header]
+    /**
+     * The body text (empty for 204).
+     */
+    public var body: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The status.
+         */status: UInt16, 
+        /**
+         * The headers (names in any case).
+         */headers: [Header], 
+        /**
+         * The body text (empty for 204).
+         */body: String) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension HttpResponse: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeHttpResponse: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HttpResponse {
+        return
+            try HttpResponse(
+                status: FfiConverterUInt16.read(from: &buf), 
+                headers: FfiConverterSequenceTypeHeader.read(from: &buf), 
+                body: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: HttpResponse, into buf: inout [UInt8]) {
+        FfiConverterUInt16.write(value.status, into: &buf)
+        FfiConverterSequenceTypeHeader.write(value.headers, into: &buf)
+        FfiConverterString.write(value.body, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHttpResponse_lift(_ buf: RustBuffer) throws -> HttpResponse {
+    return try FfiConverterTypeHttpResponse.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHttpResponse_lower(_ value: HttpResponse) -> RustBuffer {
+    return FfiConverterTypeHttpResponse.lower(value)
 }
 
 
@@ -2347,6 +2871,101 @@ public func FfiConverterTypeSkippedWrap_lower(_ value: SkippedWrap) -> RustBuffe
 
 
 /**
+ * A request body (the core's `RequestBody`).
+ */
+
+public enum RequestBody: Equatable, Hashable {
+    
+    /**
+     * JSON, sent with `Content-Type: application/json`.
+     */
+    case json(
+        /**
+         * The document.
+         */json: String
+    )
+    /**
+     * `multipart/form-data` with one binary part the app streams.
+     */
+    case multipart(
+        /**
+         * The form field (`file`).
+         */field: String, 
+        /**
+         * The part's file name.
+         */filename: String, 
+        /**
+         * The part's content type.
+         */contentType: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension RequestBody: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRequestBody: FfiConverterRustBuffer {
+    typealias SwiftType = RequestBody
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RequestBody {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .json(json: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 2: return .multipart(field: try FfiConverterString.read(from: &buf), filename: try FfiConverterString.read(from: &buf), contentType: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: RequestBody, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .json(json):
+            writeInt(&buf, Int32(1))
+            FfiConverterString.write(json, into: &buf)
+            
+        
+        case let .multipart(field,filename,contentType):
+            writeInt(&buf, Int32(2))
+            FfiConverterString.write(field, into: &buf)
+            FfiConverterString.write(filename, into: &buf)
+            FfiConverterString.write(contentType, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRequestBody_lift(_ buf: RustBuffer) throws -> RequestBody {
+    return try FfiConverterTypeRequestBody.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRequestBody_lower(_ value: RequestBody) -> RustBuffer {
+    return FfiConverterTypeRequestBody.lower(value)
+}
+
+
+
+/**
  * Every failure of the binding. One variant per stable code of the
  * core (Kotlin `StreamsealException.AadMismatch`, Swift
  * `StreamsealError.AadMismatch`, Python `StreamsealError.AadMismatch`),
@@ -2732,14 +3351,23 @@ enum StreamsealError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          * The service's code, or `HTTP_<status>`.
          */code: String, 
         /**
-         * The service's message.
+         * The service's message (or the compat webhook's plain text).
          */errorMessage: String, 
         /**
          * Validation failures of a 400.
          */details: [String: [String]], 
         /**
-         * The failure as JSON: status, rate-limit figures, retry safety, body.
-         */failureJson: String
+         * The HTTP status.
+         */status: UInt16, 
+        /**
+         * Seconds to wait before retrying a 429 or 5xx.
+         */retryAfter: UInt64?, 
+        /**
+         * Whether sending the same request again cannot do the work twice.
+         */retrySafe: Bool, 
+        /**
+         * A 409 that may mean an earlier attempt of the same request landed.
+         */mayHaveLanded: Bool
     )
 
     
@@ -2915,7 +3543,10 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             code: try FfiConverterString.read(from: &buf), 
             errorMessage: try FfiConverterString.read(from: &buf), 
             details: try FfiConverterDictionaryStringSequenceString.read(from: &buf), 
-            failureJson: try FfiConverterString.read(from: &buf)
+            status: try FfiConverterUInt16.read(from: &buf), 
+            retryAfter: try FfiConverterOptionUInt64.read(from: &buf), 
+            retrySafe: try FfiConverterBool.read(from: &buf), 
+            mayHaveLanded: try FfiConverterBool.read(from: &buf)
             )
 
          default: throw UniffiInternalError.unexpectedEnumCase
@@ -3111,12 +3742,15 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
             
         
-        case let .Api(code,errorMessage,details,failureJson):
+        case let .Api(code,errorMessage,details,status,retryAfter,retrySafe,mayHaveLanded):
             writeInt(&buf, Int32(27))
             FfiConverterString.write(code, into: &buf)
             FfiConverterString.write(errorMessage, into: &buf)
             FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
-            FfiConverterString.write(failureJson, into: &buf)
+            FfiConverterUInt16.write(status, into: &buf)
+            FfiConverterOptionUInt64.write(retryAfter, into: &buf)
+            FfiConverterBool.write(retrySafe, into: &buf)
+            FfiConverterBool.write(mayHaveLanded, into: &buf)
             
         }
     }
@@ -3204,6 +3838,30 @@ fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeRequestBody: FfiConverterRustBuffer {
+    typealias SwiftType = RequestBody?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeRequestBody.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeRequestBody.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -3411,6 +4069,31 @@ fileprivate struct FfiConverterSequenceTypeEndpointInfo: FfiConverterRustBuffer 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeHeader: FfiConverterRustBuffer {
+    typealias SwiftType = [Header]
+
+    public static func write(_ value: [Header], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeHeader.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [Header] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [Header]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeHeader.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeRecipient: FfiConverterRustBuffer {
     typealias SwiftType = [Recipient]
 
@@ -3484,6 +4167,20 @@ fileprivate struct FfiConverterDictionaryStringSequenceString: FfiConverterRustB
     }
 }
 /**
+ * Builds the HTTP request of `request_json` (an `EndpointRequest` as JSON:
+ * `{"endpoint": "sendMessage", "streamId": ..., "body": {...}}`, the shape
+ * the JS binding takes) in `context`; validates it with the wire bounds first.
+ */
+public func buildRequest(context: Context, requestJson: String)throws  -> HttpRequest  {
+    return try  FfiConverterTypeHttpRequest_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_build_request(
+        FfiConverterTypeContext_lower(context),
+        FfiConverterString.lower(requestJson),uniffiCallStatus
+    )
+})
+}
+/**
  * The catalogue row of `id`.
  */
 public func endpoint(id: String)throws  -> EndpointInfo  {
@@ -3547,6 +4244,33 @@ public func nextCursor(hasMore: Bool, cursor: String?) -> String?  {
     uniffi_streamseal_ffi_fn_func_next_cursor(
         FfiConverterBool.lower(hasMore),
         FfiConverterOptionString.lower(cursor),uniffiCallStatus
+    )
+})
+}
+/**
+ * The request of the next page after `data_json` (an `ApiResponse`'s
+ * `data_json`) answered `request_json`, as JSON; `None` on the last page.
+ */
+public func nextPage(requestJson: String, dataJson: String)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_next_page(
+        FfiConverterString.lower(requestJson),
+        FfiConverterString.lower(dataJson),uniffiCallStatus
+    )
+})
+}
+/**
+ * Reads the response to `request`: the typed result of a 2xx,
+ * `StreamsealError.Api` for any other status (code, message, details,
+ * retry figures), `MALFORMED_JSON` when a 2xx body does not parse.
+ */
+public func parseResponse(request: HttpRequest, response: HttpResponse)throws  -> ApiResponse  {
+    return try  FfiConverterTypeApiResponse_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_parse_response(
+        FfiConverterTypeHttpRequest_lower(request),
+        FfiConverterTypeHttpResponse_lower(response),uniffiCallStatus
     )
 })
 }
@@ -4058,6 +4782,9 @@ private let initializationResult: InitializationResult = {
     if bindings_contract_version != scaffolding_contract_version {
         return InitializationResult.contractVersionMismatch
     }
+    if (uniffi_streamseal_ffi_checksum_func_build_request() != 24143) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_streamseal_ffi_checksum_func_endpoint() != 25693) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -4074,6 +4801,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_next_cursor() != 30982) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_next_page() != 23107) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_parse_response() != 242) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_aad_encode() != 31453) {

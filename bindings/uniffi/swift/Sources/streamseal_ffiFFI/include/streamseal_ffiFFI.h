@@ -470,6 +470,11 @@ RustBuffer uniffi_streamseal_ffi_fn_method_openedinvocation_seal_step_started(ui
 RustBuffer uniffi_streamseal_ffi_fn_method_streamsealerror_uniffi_trait_display(RustBuffer ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_BUILD_REQUEST
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_BUILD_REQUEST
+RustBuffer uniffi_streamseal_ffi_fn_func_build_request(RustBuffer context, RustBuffer request_json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_ENDPOINT
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_ENDPOINT
 RustBuffer uniffi_streamseal_ffi_fn_func_endpoint(RustBuffer id, RustCallStatus *_Nonnull out_status
@@ -500,6 +505,16 @@ RustBuffer uniffi_streamseal_ffi_fn_func_missing_scope(RustBuffer endpoint_id, R
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_NEXT_CURSOR
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_NEXT_CURSOR
 RustBuffer uniffi_streamseal_ffi_fn_func_next_cursor(int8_t has_more, RustBuffer cursor, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_NEXT_PAGE
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_NEXT_PAGE
+RustBuffer uniffi_streamseal_ffi_fn_func_next_page(RustBuffer request_json, RustBuffer data_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_PARSE_RESPONSE
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_PARSE_RESPONSE
+RustBuffer uniffi_streamseal_ffi_fn_func_parse_response(RustBuffer request, RustBuffer response, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_AAD_ENCODE
@@ -955,6 +970,12 @@ void ffi_streamseal_ffi_rust_future_free_void(uint64_t handle
 void ffi_streamseal_ffi_rust_future_complete_void(uint64_t handle, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_BUILD_REQUEST
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_BUILD_REQUEST
+uint16_t uniffi_streamseal_ffi_checksum_func_build_request(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_ENDPOINT
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_ENDPOINT
 uint16_t uniffi_streamseal_ffi_checksum_func_endpoint(void
@@ -988,6 +1009,18 @@ uint16_t uniffi_streamseal_ffi_checksum_func_missing_scope(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_NEXT_CURSOR
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_NEXT_CURSOR
 uint16_t uniffi_streamseal_ffi_checksum_func_next_cursor(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_NEXT_PAGE
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_NEXT_PAGE
+uint16_t uniffi_streamseal_ffi_checksum_func_next_page(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_PARSE_RESPONSE
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_PARSE_RESPONSE
+uint16_t uniffi_streamseal_ffi_checksum_func_parse_response(void
     
 );
 #endif
