@@ -39,7 +39,7 @@ fn main() -> ExitCode {
                 "  test   install what is missing, then fmt check, clippy and every test suite"
             );
             eprintln!("  setup  only install what is missing");
-            eprintln!("  ffi    only the UniFFI bindings' setup and tests (Kotlin, Swift drift, Python)");
+            eprintln!("  ffi    only the UniFFI bindings (Kotlin, Swift drift, Python)");
             eprintln!("  wasm   build the npm package into js/dist (size budget checked)");
             eprintln!("  fuzz [--secs N] [--runs N] [target ...]  run the cargo-fuzz targets");
             eprintln!(
