@@ -14,6 +14,8 @@ use streamseal::kdf::KdfParams;
 use streamseal::slot::Slot;
 use streamseal::wrap::{self, KeyWrap};
 
+use zeroize::Zeroizing;
+
 use crate::error::Result;
 use crate::keys::{
     IdentityKey, KdfLimits, Keyring, Recipient, SecretKey, StreamKey, identity_keys,
@@ -151,6 +153,7 @@ pub fn create_bundle(
     passphrase: String,
     params: KdfParams,
 ) -> Result<SealedBundle> {
+    let passphrase = Zeroizing::new(passphrase);
     Ok(bundle::create_bundle(&secret.0, &passphrase, &params)?)
 }
 
@@ -163,6 +166,7 @@ pub fn open_bundle(
     passphrase: String,
     limits: KdfLimits,
 ) -> Result<Arc<SecretKey>> {
+    let passphrase = Zeroizing::new(passphrase);
     let public_key = PublicKey::from_base64(&public_key)?;
     let secret = bundle::open_bundle(&public_key, &bundle, &passphrase, &limits.into())?;
     Ok(Arc::new(SecretKey(secret)))

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use streamseal::identity::{self, KeyId, PublicKey, RecipientKind};
 use streamseal::stream_key;
 use streamseal::{Error, kdf};
+use zeroize::Zeroizing;
 
 use crate::error::Result;
 
@@ -36,6 +37,7 @@ impl SecretKey {
     /// A key from its 32 bytes (`INVALID_LENGTH` otherwise).
     #[uniffi::constructor]
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Arc<Self>> {
+        let bytes = Zeroizing::new(bytes);
         let mut raw = array::<32>("secretKey", &bytes)?;
         let key = identity::SecretKey::from_bytes(&raw);
         zeroize::Zeroize::zeroize(&mut raw);
@@ -166,6 +168,7 @@ impl StreamKey {
     /// A key from its 32 bytes (`INVALID_LENGTH` otherwise).
     #[uniffi::constructor]
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Arc<Self>> {
+        let bytes = Zeroizing::new(bytes);
         let mut raw = array::<32>("streamKey", &bytes)?;
         let key = stream_key::StreamKey::from_bytes(&raw);
         zeroize::Zeroize::zeroize(&mut raw);

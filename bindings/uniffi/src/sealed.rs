@@ -22,6 +22,8 @@ use streamseal::wire::requests::invocation::StepType;
 use streamseal::wire::requests::messages::SendMessageRequest;
 use streamseal::wrap::KeyWrap;
 
+use zeroize::Zeroizing;
+
 use crate::error::{Result, from_json, to_json};
 use crate::keys::{IdentityKey, KdfLimits, Keyring, Recipient, identity_keys, recipients};
 
@@ -42,6 +44,7 @@ pub fn set_up_user_key(
     passphrase: String,
     params: KdfParams,
 ) -> Result<NewUserKey> {
+    let passphrase = Zeroizing::new(passphrase);
     let (key, record) = user_key::set_up(KeyId::new(key_id)?, &passphrase, &params)?;
     Ok(NewUserKey {
         key: Arc::new(IdentityKey(key)),
@@ -57,6 +60,7 @@ pub fn unlock(
     passphrase: String,
     limits: KdfLimits,
 ) -> Result<Arc<IdentityKey>> {
+    let passphrase = Zeroizing::new(passphrase);
     let record: OwnKey = from_json(&record_json)?;
     Ok(Arc::new(IdentityKey(user_key::unlock(
         &record,
@@ -74,6 +78,8 @@ pub fn change_passphrase(
     params: KdfParams,
     limits: KdfLimits,
 ) -> Result<String> {
+    let old_passphrase = Zeroizing::new(old_passphrase);
+    let new_passphrase = Zeroizing::new(new_passphrase);
     let record: OwnKey = from_json(&record_json)?;
     let new = user_key::change_passphrase(
         &record,
