@@ -139,6 +139,7 @@ test("wrapStreamKey / unwrapStreamKey between two keys", () => {
 
 test("createBundle / openBundle / setUp / unlock / changePassphrase", () => {
   const setup = pkg.setUp("key_laptop", "correct horse", FAST);
+  assert.ok(setup instanceof pkg.SetUpKey);
   const record = setup.record;
   assert.equal(record.keyId, "key_laptop");
   assert.deepEqual(record.kdfParams, FAST);
@@ -168,6 +169,7 @@ test("generationZero, sealMessage, openMessages (a whole history in one call), s
   const owner = pkg.IdentityKey.generate("user", "owner-key");
   const bot = pkg.IdentityKey.generate("bot", "machine-a");
   const zero = pkg.generationZero(ROOT, [owner.recipient(), bot.recipient()]);
+  assert.ok(zero instanceof pkg.GenerationZero);
   const gen = zero.generation;
   assert.equal(gen.keyGeneration, 0);
   assert.equal(gen.wraps.length, 2);
@@ -184,6 +186,7 @@ test("generationZero, sealMessage, openMessages (a whole history in one call), s
 
   // The bot opens its wrap, then the whole history in one call.
   const opened = pkg.openKeyWraps(ROOT, { wraps: gen.wraps, currentKeyGeneration: 0, ownerUserId: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1" }, bot);
+  assert.ok(opened instanceof pkg.OpenedKeyring);
   assert.deepEqual(opened.skipped, []);
   const botRing = opened.takeKeyring();
   opened.free();

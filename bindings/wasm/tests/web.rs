@@ -11,7 +11,7 @@ use streamseal_wasm::error::to_js;
 use streamseal_wasm::flows;
 use streamseal_wasm::keys::{IdentityKey, Keyring};
 use tsify::Ts;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";

@@ -173,6 +173,8 @@ impl fmt::Display for ErrorCode {
 /// 400 shape (`{"error": ..., "details": {field: [reason, ...]}}`).
 pub type ValidationDetails = std::collections::BTreeMap<String, Vec<String>>;
 
+ts_decl!("export type ValidationDetails = Record<string, string[]>;");
+
 /// The error of every fallible operation in this crate.
 ///
 /// Messages never contain secret material or plaintext; they name the field

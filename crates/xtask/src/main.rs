@@ -31,6 +31,7 @@ fn main() -> ExitCode {
         Some("setup") => setup(),
         Some("ffi") => ffi::setup().and_then(|()| ffi::test()),
         Some("wasm") => wasm::setup().and_then(|()| wasm::build()),
+        Some("wasm-test") => wasm::setup().and_then(|()| wasm::test()),
         Some("fuzz") => fuzz::fuzz(args.get(1..).unwrap_or_default()),
         Some("bench") => bench::bench(args.get(1..).unwrap_or_default()),
         _ => {
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
             eprintln!("  setup  only install what is missing");
             eprintln!("  ffi    only the UniFFI bindings (Kotlin, Swift drift, Python)");
             eprintln!("  wasm   build the npm package into js/dist (size budget checked)");
+            eprintln!("  wasm-test  only the npm package's build and tests");
             eprintln!("  fuzz [--secs N] [--runs N] [target ...]  run the cargo-fuzz targets");
             eprintln!(
                 "  bench [--quick]  every benchmark, written to BENCHMARKS.md (not part of test)"

@@ -48,7 +48,11 @@ impl Validate for WebhookPost {
 
 /// `POST hooks/{hookId}/{secret}/compat`: a chat-platform payload, sent as JSON.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+#[cfg_attr(
+    feature = "wasm",
+    derive(tsify::Tsify),
+    tsify(type = "Record<string, unknown>")
+)]
 #[serde(transparent)]
 pub struct CompatWebhookPayload(pub Value);
 

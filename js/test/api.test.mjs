@@ -1,0 +1,128 @@
+// The sans-IO endpoints through the shipped package: buildRequest,
+// parseResponse, catalogue, missingScope and the paging helpers, with the
+// core's names in camelCase.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { shipped as pkg, throwsCode } from "./load.mjs";
+
+const ctx = { baseUrl: "https://chat.example.test/", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" };
+const fixture = (name) => readFileSync(new URL(`../../tests/fixtures/wire/${name}`, import.meta.url), "utf8");
+const header = (req, name) => req.headers.find(([n]) => n.toLowerCase() === name.toLowerCase())?.[1];
+
+test("catalogue: 58 endpoints, ids match requests, scopes and auth", () => {
+  const rows = pkg.catalogue();
+  assert.equal(rows.length, 58);
+  assert.equal(new Set(rows.map((r) => r.id)).size, 58);
+  const send = rows.find((r) => r.id === "sendMessage");
+  assert.equal(send.method, "POST");
+  assert.equal(send.pathTemplate, "/streams/{streamId}/messages");
+  assert.deepEqual(send.pathParams, ["streamId"]);
+  assert.deepEqual(send.scope, { kind: "scope", scope: "messages:write" });
+  assert.equal(send.auth, "bearer");
+  const hook = rows.find((r) => r.id === "postWebhook");
+  assert.equal(hook.auth, "secretUrl");
+  assert.deepEqual(hook.scope, { kind: "noKey" });
+  assert.equal(pkg.missingScope("sendMessage", ["messages:read"]), "messages:write");
+  assert.equal(pkg.missingScope("sendMessage", ["messages:write"]), undefined);
+  throwsCode(assert, pkg, () => pkg.missingScope("noSuchEndpoint", []), "MALFORMED_JSON");
+});
+
+test("buildRequest: path escaping, bearer, JSON body, retry safety", () => {
+  const req = pkg.buildRequest(ctx, {
+    endpoint: "sendMessage",
+    streamId: "stream_01J80000000000000000000010",
+    body: { content: "ship it", clientMessageId: "cmid_1" },
+  });
+  assert.equal(req.method, "POST");
+  assert.equal(req.path, "/api/v1/workspaces/ws_01J80000000000000000000001/streams/stream_01J80000000000000000000010/messages");
+  assert.equal(req.url, `https://chat.example.test${req.path}`);
+  assert.equal(header(req, "Authorization"), "Bearer svc_bk_secret");
+  assert.equal(header(req, "Content-Type"), "application/json");
+  assert.equal(req.body.kind, "json");
+  assert.deepEqual(JSON.parse(req.body.value), { content: "ship it", clientMessageId: "cmid_1" });
+  assert.equal(req.retrySafe, true);
+  const get = pkg.buildRequest({ ...ctx, serviceVersion: "2026-07-22" }, { endpoint: "getStream", streamId: "a/b c" });
+  assert.equal(get.path, "/api/v1/workspaces/ws_01J80000000000000000000001/streams/a%2Fb%20c");
+  assert.equal(header(get, "Service-Version"), "2026-07-22");
+  assert.equal(get.body, null);
+  const list = pkg.buildRequest(ctx, { endpoint: "listMessages", streamId: "stream_1", query: { before: 10, limit: 5 } });
+  assert.deepEqual(list.query, [["before", "10"], ["limit", "5"]]);
+});
+
+test("buildRequest: webhooks carry no key, uploads describe the part, sealed calls carry the callback token", () => {
+  const hook = pkg.buildRequest({ ...ctx, apiKey: undefined }, { endpoint: "postWebhook", hookId: "hook_1", secret: "s3cret", body: { content: "deployed" } });
+  assert.equal(header(hook, "Authorization"), undefined);
+  const compat = pkg.buildRequest({ ...ctx, apiKey: undefined }, { endpoint: "postCompatWebhook", hookId: "hook_1", secret: "s3cret", body: { text: "hi" } });
+  assert.ok(compat.path.endsWith("/hooks/hook_1/s3cret/compat"));
+  const upload = pkg.buildRequest(ctx, { endpoint: "uploadAttachment", upload: { filename: "a.png", contentType: "image/png" } });
+  assert.deepEqual(upload.body, { kind: "multipart", value: { field: "file", filename: "a.png", contentType: "image/png" } });
+  throwsCode(assert, pkg, () => pkg.buildRequest({ ...ctx, apiKey: undefined }, { endpoint: "getMe" }), "INVALID_FIELD");
+  const [v] = JSON.parse(readFileSync(new URL("../../tests/vectors/streamseal/invocations.json", import.meta.url), "utf8")).vectors;
+  const sealed = pkg.buildRequest(ctx, {
+    endpoint: "sealedComplete",
+    invocationId: v.invocation.id,
+    callbackToken: v.invocation.sealedContext.callbackToken,
+    body: v.sealedComplete,
+  });
+  assert.equal(header(sealed, "X-Service-Callback-Token"), "cbt_golden_vector_token");
+  assert.deepEqual(JSON.parse(sealed.body.value), v.sealedComplete);
+});
+
+test("buildRequest: validation before sending, with details; bad shapes", () => {
+  assert.throws(
+    () => pkg.buildRequest(ctx, { endpoint: "sendMessage", streamId: "stream_1", body: { content: "" } }),
+    (e) => e instanceof pkg.StreamsealError && e.code === "VALIDATION_FAILED" && typeof e.details === "object",
+  );
+  throwsCode(assert, pkg, () => pkg.buildRequest(ctx, { endpoint: "nope" }), "MALFORMED_JSON");
+  throwsCode(assert, pkg, () => pkg.buildRequest({ ...ctx, workspaceId: "nope" }, { endpoint: "getMe" }), "INVALID_FIELD");
+  throwsCode(assert, pkg, () => pkg.buildRequest(ctx, { endpoint: "getStream", streamId: ".." }), "INVALID_FIELD");
+});
+
+test("parseResponse: a typed 2xx, the resolved version and rate limits", () => {
+  const req = pkg.buildRequest(ctx, { endpoint: "listMessages", streamId: "stream_1", query: {} });
+  const body = fixture("message_list_2026-08-21.json");
+  const parsed = pkg.parseResponse(req, {
+    status: 200,
+    headers: [["Service-Version", "2026-08-21"], ["RateLimit-Remaining", "59"]],
+    body,
+  });
+  assert.equal(parsed.status, "ok");
+  assert.equal(parsed.response.endpoint, "listMessages");
+  assert.equal(parsed.response.version, "2026-08-21");
+  assert.equal(parsed.response.rateLimit.remaining, 59);
+  assert.equal(parsed.response.data.kind, "messages");
+  assert.ok(Array.isArray(parsed.response.data.data.data));
+  throwsCode(assert, pkg, () => pkg.parseResponse(req, { status: 200, headers: [], body: "{" }), "MALFORMED_JSON");
+});
+
+test("parseResponse: 429 with headers, a named error, the compat webhook's plain text", () => {
+  const send = pkg.buildRequest(ctx, { endpoint: "sendMessage", streamId: "stream_1", body: { content: "x", clientMessageId: "c1" } });
+  const limited = pkg.parseResponse(send, { status: 429, headers: [["Retry-After", "7"]], body: fixture("error_rate_limited.json") });
+  assert.equal(limited.status, "failed");
+  assert.equal(limited.failure.status, 429);
+  assert.equal(limited.failure.retryAfter, 7);
+  assert.equal(limited.failure.retrySafe, true);
+  assert.equal(limited.failure.action, "retryAfterWait");
+  const claim = pkg.buildRequest(ctx, { endpoint: "claimDelegation", delegationId: "del_1", body: { claimedByLabel: "runner-1" } });
+  const notOpen = pkg.parseResponse(claim, { status: 409, headers: [], body: fixture("error_delegation_not_open.json") });
+  assert.equal(notOpen.failure.code, "DELEGATION_NOT_OPEN");
+  const compat = pkg.buildRequest({ ...ctx, apiKey: undefined }, { endpoint: "postCompatWebhook", hookId: "h", secret: "s", body: { text: "hi" } });
+  const plain = pkg.parseResponse(compat, { status: 400, headers: [], body: "invalid payload" });
+  assert.equal(plain.status, "failed");
+  assert.equal(plain.failure.message, "invalid payload");
+});
+
+test("paging: nextCursor, nextMessageQuery, mintClientMessageId", () => {
+  assert.equal(pkg.nextCursor(true, "c2"), "c2");
+  assert.equal(pkg.nextCursor(false, "c2"), undefined);
+  const page = JSON.parse(fixture("message_list_2026-08-21.json"));
+  const list = page;
+  const next = pkg.nextMessageQuery({ limit: 2 }, { ...list, hasMore: true });
+  assert.equal(typeof next.before, "number");
+  assert.equal(pkg.nextMessageQuery({}, { ...list, hasMore: false }), undefined);
+  const id = pkg.mintClientMessageId(1_700_000_000_000);
+  assert.match(id, /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/);
+  throwsCode(assert, pkg, () => pkg.mintClientMessageId(-1), "INVALID_FIELD");
+  throwsCode(assert, pkg, () => pkg.mintClientMessageId(1.5), "INVALID_FIELD");
+});

@@ -1,0 +1,50 @@
+// The generated declarations (wasm-bindgen + tsify) of the shipped
+// package: every referenced type is declared, maps are plain records, no
+// BigInt, generations are numbers, open enums accept unknown strings, and
+// the package's own index.d.ts restates no wire type.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+
+const dts = readFileSync(new URL("../dist/streamseal_wasm.d.ts", import.meta.url), "utf8");
+const code = dts
+  .replace(/\/\*[\s\S]*?\*\//g, "")
+  .replace(/\/\/.*$/gm, "")
+  .replace(/"(?:[^"\\]|\\.)*"/g, '""');
+
+test("every type the declarations name is declared", () => {
+  const declared = new Set([...code.matchAll(/export (?:declare )?(?:type|interface|class|function|const) (\w+)/g)].map((m) => m[1]));
+  const builtin = new Set(["Record", "Promise", "Uint8Array", "Array", "Error", "Symbol", "WebAssembly", "Response", "Request", "URL", "BufferSource", "ArrayBuffer", "InitInput", "SyncInitInput", "InitOutput", "RequestInfo", "Module", "Memory", "Table"]);
+  const missing = [...new Set([...code.matchAll(/\b([A-Z]\w*)\b/g)].map((m) => m[1]))].filter((n) => !declared.has(n) && !builtin.has(n));
+  assert.deepEqual(missing, []);
+  for (const name of ["Slot", "SealedPayload", "Envelope", "Message", "KeyWrap", "OwnKey", "HttpRequest", "ApiResponse", "ApiFailure", "EndpointRequest", "ErrorCode", "StreamsealError", "OpenResult", "Parsed"]) {
+    assert.ok(declared.has(name), `${name} is declared`);
+  }
+});
+
+test("plain objects: records not Maps, no BigInt, numbers for generations", () => {
+  assert.doesNotMatch(code, /\bMap</);
+  assert.doesNotMatch(code, /\bbigint\b/);
+  assert.match(dts, /keyGeneration: number;/);
+  assert.match(dts, /export type StepType = "context_received" \| [^;]*\(string & \{\}\);/);
+  assert.match(dts, /export type ErrorCode = "MALFORMED_BASE64" \|/);
+  assert.match(dts, /export type Endpoint = "getMe" \|/);
+});
+
+test("index.d.ts re-exports the generated declarations and adds only init", () => {
+  const index = readFileSync(new URL("../src/index.d.ts", import.meta.url), "utf8");
+  assert.match(index, /export \* from "\.\.\/dist\/streamseal_wasm\.js";/);
+  assert.doesNotMatch(index, /\binterface\b/);
+});
+
+test("every export of the package is exercised by a suite", async () => {
+  const pkg = await import("../src/node.js");
+  const { readdirSync } = await import("node:fs");
+  const dir = new URL("./", import.meta.url);
+  const text = readdirSync(dir)
+    .filter((f) => f.endsWith(".test.mjs") && f !== "types.test.mjs")
+    .map((f) => readFileSync(new URL(f, dir), "utf8"))
+    .join("\n");
+  const unused = Object.keys(pkg).filter((name) => name !== "default" && name !== "initSync" && !new RegExp(`\\b${name}\\b`).test(text));
+  assert.deepEqual(unused, []);
+});
