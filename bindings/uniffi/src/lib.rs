@@ -9,9 +9,11 @@
 //! - **Errors**: one enum, [`StreamsealError`], one variant per stable code
 //!   of the core (plus `Unknown` for a code added later and `Api` for an
 //!   error status of the service), each with `code` (`ErrorCode::as_str`),
-//!   `error_message` and `details`. `Display` is exported, so Kotlin's
-//!   `message`, Swift's `description`/`localizedDescription` and Python's
-//!   `str()` show the code and message, not just the variant name. No
+//!   `error_message` and `details`. `Display` is exported (`CODE: message`):
+//!   Kotlin's `toString()` and Swift's `description` are that line; Kotlin's
+//!   `message`, Python's `str()` and Swift's default `localizedDescription`
+//!   list the fields, code and message included, never just the variant
+//!   name. No
 //!   function panics: fallible steps return the core's `Error`; locks are
 //!   taken poison-tolerantly; conversions use checked arithmetic.
 //! - **Secret holders are objects** (`SecretKey`, `IdentityKey`,
