@@ -18,9 +18,11 @@ use std::path::Path;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use streamseal::ErrorCode;
 use streamseal::api::{
-    AttachmentUpload, Context, ENDPOINT_COUNT, ENDPOINTS, Endpoint, EndpointRequest, HttpResponse,
-    RequestBody, ResponseData, build_request, parse_response,
+    AttachmentUpload, AuthKind, Context, ENDPOINT_COUNT, ENDPOINTS, Endpoint, EndpointRequest,
+    Family, HttpMethod, HttpResponse, RequestBody, RequiredScope, ResponseData, Scope,
+    build_request, parse_response,
 };
 use streamseal::wire::ids::WorkspaceId;
 use streamseal::wire::secret::{ApiKey, CallbackToken, ClaimToken};
@@ -953,4 +955,64 @@ fn readme_states_the_catalogue_endpoint_count() {
         .and_then(|n| n.parse().ok())
         .expect("a number follows");
     assert_eq!(count, ENDPOINT_COUNT, "README.md says {count} endpoints");
+}
+
+/// `Endpoint::info` is the catalogue row the bindings return (JS and
+/// UniFFI `endpoints()` / `endpoint(id)`); `Endpoint::lookup` is their
+/// `endpoint(id)` error.
+#[test]
+fn endpoint_info_is_the_catalogue_row() {
+    for &e in ENDPOINTS {
+        let row = e.info();
+        assert_eq!(row.id, e);
+        assert_eq!(row.family, e.family());
+        assert_eq!(row.method, e.method());
+        assert_eq!(row.path_template, e.path_template());
+        assert_eq!(row.path_params, e.path_params());
+        assert_eq!(row.scope, e.scope());
+        assert_eq!(row.auth, e.auth());
+        assert_eq!(row.claim_bound, e.is_claim_bound());
+        assert_eq!(row.idempotent, e.is_idempotent());
+        assert_eq!(row.conflict_may_mean_landed, e.conflict_may_mean_landed());
+        assert_eq!(Endpoint::lookup(e.id()).unwrap(), e);
+    }
+    let send = Endpoint::lookup("sendMessage").unwrap().info();
+    assert_eq!(send.method, HttpMethod::Post);
+    assert_eq!(send.path_params, ["streamId"]);
+    assert_eq!(send.scope, RequiredScope::Scope(Scope::MessagesWrite));
+    let sealed = Endpoint::SealedComplete.info();
+    assert_eq!(sealed.auth, AuthKind::BearerAndCallbackHeader);
+    assert!(sealed.claim_bound && sealed.conflict_may_mean_landed && !sealed.idempotent);
+    let hook = Endpoint::PostWebhook.info();
+    assert_eq!(hook.path_params, ["hookId", "secret"]);
+    assert_eq!(hook.family, Family::Webhooks);
+
+    let err = Endpoint::lookup("noSuchEndpoint").unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidField);
+    assert!(err.to_string().contains("noSuchEndpoint"), "{err}");
+    assert_eq!(
+        Endpoint::lookup("").unwrap_err().code(),
+        ErrorCode::InvalidField
+    );
+}
+
+/// The JS package gets the row as this document (feature `wasm`).
+#[cfg(feature = "wasm")]
+#[test]
+fn endpoint_info_serializes_in_camel_case() {
+    assert_eq!(
+        serde_json::to_value(Endpoint::SendMessage.info()).unwrap(),
+        json!({
+            "id": "sendMessage",
+            "family": "messages",
+            "method": "POST",
+            "pathTemplate": "/streams/{streamId}/messages",
+            "pathParams": ["streamId"],
+            "scope": {"kind": "scope", "scope": "messages:write"},
+            "auth": "bearer",
+            "claimBound": false,
+            "idempotent": false,
+            "conflictMayMeanLanded": false,
+        })
+    );
 }

@@ -16,8 +16,12 @@
 //! assert_eq!(Endpoint::SendMessage.missing_scope(&[Scope::MessagesRead]), Some(Scope::MessagesWrite));
 //! assert_eq!(Endpoint::GetMe.missing_scope(&[]), None);
 //! ```
+//!
+//! [`EndpointInfo`] is one row as plain data ([`Endpoint::info`]): what the
+//! bindings hand to apps, so that every language reads the same row.
 
 use crate::api::HttpMethod;
+use crate::error::{Error, Result};
 
 /// An API-key scope of section 5.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -224,6 +228,17 @@ uniffi::custom_type!(Scope, String, {
     try_lift: |text| Scope::parse(&text).ok_or_else(|| uniffi::deps::anyhow::anyhow!("unknown scope")),
 });
 
+// Crosses UniFFI as its id (`"sendMessage"`), as it does to JS. Kotlin,
+// Swift and Python see a string (`typealias Endpoint = String`). Functions
+// of the binding that take an id from the app take a `String` and call
+// [`Endpoint::lookup`], so that an unknown id raises `INVALID_FIELD` from
+// inside the call instead of failing in the generated lift code.
+#[cfg(feature = "uniffi")]
+uniffi::custom_type!(Endpoint, String, {
+    lower: |endpoint| endpoint.id().to_owned(),
+    try_lift: |text| Endpoint::from_id(&text).ok_or_else(|| uniffi::deps::anyhow::anyhow!("unknown endpoint")),
+});
+
 struct Row {
     id: &'static str,
     family: Family,
@@ -412,6 +427,52 @@ impl Endpoint {
         ENDPOINTS.iter().copied().find(|e| e.id() == id)
     }
 
+    /// [`Endpoint::from_id`] for an id that came from an app: an unknown id
+    /// is `INVALID_FIELD` (field `endpoint`) naming it. The bindings'
+    /// `endpoint(id)` and `missingScope` raise this error.
+    ///
+    /// ```
+    /// use streamseal::{api::catalogue::Endpoint, ErrorCode};
+    ///
+    /// assert_eq!(Endpoint::lookup("sendMessage")?, Endpoint::SendMessage);
+    /// assert_eq!(Endpoint::lookup("noSuchEndpoint").unwrap_err().code(), ErrorCode::InvalidField);
+    /// # Ok::<(), streamseal::Error>(())
+    /// ```
+    pub fn lookup(id: &str) -> Result<Endpoint> {
+        Endpoint::from_id(id)
+            .ok_or_else(|| Error::invalid("endpoint", format!("unknown endpoint `{id}`")))
+    }
+
+    /// The whole row of this endpoint as plain data (what the bindings'
+    /// `endpoints()` and `endpoint(id)` return).
+    ///
+    /// ```
+    /// use streamseal::api::{catalogue::{AuthKind, Endpoint, EndpointInfo, RequiredScope, Scope}, HttpMethod};
+    ///
+    /// let row: EndpointInfo = Endpoint::SendMessage.info();
+    /// assert_eq!(row.id, Endpoint::SendMessage);
+    /// assert_eq!(row.method, HttpMethod::Post);
+    /// assert_eq!(row.path_template, "/streams/{streamId}/messages");
+    /// assert_eq!(row.path_params, ["streamId"]);
+    /// assert_eq!(row.scope, RequiredScope::Scope(Scope::MessagesWrite));
+    /// assert_eq!(row.auth, AuthKind::Bearer);
+    /// assert!(!row.idempotent); // safe to retry only with a clientMessageId
+    /// ```
+    pub fn info(self) -> EndpointInfo {
+        EndpointInfo {
+            id: self,
+            family: self.family(),
+            method: self.method(),
+            path_template: self.path_template().to_owned(),
+            path_params: self.path_params().into_iter().map(str::to_owned).collect(),
+            scope: self.scope(),
+            auth: self.auth(),
+            claim_bound: self.is_claim_bound(),
+            idempotent: self.is_idempotent(),
+            conflict_may_mean_landed: self.conflict_may_mean_landed(),
+        }
+    }
+
     /// The subsection of section 4.
     pub fn family(self) -> Family {
         self.row().family
@@ -480,4 +541,48 @@ impl Endpoint {
             _ => None,
         }
     }
+}
+
+/// One row of the catalogue as plain data: [`Endpoint::info`].
+///
+/// The bindings return it as it is (JS `endpoints()` / `endpoint(id)`,
+/// Kotlin/Swift/Python `endpoints()` / `endpoint(id)`), so every language
+/// reads the same row under the same field names (camelCase in JS, Kotlin
+/// and Swift; snake_case in Python).
+///
+/// `id` is the typed [`Endpoint`], not a string: JS gets the `Endpoint`
+/// union of ids (`"getMe" | "sendMessage" | ...`), which a plain `string`
+/// would lose, and the UniFFI languages get a `String` through the
+/// `Endpoint` custom type (no 58-case mirror enum to keep in step). Both
+/// spell it as [`Endpoint::id`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct EndpointInfo {
+    /// The endpoint; crosses as its id, e.g. `"sendMessage"` (the
+    /// `endpoint` tag of requests).
+    pub id: Endpoint,
+    /// The subsection of section 4.
+    pub family: Family,
+    /// The HTTP method.
+    pub method: HttpMethod,
+    /// The path relative to `/api/v1/workspaces/{workspaceId}`, with
+    /// `{name}` placeholders, e.g. `/streams/{streamId}`.
+    pub path_template: String,
+    /// The names of the path placeholders, in order.
+    pub path_params: Vec<String>,
+    /// The scope the key needs (section 5).
+    pub scope: RequiredScope,
+    /// How the endpoint authenticates.
+    pub auth: AuthKind,
+    /// Whether the call needs a per-claim credential (section 5.5).
+    pub claim_bound: bool,
+    /// Whether sending it again after an unknown outcome is safe on its own.
+    pub idempotent: bool,
+    /// Whether a 409 may mean an earlier attempt of the same request landed.
+    pub conflict_may_mean_landed: bool,
 }

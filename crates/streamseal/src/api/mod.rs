@@ -67,7 +67,9 @@ use crate::wire::ids::WorkspaceId;
 use crate::wire::secret::{ApiKey, CALLBACK_TOKEN_HEADER};
 use crate::wire::version::{ApiVersion, SERVICE_VERSION_HEADER};
 
-pub use catalogue::{AuthKind, ENDPOINT_COUNT, ENDPOINTS, Endpoint, Family, RequiredScope, Scope};
+pub use catalogue::{
+    AuthKind, ENDPOINT_COUNT, ENDPOINTS, Endpoint, EndpointInfo, Family, RequiredScope, Scope,
+};
 pub use encode::encode_component;
 pub use error::{ApiFailure, ResponseError};
 pub use request::{AttachmentUpload, EndpointRequest};
