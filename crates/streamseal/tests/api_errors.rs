@@ -577,3 +577,108 @@ fn hostile_responses_never_panic() {
         }
     }
 }
+
+/// The bindings' `nextPage` reads a `PageView` from the `{"kind", "data"}`
+/// document of a `ResponseData` (features `wasm`/`uniffi`): the same view,
+/// and so the same next request, as the typed response gives, whatever
+/// the key order; other kinds do not page; a list without `hasMore` is
+/// malformed.
+#[cfg(any(feature = "wasm", feature = "uniffi"))]
+#[test]
+fn page_view_is_read_from_the_response_data_document() {
+    use streamseal::api::paging::{PageView, PagedList, next_page_of};
+    use streamseal::wire::list::{ConversationPage, MemberPage};
+    use streamseal::wire::message::MessageList;
+
+    let more = |mut v: serde_json::Value| {
+        v["hasMore"] = json!(true);
+        v
+    };
+    let streams: StreamPage = serde_json::from_value(more(
+        serde_json::from_str(&wire_fixture("stream_page_2026-08-21.json")).unwrap(),
+    ))
+    .unwrap();
+    let streams = StreamPage {
+        cursor: Some("c2".into()),
+        ..streams
+    };
+    let members: MemberPage = serde_json::from_str(&wire_fixture("member_page.json")).unwrap();
+    let conversations: ConversationPage =
+        serde_json::from_str(&wire_fixture("conversation_page.json")).unwrap();
+    let messages: MessageList = serde_json::from_value(more(
+        serde_json::from_str(&wire_fixture("message_list_2026-08-21.json")).unwrap(),
+    ))
+    .unwrap();
+    let cases = [
+        (
+            ResponseData::Streams(streams),
+            PagedList::Streams,
+            EndpointRequest::ListStreams {
+                query: serde_json::from_value(json!({"type": "channel"})).unwrap(),
+            },
+        ),
+        (
+            ResponseData::Members(members),
+            PagedList::Members,
+            EndpointRequest::ListStreamMembers {
+                stream_id: STREAM.into(),
+                query: Default::default(),
+            },
+        ),
+        (
+            ResponseData::Conversations(conversations),
+            PagedList::Conversations,
+            EndpointRequest::ListConversations {
+                query: Default::default(),
+            },
+        ),
+        (
+            ResponseData::Messages(messages),
+            PagedList::Messages,
+            EndpointRequest::ListMessages {
+                stream_id: STREAM.into(),
+                query: Default::default(),
+            },
+        ),
+    ];
+    for (data, list, request) in cases {
+        let view = PageView::of(&data);
+        assert_eq!(view.list, Some(list));
+        if list == PagedList::Messages {
+            assert!(view.has_more && view.lowest_sequence.is_some());
+            assert!(view.lowest_sequence <= view.highest_sequence);
+            assert!(next_page(&request, &data).is_some());
+        }
+        let doc = serde_json::to_value(&data).unwrap();
+        let kind_first = format!(r#"{{"kind":{},"data":{}}}"#, doc["kind"], doc["data"]);
+        let data_first = format!(r#"{{"data":{},"kind":{}}}"#, doc["data"], doc["kind"]);
+        for text in [kind_first, data_first] {
+            let read: PageView = serde_json::from_str(&text).unwrap();
+            assert_eq!(read, view, "{list:?}");
+            assert_eq!(next_page_of(&request, &read), next_page(&request, &data));
+        }
+    }
+
+    // Other kinds, whatever their data, do not page.
+    for text in [
+        r#"{"kind":"noContent"}"#,
+        r#"{"kind":"me","data":{"hasMore":"not a bool"}}"#,
+        r#"{"data":"text","kind":"webhookAccepted"}"#,
+        r#"{"kind":"someKindAddedLater","data":[1,2]}"#,
+    ] {
+        let read: PageView = serde_json::from_str(text).unwrap();
+        assert_eq!(read, PageView::default(), "{text}");
+        let request = EndpointRequest::ListStreams {
+            query: serde_json::from_value(json!({"type": "channel"})).unwrap(),
+        };
+        assert_eq!(next_page_of(&request, &read), None);
+    }
+    // A list without its paging fields, or no kind: malformed.
+    for text in [
+        r#"{"kind":"streams","data":{"data":[]}}"#,
+        r#"{"kind":"messages","data":{"hasMore":true}}"#,
+        r#"{"data":{"data":[],"hasMore":true}}"#,
+    ] {
+        assert!(serde_json::from_str::<PageView>(text).is_err(), "{text}");
+    }
+}
