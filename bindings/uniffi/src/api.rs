@@ -1,6 +1,9 @@
-//! The sans-IO endpoints (`streamseal::api`) with the core's names:
-//! `build_request`, `parse_response`, the catalogue, `clientMessageId`
-//! minting and paging helpers.
+//! The sans-IO endpoints (`streamseal::api`) under the names every binding
+//! shares (Kotlin and Swift read them in camelCase, the JS package's
+//! names): `build_request`, `parse_response`, the catalogue (`endpoints`,
+//! `endpoint`, `endpoint_count`, `missing_scope`) and the paging helpers
+//! (`next_cursor`, `next_message_query`, `next_page`,
+//! `mint_client_message_id`).
 //!
 //! **The request crosses as JSON**: `EndpointRequest` has 58 variants whose
 //! bodies are the wire request types (open enums, `serde_json::Value`
@@ -10,78 +13,31 @@
 //! the JS binding, and `build_request` validates it like any request. The
 //! typed result of `parse_response` crosses as JSON for the same reason
 //! (`data_json`); everything an app branches on (status, version, rate
-//! limits, error code, retry safety) is a typed field.
+//! limits, error code, retry safety) is a typed field. The wire documents
+//! of `next_message_query` (`ListMessagesQuery`, `MessageList`) cross as
+//! JSON text too, like every wire document of this binding.
 //!
-//! An endpoint crosses as its id (`"sendMessage"`, the same spelling the JS
-//! binding uses); `Family`, `AuthKind`, `RequiredScope` and `HttpMethod` are
-//! the core's enums; a scope crosses as its wire spelling (`"messages:read"`).
+//! Catalogue rows are the core's `EndpointInfo` record (`Endpoint::info`);
+//! its `id` is the core's `Endpoint`, a custom type that crosses as the id
+//! string (`"sendMessage"`, the same spelling the JS binding uses).
+//! `Family`, `AuthKind`, `RequiredScope` and `HttpMethod` are the core's
+//! enums; a scope crosses as its wire spelling (`"messages:read"`).
 
-use streamseal::Error;
-use streamseal::api::catalogue::{
-    AuthKind, ENDPOINT_COUNT, ENDPOINTS, Endpoint, Family, RequiredScope, Scope,
-};
-use streamseal::api::{self, EndpointRequest, HttpMethod, ResponseData, ResponseError, paging};
+use streamseal::api::catalogue::{ENDPOINT_COUNT, ENDPOINTS, Endpoint, EndpointInfo, Scope};
+use streamseal::api::paging::{self, PageView};
+use streamseal::api::{self, EndpointRequest, HttpMethod, ResponseError};
 use streamseal::wire::ids::WorkspaceId;
+use streamseal::wire::message::MessageList;
+use streamseal::wire::requests::messages::ListMessagesQuery;
 use streamseal::wire::secret::ApiKey;
 use streamseal::wire::version::ApiVersion;
 
 use crate::error::{Result, StreamsealError, from_json, to_json};
 
-/// One row of the endpoint catalogue (section 4 and the scope table of section 5).
-#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
-pub struct EndpointInfo {
-    /// The endpoint's id, e.g. `sendMessage`.
-    pub id: String,
-    /// Its family (subsection of section 4).
-    pub family: Family,
-    /// Its method.
-    pub method: HttpMethod,
-    /// The path after `/api/v1/workspaces/{workspaceId}`, with `{param}`s.
-    pub path_template: String,
-    /// The path parameters, in order.
-    pub path_params: Vec<String>,
-    /// What it needs of the caller's key.
-    pub scope: RequiredScope,
-    /// How it authenticates.
-    pub auth: AuthKind,
-    /// Whether it needs the claim's `X-Service-Callback-Token` or claim fields.
-    pub claim_bound: bool,
-    /// Whether sending it again after an unknown outcome is safe.
-    pub idempotent: bool,
-    /// Whether a 409 may mean an earlier attempt landed.
-    pub conflict_may_mean_landed: bool,
-}
-
-fn info(e: Endpoint) -> EndpointInfo {
-    EndpointInfo {
-        id: e.id().to_owned(),
-        family: e.family(),
-        method: e.method(),
-        path_template: e.path_template().to_owned(),
-        path_params: e.path_params().into_iter().map(str::to_owned).collect(),
-        scope: e.scope(),
-        auth: e.auth(),
-        claim_bound: e.is_claim_bound(),
-        idempotent: e.is_idempotent(),
-        conflict_may_mean_landed: e.conflict_may_mean_landed(),
-    }
-}
-
-/// The endpoint of an id (`INVALID_FIELD` for an unknown id).
-pub(crate) fn endpoint_of(id: &str) -> Result<Endpoint> {
-    Endpoint::from_id(id).ok_or_else(|| {
-        Error::InvalidField {
-            field: "endpoint",
-            reason: format!("unknown endpoint `{id}`"),
-        }
-        .into()
-    })
-}
-
 /// Every endpoint of the catalogue, in the order of section 4.
 #[uniffi::export]
 pub fn endpoints() -> Vec<EndpointInfo> {
-    ENDPOINTS.iter().copied().map(info).collect()
+    ENDPOINTS.iter().map(|e| e.info()).collect()
 }
 
 /// How many endpoints the catalogue has (58).
@@ -90,10 +46,10 @@ pub fn endpoint_count() -> u32 {
     u32::try_from(ENDPOINT_COUNT).unwrap_or(u32::MAX)
 }
 
-/// The catalogue row of `id`.
+/// The catalogue row of `id` (`INVALID_FIELD` for an unknown id).
 #[uniffi::export]
 pub fn endpoint(id: String) -> Result<EndpointInfo> {
-    Ok(info(endpoint_of(&id)?))
+    Ok(Endpoint::lookup(&id)?.info())
 }
 
 /// The scope a key granted `granted` lacks for `endpoint_id`, if any
@@ -101,7 +57,7 @@ pub fn endpoint(id: String) -> Result<EndpointInfo> {
 #[uniffi::export]
 pub fn missing_scope(endpoint_id: String, granted: Vec<String>) -> Result<Option<Scope>> {
     let granted: Vec<Scope> = granted.iter().filter_map(|s| Scope::parse(s)).collect();
-    Ok(endpoint_of(&endpoint_id)?.missing_scope(&granted))
+    Ok(Endpoint::lookup(&endpoint_id)?.missing_scope(&granted))
 }
 
 /// A `clientMessageId` (`cmid_` + ULID) for `now_ms`, for idempotent sends.
@@ -273,7 +229,7 @@ pub fn build_request(context: Context, request_json: String) -> Result<HttpReque
 #[uniffi::export]
 pub fn parse_response(request: HttpRequest, response: HttpResponse) -> Result<ApiResponse> {
     let core_request = api::HttpRequest {
-        endpoint: endpoint_of(&request.endpoint)?,
+        endpoint: Endpoint::lookup(&request.endpoint)?,
         method: request.method,
         path: request.path,
         query: unpairs(&request.query),
@@ -332,12 +288,27 @@ pub fn parse_response(request: HttpRequest, response: HttpResponse) -> Result<Ap
 }
 
 /// The request of the next page after `data_json` (an `ApiResponse`'s
-/// `data_json`) answered `request_json`, as JSON; `None` on the last page.
+/// `data_json`) answered `request_json`, as JSON; `None` on the last page,
+/// for a query-ranked list (cursoring off), or for a request that does not
+/// page. Only the paging fields of `data_json` are read (`paging::PageView`).
 #[uniffi::export]
 pub fn next_page(request_json: String, data_json: String) -> Result<Option<String>> {
     let request: EndpointRequest = from_json(&request_json)?;
-    let data: ResponseData = from_json(&data_json)?;
-    paging::next_page(&request, &data)
+    let page: PageView = from_json(&data_json)?;
+    paging::next_page_of(&request, &page)
+        .map(|next| to_json(&next))
+        .transpose()
+}
+
+/// The query of the next page of a message list, as JSON: `query_json` (a
+/// `ListMessagesQuery`, e.g. `{"limit": 50}`) paged on past `page_json`
+/// (the `MessageList` it answered, e.g. the `data` of a `messages` result);
+/// `None` when `hasMore` is false or no numeric sequence came.
+#[uniffi::export]
+pub fn next_message_query(query_json: String, page_json: String) -> Result<Option<String>> {
+    let query: ListMessagesQuery = from_json(&query_json)?;
+    let page: MessageList = from_json(&page_json)?;
+    paging::next_message_query(&query, &page)
         .map(|next| to_json(&next))
         .transpose()
 }

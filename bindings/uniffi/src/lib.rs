@@ -25,11 +25,15 @@
 //!   feature (`#[cfg_attr(feature = "uniffi", derive(...))]`): `Slot`,
 //!   `SlotKind`, `StepPhase`, `DecisionOption`, `Envelope`,
 //!   `SealedPayload`, `KeyWrap`, `KdfParams`, `SealedBundle`,
-//!   `AadContents`, `OpenedMessage`, `HistoryEntry`. They are generated in
-//!   the `streamseal` namespace (Kotlin package `uniffi.streamseal`, Python
-//!   module `streamseal`), the functions in `streamseal_ffi`.
-//! - **Custom types**: `RecipientKind` (an open enum with `Other(String)`)
-//!   crosses as its wire spelling (`uniffi::custom_type!` in the core).
+//!   `AadContents`, `OpenedMessage`, `HistoryEntry`, and the catalogue's
+//!   `EndpointInfo`, `Family`, `AuthKind`, `RequiredScope`, `HttpMethod`.
+//!   They are generated in the `streamseal` namespace (Kotlin package
+//!   `uniffi.streamseal`, Python module `streamseal`), the functions in
+//!   `streamseal_ffi`.
+//! - **Custom types** (`uniffi::custom_type!` in the core), each crossing
+//!   as its wire spelling: `RecipientKind` (an open enum with
+//!   `Other(String)`), `Scope` (`"messages:read"`) and `Endpoint`
+//!   (`"sendMessage"`, the id in `EndpointInfo`).
 //! - **Mirrored records** (small copies here, with the reason):
 //!   `KdfLimits` (the core's salt bounds are `usize`, which UniFFI does not
 //!   carry), `Recipient` (its `KeyId`/`PublicKey` newtypes cross as plain
@@ -44,9 +48,13 @@
 //!   sends them as JSON anyway. Functions of the sealed flows therefore take
 //!   the document the server sent as JSON and return the request body to
 //!   send as JSON, parsed and validated by the core.
-//! - **The sans-IO endpoints** ([`api`]): `build_request`, `parse_response`,
-//!   the catalogue and paging helpers keep the core's names. The request
-//!   (one of 58 endpoints) crosses as a JSON document, see the module docs.
+//! - **The sans-IO endpoints** ([`api`]): `build_request`,
+//!   `parse_response`, `endpoints`, `endpoint`, `endpoint_count`,
+//!   `missing_scope`, `next_cursor`, `next_message_query`, `next_page` and
+//!   `mint_client_message_id`: the JS package's names in snake_case, so
+//!   Kotlin and Swift call them by the same camelCase names as JS. The
+//!   request (one of 58 endpoints) crosses as a JSON document, see the
+//!   module docs.
 //!
 //! Calls are synchronous. `create_bundle`, `open_bundle`, `unlock` and
 //! `set_up_user_key` run Argon2id and block (tens to hundreds of

@@ -373,10 +373,14 @@ fun scenario() {
 fun catalogue() {
     val all = endpoints()
     assertEquals(58u, endpointCount())
-    assertEquals(58, all.size)
+    assertEquals(endpointCount().toInt(), all.size)
     assertEquals(58, all.map { it.id }.toSet().size)
     val send = endpoint("sendMessage")
+    assertEquals(all.first { it.id == "sendMessage" }, send)
+    assertEquals("sendMessage", send.id)
     assertEquals(HttpMethod.POST, send.method)
+    assertTrue(!send.idempotent && !send.claimBound && !send.conflictMayMeanLanded)
+    for (row in all) assertEquals(row, endpoint(row.id))
     assertEquals("/streams/{streamId}/messages", send.pathTemplate)
     assertEquals(listOf("streamId"), send.pathParams)
     assertEquals(RequiredScope.Scope("messages:write"), send.scope)
@@ -387,11 +391,21 @@ fun catalogue() {
     assertEquals(RequiredScope.NoKey, endpoint("postWebhook").scope)
     assertEquals(AuthKind.SECRET_URL, endpoint("postWebhook").auth)
     expect<StreamsealException.InvalidField>("INVALID_FIELD") { endpoint("noSuchEndpoint") }
+    expect<StreamsealException.InvalidField>("INVALID_FIELD") { missingScope("noSuchEndpoint", emptyList()) }
     val cmid = mintClientMessageId(1_790_000_000_000uL)
     assertTrue(cmid.startsWith("cmid_") && cmid.length == 31, cmid)
     assertEquals("c2", nextCursor(true, "c2"))
     assertNull(nextCursor(false, "c2"))
     assertNull(nextCursor(true, ""))
+
+    // nextMessageQuery: backwards `before` the lowest sequence (7 and 42
+    // in the fixture), forwards `after` the highest; null on the last page.
+    val list = Json.parse(File(fixtures, "message_list_2026-08-21.json").readText()).obj()
+    assertNull(nextMessageQuery("""{"limit":2}""", Json.write(list)))
+    val more = Json.write(LinkedHashMap(list).apply { put("hasMore", true) })
+    assertEquals(mapOf("limit" to 2L, "before" to 7L), Json.parse(nextMessageQuery("""{"limit":2}""", more)!!).obj())
+    assertEquals(mapOf("after" to 42L), Json.parse(nextMessageQuery("""{"after":1}""", more)!!).obj())
+    expect<StreamsealException.MalformedJson>("MALFORMED_JSON") { nextMessageQuery("{}", """{"data":[]}""") }
 }
 
 private val fixtures = File(vectors, "../../fixtures/wire")
@@ -442,7 +456,22 @@ fun endpointsBuiltAndParsed() {
     data["data"] = LinkedHashMap(data["data"].obj()).apply { put("hasMore", true); put("cursor", "c2") }
     val next = Json.parse(nextPage(list, Json.write(data))!!).obj()
     assertEquals("listStreams", next["endpoint"])
-    assertEquals("c2", next["query"].obj()["after"])
+    assertEquals(mapOf("type" to "channel", "limit" to 2L, "after" to "c2"), next["query"])
+    assertTrue(buildRequest(ctx, Json.write(next)).url.endsWith("/streams?type=channel&after=c2&limit=2"))
+    assertNull(nextPage("""{"endpoint":"getMe"}""", Json.write(data)))
+    assertNull(nextPage(list, """{"kind":"noContent"}"""))
+    expect<StreamsealException.MalformedJson>("MALFORMED_JSON") { nextPage(list, """{"kind":"streams","data":{"data":[]}}""") }
+
+    // A message list pages by sequence.
+    val messages = """{"endpoint":"listMessages","streamId":"stream_1","query":{"limit":2}}"""
+    val listed = parseResponse(
+        buildRequest(ctx, messages),
+        HttpResponse(200u, emptyList(), File(fixtures, "message_list_2026-08-21.json").readText()),
+    )
+    val more = LinkedHashMap(Json.parse(listed.dataJson).obj())
+    more["data"] = LinkedHashMap(more["data"].obj()).apply { put("hasMore", true) }
+    val nextMessages = Json.parse(nextPage(messages, Json.write(more))!!).obj()
+    assertEquals(mapOf("limit" to 2L, "before" to 7L), nextMessages["query"])
 }
 
 fun errorsCarryMessages() {

@@ -260,20 +260,42 @@ class Catalogue(unittest.TestCase):
     """The sans-IO catalogue and paging helpers, with the core's names."""
 
     def test_catalogue(self):
+        rows = ss.endpoints()
         self.assertEqual(ss.endpoint_count(), 58)
-        ids = [e.id for e in ss.endpoints()]
+        self.assertEqual(len(rows), ss.endpoint_count())
+        ids = [e.id for e in rows]
         self.assertEqual(len(set(ids)), 58)
         send = ss.endpoint("sendMessage")
+        self.assertIsInstance(send, core.EndpointInfo)
+        self.assertEqual(send, rows[ids.index("sendMessage")])
+        self.assertEqual(send.id, "sendMessage")
         self.assertEqual(send.method, core.HttpMethod.POST)
+        self.assertEqual(send.path_params, ["streamId"])
+        self.assertEqual((send.idempotent, send.claim_bound, send.conflict_may_mean_landed), (False, False, False))
+        for row in rows:
+            self.assertEqual(ss.endpoint(row.id), row)
         self.assertEqual(send.path_template, "/streams/{streamId}/messages")
         self.assertEqual(send.scope, core.RequiredScope.SCOPE("messages:write"))
         self.assertEqual(ss.missing_scope("sendMessage", ["messages:read"]), "messages:write")
         self.assertIsNone(ss.missing_scope("sendMessage", ["messages:write"]))
         with self.assertRaises(ERR.InvalidField):
             ss.endpoint("noSuchEndpoint")
+        with self.assertRaises(ERR.InvalidField):
+            ss.missing_scope("noSuchEndpoint", [])
         self.assertTrue(ss.mint_client_message_id(1_790_000_000_000).startswith("cmid_"))
         self.assertEqual(ss.next_cursor(True, "c2"), "c2")
         self.assertIsNone(ss.next_cursor(False, "c2"))
+
+    def test_next_message_query(self):
+        page = json.loads(fixture("message_list_2026-08-21.json"))
+        self.assertIsNone(ss.next_message_query(json.dumps({"limit": 2}), json.dumps(page)))
+        page["hasMore"] = True
+        # Backwards `before` the lowest sequence (7 and 42 in the fixture), forwards `after` the highest.
+        self.assertEqual(json.loads(ss.next_message_query(json.dumps({"limit": 2}), json.dumps(page))),
+                         {"limit": 2, "before": 7})
+        self.assertEqual(json.loads(ss.next_message_query(json.dumps({"after": 1}), json.dumps(page))), {"after": 42})
+        with self.assertRaises(ERR.MalformedJson):
+            ss.next_message_query("{}", json.dumps({"data": []}))
 
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "wire")
@@ -335,8 +357,19 @@ class Endpoints(unittest.TestCase):
         data["data"]["hasMore"] = True
         data["data"]["cursor"] = "c2"
         nxt = json.loads(ss.next_page(request, json.dumps(data)))
-        self.assertEqual(nxt["endpoint"], "listStreams")
-        self.assertEqual(nxt["query"]["after"], "c2")
+        self.assertEqual(nxt, {"endpoint": "listStreams", "query": {"type": "channel", "limit": 2, "after": "c2"}})
+        self.assertTrue(ss.build_request(CTX, json.dumps(nxt)).url.endswith("/streams?type=channel&after=c2&limit=2"))
+        self.assertIsNone(ss.next_page(json.dumps({"endpoint": "getMe"}), json.dumps(data)))
+        self.assertIsNone(ss.next_page(request, json.dumps({"kind": "noContent"})))
+        with self.assertRaises(ERR.MalformedJson):
+            ss.next_page(request, json.dumps({"kind": "streams", "data": {"data": []}}))
+        # A message list pages by sequence.
+        messages = json.dumps({"endpoint": "listMessages", "streamId": "stream_1", "query": {"limit": 2}})
+        listed = ss.parse_response(ss.build_request(CTX, messages),
+                                   ss.HttpResponse(status=200, headers=[], body=fixture("message_list_2026-08-21.json")))
+        page = json.loads(listed.data_json)
+        page["data"]["hasMore"] = True
+        self.assertEqual(json.loads(ss.next_page(messages, json.dumps(page)))["query"], {"limit": 2, "before": 7})
 
 
 class Scenario(unittest.TestCase):

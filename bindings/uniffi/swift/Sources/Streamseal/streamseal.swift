@@ -725,6 +725,170 @@ public func FfiConverterTypeDecisionOption_lower(_ value: DecisionOption) -> Rus
 
 
 /**
+ * One row of the catalogue as plain data: [`Endpoint::info`].
+ *
+ * The bindings return it as it is (JS `endpoints()` / `endpoint(id)`,
+ * Kotlin/Swift/Python `endpoints()` / `endpoint(id)`), so every language
+ * reads the same row under the same field names (camelCase in JS, Kotlin
+ * and Swift; snake_case in Python).
+ *
+ * `id` is the typed [`Endpoint`], not a string: JS gets the `Endpoint`
+ * union of ids (`"getMe" | "sendMessage" | ...`), which a plain `string`
+ * would lose, and the UniFFI languages get a `String` through the
+ * `Endpoint` custom type (no 58-case mirror enum to keep in step). Both
+ * spell it as [`Endpoint::id`].
+ */
+public struct EndpointInfo: Equatable, Hashable {
+    /**
+     * The endpoint; crosses as its id, e.g. `"sendMessage"` (the
+     * `endpoint` tag of requests).
+     */
+    public var id: Endpoint
+    /**
+     * The subsection of section 4.
+     */
+    public var family: Family
+    /**
+     * The HTTP method.
+     */
+    public var method: HttpMethod
+    /**
+     * The path relative to `/api/v1/workspaces/{workspaceId}`, with
+     * `{name}` placeholders, e.g. `/streams/{streamId}`.
+     */
+    public var pathTemplate: String
+    /**
+     * The names of the path placeholders, in order.
+     */
+    public var pathParams: [String]
+    /**
+     * The scope the key needs (section 5).
+     */
+    public var scope: RequiredScope
+    /**
+     * How the endpoint authenticates.
+     */
+    public var auth: AuthKind
+    /**
+     * Whether the call needs a per-claim credential (section 5.5).
+     */
+    public var claimBound: Bool
+    /**
+     * Whether sending it again after an unknown outcome is safe on its own.
+     */
+    public var idempotent: Bool
+    /**
+     * Whether a 409 may mean an earlier attempt of the same request landed.
+     */
+    public var conflictMayMeanLanded: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The endpoint; crosses as its id, e.g. `"sendMessage"` (the
+         * `endpoint` tag of requests).
+         */id: Endpoint, 
+        /**
+         * The subsection of section 4.
+         */family: Family, 
+        /**
+         * The HTTP method.
+         */method: HttpMethod, 
+        /**
+         * The path relative to `/api/v1/workspaces/{workspaceId}`, with
+         * `{name}` placeholders, e.g. `/streams/{streamId}`.
+         */pathTemplate: String, 
+        /**
+         * The names of the path placeholders, in order.
+         */pathParams: [String], 
+        /**
+         * The scope the key needs (section 5).
+         */scope: RequiredScope, 
+        /**
+         * How the endpoint authenticates.
+         */auth: AuthKind, 
+        /**
+         * Whether the call needs a per-claim credential (section 5.5).
+         */claimBound: Bool, 
+        /**
+         * Whether sending it again after an unknown outcome is safe on its own.
+         */idempotent: Bool, 
+        /**
+         * Whether a 409 may mean an earlier attempt of the same request landed.
+         */conflictMayMeanLanded: Bool) {
+        self.id = id
+        self.family = family
+        self.method = method
+        self.pathTemplate = pathTemplate
+        self.pathParams = pathParams
+        self.scope = scope
+        self.auth = auth
+        self.claimBound = claimBound
+        self.idempotent = idempotent
+        self.conflictMayMeanLanded = conflictMayMeanLanded
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension EndpointInfo: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeEndpointInfo: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> EndpointInfo {
+        return
+            try EndpointInfo(
+                id: FfiConverterTypeEndpoint.read(from: &buf), 
+                family: FfiConverterTypeFamily.read(from: &buf), 
+                method: FfiConverterTypeHttpMethod.read(from: &buf), 
+                pathTemplate: FfiConverterString.read(from: &buf), 
+                pathParams: FfiConverterSequenceString.read(from: &buf), 
+                scope: FfiConverterTypeRequiredScope.read(from: &buf), 
+                auth: FfiConverterTypeAuthKind.read(from: &buf), 
+                claimBound: FfiConverterBool.read(from: &buf), 
+                idempotent: FfiConverterBool.read(from: &buf), 
+                conflictMayMeanLanded: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: EndpointInfo, into buf: inout [UInt8]) {
+        FfiConverterTypeEndpoint.write(value.id, into: &buf)
+        FfiConverterTypeFamily.write(value.family, into: &buf)
+        FfiConverterTypeHttpMethod.write(value.method, into: &buf)
+        FfiConverterString.write(value.pathTemplate, into: &buf)
+        FfiConverterSequenceString.write(value.pathParams, into: &buf)
+        FfiConverterTypeRequiredScope.write(value.scope, into: &buf)
+        FfiConverterTypeAuthKind.write(value.auth, into: &buf)
+        FfiConverterBool.write(value.claimBound, into: &buf)
+        FfiConverterBool.write(value.idempotent, into: &buf)
+        FfiConverterBool.write(value.conflictMayMeanLanded, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEndpointInfo_lift(_ buf: RustBuffer) throws -> EndpointInfo {
+    return try FfiConverterTypeEndpointInfo.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEndpointInfo_lower(_ value: EndpointInfo) -> RustBuffer {
+    return FfiConverterTypeEndpointInfo.lower(value)
+}
+
+
+/**
  * The envelope of a sealed payload, as the wire carries it. Values are kept
  * as text so that a list containing one odd envelope still parses; they are
  * checked strictly when the payload is opened.
@@ -2244,6 +2408,31 @@ fileprivate struct FfiConverterOptionTypeRecipientKind: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
+    typealias SwiftType = [String]
+
+    public static func write(_ value: [String], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterString.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [String] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [String]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterString.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeDecisionOption: FfiConverterRustBuffer {
     typealias SwiftType = [DecisionOption]
 
@@ -2265,6 +2454,46 @@ fileprivate struct FfiConverterSequenceTypeDecisionOption: FfiConverterRustBuffe
         return seq
     }
 }
+
+
+public typealias Endpoint = String
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeEndpoint: FfiConverter {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Endpoint {
+        return try FfiConverterString.read(from: &buf)
+    }
+
+    public static func write(_ value: Endpoint, into buf: inout [UInt8]) {
+        return FfiConverterString.write(value, into: &buf)
+    }
+
+    public static func lift(_ value: RustBuffer) throws -> Endpoint {
+        return try FfiConverterString.lift(value)
+    }
+
+    public static func lower(_ value: Endpoint) -> RustBuffer {
+        return FfiConverterString.lower(value)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEndpoint_lift(_ value: RustBuffer) throws -> Endpoint {
+    return try FfiConverterTypeEndpoint.lift(value)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEndpoint_lower(_ value: Endpoint) -> RustBuffer {
+    return FfiConverterTypeEndpoint.lower(value)
+}
+
 
 
 public typealias RecipientKind = String

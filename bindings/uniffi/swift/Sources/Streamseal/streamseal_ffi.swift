@@ -1957,155 +1957,6 @@ public func FfiConverterTypeContext_lower(_ value: Context) -> RustBuffer {
 
 
 /**
- * One row of the endpoint catalogue (section 4 and the scope table of section 5).
- */
-public struct EndpointInfo: Equatable, Hashable {
-    /**
-     * The endpoint's id, e.g. `sendMessage`.
-     */
-    public var id: String
-    /**
-     * Its family (subsection of section 4).
-     */
-    public var family: Family
-    /**
-     * Its method.
-     */
-    public var method: HttpMethod
-    /**
-     * The path after `/api/v1/workspaces/{workspaceId}`, with `{param}`s.
-     */
-    public var pathTemplate: String
-    /**
-     * The path parameters, in order.
-     */
-    public var pathParams: [String]
-    /**
-     * What it needs of the caller's key.
-     */
-    public var scope: RequiredScope
-    /**
-     * How it authenticates.
-     */
-    public var auth: AuthKind
-    /**
-     * Whether it needs the claim's `X-Service-Callback-Token` or claim fields.
-     */
-    public var claimBound: Bool
-    /**
-     * Whether sending it again after an unknown outcome is safe.
-     */
-    public var idempotent: Bool
-    /**
-     * Whether a 409 may mean an earlier attempt landed.
-     */
-    public var conflictMayMeanLanded: Bool
-
-    // Default memberwise initializers are never public by default, so we
-    // declare one manually.
-    public init(
-        /**
-         * The endpoint's id, e.g. `sendMessage`.
-         */id: String, 
-        /**
-         * Its family (subsection of section 4).
-         */family: Family, 
-        /**
-         * Its method.
-         */method: HttpMethod, 
-        /**
-         * The path after `/api/v1/workspaces/{workspaceId}`, with `{param}`s.
-         */pathTemplate: String, 
-        /**
-         * The path parameters, in order.
-         */pathParams: [String], 
-        /**
-         * What it needs of the caller's key.
-         */scope: RequiredScope, 
-        /**
-         * How it authenticates.
-         */auth: AuthKind, 
-        /**
-         * Whether it needs the claim's `X-Service-Callback-Token` or claim fields.
-         */claimBound: Bool, 
-        /**
-         * Whether sending it again after an unknown outcome is safe.
-         */idempotent: Bool, 
-        /**
-         * Whether a 409 may mean an earlier attempt landed.
-         */conflictMayMeanLanded: Bool) {
-        self.id = id
-        self.family = family
-        self.method = method
-        self.pathTemplate = pathTemplate
-        self.pathParams = pathParams
-        self.scope = scope
-        self.auth = auth
-        self.claimBound = claimBound
-        self.idempotent = idempotent
-        self.conflictMayMeanLanded = conflictMayMeanLanded
-    }
-
-    
-
-    
-}
-
-#if compiler(>=6)
-extension EndpointInfo: Sendable {}
-#endif
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeEndpointInfo: FfiConverterRustBuffer {
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> EndpointInfo {
-        return
-            try EndpointInfo(
-                id: FfiConverterString.read(from: &buf), 
-                family: FfiConverterTypeFamily.read(from: &buf), 
-                method: FfiConverterTypeHttpMethod.read(from: &buf), 
-                pathTemplate: FfiConverterString.read(from: &buf), 
-                pathParams: FfiConverterSequenceString.read(from: &buf), 
-                scope: FfiConverterTypeRequiredScope.read(from: &buf), 
-                auth: FfiConverterTypeAuthKind.read(from: &buf), 
-                claimBound: FfiConverterBool.read(from: &buf), 
-                idempotent: FfiConverterBool.read(from: &buf), 
-                conflictMayMeanLanded: FfiConverterBool.read(from: &buf)
-        )
-    }
-
-    public static func write(_ value: EndpointInfo, into buf: inout [UInt8]) {
-        FfiConverterString.write(value.id, into: &buf)
-        FfiConverterTypeFamily.write(value.family, into: &buf)
-        FfiConverterTypeHttpMethod.write(value.method, into: &buf)
-        FfiConverterString.write(value.pathTemplate, into: &buf)
-        FfiConverterSequenceString.write(value.pathParams, into: &buf)
-        FfiConverterTypeRequiredScope.write(value.scope, into: &buf)
-        FfiConverterTypeAuthKind.write(value.auth, into: &buf)
-        FfiConverterBool.write(value.claimBound, into: &buf)
-        FfiConverterBool.write(value.idempotent, into: &buf)
-        FfiConverterBool.write(value.conflictMayMeanLanded, into: &buf)
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeEndpointInfo_lift(_ buf: RustBuffer) throws -> EndpointInfo {
-    return try FfiConverterTypeEndpointInfo.lift(buf)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeEndpointInfo_lower(_ value: EndpointInfo) -> RustBuffer {
-    return FfiConverterTypeEndpointInfo.lower(value)
-}
-
-
-/**
  * One header or query parameter, in order.
  */
 public struct Header: Equatable, Hashable {
@@ -3994,6 +3845,31 @@ fileprivate struct FfiConverterSequenceTypeDecisionOption: FfiConverterRustBuffe
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeEndpointInfo: FfiConverterRustBuffer {
+    typealias SwiftType = [EndpointInfo]
+
+    public static func write(_ value: [EndpointInfo], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeEndpointInfo.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [EndpointInfo] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [EndpointInfo]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeEndpointInfo.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeHistoryEntry: FfiConverterRustBuffer {
     typealias SwiftType = [HistoryEntry]
 
@@ -4036,31 +3912,6 @@ fileprivate struct FfiConverterSequenceTypeKeyWrap: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeKeyWrap.read(from: &buf))
-        }
-        return seq
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-fileprivate struct FfiConverterSequenceTypeEndpointInfo: FfiConverterRustBuffer {
-    typealias SwiftType = [EndpointInfo]
-
-    public static func write(_ value: [EndpointInfo], into buf: inout [UInt8]) {
-        let len = Int32(value.count)
-        writeInt(&buf, len)
-        for item in value {
-            FfiConverterTypeEndpointInfo.write(item, into: &buf)
-        }
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [EndpointInfo] {
-        let len: Int32 = try readInt(&buf)
-        var seq = [EndpointInfo]()
-        seq.reserveCapacity(Int(len))
-        for _ in 0 ..< len {
-            seq.append(try FfiConverterTypeEndpointInfo.read(from: &buf))
         }
         return seq
     }
@@ -4181,7 +4032,7 @@ public func buildRequest(context: Context, requestJson: String)throws  -> HttpRe
 })
 }
 /**
- * The catalogue row of `id`.
+ * The catalogue row of `id` (`INVALID_FIELD` for an unknown id).
  */
 public func endpoint(id: String)throws  -> EndpointInfo  {
     return try  FfiConverterTypeEndpointInfo_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
@@ -4248,8 +4099,25 @@ public func nextCursor(hasMore: Bool, cursor: String?) -> String?  {
 })
 }
 /**
+ * The query of the next page of a message list, as JSON: `query_json` (a
+ * `ListMessagesQuery`, e.g. `{"limit": 50}`) paged on past `page_json`
+ * (the `MessageList` it answered, e.g. the `data` of a `messages` result);
+ * `None` when `hasMore` is false or no numeric sequence came.
+ */
+public func nextMessageQuery(queryJson: String, pageJson: String)throws  -> String?  {
+    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_next_message_query(
+        FfiConverterString.lower(queryJson),
+        FfiConverterString.lower(pageJson),uniffiCallStatus
+    )
+})
+}
+/**
  * The request of the next page after `data_json` (an `ApiResponse`'s
- * `data_json`) answered `request_json`, as JSON; `None` on the last page.
+ * `data_json`) answered `request_json`, as JSON; `None` on the last page,
+ * for a query-ranked list (cursoring off), or for a request that does not
+ * page. Only the paging fields of `data_json` are read (`paging::PageView`).
  */
 public func nextPage(requestJson: String, dataJson: String)throws  -> String?  {
     return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
@@ -4785,13 +4653,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_build_request() != 24143) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_endpoint() != 25693) {
+    if (uniffi_streamseal_ffi_checksum_func_endpoint() != 15797) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_endpoint_count() != 45936) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_endpoints() != 60588) {
+    if (uniffi_streamseal_ffi_checksum_func_endpoints() != 27821) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_mint_client_message_id() != 6850) {
@@ -4803,7 +4671,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_next_cursor() != 30982) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_next_page() != 23107) {
+    if (uniffi_streamseal_ffi_checksum_func_next_message_query() != 18950) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_next_page() != 25302) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_parse_response() != 242) {

@@ -507,6 +507,11 @@ RustBuffer uniffi_streamseal_ffi_fn_func_missing_scope(RustBuffer endpoint_id, R
 RustBuffer uniffi_streamseal_ffi_fn_func_next_cursor(int8_t has_more, RustBuffer cursor, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_NEXT_MESSAGE_QUERY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_NEXT_MESSAGE_QUERY
+RustBuffer uniffi_streamseal_ffi_fn_func_next_message_query(RustBuffer query_json, RustBuffer page_json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_NEXT_PAGE
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_NEXT_PAGE
 RustBuffer uniffi_streamseal_ffi_fn_func_next_page(RustBuffer request_json, RustBuffer data_json, RustCallStatus *_Nonnull out_status
@@ -1009,6 +1014,12 @@ uint16_t uniffi_streamseal_ffi_checksum_func_missing_scope(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_NEXT_CURSOR
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_NEXT_CURSOR
 uint16_t uniffi_streamseal_ffi_checksum_func_next_cursor(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_NEXT_MESSAGE_QUERY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_NEXT_MESSAGE_QUERY
+uint16_t uniffi_streamseal_ffi_checksum_func_next_message_query(void
     
 );
 #endif
