@@ -14,7 +14,9 @@ import {
   unwrapStreamKey,
   buildRequest,
   parseResponse,
-  catalogue,
+  endpoints,
+  endpointCount,
+  nextPage,
   StreamsealError,
 } from "streamseal";
 
@@ -31,7 +33,9 @@ const sealed = seal(owner, slot, new TextEncoder().encode("from the tarball"));
 assert.equal(new TextDecoder().decode(open(ring, slot, sealed)), "from the tarball");
 assert.throws(() => open(ring, { ...slot, revision: 2 }, sealed), (e) => e instanceof StreamsealError && e.code === "AAD_MISMATCH");
 
-assert.equal(catalogue().length, 58);
+assert.equal(endpoints().length, 58);
+assert.equal(endpointCount(), 58);
+assert.equal(nextPage({ endpoint: "getMe" }, { kind: "noContent" }), undefined);
 const request = buildRequest(
   { baseUrl: "https://chat.example.test", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" },
   { endpoint: "getStream", streamId: "stream_01J80000000000000000000010" },

@@ -1,6 +1,7 @@
 // The sans-IO endpoints through the shipped package: buildRequest,
-// parseResponse, catalogue, missingScope and the paging helpers, with the
-// core's names in camelCase.
+// parseResponse, the catalogue (endpoints, endpoint, endpointCount,
+// missingScope) and the paging helpers, under the names the UniFFI binding
+// shares (names.test.mjs checks that).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -10,22 +11,35 @@ const ctx = { baseUrl: "https://chat.example.test/", workspaceId: "ws_01J8000000
 const fixture = (name) => readFileSync(new URL(`../../tests/fixtures/wire/${name}`, import.meta.url), "utf8");
 const header = (req, name) => req.headers.find(([n]) => n.toLowerCase() === name.toLowerCase())?.[1];
 
-test("catalogue: 58 endpoints, ids match requests, scopes and auth", () => {
-  const rows = pkg.catalogue();
-  assert.equal(rows.length, 58);
+test("endpoints, endpoint, endpointCount: 58 rows of the core's catalogue; missingScope", () => {
+  const rows = pkg.endpoints();
+  assert.equal(pkg.endpointCount(), 58);
+  assert.equal(rows.length, pkg.endpointCount());
   assert.equal(new Set(rows.map((r) => r.id)).size, 58);
-  const send = rows.find((r) => r.id === "sendMessage");
-  assert.equal(send.method, "POST");
-  assert.equal(send.pathTemplate, "/streams/{streamId}/messages");
-  assert.deepEqual(send.pathParams, ["streamId"]);
-  assert.deepEqual(send.scope, { kind: "scope", scope: "messages:write" });
-  assert.equal(send.auth, "bearer");
-  const hook = rows.find((r) => r.id === "postWebhook");
+  const send = pkg.endpoint("sendMessage");
+  assert.deepEqual(send, rows.find((r) => r.id === "sendMessage"));
+  assert.deepEqual(send, {
+    id: "sendMessage",
+    family: "messages",
+    method: "POST",
+    pathTemplate: "/streams/{streamId}/messages",
+    pathParams: ["streamId"],
+    scope: { kind: "scope", scope: "messages:write" },
+    auth: "bearer",
+    claimBound: false,
+    idempotent: false,
+    conflictMayMeanLanded: false,
+  });
+  const hook = pkg.endpoint("postWebhook");
   assert.equal(hook.auth, "secretUrl");
   assert.deepEqual(hook.scope, { kind: "noKey" });
+  assert.deepEqual(hook.pathParams, ["hookId", "secret"]);
+  for (const row of rows) assert.deepEqual(pkg.endpoint(row.id), row);
+  throwsCode(assert, pkg, () => pkg.endpoint("noSuchEndpoint"), "INVALID_FIELD");
   assert.equal(pkg.missingScope("sendMessage", ["messages:read"]), "messages:write");
   assert.equal(pkg.missingScope("sendMessage", ["messages:write"]), undefined);
-  throwsCode(assert, pkg, () => pkg.missingScope("noSuchEndpoint", []), "MALFORMED_JSON");
+  // An unknown id is INVALID_FIELD, as in the UniFFI binding.
+  throwsCode(assert, pkg, () => pkg.missingScope("noSuchEndpoint", []), "INVALID_FIELD");
 });
 
 test("buildRequest: path escaping, bearer, JSON body, retry safety", () => {
@@ -125,4 +139,35 @@ test("paging: nextCursor, nextMessageQuery, mintClientMessageId", () => {
   assert.match(id, /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/);
   throwsCode(assert, pkg, () => pkg.mintClientMessageId(-1), "INVALID_FIELD");
   throwsCode(assert, pkg, () => pkg.mintClientMessageId(1.5), "INVALID_FIELD");
+});
+
+test("nextPage: the request of the next page from parseResponse's data", () => {
+  const request = { endpoint: "listStreams", query: { type: "channel", limit: 2 } };
+  const built = pkg.buildRequest(ctx, request);
+  const parsed = pkg.parseResponse(built, { status: 200, headers: [], body: fixture("stream_page_2026-08-21.json") });
+  assert.equal(parsed.status, "ok");
+  const data = parsed.response.data;
+  assert.equal(data.kind, "streams");
+  assert.equal(data.data.hasMore, false);
+  assert.equal(pkg.nextPage(request, data), undefined);
+  const more = { ...data, data: { ...data.data, hasMore: true, cursor: "c2" } };
+  const next = pkg.nextPage(request, more);
+  assert.deepEqual(next, { endpoint: "listStreams", query: { type: "channel", limit: 2, after: "c2" } });
+  assert.ok(pkg.buildRequest(ctx, next).url.endsWith("/streams?type=channel&after=c2&limit=2"));
+  // Key order does not matter; another kind, or a request that does not page, gives undefined.
+  assert.deepEqual(pkg.nextPage(request, { data: more.data, kind: "streams" }), next);
+  assert.equal(pkg.nextPage({ endpoint: "getMe" }, more), undefined);
+  assert.equal(pkg.nextPage(request, { kind: "noContent" }), undefined);
+
+  // Messages page backwards by `before` the lowest sequence, forwards by `after` the highest.
+  const list = { endpoint: "listMessages", streamId: "stream_1", query: { limit: 2 } };
+  const page = pkg.parseResponse(pkg.buildRequest(ctx, list), { status: 200, headers: [], body: fixture("message_list_2026-08-21.json") }).response.data;
+  assert.equal(pkg.nextPage(list, page), undefined);
+  const morePage = { ...page, data: { ...page.data, hasMore: true } };
+  assert.deepEqual(pkg.nextPage(list, morePage), { endpoint: "listMessages", streamId: "stream_1", query: { limit: 2, before: 7 } });
+  const forward = { ...list, query: { after: 1 } };
+  assert.deepEqual(pkg.nextPage(forward, morePage).query, { after: 42 });
+
+  throwsCode(assert, pkg, () => pkg.nextPage(request, { kind: "streams", data: { data: [] } }), "MALFORMED_JSON");
+  throwsCode(assert, pkg, () => pkg.nextPage({ endpoint: "nope" }, more), "MALFORMED_JSON");
 });

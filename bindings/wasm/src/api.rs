@@ -1,16 +1,24 @@
-//! The sans-IO endpoints (`streamseal::api`), under the core's names in
-//! camelCase: `buildRequest`, `parseResponse`, `catalogue`, `missingScope`,
-//! and the paging helpers `nextCursor`, `nextMessageQuery`,
-//! `mintClientMessageId`. (`paging::next_page` is not exported: taking a
-//! `ResponseData` back from JS would add a deserializer of every response
-//! type to the module; `nextCursor` and `nextMessageQuery` cover paging.) The app owns the network: it sends what
-//! `buildRequest` returns and hands the answer to `parseResponse`.
+//! The sans-IO endpoints (`streamseal::api`) under the names every binding
+//! shares (UniFFI's snake_case names are these in Kotlin and Swift):
+//! `buildRequest`, `parseResponse`, the catalogue (`endpoints`, `endpoint`,
+//! `endpointCount`, `missingScope`) and the paging helpers (`nextCursor`,
+//! `nextMessageQuery`, `nextPage`, `mintClientMessageId`). The app owns the
+//! network: it sends what `buildRequest` returns and hands the answer to
+//! `parseResponse`.
+//!
+//! Catalogue rows are the core's `EndpointInfo`, built by the core
+//! (`Endpoint::info`). `nextPage` reads only the paging fields of the
+//! response data it is given (the core's `paging::PageView`): reading the
+//! whole `ResponseData` back from JS would add a deserializer of every
+//! response type to the module (measured: about 120 KB gzip, over the size
+//! budget).
 
 use serde::{Deserialize, Serialize};
 use streamseal::ErrorCode;
 use streamseal::api::{
-    self, ApiFailure, ApiResponse, AuthKind, EndpointRequest, Family, HttpMethod, HttpRequest,
-    HttpResponse, RequiredScope, ResponseError, Scope, catalogue::Endpoint, paging,
+    self, ApiFailure, ApiResponse, Endpoint, EndpointInfo, EndpointRequest, HttpRequest,
+    HttpResponse, ResponseError, Scope,
+    paging::{self, PageView},
 };
 use streamseal::wire::ids::WorkspaceId;
 use streamseal::wire::message::MessageList;
@@ -20,7 +28,7 @@ use streamseal::wire::version::ApiVersion;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
-use crate::error::{JsResult, error_with, input, js, output, to_js, to_js_error};
+use crate::error::{JsResult, error_with, from_js, input, js, output, to_js, to_js_error};
 
 /// Where requests go and as whom (`api::Context`). The key is given as text
 /// and checked by the core; it travels only in the built `Authorization`
@@ -101,61 +109,37 @@ pub fn parse_response(
     output(&parsed)
 }
 
-/// One row of the endpoint catalogue (section 4, scopes of section 5).
-#[derive(Serialize, Tsify)]
-#[serde(rename_all = "camelCase")]
-pub struct EndpointInfo {
-    /// The id, e.g. `"sendMessage"` (the `endpoint` tag of requests).
-    pub id: Endpoint,
-    /// The section-4 family.
-    pub family: Family,
-    /// The method.
-    pub method: HttpMethod,
-    /// The path template under the workspace, e.g. `/streams/{streamId}`.
-    pub path_template: String,
-    /// The path parameters, in order.
-    pub path_params: Vec<String>,
-    /// The scope the key needs.
-    pub scope: RequiredScope,
-    /// The credential.
-    pub auth: AuthKind,
-    /// Whether the call needs a per-claim credential.
-    pub claim_bound: bool,
-    /// Whether sending it again after an unknown outcome is safe.
-    pub idempotent: bool,
-    /// Whether a 409 may mean an earlier attempt landed.
-    pub conflict_may_mean_landed: bool,
-}
-
-/// Every endpoint of the API, in the order of section 4.
+/// Every endpoint of the API, in the order of section 4 (the core's
+/// `EndpointInfo` rows).
 #[wasm_bindgen(unchecked_return_type = "EndpointInfo[]")]
-pub fn catalogue() -> JsResult<JsValue> {
-    let rows: Vec<EndpointInfo> = api::ENDPOINTS
-        .iter()
-        .map(|&e| EndpointInfo {
-            id: e,
-            family: e.family(),
-            method: e.method(),
-            path_template: e.path_template().to_owned(),
-            path_params: e.path_params().into_iter().map(str::to_owned).collect(),
-            scope: e.scope(),
-            auth: e.auth(),
-            claim_bound: e.is_claim_bound(),
-            idempotent: e.is_idempotent(),
-            conflict_may_mean_landed: e.conflict_may_mean_landed(),
-        })
-        .collect();
+pub fn endpoints() -> JsResult<JsValue> {
+    let rows: Vec<EndpointInfo> = api::ENDPOINTS.iter().map(|e| e.info()).collect();
     to_js(&rows)
 }
 
-/// The scope a key granted `granted` lacks for `endpoint`, if any.
+/// The catalogue row of `id` (`INVALID_FIELD` for an unknown id).
+#[wasm_bindgen]
+pub fn endpoint(
+    #[wasm_bindgen(unchecked_param_type = "Endpoint")] id: String,
+) -> JsResult<Ts<EndpointInfo>> {
+    output(&js(Endpoint::lookup(&id))?.info())
+}
+
+/// How many endpoints the catalogue has (58).
+#[wasm_bindgen(js_name = endpointCount)]
+pub fn endpoint_count() -> u32 {
+    u32::try_from(api::ENDPOINT_COUNT).unwrap_or(u32::MAX)
+}
+
+/// The scope a key granted `granted` lacks for `endpoint`, if any
+/// (`INVALID_FIELD` for an unknown endpoint id).
 #[wasm_bindgen(js_name = missingScope)]
 pub fn missing_scope(
-    #[wasm_bindgen(unchecked_param_type = "Endpoint")] endpoint: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Endpoint")] endpoint: String,
     #[wasm_bindgen(unchecked_param_type = "Scope[]")] granted: JsValue,
 ) -> JsResult<Option<String>> {
-    let endpoint: Endpoint = crate::error::from_js("endpoint", endpoint)?;
-    let granted: Vec<Scope> = crate::error::from_js("granted", granted)?;
+    let endpoint = js(Endpoint::lookup(&endpoint))?;
+    let granted: Vec<Scope> = from_js("granted", granted)?;
     Ok(endpoint
         .missing_scope(&granted)
         .map(|s| s.as_str().to_owned()))
@@ -176,6 +160,22 @@ pub fn next_message_query(
     let query = input("query", &query)?;
     let page = input("page", &page)?;
     paging::next_message_query(&query, &page)
+        .map(|next| output(&next))
+        .transpose()
+}
+
+/// The request of the page after `data` (the `response.data` that
+/// `parseResponse` returned for `request`); `undefined` on the last page,
+/// for a query-ranked list (cursoring off), or for a request that does not
+/// page. Only the paging fields of `data` are read (`paging::PageView`).
+#[wasm_bindgen(js_name = nextPage)]
+pub fn next_page(
+    request: Ts<EndpointRequest>,
+    #[wasm_bindgen(unchecked_param_type = "ResponseData")] data: JsValue,
+) -> JsResult<Option<Ts<EndpointRequest>>> {
+    let request = input("request", &request)?;
+    let page: PageView = from_js("data", data)?;
+    paging::next_page_of(&request, &page)
         .map(|next| output(&next))
         .transpose()
 }
