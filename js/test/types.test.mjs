@@ -42,7 +42,8 @@ test("every export of the package is exercised by a suite", async () => {
   const { readdirSync } = await import("node:fs");
   const dir = new URL("./", import.meta.url);
   const text = readdirSync(dir)
-    .filter((f) => f.endsWith(".test.mjs") && f !== "types.test.mjs")
+    // names.test.mjs compares names across bindings; it exercises nothing.
+    .filter((f) => f.endsWith(".test.mjs") && f !== "types.test.mjs" && f !== "names.test.mjs")
     .map((f) => readFileSync(new URL(f, dir), "utf8"))
     .join("\n");
   const unused = Object.keys(pkg).filter((name) => name !== "default" && name !== "initSync" && !new RegExp(`\\b${name}\\b`).test(text));
