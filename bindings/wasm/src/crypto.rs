@@ -54,7 +54,11 @@ pub fn seal_with_generation(
 pub fn open(keyring: &Keyring, slot: Ts<Slot>, sealed: Ts<SealedPayload>) -> JsResult<Vec<u8>> {
     let slot = input("slot", &slot)?;
     let sealed = input("sealed", &sealed)?;
-    Ok(js(envelope::open(keyring.core(), &slot, &sealed))?.to_vec())
+    // The decrypted buffer itself goes to JS (wasm-bindgen copies it into a
+    // Uint8Array and frees it): the plaintext's owner is the caller now, so
+    // no second copy is made only to zeroize the first.
+    let mut plain = js(envelope::open(keyring.core(), &slot, &sealed))?;
+    Ok(std::mem::take(&mut *plain))
 }
 
 /// The canonical AAD bytes of `slot` (FORMAT.md section 3).

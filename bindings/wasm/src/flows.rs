@@ -10,7 +10,7 @@ use streamseal::identity::{KeyId, Recipient};
 use streamseal::kdf::{KdfLimits, KdfParams};
 use streamseal::sealed::decisions::{self, CardPlacement, DecisionCardContent};
 use streamseal::sealed::keyring::{self, SkippedWrap};
-use streamseal::sealed::messages::{self, OpenedMessage};
+use streamseal::sealed::messages::{self, MessageToOpen, OpenedMessage};
 use streamseal::sealed::presence;
 use streamseal::sealed::runtime::{self, HistoryEntry};
 use streamseal::sealed::session::{self, NewGeneration};
@@ -227,8 +227,12 @@ pub fn seal_edit(
 /// Opens one sealed message.
 #[wasm_bindgen(js_name = openMessage)]
 pub fn open_message(keyring: &Keyring, message: Ts<Message>) -> JsResult<Ts<OpenedMessage>> {
-    let message = input("message", &message)?;
-    output(&js(messages::open_message(keyring.core(), &message))?)
+    // Only what the AAD binds and the sealed body cross (`MessageToOpen`).
+    let message: MessageToOpen = crate::error::from_js("message", message.into())?;
+    output(&js(messages::open_message_to_open(
+        keyring.core(),
+        &message,
+    ))?)
 }
 
 /// One entry of `openMessages`: the opened message, or why it did not open.
@@ -256,8 +260,11 @@ pub fn open_messages(
     keyring: &Keyring,
     #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: JsValue,
 ) -> JsResult<JsValue> {
-    let messages: Vec<Message> = crate::error::from_js("messages", messages)?;
-    let results: Vec<OpenResult> = messages::open_messages(keyring.core(), &messages)
+    // Only what the AAD binds and the sealed body cross, five fields of
+    // each message's fifteen (`MessageToOpen`): converting the others cost
+    // more than decrypting (BENCHMARKS.md).
+    let messages: Vec<MessageToOpen> = crate::error::from_js("messages", messages)?;
+    let results: Vec<OpenResult> = messages::open_messages_to_open(keyring.core(), &messages)
         .into_iter()
         .map(|r| match r {
             Ok(message) => OpenResult::Opened { message },

@@ -2,7 +2,8 @@
 //! Node and in headless Chromium (`WASM_BINDGEN_USE_BROWSER=1`). It proves
 //! the engine's parts the JS suites take for granted: randomness from
 //! `crypto.getRandomValues`, Argon2 within the engine's memory, errors that
-//! are `StreamsealError`s, and no trap after a bad input.
+//! are `StreamsealError`s, no trap after a bad input, and the strict base64
+//! of the simd128 build deciding exactly as the `base64` crate does.
 #![cfg(target_arch = "wasm32")]
 
 use streamseal::slot::Slot;
@@ -100,4 +101,46 @@ fn bad_input_is_an_error_and_the_instance_keeps_working() {
         crypto::open(&ring, slot("msg_ok"), sealed).unwrap(),
         b"alive"
     );
+}
+
+/// The module is built with simd128, so base64-simd decodes with WASM SIMD
+/// here, a path the native oracle test (`crates/streamseal/tests/base64_oracle.rs`)
+/// does not take: every length up to 300 bytes, and every single-character
+/// edit of those encodings, accepted or refused exactly as `base64`'s strict
+/// engine decides.
+#[wasm_bindgen_test]
+fn strict_base64_in_the_engine_agrees_with_the_reference() {
+    use base64::Engine as _;
+    let reference = base64::engine::general_purpose::STANDARD;
+    let mut state: u32 = 0x9e37_79b9;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state
+    };
+    let edits = [b'A', b'B', b'/', b'+', b'=', b' ', b'-', b'_', b'\n', b'z'];
+    let mut checked = 0u32;
+    for len in 0..300usize {
+        let bytes: Vec<u8> = (0..len).map(|_| next().to_le_bytes()[0]).collect();
+        let text = crypto::encode_base64(&bytes);
+        assert_eq!(text, reference.encode(&bytes));
+        assert_eq!(crypto::decode_base64(&text).unwrap(), bytes);
+        if text.is_empty() {
+            continue;
+        }
+        for _ in 0..8 {
+            let mut edited = text.clone().into_bytes();
+            let at = usize::try_from(next()).unwrap() % edited.len();
+            edited[at] = edits[usize::try_from(next()).unwrap() % edits.len()];
+            let edited = String::from_utf8(edited).unwrap();
+            assert_eq!(
+                crypto::decode_base64(&edited).ok(),
+                reference.decode(&edited).ok(),
+                "{edited:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 2000);
 }

@@ -131,6 +131,43 @@ fn envelope_vs_aes_gcm(c: &mut Criterion) {
     }
 }
 
+/// What a 64 KiB envelope open spends beyond AES-GCM, each part alone in
+/// the same run: the strict base64 decode of the wire text (the codec in use,
+/// and the `base64` crate it replaced), and zeroizing a 64 KiB buffer (what
+/// dropping `envelope::open`'s plaintext costs).
+fn open_parts(c: &mut Criterion) {
+    use base64::Engine as _;
+    use zeroize::Zeroize as _;
+    let size = 64 * 1024;
+    let (ring, _) = keyring();
+    let sealed = seal(&ring, &slot(), &vec![0x5au8; size]).unwrap();
+    let text = sealed.ciphertext.clone();
+    let mut g = timing(c, "open_parts");
+    g.throughput(Throughput::Bytes(size as u64));
+    g.bench_function("base64 decode (streamseal::encoding)", |b| {
+        b.iter(|| streamseal::encoding::decode_base64("ciphertext", black_box(&text)).unwrap());
+    });
+    g.bench_function("base64 decode (base64 crate)", |b| {
+        b.iter(|| {
+            base64::engine::general_purpose::STANDARD
+                .decode(black_box(&text))
+                .unwrap()
+        });
+    });
+    let buffer = vec![0x5au8; size];
+    g.bench_function("copy 64 KiB", |b| {
+        b.iter(|| black_box(&buffer).clone());
+    });
+    g.bench_function("copy + zeroize 64 KiB", |b| {
+        b.iter(|| {
+            let mut copy = black_box(&buffer).clone();
+            copy.zeroize();
+            copy
+        });
+    });
+    g.finish();
+}
+
 fn wrap_unwrap(c: &mut Criterion) {
     let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("machine-a").unwrap()).unwrap();
     let recipient = Recipient::of(&bot);
@@ -181,5 +218,11 @@ fn bundle_unlock(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, envelope_vs_aes_gcm, wrap_unwrap, bundle_unlock);
+criterion_group!(
+    benches,
+    envelope_vs_aes_gcm,
+    open_parts,
+    wrap_unwrap,
+    bundle_unlock
+);
 criterion_main!(benches);

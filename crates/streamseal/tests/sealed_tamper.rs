@@ -21,7 +21,10 @@ use streamseal::sealed::decisions::{
     seal_decision_note,
 };
 use streamseal::sealed::keyring::{add_wraps, announce, open_key_wraps};
-use streamseal::sealed::messages::{check_send_rules, open_message, seal_edit, seal_message};
+use streamseal::sealed::messages::{
+    MessageToOpen, check_send_rules, open_message, open_message_to_open, open_messages_to_open,
+    seal_edit, seal_message,
+};
 use streamseal::sealed::runtime::{OpenedInvocation, open_step};
 use streamseal::sealed::session;
 use streamseal::slot::{DecisionOption, StepPhase};
@@ -1263,5 +1266,49 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
             &many
         )),
         ErrorCode::TooManyKeys
+    );
+}
+
+/// The bindings read a history as `MessageToOpen` (the fields the AAD binds
+/// and the sealed body, from the message's JSON with every other field
+/// ignored): each hostile variant must open, or fail with the same code,
+/// exactly as the whole `Message` does.
+#[test]
+fn the_parts_a_binding_reads_open_exactly_like_the_message() {
+    let fx = fx();
+    let id = mint(90);
+    let good = owner_message(&fx, &id, "parts");
+    let sealed = good.sealed.clone().unwrap();
+    let other = mint(91);
+    let variants = [
+        good.clone(),
+        item(THREAD, id.as_str(), OWNER, "user", 1, &sealed),
+        item(ROOT, other.as_str(), OWNER, "user", 1, &sealed),
+        item(ROOT, id.as_str(), USER2, "user", 1, &sealed),
+        item(ROOT, id.as_str(), OWNER, "user", 2, &sealed),
+        Message {
+            sealed: None,
+            ..good.clone()
+        },
+    ];
+    let parts: Vec<MessageToOpen> = variants
+        .iter()
+        .map(|m| serde_json::from_value(serde_json::to_value(m).unwrap()).unwrap())
+        .collect();
+    assert_eq!(parts[0], MessageToOpen::from(&good));
+    let batch = open_messages_to_open(&fx.owner_ring, &parts);
+    for ((message, part), from_batch) in variants.iter().zip(&parts).zip(batch) {
+        let whole = open_message(&fx.owner_ring, message);
+        let from_parts = open_message_to_open(&fx.owner_ring, part);
+        assert_eq!(whole, from_parts, "{message:?}");
+        assert_eq!(whole, from_batch);
+    }
+    assert_eq!(
+        open_message(&fx.owner_ring, &variants[0]).unwrap().text,
+        "parts"
+    );
+    assert_eq!(
+        code(open_message(&fx.owner_ring, &variants[3])),
+        ErrorCode::AadMismatch
     );
 }

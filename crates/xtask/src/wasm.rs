@@ -223,6 +223,8 @@ fn build_flavour(flavour: Flavour) -> Result {
                 "--enable-mutable-globals",
                 "--enable-reference-types",
                 "--enable-multivalue",
+                // The module uses simd128 (.cargo/config.toml).
+                "--enable-simd",
                 "--strip-debug",
                 "--strip-producers",
                 module_str,

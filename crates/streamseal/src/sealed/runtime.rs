@@ -110,7 +110,7 @@ impl OpenedInvocation {
             invocation.author_user_id.clone(),
             invocation.source_revision,
         );
-        let prompt = utf8(&open(&keyring, &prompt_slot, &ctx.prompt)?)?;
+        let prompt = utf8(open(&keyring, &prompt_slot, &ctx.prompt)?)?;
 
         let mut history = Vec::with_capacity(ctx.history.len());
         for item in &ctx.history {
@@ -121,7 +121,7 @@ impl OpenedInvocation {
                 role: item.role.clone(),
                 sequence: item.sequence.to_string(),
                 slot,
-                text: utf8(&plain)?,
+                text: utf8(plain)?,
             });
         }
         Ok(OpenedInvocation {
@@ -328,5 +328,5 @@ pub fn open_step(
         phase,
         message_id: message_id.map(str::to_owned),
     };
-    utf8(&open(keyring, &slot, sealed)?)
+    utf8(open(keyring, &slot, sealed)?)
 }
