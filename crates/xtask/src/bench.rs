@@ -534,6 +534,13 @@ pub fn bench(args: &[String]) -> Result {
     }
     let _ = writeln!(
         doc,
+        "\nWhere the time goes: the native open's parts are measured in this run \
+         (\"What a 64 KiB envelope open spends\" below); `node --cpu-prof` profiles of \
+         the WASM open, history and HPKE unwrap, and each speed change tried with its \
+         before/after figures, are in `bindings/wasm/README.md` (\"Speed work\")."
+    );
+    let _ = writeln!(
+        doc,
         "\n## Native (`cargo bench -p streamseal`)\n\n\
          Commands: `cargo bench -p streamseal --bench crypto`, `--bench flows`, and \
          `STREAMSEAL_BENCH_PYTHON=target/bench-venv/bin/python cargo bench -p streamseal \
