@@ -335,6 +335,25 @@ pub fn test() -> Result {
     let runner = test_runner_bin();
     let runner = path_str(&runner)?;
     let target_dir = wasm_target_dir();
+    // Clippy over what compiles only for wasm32 (the binding's engine
+    // tests); the workspace clippy checks everything else natively.
+    run(
+        "cargo",
+        &[
+            "clippy",
+            "--locked",
+            "--target-dir",
+            path_str(&target_dir)?,
+            "-p",
+            "streamseal-wasm",
+            "--target",
+            TARGET,
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
     let test_args = [
         "test",
         "--locked",
