@@ -63,12 +63,7 @@ impl SetUpKey {
     /// (and its `free()`).
     #[wasm_bindgen(js_name = takeIdentity)]
     pub fn take_identity(&mut self) -> JsResult<IdentityKey> {
-        self.identity.take().ok_or_else(|| {
-            crate::error::error_with(
-                streamseal::ErrorCode::InvalidField,
-                "the identity key was already taken",
-            )
-        })
+        crate::error::take_once(&mut self.identity, "the identity key")
     }
 
     /// The `POST me/e2e-key` body (public key and sealed bundle; no secret).
@@ -126,12 +121,7 @@ impl OpenedKeyring {
     /// The keyring. Can be taken once; the caller then owns it (and its `free()`).
     #[wasm_bindgen(js_name = takeKeyring)]
     pub fn take_keyring(&mut self) -> JsResult<Keyring> {
-        self.keyring.take().ok_or_else(|| {
-            crate::error::error_with(
-                streamseal::ErrorCode::InvalidField,
-                "the keyring was already taken",
-            )
-        })
+        crate::error::take_once(&mut self.keyring, "the keyring")
     }
 
     /// The wraps that did not open, with their codes.
@@ -455,12 +445,7 @@ impl GenerationZero {
     /// The keyring. Can be taken once; the caller then owns it (and its `free()`).
     #[wasm_bindgen(js_name = takeKeyring)]
     pub fn take_keyring(&mut self) -> JsResult<Keyring> {
-        self.keyring.take().ok_or_else(|| {
-            crate::error::error_with(
-                streamseal::ErrorCode::InvalidField,
-                "the keyring was already taken",
-            )
-        })
+        crate::error::take_once(&mut self.keyring, "the keyring")
     }
 
     /// The new generation: its number, wraps and `key-wraps` request body.
