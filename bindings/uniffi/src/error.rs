@@ -100,7 +100,7 @@ ffi_error!(
     DecryptionFailed,
     InvalidPublicKey,
     NoMatchingKey,
-    WrapOpenFailed,
+    UntrustedWrap,
     TooManyKeys,
     UnsupportedBundleVersion,
     MalformedBundle,
@@ -180,7 +180,7 @@ mod tests {
             Error::DecryptionFailed,
             Error::InvalidPublicKey,
             Error::NoMatchingKey { key_id: "k".into() },
-            Error::WrapOpenFailed,
+            Error::UntrustedWrap,
             Error::TooManyKeys {
                 limit: 32,
                 actual: 33,

@@ -837,7 +837,7 @@ fn wrap_and_unwrap_bad_inputs() {
             .arg(&s.bob)
             .arg("--wrap")
             .arg(&s.wrap),
-        "WRAP_OPEN_FAILED",
+        "UNTRUSTED_WRAP",
     );
     // Another key.
     let eve = keygen(dir, "user", "eve");

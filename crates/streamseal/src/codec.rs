@@ -61,6 +61,17 @@ impl Writer {
         self.u8(u8::from(v))
     }
 
+    pub(crate) fn u64(&mut self, v: u64) -> &mut Self {
+        self.buf.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+
+    /// Fixed-size bytes, written without a length.
+    pub(crate) fn raw(&mut self, v: &[u8]) -> &mut Self {
+        self.buf.extend_from_slice(v);
+        self
+    }
+
     pub(crate) fn finish(self) -> Vec<u8> {
         self.buf
     }
@@ -144,6 +155,18 @@ impl<'a> Reader<'a> {
             1 => Ok(true),
             _ => Err((self.err)("boolean is not 0 or 1")),
         }
+    }
+
+    pub(crate) fn u64(&mut self) -> Result<u64> {
+        let b = self.take(8)?;
+        let arr: [u8; 8] = b.try_into().map_err(|_| (self.err)("truncated"))?;
+        Ok(u64::from_be_bytes(arr))
+    }
+
+    /// `N` fixed bytes.
+    pub(crate) fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let b = self.take(N)?;
+        b.try_into().map_err(|_| (self.err)("truncated"))
     }
 
     pub(crate) fn end(self) -> Result<()> {

@@ -128,22 +128,10 @@ fn from_json_object<T: serde::de::DeserializeOwned>(json: &str) -> Result<T> {
     })
 }
 
-/// Seals `plaintext` into `slot` under the keyring's current generation.
+/// Seals `plaintext` into `slot` under the keyring's current generation
+/// (the newest it holds; see [`Keyring`]), counted against that generation's
+/// seal budget.
 pub fn seal(keyring: &Keyring, slot: &Slot, plaintext: &[u8]) -> Result<SealedPayload> {
-    let generation = keyring
-        .current_generation()
-        .ok_or(Error::UnknownKeyGeneration { generation: 0 })?;
-    seal_with_generation(keyring, generation, slot, plaintext)
-}
-
-/// Seals `plaintext` into `slot` under a chosen generation (a bot reply
-/// uses the generation the sealed context names in `reply.keyGeneration`).
-pub fn seal_with_generation(
-    keyring: &Keyring,
-    generation: u32,
-    slot: &Slot,
-    plaintext: &[u8],
-) -> Result<SealedPayload> {
     if plaintext.len() > MAX_PLAINTEXT_LEN {
         return Err(Error::InputTooLarge {
             field: "plaintext",
@@ -151,9 +139,12 @@ pub fn seal_with_generation(
             actual: plaintext.len(),
         });
     }
-    let key = keyring.key(generation)?;
     let version = envelope_version_byte();
+    let generation = keyring
+        .current_generation()
+        .ok_or(Error::UnknownKeyGeneration { generation: 0 })?;
     let aad_bytes = aad::encode(version, keyring.root_stream_id(), generation, slot)?;
+    let (generation, key) = keyring.key_for_sealing()?;
     let iv = random::array::<IV_LEN>()?;
     let ciphertext = aead::seal(key.as_array(), &iv, plaintext, &aad_bytes)?;
     Ok(SealedPayload {

@@ -48,8 +48,9 @@ pub enum ErrorCode {
     InvalidPublicKey,
     /// A key wrap names none of the caller's keys.
     NoMatchingKey,
-    /// No key of the caller could open the key wrap (HPKE authentication failed).
-    WrapOpenFailed,
+    /// The key wrap does not open as made by a sender the caller accepts, for this root
+    /// stream, generation and recipient key: forged by another sender, altered, or moved.
+    UntrustedWrap,
     /// More keys were given than the format allows (32).
     TooManyKeys,
     /// The private-key bundle names a version this library does not know.
@@ -71,7 +72,30 @@ pub enum ErrorCode {
     /// A plaintext body was about to be sent to a sealed stream (the service's own code).
     E2eStreamRequiresCiphertext,
     /// A sealed body was about to be sent to a stream that is not sealed (the service's own code).
-    E2ePayloadRequiresE2eStream,
+    E2ePayloadRequiresE2eStream,    /// The server presented a key that differs from the one pinned for that subject and key id.
+    KeyChanged,
+    /// The caller's trust policy needs a verified key and this one is only pinned.
+    KeyNotVerified,
+    /// No key is pinned in the trust store for that subject and key id.
+    UnknownKey,
+    /// A prompt already acted on was delivered again as a new invocation.
+    PromptReplayed,
+    /// A stream the caller knows to be sealed was presented as plaintext.
+    SealedStreamDowngrade,
+    /// The server asked a runtime to seal its reply as someone other than its own bot.
+    ReplySenderMismatch,
+    /// Sealed new work (a prompt) names an author the caller does not act for.
+    UnexpectedAuthor,
+    /// A sealed card's answer carries no sealed note that proves the option and decider.
+    UnprovenDecisionAnswer,
+    /// The generation has sealed as many messages as its budget allows: roll the generation.
+    SealBudgetExhausted,
+    /// A prepared roll no longer follows the newest generation held.
+    StaleRoll,
+    /// Persisted state (stream state, trust store) does not parse.
+    MalformedState,
+    /// Persisted state does not authenticate under the caller's identity key.
+    StateAuthFailed,
 }
 
 impl ErrorCode {
@@ -90,7 +114,7 @@ impl ErrorCode {
         ErrorCode::DecryptionFailed,
         ErrorCode::InvalidPublicKey,
         ErrorCode::NoMatchingKey,
-        ErrorCode::WrapOpenFailed,
+        ErrorCode::UntrustedWrap,
         ErrorCode::TooManyKeys,
         ErrorCode::UnsupportedBundleVersion,
         ErrorCode::MalformedBundle,
@@ -102,6 +126,18 @@ impl ErrorCode {
         ErrorCode::ValidationFailed,
         ErrorCode::E2eStreamRequiresCiphertext,
         ErrorCode::E2ePayloadRequiresE2eStream,
+        ErrorCode::KeyChanged,
+        ErrorCode::KeyNotVerified,
+        ErrorCode::UnknownKey,
+        ErrorCode::PromptReplayed,
+        ErrorCode::SealedStreamDowngrade,
+        ErrorCode::ReplySenderMismatch,
+        ErrorCode::UnexpectedAuthor,
+        ErrorCode::UnprovenDecisionAnswer,
+        ErrorCode::SealBudgetExhausted,
+        ErrorCode::StaleRoll,
+        ErrorCode::MalformedState,
+        ErrorCode::StateAuthFailed,
     ];
 
     /// The stable string spelling of the code, e.g. `"AAD_MISMATCH"`.
@@ -120,7 +156,7 @@ impl ErrorCode {
             ErrorCode::DecryptionFailed => "DECRYPTION_FAILED",
             ErrorCode::InvalidPublicKey => "INVALID_PUBLIC_KEY",
             ErrorCode::NoMatchingKey => "NO_MATCHING_KEY",
-            ErrorCode::WrapOpenFailed => "WRAP_OPEN_FAILED",
+            ErrorCode::UntrustedWrap => "UNTRUSTED_WRAP",
             ErrorCode::TooManyKeys => "TOO_MANY_KEYS",
             ErrorCode::UnsupportedBundleVersion => "UNSUPPORTED_BUNDLE_VERSION",
             ErrorCode::MalformedBundle => "MALFORMED_BUNDLE",
@@ -132,6 +168,18 @@ impl ErrorCode {
             ErrorCode::ValidationFailed => "VALIDATION_FAILED",
             ErrorCode::E2eStreamRequiresCiphertext => "E2E_STREAM_REQUIRES_CIPHERTEXT",
             ErrorCode::E2ePayloadRequiresE2eStream => "E2E_PAYLOAD_REQUIRES_E2E_STREAM",
+            ErrorCode::KeyChanged => "KEY_CHANGED",
+            ErrorCode::KeyNotVerified => "KEY_NOT_VERIFIED",
+            ErrorCode::UnknownKey => "UNKNOWN_KEY",
+            ErrorCode::PromptReplayed => "PROMPT_REPLAYED",
+            ErrorCode::SealedStreamDowngrade => "SEALED_STREAM_DOWNGRADE",
+            ErrorCode::ReplySenderMismatch => "REPLY_SENDER_MISMATCH",
+            ErrorCode::UnexpectedAuthor => "UNEXPECTED_AUTHOR",
+            ErrorCode::UnprovenDecisionAnswer => "UNPROVEN_DECISION_ANSWER",
+            ErrorCode::SealBudgetExhausted => "SEAL_BUDGET_EXHAUSTED",
+            ErrorCode::StaleRoll => "STALE_ROLL",
+            ErrorCode::MalformedState => "MALFORMED_STATE",
+            ErrorCode::StateAuthFailed => "STATE_AUTH_FAILED",
         }
     }
 
@@ -144,7 +192,7 @@ impl ErrorCode {
 /// The TypeScript union of every code (feature `wasm`); a test keeps it
 /// equal to [`ErrorCode::ALL`].
 #[cfg(feature = "wasm")]
-pub const ERROR_CODE_TS: &str = "export type ErrorCode = \"MALFORMED_BASE64\" | \"INVALID_LENGTH\" | \"INPUT_TOO_LARGE\" | \"MALFORMED_JSON\" | \"INVALID_FIELD\" | \"UNSUPPORTED_ENVELOPE_VERSION\" | \"MALFORMED_AAD\" | \"AAD_MISMATCH\" | \"UNKNOWN_KEY_GENERATION\" | \"KEY_GENERATION_CONFLICT\" | \"DECRYPTION_FAILED\" | \"INVALID_PUBLIC_KEY\" | \"NO_MATCHING_KEY\" | \"WRAP_OPEN_FAILED\" | \"TOO_MANY_KEYS\" | \"UNSUPPORTED_BUNDLE_VERSION\" | \"MALFORMED_BUNDLE\" | \"WRONG_PASSPHRASE\" | \"BUNDLE_KEY_MISMATCH\" | \"UNSUPPORTED_KDF\" | \"KDF_PARAMS_OUT_OF_BOUNDS\" | \"RANDOMNESS_UNAVAILABLE\" | \"VALIDATION_FAILED\" | \"E2E_STREAM_REQUIRES_CIPHERTEXT\" | \"E2E_PAYLOAD_REQUIRES_E2E_STREAM\";";
+pub const ERROR_CODE_TS: &str = "export type ErrorCode = \"MALFORMED_BASE64\" | \"INVALID_LENGTH\" | \"INPUT_TOO_LARGE\" | \"MALFORMED_JSON\" | \"INVALID_FIELD\" | \"UNSUPPORTED_ENVELOPE_VERSION\" | \"MALFORMED_AAD\" | \"AAD_MISMATCH\" | \"UNKNOWN_KEY_GENERATION\" | \"KEY_GENERATION_CONFLICT\" | \"DECRYPTION_FAILED\" | \"INVALID_PUBLIC_KEY\" | \"NO_MATCHING_KEY\" | \"UNTRUSTED_WRAP\" | \"TOO_MANY_KEYS\" | \"UNSUPPORTED_BUNDLE_VERSION\" | \"MALFORMED_BUNDLE\" | \"WRONG_PASSPHRASE\" | \"BUNDLE_KEY_MISMATCH\" | \"UNSUPPORTED_KDF\" | \"KDF_PARAMS_OUT_OF_BOUNDS\" | \"RANDOMNESS_UNAVAILABLE\" | \"VALIDATION_FAILED\" | \"E2E_STREAM_REQUIRES_CIPHERTEXT\" | \"E2E_PAYLOAD_REQUIRES_E2E_STREAM\" | \"KEY_CHANGED\" | \"KEY_NOT_VERIFIED\" | \"UNKNOWN_KEY\" | \"PROMPT_REPLAYED\" | \"SEALED_STREAM_DOWNGRADE\" | \"REPLY_SENDER_MISMATCH\" | \"UNEXPECTED_AUTHOR\" | \"UNPROVEN_DECISION_ANSWER\" | \"SEAL_BUDGET_EXHAUSTED\" | \"STALE_ROLL\" | \"MALFORMED_STATE\" | \"STATE_AUTH_FAILED\";";
 ts_decl!(ERROR_CODE_TS);
 
 // Crosses to JavaScript (feature `wasm`) as its stable spelling.
@@ -264,9 +312,9 @@ pub enum Error {
         /// The key id the wrap names.
         key_id: String,
     },
-    /// See [`ErrorCode::WrapOpenFailed`].
-    #[error("no key of the caller opens the key wrap")]
-    WrapOpenFailed,
+    /// See [`ErrorCode::UntrustedWrap`].
+    #[error("the key wrap was not made by an accepted sender for this stream, generation and key")]
+    UntrustedWrap,
     /// See [`ErrorCode::TooManyKeys`].
     #[error("{actual} keys given, at most {limit} are allowed")]
     TooManyKeys {
@@ -326,6 +374,87 @@ pub enum Error {
     /// See [`ErrorCode::E2ePayloadRequiresE2eStream`].
     #[error("the stream is not sealed: send plaintext `content`, not `sealed`")]
     E2ePayloadRequiresE2eStream,
+    /// See [`ErrorCode::KeyChanged`].
+    #[error("key `{key_id}` of `{subject}` differs from the pinned key")]
+    KeyChanged {
+        /// The user or bot id.
+        subject: String,
+        /// The key id.
+        key_id: String,
+    },
+    /// See [`ErrorCode::KeyNotVerified`].
+    #[error("key `{key_id}` of `{subject}` is pinned but not verified")]
+    KeyNotVerified {
+        /// The user or bot id.
+        subject: String,
+        /// The key id.
+        key_id: String,
+    },
+    /// See [`ErrorCode::UnknownKey`].
+    #[error("no key `{key_id}` of `{subject}` is pinned")]
+    UnknownKey {
+        /// The user or bot id.
+        subject: String,
+        /// The key id.
+        key_id: String,
+    },
+    /// See [`ErrorCode::PromptReplayed`].
+    #[error("the prompt (message `{message_id}`) was already acted on by another invocation")]
+    PromptReplayed {
+        /// The message that triggered the prompt.
+        message_id: String,
+    },
+    /// See [`ErrorCode::SealedStreamDowngrade`].
+    #[error("the stream is known to be sealed: {reason}")]
+    SealedStreamDowngrade {
+        /// What presented it as plaintext.
+        reason: &'static str,
+    },
+    /// See [`ErrorCode::ReplySenderMismatch`].
+    #[error("the reply would be sealed as `{actual}`, not as the runtime's bot `{expected}`")]
+    ReplySenderMismatch {
+        /// The runtime's own bot id.
+        expected: String,
+        /// The sender the server named.
+        actual: String,
+    },
+    /// See [`ErrorCode::UnexpectedAuthor`].
+    #[error("the author `{actual}` is not `{expected}`")]
+    UnexpectedAuthor {
+        /// The author the caller acts for.
+        expected: String,
+        /// The author the content names.
+        actual: String,
+    },
+    /// See [`ErrorCode::UnprovenDecisionAnswer`].
+    #[error("the decision answer is not proven: {reason}")]
+    UnprovenDecisionAnswer {
+        /// What is missing or does not match.
+        reason: &'static str,
+    },
+    /// See [`ErrorCode::SealBudgetExhausted`].
+    #[error("generation {generation} has sealed its budget of {budget} messages: roll the generation")]
+    SealBudgetExhausted {
+        /// The generation.
+        generation: u32,
+        /// The budget.
+        budget: u64,
+    },
+    /// See [`ErrorCode::StaleRoll`].
+    #[error("the prepared roll to generation {generation} is stale")]
+    StaleRoll {
+        /// The generation the roll prepared.
+        generation: u32,
+    },
+    /// See [`ErrorCode::MalformedState`].
+    #[error("malformed persisted state: {reason}")]
+    MalformedState {
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// See [`ErrorCode::StateAuthFailed`].
+    #[error("the persisted state does not authenticate under this identity key")]
+    StateAuthFailed,
 }
 
 fn summarize(details: &ValidationDetails) -> String {
@@ -353,7 +482,7 @@ impl Error {
             Error::DecryptionFailed => ErrorCode::DecryptionFailed,
             Error::InvalidPublicKey => ErrorCode::InvalidPublicKey,
             Error::NoMatchingKey { .. } => ErrorCode::NoMatchingKey,
-            Error::WrapOpenFailed => ErrorCode::WrapOpenFailed,
+            Error::UntrustedWrap => ErrorCode::UntrustedWrap,
             Error::TooManyKeys { .. } => ErrorCode::TooManyKeys,
             Error::UnsupportedBundleVersion { .. } => ErrorCode::UnsupportedBundleVersion,
             Error::MalformedBundle { .. } => ErrorCode::MalformedBundle,
@@ -365,6 +494,18 @@ impl Error {
             Error::ValidationFailed { .. } => ErrorCode::ValidationFailed,
             Error::E2eStreamRequiresCiphertext => ErrorCode::E2eStreamRequiresCiphertext,
             Error::E2ePayloadRequiresE2eStream => ErrorCode::E2ePayloadRequiresE2eStream,
+            Error::KeyChanged { .. } => ErrorCode::KeyChanged,
+            Error::KeyNotVerified { .. } => ErrorCode::KeyNotVerified,
+            Error::UnknownKey { .. } => ErrorCode::UnknownKey,
+            Error::PromptReplayed { .. } => ErrorCode::PromptReplayed,
+            Error::SealedStreamDowngrade { .. } => ErrorCode::SealedStreamDowngrade,
+            Error::ReplySenderMismatch { .. } => ErrorCode::ReplySenderMismatch,
+            Error::UnexpectedAuthor { .. } => ErrorCode::UnexpectedAuthor,
+            Error::UnprovenDecisionAnswer { .. } => ErrorCode::UnprovenDecisionAnswer,
+            Error::SealBudgetExhausted { .. } => ErrorCode::SealBudgetExhausted,
+            Error::StaleRoll { .. } => ErrorCode::StaleRoll,
+            Error::MalformedState { .. } => ErrorCode::MalformedState,
+            Error::StateAuthFailed => ErrorCode::StateAuthFailed,
         }
     }
 

@@ -93,12 +93,15 @@ mod codec;
 pub mod encoding;
 pub mod envelope;
 pub mod error;
+pub mod fingerprint;
 pub mod identity;
 pub mod kdf;
+mod persist;
 mod random;
 pub mod sealed;
 pub mod slot;
 pub mod stream_key;
+pub mod trust;
 pub mod wire;
 pub mod wrap;
 

@@ -10,14 +10,16 @@
 //! let mut ring = Keyring::new("stream_root")?;
 //! ring.insert(0, StreamKey::generate()?)?;
 //! ring.insert(1, StreamKey::generate()?)?;
-//! ring.set_current_generation(1)?;
+//! // Sealing follows the newest generation; nothing lowers it.
 //! assert_eq!(ring.current_generation(), Some(1));
 //! assert_eq!(ring.generations(), vec![0, 1]);
 //! assert!(format!("{ring:?}").contains("generations: [0, 1]"));
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::fmt;
 
 use subtle::ConstantTimeEq as _;
@@ -84,12 +86,40 @@ impl fmt::Debug for StreamKey {
     }
 }
 
-/// The keys of one root stream, by generation.
+/// How many envelopes one generation may seal, by default: 2^30.
+///
+/// Envelopes use random 96-bit ivs, so NIST SP 800-38D (section 8.3) allows
+/// at most 2^32 encryptions under one key; 2^30 keeps the chance that two
+/// ivs collide below 2^-37. The count is per keyring (one device); devices
+/// that share a stream each count their own, which the margin covers for up
+/// to four. Past it, sealing is `SEAL_BUDGET_EXHAUSTED`: roll the generation.
+pub const DEFAULT_SEAL_BUDGET: u64 = 1 << 30;
+
+/// A held key and its seal counter. The counter is shared by clones of the
+/// keyring (a runtime's opened invocation seals through a clone of the
+/// stream state's keyring, and its seals count in the state).
+#[derive(Clone)]
+struct Held {
+    key: StreamKey,
+    seals: Arc<AtomicU64>,
+}
+
+/// The keys of one root stream, by generation, and the generation new
+/// ciphertexts are sealed under.
+///
+/// The sealing generation only ever rises: it is the newest generation whose
+/// key was added, or a newer one the stream announced whose key has not
+/// arrived yet (sealing then fails with `UNKNOWN_KEY_GENERATION` rather than
+/// fall back to a key a removed member holds). No public call lowers it.
+/// Each generation counts its seals against a budget
+/// ([`DEFAULT_SEAL_BUDGET`]).
 #[derive(Clone)]
 pub struct Keyring {
     root_stream_id: String,
-    keys: BTreeMap<u32, StreamKey>,
-    current: Option<u32>,
+    keys: BTreeMap<u32, Held>,
+    announced: Option<u32>,
+    conflicted: BTreeSet<u32>,
+    seal_budget: u64,
 }
 
 impl Keyring {
@@ -100,7 +130,9 @@ impl Keyring {
         Ok(Keyring {
             root_stream_id,
             keys: BTreeMap::new(),
-            current: None,
+            announced: None,
+            conflicted: BTreeSet::new(),
+            seal_budget: DEFAULT_SEAL_BUDGET,
         })
     }
 
@@ -109,42 +141,52 @@ impl Keyring {
         &self.root_stream_id
     }
 
-    /// Adds the key of `generation`. Adding the same key again is a no-op; a
-    /// different key for a held generation is `KEY_GENERATION_CONFLICT`
-    /// (slots are immutable on the server, so this means tampering).
-    ///
-    /// The first key added becomes the current generation; later ones move it
-    /// forward only through [`Keyring::set_current_generation`].
+    /// Adds the key of `generation` (a key the caller made, or one admitted
+    /// from an accepted sender). Adding the same key again is a no-op; a
+    /// different key for a held generation is `KEY_GENERATION_CONFLICT`, and
+    /// the key held is kept. The sealing generation rises to `generation`
+    /// when it is newer.
     pub fn insert(&mut self, generation: u32, key: StreamKey) -> Result<()> {
         if let Some(held) = self.keys.get(&generation) {
-            return if *held == key {
+            return if held.key == key {
                 Ok(())
             } else {
                 Err(Error::KeyGenerationConflict { generation })
             };
         }
-        self.keys.insert(generation, key);
-        if self.current.is_none() {
-            self.current = Some(generation);
-        }
+        self.keys.insert(
+            generation,
+            Held {
+                key,
+                seals: Arc::new(AtomicU64::new(0)),
+            },
+        );
         Ok(())
     }
 
-    /// Makes `generation` the one new ciphertexts are sealed under.
-    pub fn set_current_generation(&mut self, generation: u32) -> Result<()> {
-        if !self.keys.contains_key(&generation) {
-            return Err(Error::UnknownKeyGeneration { generation });
-        }
-        self.current = Some(generation);
-        Ok(())
+    /// Records that the stream announces `generation` as current
+    /// (`currentKeyGeneration`, `reply.keyGeneration`). An announcement only
+    /// raises the sealing generation, and while its key is missing sealing
+    /// fails instead of falling back to an older key. It is the server's word,
+    /// so it is never persisted and never counts as a generation held.
+    pub(crate) fn announce(&mut self, generation: u32) {
+        self.announced = Some(self.announced.map_or(generation, |a| a.max(generation)));
     }
 
-    /// Records the generation the stream announces as current
-    /// (`currentKeyGeneration`), whether or not its key is held. Sealing then
-    /// fails with `UNKNOWN_KEY_GENERATION` until that key arrives, instead of
-    /// falling back to an older generation that a removed member can read.
-    pub fn set_announced_generation(&mut self, generation: u32) {
-        self.current = Some(generation);
+    /// Forgets announcements (after this member made the newest generation itself).
+    pub(crate) fn clear_announced(&mut self) {
+        self.announced = None;
+    }
+
+    /// Marks `generation` as conflicted: two senders gave two different keys
+    /// for it, so nothing is sealed under it.
+    pub(crate) fn mark_conflicted(&mut self, generation: u32) {
+        self.conflicted.insert(generation);
+    }
+
+    /// Generations for which conflicting keys were offered; never sealed under.
+    pub fn conflicted_generations(&self) -> Vec<u32> {
+        self.conflicted.iter().copied().collect()
     }
 
     /// The highest generation whose key is held.
@@ -152,16 +194,69 @@ impl Keyring {
         self.keys.keys().next_back().copied()
     }
 
-    /// The generation new ciphertexts are sealed under, if any key is held.
+    /// The generation new ciphertexts are sealed under (the newest held, or a
+    /// newer one announced whose key has not arrived).
     pub fn current_generation(&self) -> Option<u32> {
-        self.current
+        match (self.newest_generation(), self.announced) {
+            (Some(held), Some(announced)) => Some(held.max(announced)),
+            (held, announced) => held.or(announced),
+        }
     }
 
     /// The key of `generation`.
     pub fn key(&self, generation: u32) -> Result<&StreamKey> {
         self.keys
             .get(&generation)
+            .map(|h| &h.key)
             .ok_or(Error::UnknownKeyGeneration { generation })
+    }
+
+    /// The key to seal under now, counted against the generation's budget:
+    /// `UNKNOWN_KEY_GENERATION` when the current generation's key is not
+    /// held, `KEY_GENERATION_CONFLICT` when it is conflicted,
+    /// `SEAL_BUDGET_EXHAUSTED` past the budget.
+    pub(crate) fn key_for_sealing(&self) -> Result<(u32, &StreamKey)> {
+        let generation = self
+            .current_generation()
+            .ok_or(Error::UnknownKeyGeneration { generation: 0 })?;
+        if self.conflicted.contains(&generation) {
+            return Err(Error::KeyGenerationConflict { generation });
+        }
+        let held = self
+            .keys
+            .get(&generation)
+            .ok_or(Error::UnknownKeyGeneration { generation })?;
+        let budget = self.seal_budget;
+        held.seals
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < budget).then_some(n.saturating_add(1))
+            })
+            .map_err(|_| Error::SealBudgetExhausted { generation, budget })?;
+        Ok((generation, &held.key))
+    }
+
+    /// How many envelopes this keyring has sealed under `generation`.
+    pub fn seal_count(&self, generation: u32) -> u64 {
+        self.keys
+            .get(&generation)
+            .map_or(0, |h| h.seals.load(Ordering::Relaxed))
+    }
+
+    pub(crate) fn set_seal_count(&mut self, generation: u32, count: u64) {
+        if let Some(h) = self.keys.get_mut(&generation) {
+            h.seals = Arc::new(AtomicU64::new(count));
+        }
+    }
+
+    /// The seal budget per generation ([`DEFAULT_SEAL_BUDGET`] unless lowered).
+    pub fn seal_budget(&self) -> u64 {
+        self.seal_budget
+    }
+
+    /// Lowers the seal budget per generation (a cautious app, or a test of
+    /// the limit). It can never be raised above [`DEFAULT_SEAL_BUDGET`].
+    pub fn lower_seal_budget(&mut self, budget: u64) {
+        self.seal_budget = self.seal_budget.min(budget);
     }
 
     /// Whether the key of `generation` is held.
@@ -177,7 +272,8 @@ impl Keyring {
     /// Drops every key (after `bot:e2e_revoke`); the keys are zeroized.
     pub fn clear(&mut self) {
         self.keys.clear();
-        self.current = None;
+        self.announced = None;
+        self.conflicted.clear();
     }
 }
 
@@ -186,7 +282,7 @@ impl fmt::Debug for Keyring {
         f.debug_struct("Keyring")
             .field("root_stream_id", &self.root_stream_id)
             .field("generations", &self.generations())
-            .field("current", &self.current)
+            .field("current", &self.current_generation())
             .finish_non_exhaustive()
     }
 }
@@ -211,16 +307,38 @@ mod tests {
     }
 
     #[test]
+    fn seal_budget_is_enforced_and_only_lowered() {
+        let mut ring = Keyring::new("r").unwrap();
+        ring.insert(0, StreamKey::from_bytes(&[1; 32])).unwrap();
+        ring.lower_seal_budget(2);
+        ring.lower_seal_budget(u64::MAX);
+        assert_eq!(ring.seal_budget(), 2);
+        assert!(ring.key_for_sealing().is_ok());
+        assert!(ring.key_for_sealing().is_ok());
+        let e = ring.key_for_sealing().unwrap_err();
+        assert_eq!(e.code(), ErrorCode::SealBudgetExhausted);
+        assert_eq!(ring.seal_count(0), 2);
+        ring.mark_conflicted(0);
+        assert_eq!(ring.key_for_sealing().unwrap_err().code(), ErrorCode::KeyGenerationConflict);
+    }
+
+    #[test]
     fn conflicts_and_unknown_generations() {
         let mut ring = Keyring::new("r").unwrap();
         ring.insert(0, StreamKey::from_bytes(&[1; 32])).unwrap();
         ring.insert(0, StreamKey::from_bytes(&[1; 32])).unwrap();
         let e = ring.insert(0, StreamKey::from_bytes(&[2; 32])).unwrap_err();
         assert_eq!(e.code(), ErrorCode::KeyGenerationConflict);
-        let e = ring.set_current_generation(5).unwrap_err();
+        ring.announce(5);
+        let e = ring.key_for_sealing().unwrap_err();
         assert_eq!(e.code(), ErrorCode::UnknownKeyGeneration);
+        ring.announce(1);
+        assert_eq!(ring.current_generation(), Some(5));
+        ring.clear_announced();
+        assert_eq!(ring.current_generation(), Some(0));
         ring.clear();
         assert_eq!(ring.current_generation(), None);
+        assert!(ring.key_for_sealing().is_err());
         assert!(ring.key(0).is_err());
     }
 }

@@ -1,22 +1,35 @@
 //! Key wraps: a stream key sealed to one recipient's X25519 public key with
-//! HPKE (RFC 9180) in base mode, suite DHKEM(X25519, HKDF-SHA256) /
-//! HKDF-SHA256 / AES-256-GCM (kem 0x0020, kdf 0x0001, aead 0x0002).
+//! HPKE (RFC 9180) in **auth mode** (section 5.1.3), suite DHKEM(X25519,
+//! HKDF-SHA256) / HKDF-SHA256 / AES-256-GCM (kem 0x0020, kdf 0x0001, aead
+//! 0x0002), from the identity key of the member who made the generation.
 //!
-//! The HPKE `info` (RFC 9180 section 5.1, the application-supplied context of
-//! the key schedule) binds what the wrap is for:
+//! Auth mode mixes `DH(skS, pkR)` into the shared secret (RFC 9180 section
+//! 4.1, `AuthEncap`), so only the holder of the sender's secret key can make
+//! a wrap that opens under the sender's public key: the server, which knows
+//! every public key, cannot mint a generation of its own for a member who
+//! accepts only the stream's real key distributors (base mode allowed that).
+//! RFC 9180 section 9.1.1 notes that auth mode does not prevent the
+//! *recipient* from forging wraps to itself (key-compromise impersonation);
+//! a recipient gains nothing from forging a key to itself.
+//!
+//! The HPKE `info` (RFC 9180 section 5.1) binds what the wrap is for:
 //!
 //! ```text
 //! info = "streamseal/wrap"   15 bytes, domain label
-//!        u8  wrap format version (1)
+//!        u8  wrap format version (2)
 //!        str root stream id
 //!        u32 key generation (big-endian)
 //!        str recipient kind  ("user", "bot", ...)
 //!        str recipient key id
+//!        str sender kind
+//!        str sender key id
 //! ```
 //!
-//! so a wrap moved to another root stream, generation or recipient fails to
-//! open (`WRAP_OPEN_FAILED`). The HPKE `aad` is empty; the plaintext is the
-//! 32-byte stream key, so `wrapCt` is 48 bytes and `wrapEnc` 32 bytes.
+//! so a wrap moved to another root stream, generation, recipient or claimed
+//! sender does not open (`UNTRUSTED_WRAP`). The HPKE `aad` is empty; the
+//! plaintext is the 32-byte stream key, so `wrapCt` is 48 bytes and
+//! `wrapEnc` 32 bytes. Format version 1 (base mode) is gone, not kept as a
+//! fallback an attacker could choose.
 //!
 //! ```
 //! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
@@ -24,13 +37,18 @@
 //! use streamseal::wrap::{unwrap_stream_key, wrap_stream_key};
 //!
 //! let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("k1")?)?;
+//! let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("m-a")?)?;
 //! let key = StreamKey::generate()?;
-//! let wrap = wrap_stream_key("stream_root", 2, &key, &Recipient::of(&owner))?;
-//! assert_eq!(wrap.key_generation, 2);
-//! assert_eq!(unwrap_stream_key("stream_root", &wrap, &[owner.clone()])?, key);
-//! // The same wrap presented for another root stream does not open.
-//! let err = unwrap_stream_key("stream_other", &wrap, &[owner]).unwrap_err();
-//! assert_eq!(err.code().as_str(), "WRAP_OPEN_FAILED");
+//! let wrap = wrap_stream_key("stream_root", 2, &key, &owner, &Recipient::of(&bot))?;
+//! // The bot accepts keys from the owner only, and learns who made the wrap.
+//! let opened = unwrap_stream_key("stream_root", &wrap, &[bot.clone()], &[Recipient::of(&owner)])?;
+//! assert_eq!(opened.key, key);
+//! assert_eq!(opened.sender, 0);
+//! // A wrap made by anyone else (here: the bot itself posing as a sender the
+//! // caller does not accept) does not open.
+//! let forged = wrap_stream_key("stream_root", 3, &key, &bot, &Recipient::of(&bot))?;
+//! let err = unwrap_stream_key("stream_root", &forged, &[bot], &[Recipient::of(&owner)]).unwrap_err();
+//! assert_eq!(err.code().as_str(), "UNTRUSTED_WRAP");
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
@@ -55,11 +73,14 @@ type Aead = hpke::aead::AesGcm256;
 /// The domain label at the start of the HPKE `info`.
 pub const WRAP_INFO_LABEL: &[u8] = b"streamseal/wrap";
 /// The wrap format version bound in the `info`.
-pub const WRAP_VERSION: u8 = 1;
+pub const WRAP_VERSION: u8 = 2;
 /// Length of `wrapEnc` (the X25519 encapsulated key) in bytes.
 pub const WRAP_ENC_LEN: usize = 32;
 /// Length of `wrapCt` (the wrapped stream key and its tag) in bytes.
 pub const WRAP_CT_LEN: usize = STREAM_KEY_LEN + 16;
+/// Most HPKE opens one wrap may cost (the caller's keys times the accepted
+/// senders); a wrap naming no key id with 32 keys and 32 senders is at the limit.
+pub const MAX_TRIAL_OPENS: usize = MAX_KEYS * MAX_KEYS;
 
 /// One key wrap as the API carries it (section 2.12). In a claimed
 /// invocation's `sealedContext` the recipient fields are absent.
@@ -82,28 +103,57 @@ pub struct KeyWrap {
     pub wrap_ct: String,
 }
 
-/// The HPKE `info` for a wrap of `root_stream_id`'s key of `generation` to
-/// the key `key_id` of kind `kind`.
+/// A stream key opened from a wrap, with the sender that made it.
+#[derive(Debug)]
+pub struct Unwrapped {
+    /// The stream key.
+    pub key: StreamKey,
+    /// The index, in the `senders` given, of the sender whose identity key made the wrap.
+    pub sender: usize,
+    /// The index, in `mine`, of the caller's key the wrap was made to.
+    pub recipient: usize,
+}
+
+/// The HPKE `info` (version 2) for a wrap of `root_stream_id`'s key of
+/// `generation` to the key `recipient_key_id` of kind `recipient_kind`, made
+/// by the key `sender_key_id` of kind `sender_kind`.
 pub fn wrap_info(
     root_stream_id: &str,
     generation: u32,
-    kind: &RecipientKind,
-    key_id: &str,
+    recipient_kind: &RecipientKind,
+    recipient_key_id: &str,
+    sender_kind: &RecipientKind,
+    sender_key_id: &str,
 ) -> Result<Vec<u8>> {
     let mut w = Writer::with_magic(WRAP_INFO_LABEL);
     w.u8(WRAP_VERSION)
         .str("rootStreamId", root_stream_id)?
         .u32(generation)
-        .str("recipientKind", kind.as_str())?
-        .str("recipientKeyId", key_id)?;
+        .str("recipientKind", recipient_kind.as_str())?
+        .str("recipientKeyId", recipient_key_id)?
+        .str("senderKind", sender_kind.as_str())?
+        .str("senderKeyId", sender_key_id)?;
     Ok(w.finish())
 }
 
-/// Wraps `key` (the key of `generation` of `root_stream_id`) to `recipient`.
+fn kem_secret(key: &IdentityKey) -> Result<<Kem as hpke::Kem>::PrivateKey> {
+    let sk_bytes = key.secret_key().to_bytes();
+    <Kem as hpke::Kem>::PrivateKey::from_bytes(sk_bytes.as_slice())
+        .map_err(|_| Error::InvalidPublicKey)
+}
+
+fn kem_public(key: &Recipient) -> Result<<Kem as hpke::Kem>::PublicKey> {
+    <Kem as hpke::Kem>::PublicKey::from_bytes(key.public_key.as_bytes())
+        .map_err(|_| Error::InvalidPublicKey)
+}
+
+/// Wraps `key` (the key of `generation` of `root_stream_id`) to `recipient`,
+/// authenticated as made by `sender` (the caller's own identity key).
 pub fn wrap_stream_key(
     root_stream_id: &str,
     generation: u32,
     key: &StreamKey,
+    sender: &IdentityKey,
     recipient: &Recipient,
 ) -> Result<KeyWrap> {
     let info = wrap_info(
@@ -111,21 +161,23 @@ pub fn wrap_stream_key(
         generation,
         &recipient.kind,
         recipient.key_id.as_str(),
+        sender.kind(),
+        sender.key_id().as_str(),
     )?;
-    let pk = <Kem as hpke::Kem>::PublicKey::from_bytes(recipient.public_key.as_bytes())
-        .map_err(|_| Error::InvalidPublicKey)?;
+    let pk = kem_public(recipient)?;
+    let sender_pair = (kem_secret(sender)?, kem_public(&Recipient::of(sender))?);
     // RFC 9180 section 4.1: the ephemeral key pair is DeriveKeyPair(random(Nsk)).
     // Draw those 32 bytes fallibly here, then hand them to hpke.
     let mut rng = SeedRng::new(random::array::<32>()?);
     let (enc, ct) = hpke::single_shot_seal_with_rng::<Aead, Kdf, Kem>(
-        &OpModeS::Base,
+        &OpModeS::Auth(sender_pair),
         &pk,
         &info,
         key.to_bytes().as_slice(),
         b"",
         &mut rng,
     )
-    // EncapError: the DH output was all zero, i.e. a low-order public key
+    // EncapError: a DH output was all zero, i.e. a low-order public key
     // (RFC 9180 section 7.1.4).
     .map_err(|_| Error::InvalidPublicKey)?;
     if rng.overrun {
@@ -140,34 +192,39 @@ pub fn wrap_stream_key(
     })
 }
 
-/// Opens a wrap of `root_stream_id`'s key with one of `mine` (at most 32).
+/// Opens a wrap of `root_stream_id`'s key with one of `mine` (at most 32),
+/// accepting it only as made by one of `senders` (at most 32): the keys the
+/// caller accepts as distributors of this stream's keys, from its trust store.
 ///
 /// When the wrap names a key id, only the key with that id (and kind, if
 /// named) is tried, and a wrap naming none of `mine` is `NO_MATCHING_KEY`.
 /// When it names none (the wraps of a `sealedContext`), each key is tried in
-/// turn under its own kind and id.
+/// turn under its own kind and id. A wrap that opens under no (sender, key)
+/// pair is `UNTRUSTED_WRAP`: made by a sender the caller does not accept
+/// (the server minting a generation), altered, or moved.
 pub fn unwrap_stream_key(
     root_stream_id: &str,
     wrap: &KeyWrap,
     mine: &[IdentityKey],
-) -> Result<StreamKey> {
-    if mine.len() > MAX_KEYS {
-        return Err(Error::TooManyKeys {
-            limit: MAX_KEYS,
-            actual: mine.len(),
-        });
+    senders: &[Recipient],
+) -> Result<Unwrapped> {
+    for (limit, actual) in [(MAX_KEYS, mine.len()), (MAX_KEYS, senders.len())] {
+        if actual > limit {
+            return Err(Error::TooManyKeys { limit, actual });
+        }
     }
     let enc_bytes = decode_base64_array::<WRAP_ENC_LEN>("wrapEnc", &wrap.wrap_enc)?;
     let ct = decode_base64_array::<WRAP_CT_LEN>("wrapCt", &wrap.wrap_ct)?;
     let enc = <Kem as hpke::Kem>::EncappedKey::from_bytes(&enc_bytes)
-        .map_err(|_| Error::WrapOpenFailed)?;
+        .map_err(|_| Error::UntrustedWrap)?;
 
-    let candidates: Vec<&IdentityKey> = match &wrap.recipient_key_id {
+    let candidates: Vec<(usize, &IdentityKey)> = match &wrap.recipient_key_id {
         Some(id) => {
-            let named: Vec<&IdentityKey> = mine
+            let named: Vec<(usize, &IdentityKey)> = mine
                 .iter()
-                .filter(|k| k.key_id().as_str() == id)
-                .filter(|k| {
+                .enumerate()
+                .filter(|(_, k)| k.key_id().as_str() == id)
+                .filter(|(_, k)| {
                     wrap.recipient_kind
                         .as_ref()
                         .is_none_or(|kind| kind == k.kind())
@@ -178,38 +235,50 @@ pub fn unwrap_stream_key(
             }
             named
         }
-        None => mine.iter().collect(),
+        None => mine.iter().enumerate().collect(),
     };
-    for candidate in candidates {
-        if let Some(key) = try_open(root_stream_id, wrap.key_generation, candidate, &enc, &ct)? {
-            return Ok(key);
+    for (recipient, candidate) in candidates {
+        for (sender, from) in senders.iter().enumerate() {
+            if let Some(key) =
+                try_open(root_stream_id, wrap.key_generation, candidate, from, &enc, &ct)?
+            {
+                return Ok(Unwrapped {
+                    key,
+                    sender,
+                    recipient,
+                });
+            }
         }
     }
-    Err(Error::WrapOpenFailed)
+    Err(Error::UntrustedWrap)
 }
 
 fn try_open(
     root_stream_id: &str,
     generation: u32,
     mine: &IdentityKey,
+    sender: &Recipient,
     enc: &<Kem as hpke::Kem>::EncappedKey,
     ct: &[u8],
 ) -> Result<Option<StreamKey>> {
     // A key whose kind cannot be framed (an empty `Other` kind) cannot be the
-    // recipient of any wrap: skip it rather than stop trying the others.
+    // recipient or sender of any wrap: skip it rather than stop trying the others.
     let Ok(info) = wrap_info(
         root_stream_id,
         generation,
         mine.kind(),
         mine.key_id().as_str(),
+        &sender.kind,
+        sender.key_id.as_str(),
     ) else {
         return Ok(None);
     };
-    let sk_bytes = mine.secret_key().to_bytes();
-    let sk = <Kem as hpke::Kem>::PrivateKey::from_bytes(sk_bytes.as_slice())
-        .map_err(|_| Error::WrapOpenFailed)?;
+    let sk = kem_secret(mine).map_err(|_| Error::UntrustedWrap)?;
+    let Ok(pk_s) = kem_public(sender) else {
+        return Ok(None);
+    };
     let Ok(plain) =
-        hpke::single_shot_open::<Aead, Kdf, Kem>(&OpModeR::Base, &sk, enc, &info, ct, b"")
+        hpke::single_shot_open::<Aead, Kdf, Kem>(&OpModeR::Auth(pk_s), &sk, enc, &info, ct, b"")
     else {
         return Ok(None);
     };

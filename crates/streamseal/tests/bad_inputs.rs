@@ -995,7 +995,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         ),
         case(
             "unwrap: unnamed wrap, no keys at all",
-            E::WrapOpenFailed,
+            E::UntrustedWrap,
             |fx| {
                 let mut w = fx.wrap.clone();
                 w.recipient_key_id = None;
@@ -1005,15 +1005,15 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         ),
         case(
             "unwrap: under another root stream",
-            E::WrapOpenFailed,
+            E::UntrustedWrap,
             |fx| unwrap_stream_key("stream_other", &fx.wrap, std::slice::from_ref(&fx.me)),
         ),
         case(
             "unwrap: relabelled with another generation",
-            E::WrapOpenFailed,
+            E::UntrustedWrap,
             |fx| unwrap_with(fx, |w| w.key_generation = GENERATION + 1),
         ),
-        case("unwrap: wrapEnc of another wrap", E::WrapOpenFailed, |fx| {
+        case("unwrap: wrapEnc of another wrap", E::UntrustedWrap, |fx| {
             let other = wrap_stream_key(
                 ROOT,
                 GENERATION,
@@ -1025,7 +1025,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         }),
         case(
             "unwrap: all-zero (low-order) wrapEnc",
-            E::WrapOpenFailed,
+            E::UntrustedWrap,
             |fx| unwrap_with(fx, |w| w.wrap_enc = encode_base64(&[0; 32])),
         ),
         case(
@@ -1641,7 +1641,7 @@ proptest! {
                 Ok(_) => prop_assert!(false, "random bytes opened as a wrap"),
                 Err(e) => prop_assert!(
                     allowed(e.code(), &[
-                        E::MalformedBase64, E::InvalidLength, E::NoMatchingKey, E::WrapOpenFailed,
+                        E::MalformedBase64, E::InvalidLength, E::NoMatchingKey, E::UntrustedWrap,
                     ]),
                     "{}", e
                 ),

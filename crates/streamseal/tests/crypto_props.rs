@@ -1079,15 +1079,15 @@ proptest! {
 
         // Presented for another root stream.
         if other_root != root {
-            prop_assert_eq!(code(unwrap_stream_key(&other_root, &wrap, mine)), ErrorCode::WrapOpenFailed);
-            prop_assert_eq!(code(unwrap_stream_key(&other_root, &unnamed, mine)), ErrorCode::WrapOpenFailed);
+            prop_assert_eq!(code(unwrap_stream_key(&other_root, &wrap, mine)), ErrorCode::UntrustedWrap);
+            prop_assert_eq!(code(unwrap_stream_key(&other_root, &unnamed, mine)), ErrorCode::UntrustedWrap);
         }
         // Relabelled with another generation.
         if other_generation != generation {
             for w in [&wrap, &unnamed] {
                 let mut moved = w.clone();
                 moved.key_generation = other_generation;
-                prop_assert_eq!(code(unwrap_stream_key(&root, &moved, mine)), ErrorCode::WrapOpenFailed);
+                prop_assert_eq!(code(unwrap_stream_key(&root, &moved, mine)), ErrorCode::UntrustedWrap);
             }
         }
         // Readdressed to a key id the caller does not hold.
@@ -1102,7 +1102,7 @@ proptest! {
             let impostor = IdentityKey::from_secret(kind.clone(), other_key_id.clone(), SecretKey::from_bytes(&secret));
             prop_assert_eq!(
                 code(unwrap_stream_key(&root, &readdressed, std::slice::from_ref(&impostor))),
-                ErrorCode::WrapOpenFailed
+                ErrorCode::UntrustedWrap
             );
         }
         // Named with another kind than the caller's key of that id.
@@ -1117,7 +1117,7 @@ proptest! {
         let same_secret_other_kind = IdentityKey::from_secret(other_kind, key_id.clone(), SecretKey::from_bytes(&secret));
         prop_assert_eq!(
             code(unwrap_stream_key(&root, &unnamed, std::slice::from_ref(&same_secret_other_kind))),
-            ErrorCode::WrapOpenFailed
+            ErrorCode::UntrustedWrap
         );
         // Another secret under the same kind and id (a replaced key).
         if other_secret != secret {
@@ -1125,7 +1125,7 @@ proptest! {
             if replaced.public_key() != me.public_key() {
                 prop_assert_eq!(
                     code(unwrap_stream_key(&root, &wrap, std::slice::from_ref(&replaced))),
-                    ErrorCode::WrapOpenFailed
+                    ErrorCode::UntrustedWrap
                 );
             }
         }
@@ -1141,7 +1141,7 @@ proptest! {
             flip_bit(&mut ct, bit.index(WRAP_CT_LEN * 8));
             flipped.wrap_ct = encode_base64(&ct);
         }
-        prop_assert_eq!(code(unwrap_stream_key(&root, &flipped, mine)), ErrorCode::WrapOpenFailed);
+        prop_assert_eq!(code(unwrap_stream_key(&root, &flipped, mine)), ErrorCode::UntrustedWrap);
     }
 
     #[test]
@@ -1159,7 +1159,7 @@ proptest! {
             .map(|d| IdentityKey::from_secret(RecipientKind::Bot, KeyId::new("m").unwrap(), SecretKey::from_bytes(d)))
             .filter(|k| k.public_key() != me.public_key())
             .collect();
-        prop_assert_eq!(code(unwrap_stream_key("r", &wrap, &mine)), ErrorCode::WrapOpenFailed);
+        prop_assert_eq!(code(unwrap_stream_key("r", &wrap, &mine)), ErrorCode::UntrustedWrap);
     }
 }
 

@@ -1002,7 +1002,7 @@ fn shared_sealed_scratchpad_end_to_end() {
             forced
                 .skipped
                 .iter()
-                .all(|s| s.code == ErrorCode::WrapOpenFailed)
+                .all(|s| s.code == ErrorCode::UntrustedWrap)
         );
     }
     // The keys the machines held before removal open only what they held.
@@ -1022,7 +1022,7 @@ fn shared_sealed_scratchpad_end_to_end() {
         OpenedInvocation::open(&later, &[machine_a.clone(), machine_b.clone()])
             .unwrap_err()
             .code(),
-        ErrorCode::WrapOpenFailed
+        ErrorCode::UntrustedWrap
     );
 }
 
@@ -1069,7 +1069,7 @@ fn runtime_machines_each_open_the_same_invocation() {
         OpenedInvocation::open(&invocation, std::slice::from_ref(&owner))
             .unwrap_err()
             .code(),
-        ErrorCode::WrapOpenFailed
+        ErrorCode::UntrustedWrap
     );
 }
 

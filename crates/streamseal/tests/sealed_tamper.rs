@@ -810,7 +810,7 @@ fn wraps_swapped_between_root_streams() {
     .unwrap();
     assert!(swapped.keyring.generations().is_empty());
     assert_eq!(swapped.skipped.len(), 1);
-    assert_eq!(swapped.skipped[0].code, ErrorCode::WrapOpenFailed);
+    assert_eq!(swapped.skipped[0].code, ErrorCode::UntrustedWrap);
     assert_eq!(swapped.skipped[0].key_generation, 0);
     assert_eq!(
         code(seal_message(
@@ -835,7 +835,7 @@ fn wraps_swapped_between_root_streams() {
     assert_eq!(opened.skipped.len(), 1);
     assert_eq!(
         (opened.skipped[0].key_generation, opened.skipped[0].code),
-        (1, ErrorCode::WrapOpenFailed)
+        (1, ErrorCode::UntrustedWrap)
     );
     let m = owner_message(&fx, &mint(2), "still readable");
     assert_eq!(
@@ -864,8 +864,8 @@ fn wraps_swapped_between_root_streams() {
     assert_eq!(
         codes,
         vec![
-            (0, ErrorCode::WrapOpenFailed),
-            (3, ErrorCode::WrapOpenFailed)
+            (0, ErrorCode::UntrustedWrap),
+            (3, ErrorCode::UntrustedWrap)
         ]
     );
     // A bot wrap relabelled as a user's wrap with the bot's key id.
@@ -906,7 +906,7 @@ fn wraps_swapped_between_root_streams() {
             &parse_claim(renamed),
             std::slice::from_ref(&fx.machine_a)
         )),
-        ErrorCode::WrapOpenFailed
+        ErrorCode::UntrustedWrap
     );
     let (_, other_gen0) =
         session::generation_zero(OTHER_ROOT, &[Recipient::of(&fx.machine_a)]).unwrap();
@@ -916,7 +916,7 @@ fn wraps_swapped_between_root_streams() {
             &parse_claim(foreign_claim),
             std::slice::from_ref(&fx.machine_a)
         )),
-        ErrorCode::WrapOpenFailed
+        ErrorCode::UntrustedWrap
     );
 }
 

@@ -227,7 +227,7 @@ fun everyErrorCode() {
     val other = IdentityKey.generate("bot", "machine-b")
     val wrap = wrapStreamKey(root, 0u, StreamKey.generate(), bot.recipient())
     expect<StreamsealException.NoMatchingKey>("NO_MATCHING_KEY") { unwrapStreamKey(root, wrap, listOf(other)) }
-    expect<StreamsealException.WrapOpenFailed>("WRAP_OPEN_FAILED") { unwrapStreamKey("stream_other", wrap, listOf(bot)) }
+    expect<StreamsealException.UntrustedWrap>("UNTRUSTED_WRAP") { unwrapStreamKey("stream_other", wrap, listOf(bot)) }
     expect<StreamsealException.TooManyKeys>("TOO_MANY_KEYS") { unwrapStreamKey(root, wrap, List(33) { bot }) }
 
     val secret = SecretKey.generate()

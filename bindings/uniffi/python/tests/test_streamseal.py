@@ -201,7 +201,7 @@ class ErrorsAndBadInputs(unittest.TestCase):
         other = ss.IdentityKey.generate("bot", "machine-b")
         wrap = ss.wrap_stream_key(root, 0, ss.StreamKey.generate(), bot.recipient())
         code(ERR.NoMatchingKey, "NO_MATCHING_KEY", lambda: ss.unwrap_stream_key(root, wrap, [other]))
-        code(ERR.WrapOpenFailed, "WRAP_OPEN_FAILED", lambda: ss.unwrap_stream_key("stream_other", wrap, [bot]))
+        code(ERR.UntrustedWrap, "UNTRUSTED_WRAP", lambda: ss.unwrap_stream_key("stream_other", wrap, [bot]))
         code(ERR.TooManyKeys, "TOO_MANY_KEYS", lambda: ss.unwrap_stream_key(root, wrap, [bot] * 33))
         secret = ss.SecretKey.generate()
         small = ss.kdf_params_argon2id(64, 1, 1)

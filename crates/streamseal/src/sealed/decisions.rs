@@ -3,18 +3,21 @@
 //! A card's title, body and option labels are the plaintext (a JSON
 //! [`DecisionCardContent`]); its option ids, tones and `allowNote` travel in
 //! the clear and are bound in the AAD, so the server cannot swap, reorder,
-//! restyle or drop options. The note of a `decision:resolved` event is sealed
-//! by the decider, bound to the decision, the chosen option and the decider.
+//! restyle or drop options. The answer (`decision:resolved`) carries the
+//! chosen option in the clear; it counts only with the decider's sealed note
+//! (always sealed, empty text allowed), bound to the decision, the chosen
+//! option and the decider: [`open_decision_answer`] refuses an answer the
+//! server forged (`UNPROVEN_DECISION_ANSWER`).
 //!
 //! ```
 //! use std::collections::BTreeMap;
-//! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
-//! use streamseal::sealed::{decisions::*, session};
+//! use streamseal::sealed::decisions::*;
+//! use streamseal::stream_key::{Keyring, StreamKey};
 //! use streamseal::slot::DecisionOption;
 //! use streamseal::wire::ids::DecisionId;
 //!
-//! let me = IdentityKey::generate(RecipientKind::User, KeyId::new("k")?)?;
-//! let (ring, _) = session::generation_zero("stream_r", &[Recipient::of(&me)])?;
+//! let mut ring = Keyring::new("stream_r")?;
+//! ring.insert(0, StreamKey::generate()?)?;
 //! let id = DecisionId::mint(1_700_000_000_000)?;
 //! let content = DecisionCardContent {
 //!     title: "Deploy?".into(),
@@ -139,7 +142,10 @@ pub fn open_decision_card(
     })
 }
 
-/// Seals the decider's note for the chosen option.
+/// Seals the decider's note for the chosen option: the proof of the
+/// answer, bound to the decision, the chosen option and the decider. The
+/// decider always seals one on a sealed card (an empty `note` is fine): an
+/// answer to a sealed card without it is refused by [`open_decision_answer`].
 pub fn seal_decision_note(
     keyring: &Keyring,
     decision_id: &str,
@@ -155,17 +161,64 @@ pub fn seal_decision_note(
     seal(keyring, &slot, note.as_bytes())
 }
 
-/// Opens the note of a `decision:resolved` event, if it carries one. A note
-/// moved to another decision, option or decider does not open.
-pub fn open_decision_note(keyring: &Keyring, event: &DecisionResolved) -> Result<Option<String>> {
+/// The answer to a sealed card, proven by its sealed note.
+#[derive(Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct DecisionAnswer {
+    /// The decision.
+    pub decision_id: String,
+    /// The option chosen, one of the card's.
+    pub option_id: String,
+    /// Who decided.
+    pub decided_by: String,
+    /// The decider's note (may be empty).
+    pub note: String,
+}
+
+impl std::fmt::Debug for DecisionAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DecisionAnswer")
+            .field("decision_id", &self.decision_id)
+            .field("option_id", &self.option_id)
+            .field("decided_by", &self.decided_by)
+            .field("note", &"[redacted]")
+            .finish()
+    }
+}
+
+/// Opens the answer of a `decision:resolved` event to `card` (the sealed
+/// card as it was posted, whose options the asker knows). The server carries
+/// `optionId` in the clear, so the answer counts only with its proof: the
+/// sealed note bound to this decision, this option and this decider.
+/// `UNPROVEN_DECISION_ANSWER` when the event is for another decision, names
+/// an option the card does not have, or carries no sealed note; a note moved
+/// from another decision, option or decider does not open (`AAD_MISMATCH`).
+pub fn open_decision_answer(
+    keyring: &Keyring,
+    card: &CreateDecisionRequest,
+    event: &DecisionResolved,
+) -> Result<DecisionAnswer> {
+    if event.decision_id != card.decision_id {
+        return Err(Error::UnprovenDecisionAnswer {
+            reason: "the answer is for another decision",
+        });
+    }
+    if !card.options.iter().any(|o| o.id == event.option_id) {
+        return Err(Error::UnprovenDecisionAnswer {
+            reason: "the option is not one of the card's",
+        });
+    }
     let (ciphertext, envelope) = match (&event.note_ciphertext, &event.note_envelope) {
-        (None, None) => return Ok(None),
         (Some(c), Some(e)) => (c.clone(), e.clone()),
         _ => {
-            return Err(Error::invalid(
-                "noteEnvelope",
-                "noteCiphertext and noteEnvelope come together",
-            ));
+            return Err(Error::UnprovenDecisionAnswer {
+                reason: "no sealed note proves the option and the decider",
+            });
         }
     };
     let slot = Slot::DecisionNote {
@@ -181,5 +234,10 @@ pub fn open_decision_note(keyring: &Keyring, event: &DecisionResolved) -> Result
             envelope,
         },
     )?;
-    utf8(plain).map(Some)
+    Ok(DecisionAnswer {
+        decision_id: event.decision_id.clone(),
+        option_id: event.option_id.clone(),
+        decided_by: event.decided_by.clone(),
+        note: utf8(plain)?,
+    })
 }

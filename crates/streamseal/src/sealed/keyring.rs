@@ -1,43 +1,59 @@
-//! Keyrings from `GET streams/{id}/e2e/key-wraps`.
+//! Admitting generations from `GET streams/{id}/e2e/key-wraps` (and from a
+//! claimed invocation's `sealedContext`) into a member's [`StreamState`].
 //!
-//! Ask for the root stream (threads use their root's key). The wraps
-//! addressed to one of the caller's keys are opened into the keyring of the
-//! root; wraps addressed to others are passed over; a wrap addressed to the
-//! caller that does not open is reported in [`OpenedKeyring::skipped`] (a
-//! hostile server could add such wraps; they must not lock the user out).
+//! Ask for the root stream (threads use their root's key). Each wrap
+//! addressed to one of the caller's keys is opened **only as made by an
+//! accepted sender** of the root (the state's accepted senders that the trust
+//! store still trusts, and the caller's own keys): a wrap the server minted
+//! is skipped with `UNTRUSTED_WRAP`, and the generation it names is never
+//! admitted. Wraps addressed to others are passed over. A wrap that gives a
+//! generation already held a *different* key is reported as a conflict: the
+//! key held is kept and nothing is sealed under that generation again. One
+//! bad wrap never fails the whole response.
 //!
-//! The generation new ciphertexts are sealed under is the larger of
-//! `currentKeyGeneration` and the newest generation held: a server cannot
-//! roll a client back to a generation a removed member can read, and when
-//! the announced generation's wrap is missing, sealing fails
-//! (`UNKNOWN_KEY_GENERATION`) instead of falling back to an older key.
+//! The generation new ciphertexts are sealed under is the larger of the
+//! high-water generation and `currentKeyGeneration`: when the announced
+//! generation's key is missing, sealing fails (`UNKNOWN_KEY_GENERATION`)
+//! instead of falling back to an older key a removed member holds. The
+//! announcement is the server's word: it never counts as a generation held
+//! and is not persisted.
 //!
 //! ```
 //! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
-//! use streamseal::sealed::{keyring::open_key_wraps, session};
+//! use streamseal::sealed::{keyring::open_key_wraps, state::StreamState};
+//! use streamseal::trust::{TrustPolicy, TrustStore, TrustedKey};
 //! use streamseal::wire::keys::KeyWraps;
-//! use streamseal::wrap::KeyWrap;
 //!
-//! let me = IdentityKey::generate(RecipientKind::User, KeyId::new("k1")?)?;
-//! let (_, new) = session::generation_zero("stream_r", &[Recipient::of(&me)])?;
+//! let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("k1")?)?;
+//! let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("m-a")?)?;
+//! // The bot runtime made generation 0 and wrapped it to the owner.
+//! let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+//! let bot_key = trust.admit("bot_1", &Recipient::of(&bot))?;
+//! let runtime_state = StreamState::new("stream_r")?;
+//! let roll = runtime_state.prepare_roll(&bot, &[TrustedKey::own("bot_1", &bot), trust.admit("usr_1", &Recipient::of(&owner))?])?;
 //! let listed = KeyWraps {
 //!     current_key_generation: 0,
 //!     owner_user_id: "usr_1".into(),
-//!     wraps: new.wraps.clone(),
+//!     wraps: roll.wraps().to_vec(),
 //! };
-//! let opened = open_key_wraps("stream_r", &listed, &[me])?;
-//! assert_eq!(opened.keyring.generations(), vec![0]);
-//! assert!(opened.skipped.is_empty());
+//! // The owner's device accepts the bot's key as a key sender for this root.
+//! let mut state = StreamState::new("stream_r")?;
+//! state.accept_sender(&bot_key)?;
+//! let report = open_key_wraps(&mut state, &trust, &listed, &[owner])?;
+//! assert_eq!(report.admitted.len(), 1);
+//! assert_eq!(report.admitted[0].sender, "bot_1");
+//! assert_eq!(state.high_water(), Some(0));
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::IdentityKey;
-use crate::stream_key::Keyring;
+use crate::sealed::state::{AdmittedGeneration, StreamState};
+use crate::trust::TrustStore;
 use crate::wire::keys::KeyWraps;
 use crate::wrap::{KeyWrap, unwrap_stream_key};
 
-/// A wrap addressed to the caller that did not open.
+/// A wrap addressed to the caller that was not admitted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(
     feature = "wasm",
@@ -47,17 +63,26 @@ use crate::wrap::{KeyWrap, unwrap_stream_key};
 pub struct SkippedWrap {
     /// Its generation.
     pub key_generation: u32,
-    /// Why it did not open.
+    /// Why it was not admitted (`UNTRUSTED_WRAP` for a wrap no accepted
+    /// sender made, `MALFORMED_BASE64`, `INVALID_LENGTH`, ...).
     pub code: ErrorCode,
 }
 
-/// The keyring of a root stream opened from its wraps.
-#[derive(Debug)]
-pub struct OpenedKeyring {
-    /// The keyring, its current generation set (see the module docs).
-    pub keyring: Keyring,
-    /// Wraps addressed to the caller that did not open.
+/// What opening a list of wraps did to the state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+pub struct WrapsReport {
+    /// Generations whose key was admitted (or confirmed) from an accepted sender.
+    pub admitted: Vec<AdmittedGeneration>,
+    /// Wraps addressed to the caller that were not admitted.
     pub skipped: Vec<SkippedWrap>,
+    /// Generations for which an accepted sender gave a key other than the
+    /// one held: the held key is kept, and nothing is sealed under them.
+    pub conflicts: Vec<u32>,
 }
 
 fn addressed_to(wrap: &KeyWrap, mine: &[IdentityKey]) -> bool {
@@ -67,44 +92,77 @@ fn addressed_to(wrap: &KeyWrap, mine: &[IdentityKey]) -> bool {
     }
 }
 
-/// Opens into `keyring` every wrap of `wraps` addressed to one of `mine`.
-/// Two different keys for one generation are `KEY_GENERATION_CONFLICT`.
-pub fn add_wraps(
-    keyring: &mut Keyring,
+/// Admits into `state` every wrap of `wraps` addressed to one of `mine`
+/// that an accepted sender made (see the module docs).
+pub fn admit_wraps(
+    state: &mut StreamState,
+    trust: &TrustStore,
     wraps: &[KeyWrap],
     mine: &[IdentityKey],
-) -> Result<Vec<SkippedWrap>> {
-    let mut skipped = Vec::new();
+) -> Result<WrapsReport> {
+    let senders = state.sender_keys(trust, mine)?;
+    let keys: Vec<_> = senders.iter().map(|(r, _, _)| r.clone()).collect();
+    let mut report = WrapsReport::default();
     for wrap in wraps.iter().filter(|w| addressed_to(w, mine)) {
-        match unwrap_stream_key(keyring.root_stream_id(), wrap, mine) {
-            Ok(key) => keyring.insert(wrap.key_generation, key)?,
+        let root = state.root_stream_id().to_owned();
+        match unwrap_stream_key(&root, wrap, mine, &keys) {
+            Ok(opened) => {
+                let generation = wrap.key_generation;
+                match state.keyring_mut().insert(generation, opened.key) {
+                    Ok(()) => {
+                        let (sender, subject, level) = senders
+                            .get(opened.sender)
+                            .cloned()
+                            .ok_or(Error::UntrustedWrap)?;
+                        let subject = if subject.is_empty() {
+                            // One of the caller's own keys.
+                            String::from("self")
+                        } else {
+                            subject
+                        };
+                        report.admitted.push(AdmittedGeneration {
+                            key_generation: generation,
+                            sender: subject,
+                            sender_key_id: sender.key_id,
+                            level,
+                        });
+                    }
+                    Err(Error::KeyGenerationConflict { generation }) => {
+                        state.keyring_mut().mark_conflicted(generation);
+                        if !report.conflicts.contains(&generation) {
+                            report.conflicts.push(generation);
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
             Err(e @ Error::TooManyKeys { .. }) => return Err(e),
-            Err(e) => skipped.push(SkippedWrap {
+            Err(e) => report.skipped.push(SkippedWrap {
                 key_generation: wrap.key_generation,
                 code: e.code(),
             }),
         }
     }
-    Ok(skipped)
+    if !report.admitted.is_empty() {
+        state.mark_sealed();
+    }
+    Ok(report)
 }
 
-/// Sets the generation to seal under: the larger of `announced` and the
-/// newest held.
-pub fn announce(keyring: &mut Keyring, announced: u32) {
-    let current = keyring
-        .newest_generation()
-        .map_or(announced, |held| held.max(announced));
-    keyring.set_announced_generation(current);
-}
-
-/// Opens the key-wraps list of `root_stream_id` with the caller's keys.
+/// Opens the key-wraps list of the state's root stream with the caller's
+/// keys: admits what accepted senders made, records the owner (pinned the
+/// first time: a different `ownerUserId` later is `UNEXPECTED_AUTHOR`),
+/// and takes `currentKeyGeneration` as an announcement.
 pub fn open_key_wraps(
-    root_stream_id: &str,
+    state: &mut StreamState,
+    trust: &TrustStore,
     wraps: &KeyWraps,
     mine: &[IdentityKey],
-) -> Result<OpenedKeyring> {
-    let mut keyring = Keyring::new(root_stream_id)?;
-    let skipped = add_wraps(&mut keyring, &wraps.wraps, mine)?;
-    announce(&mut keyring, wraps.current_key_generation);
-    Ok(OpenedKeyring { keyring, skipped })
+) -> Result<WrapsReport> {
+    state.set_owner(&wraps.owner_user_id)?;
+    // The list exists only for an encrypted stream (400 otherwise).
+    state.mark_sealed();
+    let report = admit_wraps(state, trust, &wraps.wraps, mine)?;
+    state.keyring_mut().announce(wraps.current_key_generation);
+    Ok(report)
 }

@@ -23,17 +23,17 @@
 //! `sealedContext` names the trigger only by its service id.
 //!
 //! ```
-//! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
-//! use streamseal::sealed::{messages, session};
+//! use streamseal::sealed::messages;
+//! use streamseal::stream_key::{Keyring, StreamKey};
 //! use streamseal::wire::ids::MessageId;
 //!
-//! let me = IdentityKey::generate(RecipientKind::User, KeyId::new("k")?)?;
-//! let (ring, _) = session::generation_zero("stream_r", &[Recipient::of(&me)])?;
+//! let mut ring = Keyring::new("stream_r")?;
+//! ring.insert(0, StreamKey::generate()?)?;
 //! let id = MessageId::mint(1_700_000_000_000)?;
 //! let body = messages::seal_message(&ring, "stream_r", &id, "usr_me", "hello", Some("c-1".into()))?;
-//! messages::check_send_rules(true, &body)?; // a sealed stream takes a sealed body
+//! messages::check_send_rules(true, Some(true), &body)?; // a sealed stream takes a sealed body
 //! assert_eq!(
-//!     messages::check_send_rules(false, &body).unwrap_err().code().as_str(),
+//!     messages::check_send_rules(false, Some(false), &body).unwrap_err().code().as_str(),
 //!     "E2E_PAYLOAD_REQUIRES_E2E_STREAM"
 //! );
 //! # Ok::<(), streamseal::Error>(())
@@ -49,8 +49,9 @@ use crate::wire::message::Message;
 use crate::wire::requests::Validate;
 use crate::wire::requests::messages::SendMessageRequest;
 
-/// A message opened from a list, send or find response.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A message opened from a list, send or find response. `Debug` prints
+/// `[redacted]` for the text.
+#[derive(Clone, PartialEq, Eq)]
 #[cfg_attr(
     feature = "wasm",
     derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
@@ -68,6 +69,18 @@ pub struct OpenedMessage {
     pub invocation_id: Option<String>,
     /// The plaintext markdown.
     pub text: String,
+}
+
+impl std::fmt::Debug for OpenedMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenedMessage")
+            .field("message_id", &self.message_id)
+            .field("author_id", &self.author_id)
+            .field("revision", &self.revision)
+            .field("invocation_id", &self.invocation_id)
+            .field("text", &"[redacted]")
+            .finish()
+    }
 }
 
 /// The `POST streams/{streamId}/messages` body for a sealed stream: the
@@ -96,14 +109,31 @@ pub fn seal_message(
     Ok(body)
 }
 
-/// The service's rules for a send, checked before sending:
-/// `E2E_STREAM_REQUIRES_CIPHERTEXT` for plaintext to a sealed stream,
-/// `E2E_PAYLOAD_REQUIRES_E2E_STREAM` for a sealed body to a plain stream
-/// (`e2e_enabled` is the stream's `e2eEnabled`).
-pub fn check_send_rules(e2e_enabled: bool, body: &SendMessageRequest) -> Result<()> {
-    match (e2e_enabled, body.content.is_some(), body.sealed.is_some()) {
-        (true, true, _) | (true, false, false) => Err(Error::E2eStreamRequiresCiphertext),
-        (false, _, true) => Err(Error::E2ePayloadRequiresE2eStream),
+/// The service's rules for a send, checked before sending, from what the
+/// caller knows: `known_sealed` is its [`StreamState::is_sealed`] for the
+/// stream's root (once sealed, never plaintext), `e2e_enabled` the stream
+/// resource's `e2eEnabled` as the server gave it.
+///
+/// - plaintext to a stream the state knows to be sealed while the server
+///   presents it as plain (no `e2eEnabled: true`): `SEALED_STREAM_DOWNGRADE`;
+/// - plaintext to a stream with `e2eEnabled: true`: `E2E_STREAM_REQUIRES_CIPHERTEXT`;
+/// - a sealed body to a stream neither the state nor the server calls sealed:
+///   `E2E_PAYLOAD_REQUIRES_E2E_STREAM`.
+///
+/// [`StreamState::is_sealed`]: crate::sealed::state::StreamState::is_sealed
+pub fn check_send_rules(
+    known_sealed: bool,
+    e2e_enabled: Option<bool>,
+    body: &SendMessageRequest,
+) -> Result<()> {
+    let server_sealed = e2e_enabled == Some(true);
+    let plaintext = body.content.is_some() || body.sealed.is_none();
+    match (known_sealed, server_sealed, plaintext, body.sealed.is_some()) {
+        (true, false, true, _) => Err(Error::SealedStreamDowngrade {
+            reason: "plaintext to a stream known to be sealed",
+        }),
+        (_, true, true, _) => Err(Error::E2eStreamRequiresCiphertext),
+        (false, false, _, true) => Err(Error::E2ePayloadRequiresE2eStream),
         _ => body.validate(),
     }
 }

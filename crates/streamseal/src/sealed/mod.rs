@@ -4,7 +4,8 @@
 //! | flow | module |
 //! |---|---|
 //! | unlock, set up, re-seal the user's key (`me/e2e-key`) | [`user_key`] |
-//! | key-wraps list -> keyring of a root stream | [`keyring`] |
+//! | what a member remembers of a root stream, persisted | [`state`] |
+//! | key-wraps list -> generations admitted from accepted senders | [`keyring`] |
 //! | send, edit and open stream messages | [`messages`] |
 //! | a runtime's claimed invocation: open `sealedContext`, seal steps and replies | [`runtime`] |
 //! | generation 0 of a new sealed session, and rolling the generation | [`session`] |
@@ -15,24 +16,29 @@
 //! slot from what the caller knows (stream, message, author, revision,
 //! invocation, step, decision), so a hostile server cannot move a ciphertext.
 //!
-//! **Trust in public keys.** Public keys and key wraps come from the server.
-//! Wraps use HPKE base mode, which does not authenticate the sender, so a
-//! server that substitutes a public key (or wraps a key of its own to a
-//! member) can read what is sealed after that. Only an out-of-band comparison
-//! of public keys closes this; apps should show key fingerprints. Within a
-//! keyring, two different keys for one generation are refused
-//! (`KEY_GENERATION_CONFLICT`), and the generation sealed under never goes
-//! below the newest one held.
+//! **Trust in public keys.** Public keys come from the server, so every key
+//! a flow uses goes through the caller's [`crate::trust::TrustStore`]:
+//! pinned on first sight, never used silently once it changes, and verified
+//! when the users compare safety numbers ([`crate::fingerprint`]). Wraps are
+//! HPKE auth mode from the identity key of the member who made the
+//! generation, and a member admits a generation only from the senders its
+//! [`state::StreamState`] accepts for that root: the server cannot mint one.
+//! The state persists what the member knows (sealed flag, high-water
+//! generation, keys, acted-on prompts), so neither a response nor a restart
+//! rolls it back.
 //!
 //! ```
-//! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
-//! use streamseal::sealed::{messages, session};
+//! use streamseal::identity::{IdentityKey, KeyId, RecipientKind};
+//! use streamseal::sealed::{messages, state::StreamState};
+//! use streamseal::trust::TrustedKey;
 //! use streamseal::wire::ids::MessageId;
 //!
 //! let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner-key")?)?;
-//! let (keyring, _wraps) = session::generation_zero("stream_01JD3QG1YB5V6Z8R9T0W2X4K7M", &[Recipient::of(&owner)])?;
+//! let mut state = StreamState::new("stream_01JD3QG1YB5V6Z8R9T0W2X4K7M")?;
+//! let roll = state.prepare_roll(&owner, &[TrustedKey::own("usr_1", &owner)])?;
+//! state.commit_roll(roll)?; // after its POST succeeded
 //! let id = MessageId::mint(1_700_000_000_000)?;
-//! let body = messages::seal_message(&keyring, "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M", &id, "usr_1", "hi", None)?;
+//! let body = messages::seal_message(state.keyring(), "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M", &id, "usr_1", "hi", None)?;
 //! assert!(body.content.is_none() && body.sealed.is_some());
 //! # Ok::<(), streamseal::Error>(())
 //! ```
@@ -43,6 +49,7 @@ pub mod messages;
 pub mod presence;
 pub mod runtime;
 pub mod session;
+pub mod state;
 pub mod user_key;
 
 use zeroize::{Zeroize as _, Zeroizing};

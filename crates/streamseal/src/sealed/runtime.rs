@@ -1,31 +1,50 @@
 //! A bot runtime's side of a sealed invocation: open the claimed
 //! invocation's `sealedContext`, then seal what goes back.
 //!
-//! Opening ([`OpenedInvocation::open`]):
-//! 1. the `wraps` (which name no recipient) are opened with the runtime's
-//!    keys, at most 32, into the keyring of `rootStreamId`;
-//! 2. the `prompt` is the trigger message's own ciphertext, opened as the
-//!    message slot of `activeStreamId` / `sourceMessageId` / `authorUserId` /
-//!    `sourceRevision` (`trigger.messageId` must name the same message);
-//! 3. each `history` item carries a sequence but no message id: it is opened
-//!    as any message or bot reply of the root stream, and the slot the AAD
-//!    bound (stream, message id, author) is returned with it.
+//! Opening ([`OpenedInvocation::open`]) goes through the runtime's
+//! [`StreamState`] of the root stream and its [`TrustStore`]:
+//! 1. an invocation without `sealedContext` on a root the state knows to be
+//!    sealed is `SEALED_STREAM_DOWNGRADE`;
+//! 2. `reply.senderId` must be the runtime's own bot id
+//!    (`REPLY_SENDER_MISMATCH`): the server cannot make the runtime seal a
+//!    reply under the owner's name;
+//! 3. the `wraps` (at most [`MAX_CONTEXT_WRAPS`]; they name no recipient, so
+//!    each is tried with each of the runtime's keys and each accepted
+//!    sender, within [`MAX_CONTEXT_TRIALS`] opens) are admitted only as made
+//!    by an accepted sender (see [`crate::sealed::keyring`]): a generation the
+//!    server minted is skipped with `UNTRUSTED_WRAP`, never sealed under;
+//! 4. the prompt's author must be the owner the state pinned
+//!    (`UNEXPECTED_AUTHOR`); the prompt is the trigger message's own
+//!    ciphertext, opened as the message slot of `activeStreamId` /
+//!    `sourceMessageId` / `authorUserId` / `sourceRevision`
+//!    (`trigger.messageId` must name the same message). A prompt already
+//!    acted on by another invocation is `PROMPT_REPLAYED`. Any failure of
+//!    the prompt fails the invocation;
+//! 5. each `history` item carries a sequence but no message id: it is opened
+//!    as any message or bot reply of the root stream, item by item
+//!    ([`HistoryItem::Opened`] with the slot its AAD bound, or
+//!    [`HistoryItem::Failed`] with the code): one bad item does not hide the rest.
 //!
-//! Sealing: replies and follow-up messages are [`Slot::BotReply`]s under
-//! `reply.keyGeneration` (or the newest generation the wraps gave, if newer), authored by `reply.senderId`, in the response
+//! Sealing: replies and follow-up messages are [`Slot::BotReply`]s under the
+//! state's sealing generation (never below its high-water, whatever
+//! `reply.keyGeneration` says), authored by the runtime's bot, in the response
 //! stream, bound to the invocation and a client-minted message id; steps are
 //! [`Slot::TraceStep`]s bound to the invocation, step id, step type and phase.
+//! Seals count against the generation's budget in the state.
+use std::fmt;
 
-use crate::envelope::{SealedPayload, open, open_matching, seal_with_generation};
-use crate::error::{Error, Result};
+use crate::envelope::{SealedPayload, open, open_matching, seal};
+use crate::error::{Error, ErrorCode, Result};
 use crate::identity::{IdentityKey, MAX_KEYS};
-use crate::sealed::keyring::{add_wraps, announce};
+use crate::sealed::keyring::{WrapsReport, admit_wraps};
+use crate::sealed::state::StreamState;
 use crate::sealed::utf8;
+use crate::trust::TrustStore;
 use crate::slot::{DecisionOption, Slot, SlotKind, StepPhase};
 use crate::stream_key::Keyring;
 use crate::wire::events::{SealedStepFrame, SealedSteps};
 use crate::wire::ids::{DecisionId, MessageId};
-use crate::wire::invocation::{Invocation, SealedContext};
+use crate::wire::invocation::Invocation;
 use crate::wire::requests::Validate;
 use crate::wire::requests::decisions::CreateDecisionRequest;
 use crate::wire::requests::invocation::{
@@ -34,8 +53,14 @@ use crate::wire::requests::invocation::{
 };
 use crate::wire::secret::CallbackToken;
 
+/// Most wraps a `sealedContext` may carry.
+pub const MAX_CONTEXT_WRAPS: usize = 32;
+/// Most HPKE opens opening one `sealedContext` may cost (wraps x the
+/// runtime's keys x accepted senders); more is `INPUT_TOO_LARGE`.
+pub const MAX_CONTEXT_TRIALS: usize = 4096;
+
 /// One opened history item.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 #[cfg_attr(
     feature = "wasm",
     derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
@@ -53,56 +78,156 @@ pub struct HistoryEntry {
     pub text: String,
 }
 
+impl fmt::Debug for HistoryEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HistoryEntry")
+            .field("role", &self.role)
+            .field("sequence", &self.sequence)
+            .field("slot", &self.slot)
+            .field("text", &"[redacted]")
+            .finish()
+    }
+}
+
+/// One history item: opened, or failed with its code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(tag = "status", rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+pub enum HistoryItem {
+    /// The item opened.
+    Opened {
+        /// What it holds.
+        entry: HistoryEntry,
+    },
+    /// The item did not open.
+    Failed {
+        /// The item's role, as the server sent it.
+        role: String,
+        /// The item's sequence, as the server sent it.
+        sequence: String,
+        /// Why.
+        code: ErrorCode,
+    },
+}
+
 /// A claimed sealed invocation, opened.
-#[derive(Debug)]
 pub struct OpenedInvocation {
     invocation_id: String,
     response_stream_id: String,
-    reply_generation: u32,
-    sender_id: String,
+    bot_id: String,
     source_revision: u32,
     callback_token: CallbackToken,
     keyring: Keyring,
+    wraps: WrapsReport,
     /// The prompt: the trigger message's text.
     pub prompt: String,
     /// The history, in the order the server sent it.
-    pub history: Vec<HistoryEntry>,
+    pub history: Vec<HistoryItem>,
 }
 
-fn context(invocation: &Invocation) -> Result<&SealedContext> {
-    invocation
-        .sealed_context
-        .as_ref()
-        .ok_or_else(|| Error::invalid("sealedContext", "the invocation is not sealed"))
+impl fmt::Debug for OpenedInvocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenedInvocation")
+            .field("invocation_id", &self.invocation_id)
+            .field("response_stream_id", &self.response_stream_id)
+            .field("bot_id", &self.bot_id)
+            .field("keyring", &self.keyring)
+            .field("wraps", &self.wraps)
+            .field("prompt", &"[redacted]")
+            .field("history", &self.history)
+            .finish_non_exhaustive()
+    }
 }
 
 impl OpenedInvocation {
-    /// Opens `invocation` with the runtime's keys (at most 32).
-    pub fn open(invocation: &Invocation, mine: &[IdentityKey]) -> Result<Self> {
+    /// Opens `invocation` for the runtime of bot `bot_id` with its keys
+    /// (at most 32), through its state of the root stream and its trust
+    /// store (see the module docs). The state records the sealed flag, the
+    /// generations admitted and the prompt acted on: persist it afterwards.
+    pub fn open(
+        invocation: &Invocation,
+        state: &mut StreamState,
+        trust: &TrustStore,
+        bot_id: &str,
+        mine: &[IdentityKey],
+    ) -> Result<Self> {
         if mine.len() > MAX_KEYS {
             return Err(Error::TooManyKeys {
                 limit: MAX_KEYS,
                 actual: mine.len(),
             });
         }
-        let ctx = context(invocation)?;
+        if state.root_stream_id() != invocation.root_stream_id {
+            return Err(Error::invalid(
+                "rootStreamId",
+                "the stream state is of another root stream",
+            ));
+        }
+        let Some(ctx) = invocation.sealed_context.as_ref() else {
+            return Err(if state.is_sealed() {
+                Error::SealedStreamDowngrade {
+                    reason: "a plaintext invocation on a sealed root",
+                }
+            } else {
+                Error::invalid("sealedContext", "the invocation is not sealed")
+            });
+        };
         if ctx.trigger.message_id != invocation.source_message_id {
             return Err(Error::invalid(
                 "sealedContext.trigger.messageId",
                 "does not name the invocation's sourceMessageId",
             ));
         }
-        let mut keyring = Keyring::new(invocation.root_stream_id.clone())?;
-        add_wraps(&mut keyring, &ctx.wraps, mine)?;
-        if keyring.generations().is_empty() {
-            return Err(Error::WrapOpenFailed);
+        if ctx.reply.sender_id != bot_id {
+            return Err(Error::ReplySenderMismatch {
+                expected: bot_id.to_owned(),
+                actual: ctx.reply.sender_id.clone(),
+            });
         }
-        // Never below the newest generation held: a server naming an older
-        // `reply.keyGeneration` must not get a reply a removed member can read.
-        announce(&mut keyring, ctx.reply.key_generation);
-        let reply_generation = keyring
-            .current_generation()
-            .unwrap_or(ctx.reply.key_generation);
+        if ctx.wraps.len() > MAX_CONTEXT_WRAPS {
+            return Err(Error::InputTooLarge {
+                field: "sealedContext.wraps",
+                limit: MAX_CONTEXT_WRAPS,
+                actual: ctx.wraps.len(),
+            });
+        }
+        let trials = ctx
+            .wraps
+            .len()
+            .saturating_mul(mine.len())
+            .saturating_mul(state.senders().len().saturating_add(mine.len()));
+        if trials > MAX_CONTEXT_TRIALS {
+            return Err(Error::InputTooLarge {
+                field: "sealedContext.wraps",
+                limit: MAX_CONTEXT_TRIALS,
+                actual: trials,
+            });
+        }
+        let owner = state
+            .owner_user_id()
+            .ok_or_else(|| {
+                Error::invalid("ownerUserId", "the stream state names no owner to act for")
+            })?
+            .to_owned();
+        if invocation.author_user_id != owner {
+            return Err(Error::UnexpectedAuthor {
+                expected: owner,
+                actual: invocation.author_user_id.clone(),
+            });
+        }
+        state.mark_sealed();
+        let wraps = admit_wraps(state, trust, &ctx.wraps, mine)?;
+        if state.keyring().generations().is_empty() {
+            return Err(Error::UntrustedWrap);
+        }
+        // Sealing never goes below the high-water; a newer announced
+        // generation whose key is missing makes sealing fail instead.
+        state.keyring_mut().announce(ctx.reply.key_generation);
+        let keyring = state.keyring().clone();
 
         let prompt_slot = Slot::invocation_prompt(
             invocation.active_stream_id.clone(),
@@ -111,33 +236,57 @@ impl OpenedInvocation {
             invocation.source_revision,
         );
         let prompt = utf8(open(&keyring, &prompt_slot, &ctx.prompt)?)?;
+        state.record_prompt(
+            &invocation.id,
+            &invocation.source_message_id,
+            invocation.source_revision,
+        )?;
 
-        let mut history = Vec::with_capacity(ctx.history.len());
-        for item in &ctx.history {
-            let (slot, plain) = open_matching(&keyring, &item.payload(), |s| {
-                matches!(s.kind(), SlotKind::Message | SlotKind::BotReply)
-            })?;
-            history.push(HistoryEntry {
-                role: item.role.clone(),
-                sequence: item.sequence.to_string(),
-                slot,
-                text: utf8(plain)?,
-            });
-        }
+        let history = ctx
+            .history
+            .iter()
+            .map(|item| {
+                let opened = open_matching(&keyring, &item.payload(), |s| {
+                    matches!(s.kind(), SlotKind::Message | SlotKind::BotReply)
+                })
+                .and_then(|(slot, plain)| Ok((slot, utf8(plain)?)));
+                match opened {
+                    Ok((slot, text)) => HistoryItem::Opened {
+                        entry: HistoryEntry {
+                            role: item.role.clone(),
+                            sequence: item.sequence.to_string(),
+                            slot,
+                            text,
+                        },
+                    },
+                    Err(e) => HistoryItem::Failed {
+                        role: item.role.clone(),
+                        sequence: item.sequence.to_string(),
+                        code: e.code(),
+                    },
+                }
+            })
+            .collect();
         Ok(OpenedInvocation {
             invocation_id: invocation.id.clone(),
             response_stream_id: invocation.response_stream_id.clone(),
-            reply_generation,
-            sender_id: ctx.reply.sender_id.clone(),
+            bot_id: bot_id.to_owned(),
             source_revision: invocation.source_revision,
             callback_token: ctx.callback_token.clone(),
             keyring,
+            wraps,
             prompt,
             history,
         })
     }
 
-    /// The keyring of the root stream as the wraps gave it.
+    /// What the `sealedContext` wraps did: generations admitted, wraps
+    /// skipped (a minted generation shows here as `UNTRUSTED_WRAP`), conflicts.
+    pub fn wraps(&self) -> &WrapsReport {
+        &self.wraps
+    }
+
+    /// The keyring of the root stream (a clone of the state's: seals count in the state).
     pub fn keyring(&self) -> &Keyring {
         &self.keyring
     }
@@ -156,10 +305,10 @@ impl OpenedInvocation {
         let slot = Slot::BotReply {
             stream_id: self.response_stream_id.clone(),
             message_id: message_id.as_str().to_owned(),
-            author_id: self.sender_id.clone(),
+            author_id: self.bot_id.clone(),
             invocation_id: self.invocation_id.clone(),
         };
-        seal_with_generation(&self.keyring, self.reply_generation, &slot, text.as_bytes())
+        seal(&self.keyring, &slot, text.as_bytes())
     }
 
     /// The `sealed-complete` body with the reply `text` under `message_id`.
@@ -215,7 +364,7 @@ impl OpenedInvocation {
             phase,
             message_id: message_id.map(str::to_owned),
         };
-        seal_with_generation(&self.keyring, self.reply_generation, &slot, text.as_bytes())
+        seal(&self.keyring, &slot, text.as_bytes())
     }
 
     /// A `sealed-steps/started` body; `text` (the in-flight content) is optional.

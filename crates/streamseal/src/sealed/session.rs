@@ -1,50 +1,63 @@
 //! Key generations of a sealed stream: generation 0 of a new sealed
 //! session, and rolling the generation when membership changes.
 //!
+//! Both go through the member's [`StreamState`] in two steps:
+//! [`StreamState::prepare_roll`] makes the next generation's key and wraps
+//! it (from the caller's identity key, HPKE auth mode) to recipients the
+//! [`TrustStore`] admitted; [`StreamState::commit_roll`] puts it in force
+//! once `POST streams/{rootStreamId}/e2e/key-wraps` succeeded. A 409 there
+//! means an earlier attempt or another member stored wraps for that
+//! generation first (slots are immutable): drop the prepared roll (its key
+//! was never sealed under) and open the stored wraps with
+//! [`crate::sealed::keyring::open_key_wraps`]. A race therefore cannot split
+//! members between two keys of one generation.
+//!
 //! **A new sealed session.** `POST bot-runtime/sessions` with `e2e
-//! {ownerKeyId}` creates the scratchpad encrypted; the runtime then makes
-//! generation 0 with [`generation_zero`], wrapped to the owner's key
-//! (`GET bot-runtime/owner-e2e-key`, see [`owner_recipient`]) and to each of
-//! the bot's registered keys, and posts [`NewGeneration::request`] to
-//! `POST streams/{rootStreamId}/e2e/key-wraps`.
+//! {ownerKeyId}` creates the scratchpad encrypted; the runtime makes
+//! generation 0 wrapped to the owner's key (`GET bot-runtime/owner-e2e-key`,
+//! admitted through the trust store by [`owner_key`]) and to each of the
+//! bot's registered keys ([`TrustedKey::own`]).
 //!
-//! **A 409 there means an earlier attempt landed** (slots are immutable: a
-//! generation takes wraps once). The caller must then discard the key it just
-//! made, never seal with it, and open the stored wraps instead:
-//! `GET streams/{id}/e2e/key-wraps` and [`crate::sealed::keyring::open_key_wraps`].
-//! If none of the stored wraps is addressed to the runtime's current keys, it
-//! cannot read the stream and must ask the owner to re-invite it.
+//! **Rolling.** Inviting or removing a member rolls the generation: the
+//! recipients are the members that remain (or with the new one), each
+//! admitted by the trust store, never a list taken straight from the server:
+//! an unknown key is `UNKNOWN_KEY`, a changed one `KEY_CHANGED`, an
+//! unverified one under a strict policy `KEY_NOT_VERIFIED`, before anything
+//! is wrapped. [`crate::sealed::state::PreparedRoll::roster`] says who can
+//! read from the new generation on. Older generations stay readable to those
+//! who had them; a removed member cannot read what is sealed under the new one.
 //!
-//! **Rolling.** Inviting or removing a recipient rolls the generation:
-//! [`roll_generation`] makes the key of the next generation, wraps it to the
-//! remaining recipients only, and makes it current in the keyring. Older
-//! generations stay readable to those who had them; the removed member
-//! cannot read anything sealed under the new one.
+//! ```
+//! use streamseal::identity::{IdentityKey, KeyId, RecipientKind};
+//! use streamseal::sealed::{session, state::StreamState};
+//! use streamseal::trust::{TrustPolicy, TrustStore, TrustedKey};
+//! use streamseal::wire::keys::OwnerKey;
+//!
+//! let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner-key")?)?;
+//! let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("machine-a")?)?;
+//! let served = OwnerKey { key_id: "owner-key".into(), public_key: owner.public_key() };
+//!
+//! let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+//! let owner_key = session::owner_key(&mut trust, "usr_owner", &served)?;
+//! let mut state = StreamState::new("stream_root")?;
+//! state.accept_sender(&owner_key)?;
+//! let roll = state.prepare_roll(&bot, &[owner_key, TrustedKey::own("bot_1", &bot)])?;
+//! assert_eq!(roll.roster().len(), 2);
+//! // ... POST roll.request() ...
+//! state.commit_roll(roll)?;
+//! assert_eq!(state.keyring().current_generation(), Some(0));
+//! # Ok::<(), streamseal::Error>(())
+//! ```
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::identity::{KeyId, Recipient, RecipientKind};
-use crate::stream_key::{Keyring, StreamKey};
+use crate::trust::{TrustStore, TrustedKey};
 use crate::wire::keys::OwnerKey;
-use crate::wire::requests::streams::PostKeyWrapsRequest;
-use crate::wrap::{KeyWrap, wrap_stream_key};
 
-/// A new generation: its wraps, and the request body that stores them.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "wasm",
-    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
-    serde(rename_all = "camelCase")
-)]
-pub struct NewGeneration {
-    /// The generation made.
-    pub key_generation: u32,
-    /// One wrap per recipient.
-    pub wraps: Vec<KeyWrap>,
-    /// `POST streams/{rootStreamId}/e2e/key-wraps` body.
-    pub request: PostKeyWrapsRequest,
-}
+#[cfg(doc)]
+use crate::sealed::state::StreamState;
 
-/// The owner's key as a recipient (kind `user`).
+/// The owner's key as a recipient (kind `user`), as the server gave it.
 pub fn owner_recipient(owner: &OwnerKey) -> Result<Recipient> {
     Ok(Recipient {
         kind: RecipientKind::User,
@@ -53,61 +66,14 @@ pub fn owner_recipient(owner: &OwnerKey) -> Result<Recipient> {
     })
 }
 
-fn wrap_all(
-    root: &str,
-    generation: u32,
-    key: &StreamKey,
-    recipients: &[Recipient],
-) -> Result<Vec<KeyWrap>> {
-    if recipients.is_empty() {
-        return Err(Error::invalid(
-            "wraps",
-            "a generation needs at least one recipient",
-        ));
-    }
-    recipients
-        .iter()
-        .map(|r| wrap_stream_key(root, generation, key, r))
-        .collect()
-}
-
-/// Generation 0 of a new sealed stream, wrapped to `recipients`; returns the
-/// keyring (generation 0 current) and the wraps to post.
-pub fn generation_zero(
-    root_stream_id: &str,
-    recipients: &[Recipient],
-) -> Result<(Keyring, NewGeneration)> {
-    let key = StreamKey::generate()?;
-    let wraps = wrap_all(root_stream_id, 0, &key, recipients)?;
-    let mut keyring = Keyring::new(root_stream_id)?;
-    keyring.insert(0, key)?;
-    keyring.set_current_generation(0)?;
-    let generation = NewGeneration {
-        request: PostKeyWrapsRequest::from_wraps(0, &wraps),
-        key_generation: 0,
-        wraps,
-    };
-    Ok((keyring, generation))
-}
-
-/// Rolls `keyring` to the next generation (one above the newest held),
-/// wrapped to `recipients` (the members that remain, or with the new one).
-/// Returns the new generation's wraps and request; `keyring` keeps every
-/// older key and seals under the new one from now on.
-pub fn roll_generation(keyring: &mut Keyring, recipients: &[Recipient]) -> Result<NewGeneration> {
-    let next = match keyring.newest_generation() {
-        Some(g) => g
-            .checked_add(1)
-            .ok_or_else(|| Error::invalid("keyGeneration", "no generation after u32::MAX"))?,
-        None => 0,
-    };
-    let key = StreamKey::generate()?;
-    let wraps = wrap_all(keyring.root_stream_id(), next, &key, recipients)?;
-    keyring.insert(next, key)?;
-    keyring.set_current_generation(next)?;
-    Ok(NewGeneration {
-        request: PostKeyWrapsRequest::from_wraps(next, &wraps),
-        key_generation: next,
-        wraps,
-    })
+/// The owner's key (`GET bot-runtime/owner-e2e-key`) admitted through the
+/// trust store as `owner_user_id`'s: pinned on first sight, refused with
+/// `KEY_CHANGED` when it differs from the pin, `KEY_NOT_VERIFIED` under a
+/// strict policy until verified.
+pub fn owner_key(
+    trust: &mut TrustStore,
+    owner_user_id: &str,
+    owner: &OwnerKey,
+) -> Result<TrustedKey> {
+    trust.admit(owner_user_id, &owner_recipient(owner)?)
 }

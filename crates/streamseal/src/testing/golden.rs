@@ -168,19 +168,30 @@ pub fn envelopes() -> Result<Value> {
 
 /// `wraps.json`.
 pub fn wraps() -> Result<Value> {
-    let cases: [(&str, RecipientKind, &str, u32, u8); 3] = [
+    // (name, recipient kind, recipient key id, generation, recipient seed,
+    //  sender kind, sender key id, sender seed): generation 0 is made by the
+    // runtime's machine A (wrapped to the owner and to itself); generation 3
+    // by the owner, after a roll.
+    type Case = (&'static str, RecipientKind, &'static str, u32, u8, RecipientKind, &'static str, u8);
+    let cases: [Case; 3] = [
         (
             "owner-user-key",
             RecipientKind::User,
             "key_owner_laptop",
             0,
             0x10,
+            RecipientKind::Bot,
+            "machine-a",
+            0x20,
         ),
         (
             "runtime-machine-a",
             RecipientKind::Bot,
             "machine-a",
             0,
+            0x20,
+            RecipientKind::Bot,
+            "machine-a",
             0x20,
         ),
         (
@@ -189,10 +200,21 @@ pub fn wraps() -> Result<Value> {
             "machine-b",
             3,
             0x30,
+            RecipientKind::User,
+            "key_owner_laptop",
+            0x10,
         ),
     ];
     let mut vectors = Vec::new();
-    for (i, (name, kind, key_id, generation, seed)) in cases.into_iter().enumerate() {
+    for (i, (name, kind, key_id, generation, seed, sender_kind, sender_key_id, sender_seed)) in
+        cases.into_iter().enumerate()
+    {
+        let sender_secret = array32(sender_seed);
+        let sender = IdentityKey::from_secret(
+            sender_kind.clone(),
+            KeyId::new(sender_key_id)?,
+            SecretKey::from_bytes(&sender_secret),
+        );
         let secret_bytes = array32(seed);
         let me = IdentityKey::from_secret(
             kind.clone(),
@@ -206,10 +228,18 @@ pub fn wraps() -> Result<Value> {
                 ROOT,
                 generation,
                 &StreamKey::from_bytes(&stream_key),
+                &sender,
                 &Recipient::of(&me),
             )
         })?;
-        let info = wrap::wrap_info(ROOT, generation, &kind, key_id)?;
+        let info = wrap::wrap_info(
+            ROOT,
+            generation,
+            &kind,
+            key_id,
+            &sender_kind,
+            sender_key_id,
+        )?;
         vectors.push(json!({
             "name": name,
             "rootStreamId": ROOT,
@@ -218,6 +248,10 @@ pub fn wraps() -> Result<Value> {
             "recipientKeyId": key_id,
             "recipientSecretKeyHex": hex::encode(secret_bytes),
             "recipientPublicKey": me.public_key().to_base64(),
+            "senderKind": sender_kind.as_str(),
+            "senderKeyId": sender_key_id,
+            "senderSecretKeyHex": hex::encode(sender_secret),
+            "senderPublicKey": sender.public_key().to_base64(),
             "streamKeyHex": hex::encode(stream_key),
             "randomHex": hex::encode(&ikm_e),
             "infoHex": hex::encode(&info),
@@ -225,7 +259,7 @@ pub fn wraps() -> Result<Value> {
         }));
     }
     Ok(json!({
-        "description": "HPKE base-mode key wraps (DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, AES-256-GCM). randomHex is the ephemeral ikmE.",
+        "description": "Wrap format version 2: HPKE auth-mode key wraps (DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, AES-256-GCM) from the sender's identity key. randomHex is the ephemeral ikmE.",
         "vectors": vectors,
     }))
 }
@@ -298,6 +332,12 @@ pub fn invocations() -> Result<Value> {
         KeyId::new("machine-b")?,
         SecretKey::from_bytes(&runtime_secret),
     );
+    let owner_secret = array32(0x11);
+    let owner_key = IdentityKey::from_secret(
+        RecipientKind::User,
+        KeyId::new("key_owner_laptop")?,
+        SecretKey::from_bytes(&owner_secret),
+    );
     let mut ring = Keyring::new(ROOT)?;
     ring.insert(generation, StreamKey::from_bytes(&stream_key))?;
 
@@ -307,6 +347,7 @@ pub fn invocations() -> Result<Value> {
             ROOT,
             generation,
             &StreamKey::from_bytes(&stream_key),
+            &owner_key,
             &Recipient::of(&runtime),
         )
     })?;
@@ -369,20 +410,40 @@ pub fn invocations() -> Result<Value> {
         serde_json::from_value(invocation.clone()).map_err(|e| Error::MalformedJson {
             reason: e.to_string(),
         })?;
-    let opened = OpenedInvocation::open(&parsed, std::slice::from_ref(&runtime))?;
+    // The runtime pinned the owner's key and accepts it as the key sender.
+    let mut trust = crate::trust::TrustStore::new(crate::trust::TrustPolicy::TofuWithAlerts);
+    let owner_trusted = trust.admit(owner, &Recipient::of(&owner_key))?;
+    let mut state = crate::sealed::state::StreamState::new(ROOT)?;
+    state.set_owner(owner)?;
+    state.accept_sender(&owner_trusted)?;
+    let opened =
+        OpenedInvocation::open(&parsed, &mut state, &trust, bot, std::slice::from_ref(&runtime))?;
     let reply_id = MessageId::parse("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6")?;
     let reply_text = "We decided: ship on Thursday, after the freeze.";
     let reply_random = pattern(0xb0, 12);
     let complete =
         with_fixed_randomness(&reply_random, || opened.seal_reply(&reply_id, reply_text))?;
-    let history: Vec<&str> = opened.history.iter().map(|h| h.text.as_str()).collect();
+    let history: Vec<&str> = opened
+        .history
+        .iter()
+        .filter_map(|h| match h {
+            crate::sealed::runtime::HistoryItem::Opened { entry } => Some(entry.text.as_str()),
+            crate::sealed::runtime::HistoryItem::Failed { .. } => None,
+        })
+        .collect();
     Ok(json!({
-        "description": "A claimed sealed invocation: the runtime opens sealedContext with its key and seals the reply. replyRandomHex is the reply's iv.",
+        "description": "A claimed sealed invocation: the runtime, which pinned the owner's key (ownerPublicKey) and accepts it as the stream's key sender, opens sealedContext with its key and seals the reply as botId. replyRandomHex is the reply's iv.",
         "vectors": [{
             "name": "mention-with-history",
             "runtimeKeyKind": "bot",
             "runtimeKeyId": "machine-b",
             "runtimeSecretKeyHex": hex::encode(runtime_secret),
+            "botId": bot,
+            "ownerUserId": owner,
+            "ownerKeyKind": "user",
+            "ownerKeyId": "key_owner_laptop",
+            "ownerSecretKeyHex": hex::encode(owner_secret),
+            "ownerPublicKey": owner_key.public_key().to_base64(),
             "streamKeyHex": hex::encode(stream_key),
             "invocation": invocation,
             "expectedPrompt": opened.prompt,

@@ -3013,7 +3013,7 @@ enum StreamsealError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
     /**
      * See the core's `ErrorCode` of the same name.
      */
-    case WrapOpenFailed(
+    case UntrustedWrap(
         /**
          * The stable code, e.g. `AAD_MISMATCH`.
          */code: String, 
@@ -3325,7 +3325,7 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             errorMessage: try FfiConverterString.read(from: &buf), 
             details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
             )
-        case 14: return .WrapOpenFailed(
+        case 14: return .UntrustedWrap(
             code: try FfiConverterString.read(from: &buf), 
             errorMessage: try FfiConverterString.read(from: &buf), 
             details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
@@ -3502,7 +3502,7 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
             
         
-        case let .WrapOpenFailed(code,errorMessage,details):
+        case let .UntrustedWrap(code,errorMessage,details):
             writeInt(&buf, Int32(14))
             FfiConverterString.write(code, into: &buf)
             FfiConverterString.write(errorMessage, into: &buf)
