@@ -195,6 +195,15 @@ impl ErrorCode {
 pub const ERROR_CODE_TS: &str = "export type ErrorCode = \"MALFORMED_BASE64\" | \"INVALID_LENGTH\" | \"INPUT_TOO_LARGE\" | \"MALFORMED_JSON\" | \"INVALID_FIELD\" | \"UNSUPPORTED_ENVELOPE_VERSION\" | \"MALFORMED_AAD\" | \"AAD_MISMATCH\" | \"UNKNOWN_KEY_GENERATION\" | \"KEY_GENERATION_CONFLICT\" | \"DECRYPTION_FAILED\" | \"INVALID_PUBLIC_KEY\" | \"NO_MATCHING_KEY\" | \"UNTRUSTED_WRAP\" | \"TOO_MANY_KEYS\" | \"UNSUPPORTED_BUNDLE_VERSION\" | \"MALFORMED_BUNDLE\" | \"WRONG_PASSPHRASE\" | \"BUNDLE_KEY_MISMATCH\" | \"UNSUPPORTED_KDF\" | \"KDF_PARAMS_OUT_OF_BOUNDS\" | \"RANDOMNESS_UNAVAILABLE\" | \"VALIDATION_FAILED\" | \"E2E_STREAM_REQUIRES_CIPHERTEXT\" | \"E2E_PAYLOAD_REQUIRES_E2E_STREAM\" | \"KEY_CHANGED\" | \"KEY_NOT_VERIFIED\" | \"UNKNOWN_KEY\" | \"PROMPT_REPLAYED\" | \"SEALED_STREAM_DOWNGRADE\" | \"REPLY_SENDER_MISMATCH\" | \"UNEXPECTED_AUTHOR\" | \"UNPROVEN_DECISION_ANSWER\" | \"SEAL_BUDGET_EXHAUSTED\" | \"STALE_ROLL\" | \"MALFORMED_STATE\" | \"STATE_AUTH_FAILED\";";
 ts_decl!(ERROR_CODE_TS);
 
+// Crosses UniFFI as its stable spelling (`"UNTRUSTED_WRAP"`), as it does to
+// JS: `HistoryItem::Failed` carries one, and Kotlin, Swift and Python see a
+// string (`typealias ErrorCode = String`).
+#[cfg(feature = "uniffi")]
+uniffi::custom_type!(ErrorCode, String, {
+    lower: |code| code.as_str().to_owned(),
+    try_lift: |text| ErrorCode::parse(&text).ok_or_else(|| uniffi::deps::anyhow::anyhow!("unknown error code")),
+});
+
 // Crosses to JavaScript (feature `wasm`) as its stable spelling.
 #[cfg(feature = "wasm")]
 impl serde::Serialize for ErrorCode {
