@@ -144,6 +144,11 @@ impl TrustPolicy {
 
 /// How far a usable key has been checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "lowercase")
+)]
 pub enum TrustLevel {
     /// The user compared safety numbers for this key (`"verified"`).
     Verified,
