@@ -6,8 +6,9 @@
 //! - Wycheproof X25519 through `x25519-dalek`, and every low-order public key
 //!   through the library's HPKE wrap path, which must refuse it;
 //! - Wycheproof HKDF-SHA256 through `hkdf` (the version `hpke` uses inside);
-//! - RFC 9180 HPKE base mode, X25519 / HKDF-SHA256 / AES-256-GCM, through
-//!   `hpke` with the ephemeral key material of the vector;
+//! - RFC 9180 HPKE base and auth mode, X25519 / HKDF-SHA256 / AES-256-GCM,
+//!   through `hpke` with the ephemeral key material of the vector, and the
+//!   library's key wrap checked to be exactly that auth mode;
 //! - RFC 9106 and the reference implementation's Argon2id KATs through
 //!   `argon2`, and the KATs also through `streamseal::kdf::derive_key`.
 //!
@@ -29,11 +30,11 @@ use hpke::{Deserializable as _, Kem as _, OpModeR, OpModeS, Serializable as _};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use streamseal::ErrorCode;
-use streamseal::identity::{KeyId, PublicKey, Recipient, RecipientKind};
+use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::{KdfLimits, KdfParams, derive_key};
 use streamseal::stream_key::StreamKey;
 use streamseal::testing::{aes256gcm_open, aes256gcm_seal};
-use streamseal::wrap::wrap_stream_key;
+use streamseal::wrap::{unwrap_stream_key, wrap_info, wrap_stream_key};
 
 type HpkeKem = hpke::kem::X25519HkdfSha256;
 type HpkeKdf = hpke::kdf::HkdfSha256;
@@ -197,6 +198,19 @@ fn wycheproof_x25519() {
     let (mut total, mut valid, mut acceptable) = (0usize, 0usize, 0usize);
     let (mut low_order_refused, mut others_wrapped) = (0usize, 0usize);
     let wrapped_key = StreamKey::generate().unwrap();
+    // Wraps are HPKE auth mode: the sender's own key pair goes in too.
+    let sender = IdentityKey::generate(RecipientKind::User, KeyId::new("sender").unwrap()).unwrap();
+    let mut low_order_senders_refused = 0usize;
+    let genuine_recipient =
+        IdentityKey::generate(RecipientKind::Bot, KeyId::new("k").unwrap()).unwrap();
+    let genuine = wrap_stream_key(
+        "stream_root",
+        0,
+        &wrapped_key,
+        &sender,
+        &Recipient::of(&genuine_recipient),
+    )
+    .unwrap();
     for group in &file.test_groups {
         assert_eq!(group.kind, "XdhComp");
         assert_eq!(group.curve, "curve25519");
@@ -223,11 +237,27 @@ fn wycheproof_x25519() {
                 key_id: KeyId::new("k").unwrap(),
                 public_key: PublicKey::from_bytes(public),
             };
-            let wrapped = wrap_stream_key("stream_root", 0, &wrapped_key, &recipient);
+            let wrapped = wrap_stream_key("stream_root", 0, &wrapped_key, &sender, &recipient);
             if shared == [0u8; 32] {
                 let err = wrapped.expect_err(&format!("tcId {id}: low-order key wrapped"));
                 assert_eq!(err.code(), ErrorCode::InvalidPublicKey, "tcId {id}");
                 low_order_refused += 1;
+                // Named as the only accepted *sender*, a low-order key makes
+                // DH(skR, pkS) all zero: the unwrap refuses, never opens.
+                let as_sender = Recipient {
+                    kind: RecipientKind::User,
+                    key_id: KeyId::new("sender").unwrap(),
+                    public_key: PublicKey::from_bytes(public),
+                };
+                let err = unwrap_stream_key(
+                    "stream_root",
+                    &genuine,
+                    std::slice::from_ref(&genuine_recipient),
+                    &[as_sender],
+                )
+                .expect_err(&format!("tcId {id}: opened as made by a low-order sender"));
+                assert_eq!(err.code(), ErrorCode::UntrustedWrap, "tcId {id}");
+                low_order_senders_refused += 1;
             } else {
                 wrapped.unwrap_or_else(|e| panic!("tcId {id}: wrap refused: {e}"));
                 others_wrapped += 1;
@@ -244,8 +274,10 @@ fn wycheproof_x25519() {
     );
     println!(
         "wycheproof x25519 via wrap_stream_key: {low_order_refused} low-order public keys \
-         refused with INVALID_PUBLIC_KEY, {others_wrapped} others wrapped"
+         refused with INVALID_PUBLIC_KEY, {others_wrapped} others wrapped; \
+         the same {low_order_senders_refused} refused as accepted wrap senders (UNTRUSTED_WRAP)"
     );
+    assert_eq!(low_order_senders_refused, 31);
 }
 
 #[test]
@@ -320,6 +352,12 @@ struct HpkeEntry {
     #[serde(rename = "pkEm")]
     pk_em: String,
     enc: String,
+    shared_secret: String,
+    /// Auth modes only: the sender's key pair.
+    #[serde(rename = "skSm", default)]
+    sk_sm: Option<String>,
+    #[serde(rename = "pkSm", default)]
+    pk_sm: Option<String>,
     encryptions: Vec<HpkeEncryption>,
     exports: Vec<HpkeExport>,
 }
@@ -381,6 +419,35 @@ impl TryRng for FixedRng {
 
 impl TryCryptoRng for FixedRng {}
 
+/// Every encryption of `v` in sequence order on one context each side, then
+/// every export on both sides.
+fn check_contexts(
+    v: &HpkeEntry,
+    sender: &mut hpke::aead::AeadCtxS<HpkeAead, HpkeKdf, HpkeKem>,
+    receiver: &mut hpke::aead::AeadCtxR<HpkeAead, HpkeKdf, HpkeKem>,
+) {
+    for (seq, e) in v.encryptions.iter().enumerate() {
+        let aad = unhex(&e.aad);
+        let pt = unhex(&e.pt);
+        let ct = sender.seal(&pt, &aad).unwrap();
+        assert_eq!(hex::encode(&ct), e.ct, "encryption {seq}: seal");
+        assert_eq!(
+            receiver.open(&unhex(&e.ct), &aad).unwrap(),
+            pt,
+            "encryption {seq}: open"
+        );
+    }
+    for (i, x) in v.exports.iter().enumerate() {
+        let context = unhex(&x.exporter_context);
+        let mut from_sender = vec![0u8; x.len];
+        let mut from_receiver = vec![0u8; x.len];
+        sender.export(&context, &mut from_sender).unwrap();
+        receiver.export(&context, &mut from_receiver).unwrap();
+        assert_eq!(hex::encode(&from_sender), x.exported_value, "export {i}");
+        assert_eq!(from_receiver, from_sender, "export {i}: receiver");
+    }
+}
+
 #[test]
 fn rfc9180_hpke_base_x25519_sha256_aes256gcm() {
     let entries: Vec<HpkeEntry> = load("hpke/rfc9180_x25519_sha256_aes256gcm_base.json");
@@ -419,32 +486,18 @@ fn rfc9180_hpke_base_x25519_sha256_aes256gcm() {
     assert_eq!(hex::encode(enc.to_bytes()), v.enc);
     assert_eq!(v.enc, v.pk_em);
 
+    // The KEM's shared secret, on both sides.
+    let mut rng = FixedRng::new(unhex(&v.ikm_e));
+    let (ss, _) = HpkeKem::encap_with_rng(&pk_r, None, &mut rng).unwrap();
+    assert_eq!(hex::encode(ss.0), v.shared_secret, "encap: shared_secret");
+    let ss = HpkeKem::decap(&sk_r, None, &enc).unwrap();
+    assert_eq!(hex::encode(ss.0), v.shared_secret, "decap: shared_secret");
+
     let mut receiver =
         hpke::setup_receiver::<HpkeAead, HpkeKdf, HpkeKem>(&OpModeR::Base, &sk_r, &enc, &info)
             .unwrap();
 
-    // Every encryption in sequence order, on one context each side.
-    for (seq, e) in v.encryptions.iter().enumerate() {
-        let aad = unhex(&e.aad);
-        let pt = unhex(&e.pt);
-        let ct = sender.seal(&pt, &aad).unwrap();
-        assert_eq!(hex::encode(&ct), e.ct, "encryption {seq}: seal");
-        assert_eq!(
-            receiver.open(&unhex(&e.ct), &aad).unwrap(),
-            pt,
-            "encryption {seq}: open"
-        );
-    }
-
-    for (i, x) in v.exports.iter().enumerate() {
-        let context = unhex(&x.exporter_context);
-        let mut from_sender = vec![0u8; x.len];
-        let mut from_receiver = vec![0u8; x.len];
-        sender.export(&context, &mut from_sender).unwrap();
-        receiver.export(&context, &mut from_receiver).unwrap();
-        assert_eq!(hex::encode(&from_sender), x.exported_value, "export {i}");
-        assert_eq!(from_receiver, from_sender, "export {i}: receiver");
-    }
+    check_contexts(v, &mut sender, &mut receiver);
 
     // The single-shot call the library's wrap uses reproduces encryption 0,
     // and the single-shot open the unwrap uses opens it.
@@ -476,9 +529,211 @@ fn rfc9180_hpke_base_x25519_sha256_aes256gcm() {
 
     assert_eq!((v.encryptions.len(), v.exports.len()), (257, 3));
     println!(
-        "rfc9180 hpke base x25519/hkdf-sha256/aes-256-gcm: 1 entry, enc and pk(skRm) match, \
-         {} encryptions sealed and opened, {} exports passed; single_shot_seal_with_rng \
+        "rfc9180 hpke base x25519/hkdf-sha256/aes-256-gcm: 1 entry, enc, pk(skRm) and the \
+         shared secret match, {} encryptions sealed and opened, {} exports passed; single_shot_seal_with_rng \
          reproduces encryption 0",
+        v.encryptions.len(),
+        v.exports.len()
+    );
+}
+
+// ---------------------------------------------------------------------------
+// RFC 9180 HPKE, auth mode (the mode of every key wrap, format version 2)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn rfc9180_hpke_auth_x25519_sha256_aes256gcm() {
+    let entries: Vec<HpkeEntry> = load("hpke/rfc9180_x25519_sha256_aes256gcm_auth.json");
+    assert_eq!(entries.len(), 1);
+    let v = &entries[0];
+    assert_eq!((v.mode, v.kem_id, v.kdf_id, v.aead_id), (2, 32, 1, 2));
+    assert_eq!(
+        (
+            HpkeKem::KEM_ID,
+            <HpkeKdf as hpke::kdf::Kdf>::KDF_ID,
+            <HpkeAead as hpke::aead::Aead>::AEAD_ID
+        ),
+        (v.kem_id, v.kdf_id, v.aead_id)
+    );
+    let info = unhex(&v.info);
+
+    // The recipient and the sender: each secret key's public key is the vector's.
+    let sk_r = <HpkeKem as hpke::Kem>::PrivateKey::from_bytes(&unhex(&v.sk_rm)).unwrap();
+    let pk_r = HpkeKem::sk_to_pk(&sk_r);
+    assert_eq!(hex::encode(pk_r.to_bytes()), v.pk_rm, "pk(skRm) != pkRm");
+    let sk_sm = v.sk_sm.as_deref().expect("an auth entry has skSm");
+    let pk_sm = v.pk_sm.as_deref().expect("an auth entry has pkSm");
+    let sk_s = <HpkeKem as hpke::Kem>::PrivateKey::from_bytes(&unhex(sk_sm)).unwrap();
+    let pk_s = HpkeKem::sk_to_pk(&sk_s);
+    assert_eq!(hex::encode(pk_s.to_bytes()), pk_sm, "pk(skSm) != pkSm");
+    assert_eq!(
+        <HpkeKem as hpke::Kem>::PublicKey::from_bytes(&unhex(pk_sm)).unwrap(),
+        pk_s
+    );
+
+    // AuthEncap / AuthDecap: the shared secret mixes DH(skS, pkR) in, so
+    // the same enc decapsulated without the sender, or as from another
+    // sender, gives another secret.
+    let mut rng = FixedRng::new(unhex(&v.ikm_e));
+    let (ss, enc) = HpkeKem::encap_with_rng(&pk_r, Some((&sk_s, &pk_s)), &mut rng).unwrap();
+    assert!(rng.fully_drawn(), "hpke drew fewer bytes than ikmE");
+    assert_eq!(hex::encode(enc.to_bytes()), v.enc);
+    assert_eq!(v.enc, v.pk_em);
+    assert_eq!(
+        hex::encode(ss.0),
+        v.shared_secret,
+        "AuthEncap: shared_secret"
+    );
+    let ss = HpkeKem::decap(&sk_r, Some(&pk_s), &enc).unwrap();
+    assert_eq!(
+        hex::encode(ss.0),
+        v.shared_secret,
+        "AuthDecap: shared_secret"
+    );
+    let base = HpkeKem::decap(&sk_r, None, &enc).unwrap();
+    assert_ne!(
+        hex::encode(base.0),
+        v.shared_secret,
+        "base Decap of an auth enc"
+    );
+    let other_sender =
+        HpkeKem::sk_to_pk(&<HpkeKem as hpke::Kem>::PrivateKey::from_bytes(&[7u8; 32]).unwrap());
+    let other = HpkeKem::decap(&sk_r, Some(&other_sender), &enc).unwrap();
+    assert_ne!(
+        hex::encode(other.0),
+        v.shared_secret,
+        "AuthDecap as another sender"
+    );
+
+    // The contexts: every encryption in order, every export.
+    let mut rng = FixedRng::new(unhex(&v.ikm_e));
+    let (enc, mut sender) = hpke::setup_sender_with_rng::<HpkeAead, HpkeKdf, HpkeKem>(
+        &OpModeS::Auth((sk_s.clone(), pk_s.clone())),
+        &pk_r,
+        &info,
+        &mut rng,
+    )
+    .unwrap();
+    assert!(rng.fully_drawn(), "hpke drew fewer bytes than ikmE");
+    assert_eq!(hex::encode(enc.to_bytes()), v.enc);
+    let mut receiver = hpke::setup_receiver::<HpkeAead, HpkeKdf, HpkeKem>(
+        &OpModeR::Auth(pk_s.clone()),
+        &sk_r,
+        &enc,
+        &info,
+    )
+    .unwrap();
+    check_contexts(v, &mut sender, &mut receiver);
+
+    // The single-shot calls the wrap and unwrap make reproduce encryption 0;
+    // opened in base mode or as from another sender, it does not open.
+    let first = &v.encryptions[0];
+    let aad0 = unhex(&first.aad);
+    let mut rng = FixedRng::new(unhex(&v.ikm_e));
+    let (enc0, ct0) = hpke::single_shot_seal_with_rng::<HpkeAead, HpkeKdf, HpkeKem>(
+        &OpModeS::Auth((sk_s.clone(), pk_s.clone())),
+        &pk_r,
+        &info,
+        &unhex(&first.pt),
+        &aad0,
+        &mut rng,
+    )
+    .unwrap();
+    assert!(rng.fully_drawn());
+    assert_eq!(hex::encode(enc0.to_bytes()), v.enc);
+    assert_eq!(hex::encode(&ct0), first.ct);
+    let open0 = |mode: &OpModeR<'_, HpkeKem>| {
+        hpke::single_shot_open::<HpkeAead, HpkeKdf, HpkeKem>(mode, &sk_r, &enc0, &info, &ct0, &aad0)
+    };
+    assert_eq!(
+        open0(&OpModeR::Auth(pk_s.clone())).unwrap(),
+        unhex(&first.pt)
+    );
+    assert!(
+        open0(&OpModeR::Base).is_err(),
+        "an auth ciphertext opened in base mode"
+    );
+    assert!(
+        open0(&OpModeR::Auth(other_sender.clone())).is_err(),
+        "an auth ciphertext opened as from another sender"
+    );
+
+    // The library's wrap is exactly this: with the vector's keys as identity
+    // keys and ikmE as its randomness, `wrap_stream_key` gives the vector's
+    // enc and the ciphertext hpke's auth mode gives for the v2 wrap info;
+    // hpke opens it, and `unwrap_stream_key` opens it as made by the sender.
+    let sender_key = IdentityKey::from_secret(
+        RecipientKind::User,
+        KeyId::new("owner-laptop").unwrap(),
+        SecretKey::from_bytes(&unhex32(sk_sm)),
+    );
+    let recipient_key = IdentityKey::from_secret(
+        RecipientKind::Bot,
+        KeyId::new("machine-a").unwrap(),
+        SecretKey::from_bytes(&unhex32(&v.sk_rm)),
+    );
+    assert_eq!(hex::encode(sender_key.public_key().as_bytes()), pk_sm);
+    assert_eq!(hex::encode(recipient_key.public_key().as_bytes()), v.pk_rm);
+    let stream_key = [0x5a_u8; 32];
+    let wrap = streamseal::testing::with_fixed_randomness(&unhex(&v.ikm_e), || {
+        wrap_stream_key(
+            "stream_root",
+            7,
+            &StreamKey::from_bytes(&stream_key),
+            &sender_key,
+            &Recipient::of(&recipient_key),
+        )
+    })
+    .unwrap();
+    let wrap_info_v2 = wrap_info(
+        "stream_root",
+        7,
+        &RecipientKind::Bot,
+        "machine-a",
+        &RecipientKind::User,
+        "owner-laptop",
+    )
+    .unwrap();
+    let mut rng = FixedRng::new(unhex(&v.ikm_e));
+    let (enc_w, ct_w) = hpke::single_shot_seal_with_rng::<HpkeAead, HpkeKdf, HpkeKem>(
+        &OpModeS::Auth((sk_s.clone(), pk_s.clone())),
+        &pk_r,
+        &wrap_info_v2,
+        &stream_key,
+        b"",
+        &mut rng,
+    )
+    .unwrap();
+    let b64 = |bytes: &[u8]| streamseal::encoding::encode_base64(bytes);
+    assert_eq!(wrap.wrap_enc, b64(&enc_w.to_bytes()));
+    assert_eq!(hex::encode(enc_w.to_bytes()), v.enc);
+    assert_eq!(wrap.wrap_ct, b64(&ct_w));
+    let opened = hpke::single_shot_open::<HpkeAead, HpkeKdf, HpkeKem>(
+        &OpModeR::Auth(pk_s.clone()),
+        &sk_r,
+        &enc_w,
+        &wrap_info_v2,
+        &ct_w,
+        b"",
+    )
+    .unwrap();
+    assert_eq!(opened, stream_key);
+    let unwrapped = unwrap_stream_key(
+        "stream_root",
+        &wrap,
+        std::slice::from_ref(&recipient_key),
+        &[Recipient::of(&recipient_key), Recipient::of(&sender_key)],
+    )
+    .unwrap();
+    assert_eq!(unwrapped.key, StreamKey::from_bytes(&stream_key));
+    assert_eq!((unwrapped.sender, unwrapped.recipient), (1, 0));
+
+    assert_eq!((v.encryptions.len(), v.exports.len()), (257, 3));
+    println!(
+        "rfc9180 hpke auth x25519/hkdf-sha256/aes-256-gcm: 1 entry, enc, pk(skRm), pk(skSm) \
+         and the AuthEncap/AuthDecap shared secret match, {} encryptions sealed and opened, \
+         {} exports passed; single_shot_seal_with_rng reproduces encryption 0; \
+         wrap_stream_key is that auth mode under the v2 wrap info",
         v.encryptions.len(),
         v.exports.len()
     );
