@@ -18,7 +18,7 @@ use zeroize::Zeroizing;
 
 use crate::error::Result;
 use crate::keys::{
-    IdentityKey, KdfLimits, Keyring, Recipient, SecretKey, StreamKey, identity_keys,
+    IdentityKey, KdfLimits, Keyring, Recipient, SecretKey, StreamKey, identity_keys, recipients,
 };
 
 /// Canonical padded standard base64 of `bytes`.
@@ -33,69 +33,87 @@ pub fn decode_base64(text: String) -> Result<Vec<u8>> {
     Ok(encoding::decode_base64("base64", &text)?)
 }
 
-/// Wraps `key` (generation `generation` of `root_stream_id`) to `recipient` with HPKE.
+/// Wraps `key` (generation `generation` of `root_stream_id`) to `recipient`
+/// with HPKE auth mode from `sender` (the caller's own identity key), wrap
+/// format version 2.
 #[uniffi::export]
 pub fn wrap_stream_key(
     root_stream_id: String,
     generation: u32,
     key: Arc<StreamKey>,
+    sender: Arc<IdentityKey>,
     recipient: Recipient,
 ) -> Result<KeyWrap> {
     Ok(wrap::wrap_stream_key(
         &root_stream_id,
         generation,
         &key.0,
+        &sender.0,
         &recipient.to_core()?,
     )?)
 }
 
-/// Opens a key wrap of `root_stream_id` with one of the caller's keys (at most 32).
+/// A stream key opened from a wrap, with who made it.
+#[derive(uniffi::Record)]
+pub struct Unwrapped {
+    /// The stream key.
+    pub key: Arc<StreamKey>,
+    /// The index, in the `senders` given, of the key that made the wrap.
+    pub sender: u32,
+    /// The index, in `mine`, of the caller's key the wrap was made to.
+    pub recipient: u32,
+}
+
+/// Opens a key wrap of `root_stream_id` with one of the caller's keys (at
+/// most 32), accepting it only as made by one of `senders` (at most 32).
+/// A wrap that opens under no (sender, key) pair is `UNTRUSTED_WRAP`. Apps
+/// use [`crate::sealed::open_key_wraps`], which takes the senders from the
+/// stream state and the trust store; this is the primitive underneath.
 #[uniffi::export]
 pub fn unwrap_stream_key(
     root_stream_id: String,
     wrap: KeyWrap,
     mine: Vec<Arc<IdentityKey>>,
-) -> Result<Arc<StreamKey>> {
-    let key = wrap::unwrap_stream_key(&root_stream_id, &wrap, &identity_keys(&mine))?;
-    Ok(Arc::new(StreamKey(key)))
+    senders: Vec<Recipient>,
+) -> Result<Unwrapped> {
+    let opened = wrap::unwrap_stream_key(
+        &root_stream_id,
+        &wrap,
+        &identity_keys(&mine),
+        &recipients(&senders)?,
+    )?;
+    Ok(Unwrapped {
+        key: Arc::new(StreamKey(opened.key)),
+        sender: u32::try_from(opened.sender).unwrap_or(u32::MAX),
+        recipient: u32::try_from(opened.recipient).unwrap_or(u32::MAX),
+    })
 }
 
-/// The HPKE `info` of a wrap (see FORMAT.md).
+/// The HPKE `info` (version 2) of a wrap (see FORMAT.md).
 #[uniffi::export]
 pub fn wrap_info(
     root_stream_id: String,
     generation: u32,
     recipient_kind: String,
     recipient_key_id: String,
+    sender_kind: String,
+    sender_key_id: String,
 ) -> Result<Vec<u8>> {
     Ok(wrap::wrap_info(
         &root_stream_id,
         generation,
         &RecipientKind::parse(&recipient_kind),
         &recipient_key_id,
+        &RecipientKind::parse(&sender_kind),
+        &sender_key_id,
     )?)
 }
 
-/// Seals `plaintext` into `slot` under the keyring's current generation.
+/// Seals `plaintext` into `slot` under the keyring's current generation
+/// (the only one it seals under: no export picks or lowers it).
 #[uniffi::export]
 pub fn seal(keyring: Arc<Keyring>, slot: Slot, plaintext: Vec<u8>) -> Result<SealedPayload> {
     Ok(envelope::seal(&keyring.lock(), &slot, &plaintext)?)
-}
-
-/// Seals `plaintext` into `slot` under a chosen generation held by the keyring.
-#[uniffi::export]
-pub fn seal_with_generation(
-    keyring: Arc<Keyring>,
-    generation: u32,
-    slot: Slot,
-    plaintext: Vec<u8>,
-) -> Result<SealedPayload> {
-    Ok(envelope::seal_with_generation(
-        &keyring.lock(),
-        generation,
-        &slot,
-        &plaintext,
-    )?)
 }
 
 /// Opens a payload the caller expects in `expected`; the AAD must bind

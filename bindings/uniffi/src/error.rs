@@ -112,6 +112,18 @@ ffi_error!(
     ValidationFailed,
     E2eStreamRequiresCiphertext,
     E2ePayloadRequiresE2eStream,
+    KeyChanged,
+    KeyNotVerified,
+    UnknownKey,
+    PromptReplayed,
+    SealedStreamDowngrade,
+    ReplySenderMismatch,
+    UnexpectedAuthor,
+    UnprovenDecisionAnswer,
+    SealBudgetExhausted,
+    StaleRoll,
+    MalformedState,
+    StateAuthFailed,
 );
 
 /// The binding's result type.
@@ -202,6 +214,38 @@ mod tests {
             },
             Error::E2eStreamRequiresCiphertext,
             Error::E2ePayloadRequiresE2eStream,
+            Error::KeyChanged {
+                subject: "usr_1".into(),
+                key_id: "k".into(),
+            },
+            Error::KeyNotVerified {
+                subject: "usr_1".into(),
+                key_id: "k".into(),
+            },
+            Error::UnknownKey {
+                subject: "usr_1".into(),
+                key_id: "k".into(),
+            },
+            Error::PromptReplayed {
+                message_id: "msg_1".into(),
+            },
+            Error::SealedStreamDowngrade { reason: "r" },
+            Error::ReplySenderMismatch {
+                expected: "bot_1".into(),
+                actual: "usr_1".into(),
+            },
+            Error::UnexpectedAuthor {
+                expected: "usr_1".into(),
+                actual: "usr_2".into(),
+            },
+            Error::UnprovenDecisionAnswer { reason: "r" },
+            Error::SealBudgetExhausted {
+                generation: 0,
+                budget: 1,
+            },
+            Error::StaleRoll { generation: 1 },
+            Error::MalformedState { reason: "r" },
+            Error::StateAuthFailed,
         ]
     }
 
@@ -228,7 +272,7 @@ mod tests {
 
     #[test]
     fn error_codes_lists_the_core_codes() {
-        assert_eq!(error_codes().len(), 25);
+        assert_eq!(error_codes().len(), 37);
         assert_eq!(
             error_codes().first().map(String::as_str),
             Some("MALFORMED_BASE64")

@@ -187,7 +187,9 @@ impl StreamKey {
 }
 
 /// The keyring of one root stream: a stream key per generation, and the
-/// generation new messages are sealed under. Thread-safe (one lock).
+/// generation new messages are sealed under (it only rises). Thread-safe
+/// (one lock). [`crate::state::StreamState::keyring`] hands out a copy of a
+/// state's keyring whose seal counters are shared with the state.
 #[derive(uniffi::Object)]
 pub struct Keyring(Mutex<stream_key::Keyring>);
 
@@ -217,20 +219,12 @@ impl Keyring {
         self.lock().root_stream_id().to_owned()
     }
 
-    /// Adds the key of `generation` (`KEY_GENERATION_CONFLICT` if another is held).
+    /// Adds the key of `generation` (`KEY_GENERATION_CONFLICT` if another is
+    /// held). The sealing generation rises to it when it is newer; nothing
+    /// lowers it.
     pub fn insert(&self, generation: u32, key: Arc<StreamKey>) -> Result<()> {
         let copy = stream_key::StreamKey::from_bytes(&key.0.to_bytes());
         Ok(self.lock().insert(generation, copy)?)
-    }
-
-    /// Sets the generation new messages are sealed under.
-    pub fn set_current_generation(&self, generation: u32) -> Result<()> {
-        Ok(self.lock().set_current_generation(generation)?)
-    }
-
-    /// Records the generation the server announced as current.
-    pub fn set_announced_generation(&self, generation: u32) {
-        self.lock().set_announced_generation(generation);
     }
 
     /// The newest generation held.
@@ -238,9 +232,33 @@ impl Keyring {
         self.lock().newest_generation()
     }
 
-    /// The generation new messages are sealed under.
+    /// The generation new messages are sealed under: the newest held, or a
+    /// newer one the stream announced whose key has not arrived (sealing then
+    /// fails with `UNKNOWN_KEY_GENERATION`).
     pub fn current_generation(&self) -> Option<u32> {
         self.lock().current_generation()
+    }
+
+    /// Generations for which two different keys were offered; never sealed under.
+    pub fn conflicted_generations(&self) -> Vec<u32> {
+        self.lock().conflicted_generations()
+    }
+
+    /// How many envelopes this keyring (and every handle sharing its
+    /// counters) has sealed under `generation`.
+    pub fn seal_count(&self, generation: u32) -> u64 {
+        self.lock().seal_count(generation)
+    }
+
+    /// The seal budget per generation (2^30 unless lowered); past it,
+    /// sealing is `SEAL_BUDGET_EXHAUSTED`: roll the generation.
+    pub fn seal_budget(&self) -> u64 {
+        self.lock().seal_budget()
+    }
+
+    /// Lowers the seal budget of this handle (never above the default).
+    pub fn lower_seal_budget(&self, budget: u64) {
+        self.lock().lower_seal_budget(budget);
     }
 
     /// Whether the key of `generation` is held.

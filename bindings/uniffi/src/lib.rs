@@ -17,30 +17,48 @@
 //!   function panics: fallible steps return the core's `Error`; locks are
 //!   taken poison-tolerantly; conversions use checked arithmetic.
 //! - **Secret holders are objects** (`SecretKey`, `IdentityKey`,
-//!   `StreamKey`, `Keyring`, `OpenedInvocation`): handles to `Arc`s whose
-//!   core value zeroizes on drop. They have no `Debug`/`Display` export and
-//!   no serialisation.
+//!   `StreamKey`, `Keyring`, `StreamState`, `PreparedRoll`,
+//!   `OpenedInvocation`): handles to `Arc`s (with a `Mutex` where they
+//!   change) whose core value zeroizes on drop. They have no
+//!   `Debug`/`Display` export; a `StreamState` serialises only sealed under
+//!   the caller's identity key (`to_bytes`).
+//! - **Key verification** ([`trust`]): the `TrustStore` object (pins keys
+//!   on first use, policy `"tofu"`, `"verified-only"` or
+//!   `"refuse-after-verified-change"`), the `TrustedKey` objects it hands
+//!   out (the only way to accept a key sender or wrap a roll to someone),
+//!   `fingerprint` and the `SafetyNumber` object. Levels, key states and
+//!   policies cross as their spellings, as in JS.
+//! - **Stream state** ([`state`]): `StreamState` (sealed flag, high-water
+//!   generation, keys, accepted senders, owner, prompts acted on; persisted
+//!   with `to_bytes`/`from_bytes`), `PreparedRoll` (prepare, POST, then
+//!   `commit_roll`), and the records of what a key-wraps open did
+//!   (`WrapsReport`). No export lowers a generation.
 //! - **Records and enums of the crypto core are the core's own types**,
 //!   deriving `uniffi::Record`/`uniffi::Enum` behind the core's `uniffi`
 //!   feature (`#[cfg_attr(feature = "uniffi", derive(...))]`): `Slot`,
 //!   `SlotKind`, `StepPhase`, `DecisionOption`, `Envelope`,
 //!   `SealedPayload`, `KeyWrap`, `KdfParams`, `SealedBundle`,
-//!   `AadContents`, `OpenedMessage`, `HistoryEntry`, and the catalogue's
+//!   `AadContents`, `OpenedMessage`, `HistoryEntry`, `HistoryItem`,
+//!   `DecisionAnswer`, and the catalogue's
 //!   `EndpointInfo`, `Family`, `AuthKind`, `RequiredScope`, `HttpMethod`.
 //!   They are generated in the `streamseal` namespace (Kotlin package
 //!   `uniffi.streamseal`, Python module `streamseal`), the functions in
 //!   `streamseal_ffi`.
 //! - **Custom types** (`uniffi::custom_type!` in the core), each crossing
 //!   as its wire spelling: `RecipientKind` (an open enum with
-//!   `Other(String)`), `Scope` (`"messages:read"`) and `Endpoint`
-//!   (`"sendMessage"`, the id in `EndpointInfo`).
+//!   `Other(String)`), `Scope` (`"messages:read"`), `Endpoint`
+//!   (`"sendMessage"`, the id in `EndpointInfo`) and `ErrorCode`
+//!   (`"UNTRUSTED_WRAP"`, in `HistoryItem.Failed`).
 //! - **Mirrored records** (small copies here, with the reason):
 //!   `KdfLimits` (the core's salt bounds are `usize`, which UniFFI does not
 //!   carry), `Recipient` (its `KeyId`/`PublicKey` newtypes cross as plain
 //!   strings so that a malformed value raises `StreamsealError` with its
 //!   code from inside the call, instead of failing in the generated lift
 //!   code, which only a custom type's `try_lift` could do and which raises
-//!   an internal error, not ours).
+//!   an internal error, not ours), and for the same reason the records of
+//!   the stream state (`WrapsReport`, `AdmittedGeneration`, `SkippedWrap`,
+//!   `RosterEntry`, `KeySender`, `PinnedKey`), whose key ids, public keys,
+//!   codes and levels cross as strings.
 //! - **Wire documents as JSON text**, deliberately: the wire types of the
 //!   API (`Message`, `Invocation`, `KeyWraps`, `OwnKey`, request bodies,
 //!   events, ...) carry `serde_json::Value` metadata, `BTreeMap`s, open
@@ -65,10 +83,20 @@ pub mod crypto;
 pub mod error;
 pub mod keys;
 pub mod sealed;
+pub mod state;
+pub mod trust;
 
 #[cfg(feature = "test-seams")]
 pub mod seams;
 
 pub use error::StreamsealError;
+
+/// Takes a lock poison-tolerantly: no call under any of this crate's locks
+/// panics, and a poisoned lock still holds a consistent value.
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 uniffi::setup_scaffolding!("streamseal_ffi");

@@ -7,25 +7,26 @@ use std::sync::Arc;
 
 use streamseal::identity::KeyId;
 use streamseal::kdf::KdfParams;
-use streamseal::sealed::decisions::{self, CardPlacement, DecisionCardContent};
+use streamseal::sealed::decisions::{self, CardPlacement, DecisionAnswer, DecisionCardContent};
 use streamseal::sealed::messages::{self, OpenedMessage};
-use streamseal::sealed::runtime::{self, HistoryEntry};
+use streamseal::sealed::runtime::{self, HistoryItem};
 use streamseal::sealed::{keyring as sealed_keyring, session, user_key};
 use streamseal::slot::{DecisionOption, StepPhase};
 use streamseal::wire::events::DecisionResolved;
 use streamseal::wire::ids::{DecisionId, MessageId};
 use streamseal::wire::invocation::Invocation;
-use streamseal::wire::keys::{KeyWraps, OwnKey};
+use streamseal::wire::keys::{KeyWraps, OwnKey, OwnerKey};
 use streamseal::wire::message::Message;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
 use streamseal::wire::requests::invocation::StepType;
 use streamseal::wire::requests::messages::SendMessageRequest;
-use streamseal::wrap::KeyWrap;
 
 use zeroize::Zeroizing;
 
 use crate::error::{Result, from_json, to_json};
-use crate::keys::{IdentityKey, KdfLimits, Keyring, Recipient, identity_keys, recipients};
+use crate::keys::{IdentityKey, KdfLimits, Keyring, identity_keys};
+use crate::state::{StreamState, WrapsReport};
+use crate::trust::{TrustStore, TrustedKey};
 
 /// A new user key and the record to store with `PUT me/e2e-key`.
 #[derive(uniffi::Record)]
@@ -91,89 +92,46 @@ pub fn change_passphrase(
     to_json(&new)
 }
 
-/// A new generation of a root stream's key.
-#[derive(uniffi::Record)]
-pub struct NewGeneration {
-    /// The keyring holding it (current).
-    pub keyring: Arc<Keyring>,
-    /// The generation made.
-    pub key_generation: u32,
-    /// One wrap per recipient.
-    pub wraps: Vec<KeyWrap>,
-    /// The `POST streams/{rootStreamId}/e2e/key-wraps` body, JSON.
-    pub request_json: String,
-}
-
-/// Generation 0 of a new sealed stream, wrapped to `recipients`.
-#[uniffi::export]
-pub fn generation_zero(
-    root_stream_id: String,
-    recipients_: Vec<Recipient>,
-) -> Result<NewGeneration> {
-    let (ring, new) = session::generation_zero(&root_stream_id, &recipients(&recipients_)?)?;
-    Ok(NewGeneration {
-        keyring: Keyring::wrap(ring),
-        key_generation: new.key_generation,
-        request_json: to_json(&new.request)?,
-        wraps: new.wraps,
-    })
-}
-
-/// Rolls `keyring` to a new generation wrapped to `recipients` (the
-/// removed member left out); the same keyring is returned, now current at
-/// the new generation.
-#[uniffi::export]
-pub fn roll_generation(
-    keyring: Arc<Keyring>,
-    recipients_: Vec<Recipient>,
-) -> Result<NewGeneration> {
-    let new = session::roll_generation(&mut keyring.lock(), &recipients(&recipients_)?)?;
-    Ok(NewGeneration {
-        keyring,
-        key_generation: new.key_generation,
-        request_json: to_json(&new.request)?,
-        wraps: new.wraps,
-    })
-}
-
-/// A wrap addressed to the caller that did not open.
-#[derive(uniffi::Record)]
-pub struct SkippedWrap {
-    /// Its generation.
-    pub key_generation: u32,
-    /// Why it did not open (a stable error code).
-    pub code: String,
-}
-
-/// A root stream's keyring opened from its key-wraps list.
-#[derive(uniffi::Record)]
-pub struct OpenedKeyring {
-    /// The keyring, its current generation set.
-    pub keyring: Arc<Keyring>,
-    /// Wraps addressed to the caller that did not open.
-    pub skipped: Vec<SkippedWrap>,
-}
-
-/// Opens `GET streams/{rootStreamId}/e2e/key-wraps` (JSON) with the caller's keys.
+/// Opens `GET streams/{rootStreamId}/e2e/key-wraps` (JSON) into `state`
+/// with the caller's `identities`: admits only generations wrapped by a
+/// sender the state accepts and the trust store still trusts (a wrap the
+/// server minted is skipped with `UNTRUSTED_WRAP` and never raises the
+/// high-water), reports conflicts instead of failing, pins `ownerUserId`
+/// (`UNEXPECTED_AUTHOR` if it differs from the pinned owner) and takes
+/// `currentKeyGeneration` as an announcement (sealing fails with
+/// `UNKNOWN_KEY_GENERATION` while its key is missing). Persist the state
+/// afterwards.
 #[uniffi::export]
 pub fn open_key_wraps(
-    root_stream_id: String,
+    state: Arc<StreamState>,
+    trust: Arc<TrustStore>,
     key_wraps_json: String,
-    mine: Vec<Arc<IdentityKey>>,
-) -> Result<OpenedKeyring> {
+    identities: Vec<Arc<IdentityKey>>,
+) -> Result<WrapsReport> {
     let wraps: KeyWraps = from_json(&key_wraps_json)?;
-    let opened = sealed_keyring::open_key_wraps(&root_stream_id, &wraps, &identity_keys(&mine))?;
-    Ok(OpenedKeyring {
-        keyring: Keyring::wrap(opened.keyring),
-        skipped: opened
-            .skipped
-            .into_iter()
-            .map(|s| SkippedWrap {
-                key_generation: s.key_generation,
-                code: s.code.as_str().to_owned(),
-            })
-            .collect(),
-    })
+    let mine = identity_keys(&identities);
+    let mut state = state.lock();
+    let trust = trust.lock();
+    let report = sealed_keyring::open_key_wraps(&mut state, &trust, &wraps, &mine)?;
+    Ok(WrapsReport::from(&report))
+}
+
+/// The owner's key (`GET bot-runtime/owner-e2e-key`, JSON `{keyId,
+/// publicKey}`) admitted through `trust` as `owner_user_id`'s: pinned on
+/// first sight, `KEY_CHANGED` when it differs from the pin,
+/// `KEY_NOT_VERIFIED` under a strict policy until verified.
+#[uniffi::export]
+pub fn owner_key(
+    trust: Arc<TrustStore>,
+    owner_user_id: String,
+    owner_key_record: String,
+) -> Result<Arc<TrustedKey>> {
+    let record: OwnerKey = from_json(&owner_key_record)?;
+    Ok(TrustedKey::wrap(session::owner_key(
+        &mut trust.lock(),
+        &owner_user_id,
+        &record,
+    )?))
 }
 
 /// Seals a new message (revision 1); returns the `POST streams/{id}/messages` body (JSON).
@@ -197,12 +155,23 @@ pub fn seal_message(
     to_json(&body)
 }
 
-/// Checks a send body (JSON) against the stream's sealed state
-/// (`E2E_STREAM_REQUIRES_CIPHERTEXT`, `E2E_PAYLOAD_REQUIRES_E2E_STREAM`) and the wire bounds.
+/// Checks a send body (JSON) before sending: `known_sealed` is the
+/// caller's `StreamState.is_sealed()` for the stream's root, `e2e_enabled`
+/// the stream resource's `e2eEnabled` as the server gave it
+/// (`SEALED_STREAM_DOWNGRADE`, `E2E_STREAM_REQUIRES_CIPHERTEXT`,
+/// `E2E_PAYLOAD_REQUIRES_E2E_STREAM`, then the wire bounds).
 #[uniffi::export]
-pub fn check_send_rules(e2e_enabled: bool, body_json: String) -> Result<()> {
+pub fn check_send_rules(
+    known_sealed: bool,
+    e2e_enabled: Option<bool>,
+    body_json: String,
+) -> Result<()> {
     let body: SendMessageRequest = from_json(&body_json)?;
-    Ok(messages::check_send_rules(e2e_enabled, &body)?)
+    Ok(messages::check_send_rules(
+        known_sealed,
+        e2e_enabled,
+        &body,
+    )?)
 }
 
 /// Seals an edit of `message_json` (the next revision); returns `{ciphertext, envelope}`.
@@ -236,13 +205,34 @@ pub struct OpenedInvocation(runtime::OpenedInvocation);
 
 #[uniffi::export]
 impl OpenedInvocation {
-    /// Opens the `sealedContext` of a claimed invocation (JSON) with the runtime's keys.
+    /// Opens the `sealedContext` of a claimed invocation (JSON) for the
+    /// runtime of bot `bot_id` with its `identities`, through its `state` of
+    /// the root stream (owner set, the owner's key accepted as sender) and
+    /// its `trust` store. Refuses a reply under another sender
+    /// (`REPLY_SENDER_MISMATCH`), a prompt by anyone but the owner
+    /// (`UNEXPECTED_AUTHOR`), a prompt already acted on
+    /// (`PROMPT_REPLAYED`), a plaintext invocation on a sealed root
+    /// (`SEALED_STREAM_DOWNGRADE`), and a prompt sealed under a generation
+    /// no accepted sender gave (`UNKNOWN_KEY_GENERATION` / `UNTRUSTED_WRAP`).
+    /// History items open one by one. Persist the state afterwards.
     #[uniffi::constructor]
-    pub fn open(invocation_json: String, mine: Vec<Arc<IdentityKey>>) -> Result<Arc<Self>> {
+    pub fn open(
+        invocation_json: String,
+        state: Arc<StreamState>,
+        trust: Arc<TrustStore>,
+        bot_id: String,
+        identities: Vec<Arc<IdentityKey>>,
+    ) -> Result<Arc<Self>> {
         let invocation: Invocation = from_json(&invocation_json)?;
+        let mine = identity_keys(&identities);
+        let mut state = state.lock();
+        let trust = trust.lock();
         Ok(Arc::new(OpenedInvocation(runtime::OpenedInvocation::open(
             &invocation,
-            &identity_keys(&mine),
+            &mut state,
+            &trust,
+            &bot_id,
+            &mine,
         )?)))
     }
 
@@ -251,9 +241,15 @@ impl OpenedInvocation {
         self.0.prompt.clone()
     }
 
-    /// The opened history, in order.
-    pub fn history(&self) -> Vec<HistoryEntry> {
+    /// The history, in order: each item opened or failed with its code.
+    pub fn history(&self) -> Vec<HistoryItem> {
         self.0.history.clone()
+    }
+
+    /// What the `sealedContext` wraps did (a minted generation shows as
+    /// skipped with `UNTRUSTED_WRAP`).
+    pub fn wraps(&self) -> WrapsReport {
+        WrapsReport::from(self.0.wraps())
     }
 
     /// The invocation id.
@@ -261,7 +257,7 @@ impl OpenedInvocation {
         self.0.invocation_id().to_owned()
     }
 
-    /// The keys the context carried (a copy of the keyring).
+    /// The generations held when it was opened.
     pub fn generations(&self) -> Vec<u32> {
         self.0.keyring().generations()
     }
@@ -384,7 +380,9 @@ pub fn open_decision_card(
     )?)
 }
 
-/// Seals the decider's note.
+/// Seals the decider's note: the proof of the answer, bound to the
+/// decision, the option and the decider. Always seal one on a sealed card
+/// (an empty `note` is fine).
 #[uniffi::export]
 pub fn seal_decision_note(
     keyring: Arc<Keyring>,
@@ -402,11 +400,23 @@ pub fn seal_decision_note(
     )?)
 }
 
-/// Opens the note of a `decision:resolved` event (JSON); `None` without a note.
+/// Opens the answer of a `decision:resolved` event (JSON) to `card` (the
+/// sealed card as posted, `CreateDecisionRequest` JSON): the option counts
+/// only with the sealed note that proves it and the decider
+/// (`UNPROVEN_DECISION_ANSWER` otherwise).
 #[uniffi::export]
-pub fn open_decision_note(keyring: Arc<Keyring>, event_json: String) -> Result<Option<String>> {
+pub fn open_decision_answer(
+    keyring: Arc<Keyring>,
+    card_json: String,
+    event_json: String,
+) -> Result<DecisionAnswer> {
+    let card: CreateDecisionRequest = from_json(&card_json)?;
     let event: DecisionResolved = from_json(&event_json)?;
-    Ok(decisions::open_decision_note(&keyring.lock(), &event)?)
+    Ok(decisions::open_decision_answer(
+        &keyring.lock(),
+        &card,
+        &event,
+    )?)
 }
 
 /// A new message id (`msg_` + ULID) for `now_ms`.
