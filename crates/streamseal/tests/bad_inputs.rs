@@ -23,13 +23,16 @@ use streamseal::bundle::{self, BUNDLE_VERSION, SealedBundle, create_bundle, open
 use streamseal::encoding::{decode_base64, encode_base64};
 use streamseal::envelope::{
     Envelope, MAX_CIPHERTEXT_LEN, MAX_PLAINTEXT_LEN, SealedPayload, open, open_matching, seal,
-    seal_with_generation,
 };
 use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::{self, KdfLimits, KdfParams};
+use streamseal::sealed::keyring::open_key_wraps;
+use streamseal::sealed::state::StreamState;
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::testing::{aes256gcm_seal, with_fixed_randomness};
+use streamseal::trust::{TrustPolicy, TrustStore};
+use streamseal::wire::keys::KeyWraps;
 use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_stream_key};
 use streamseal::{Error, ErrorCode};
 
@@ -48,7 +51,9 @@ struct Fx {
     /// ciphertext and AAD lengths are not multiples of 3 (so they are padded).
     sealed: SealedPayload,
     me: IdentityKey,
-    /// Addressed to `me`; both base64 fields use `+` or `/`.
+    /// The owner's key, which made `wrap` (the sender `me` accepts).
+    sender: IdentityKey,
+    /// Addressed to `me` from `sender`; both base64 fields use `+` or `/`.
     wrap: KeyWrap,
     public: PublicKey,
     other_public: PublicKey,
@@ -99,6 +104,11 @@ fn fixture() -> Fx {
         KeyId::new("machine-a").unwrap(),
         secret.clone(),
     );
+    let sender = IdentityKey::from_secret(
+        RecipientKind::User,
+        KeyId::new("key_owner").unwrap(),
+        SecretKey::from_bytes(&[0x10; 32]),
+    );
     let wrap = (0u8..=255)
         .find_map(|seed| {
             let w = with_fixed_randomness(&[seed; 32], || {
@@ -106,6 +116,7 @@ fn fixture() -> Fx {
                     ROOT,
                     GENERATION,
                     &StreamKey::from_bytes(&[0x40; 32]),
+                    &sender,
                     &Recipient::of(&me),
                 )
             })
@@ -124,6 +135,7 @@ fn fixture() -> Fx {
         slot,
         sealed,
         me,
+        sender,
         wrap,
         public: secret.public_key(),
         other_public: other_secret.public_key(),
@@ -214,7 +226,28 @@ fn open_aad(fx: &Fx, aad: &[u8]) -> Outcome {
 fn unwrap_with(fx: &Fx, f: impl FnOnce(&mut KeyWrap)) -> Outcome {
     let mut wrap = fx.wrap.clone();
     f(&mut wrap);
-    unwrap_stream_key(ROOT, &wrap, std::slice::from_ref(&fx.me)).map(|_| ())
+    unwrap_stream_key(ROOT, &wrap, std::slice::from_ref(&fx.me), &accepted(fx)).map(|_| ())
+}
+
+/// The senders `me` accepts: the owner's key that made the fixture's wrap.
+fn accepted(fx: &Fx) -> [Recipient; 1] {
+    [Recipient::of(&fx.sender)]
+}
+
+/// The fixture's member as a stream state that accepts the owner's key and
+/// opened `wraps` (announcing `current` as `currentKeyGeneration`).
+fn state_after(fx: &Fx, current: u32, wraps: Vec<KeyWrap>) -> Result<StreamState, Error> {
+    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+    let owner = trust.admit("usr_owner", &Recipient::of(&fx.sender))?;
+    let mut state = StreamState::new(ROOT)?;
+    state.accept_sender(&owner)?;
+    let listed = KeyWraps {
+        current_key_generation: current,
+        owner_user_id: "usr_owner".into(),
+        wraps,
+    };
+    open_key_wraps(&mut state, &trust, &listed, std::slice::from_ref(&fx.me))?;
+    Ok(state)
 }
 
 fn bundle_with(fx: &Fx, f: impl FnOnce(&mut SealedBundle)) -> Outcome {
@@ -793,16 +826,40 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         case("seal: empty keyring", E::UnknownKeyGeneration, |fx| {
             seal(&Keyring::new(ROOT).unwrap(), &fx.slot, b"x")
         }),
+        // `seal_with_generation` and `set_current_generation` are gone: a
+        // seal uses the current generation, which only a held key or the
+        // stream's announcement raises. An announced generation whose key
+        // is missing makes sealing fail rather than fall back.
         case(
-            "seal: chosen generation not held",
+            "seal: announced generation not held",
             E::UnknownKeyGeneration,
-            |fx| seal_with_generation(&fx.ring, GENERATION + 7, &fx.slot, b"x"),
+            |fx| {
+                let state = state_after(fx, GENERATION + 7, vec![fx.wrap.clone()])?;
+                assert_eq!(state.keyring().current_generation(), Some(GENERATION + 7));
+                seal(state.keyring(), &fx.slot, b"x")
+            },
         ),
         case(
-            "keyring: current generation not held",
-            E::UnknownKeyGeneration,
-            |fx| fx.ring.clone().set_current_generation(GENERATION + 1),
+            "seal: generation given two keys by accepted senders",
+            E::KeyGenerationConflict,
+            |fx| {
+                let other = wrap_stream_key(
+                    ROOT,
+                    GENERATION,
+                    &StreamKey::from_bytes(&[0x41; 32]),
+                    &fx.sender,
+                    &Recipient::of(&fx.me),
+                )?;
+                let state = state_after(fx, GENERATION, vec![fx.wrap.clone(), other])?;
+                assert_eq!(state.keyring().conflicted_generations(), vec![GENERATION]);
+                seal(state.keyring(), &fx.slot, b"x")
+            },
         ),
+        case("seal: seal budget spent", E::SealBudgetExhausted, |fx| {
+            let mut ring = fx.ring.clone();
+            ring.lower_seal_budget(0);
+            seal(&ring, &fx.slot, b"x")
+        }),
         case(
             "keyring: another key for a held generation",
             E::KeyGenerationConflict,
@@ -971,8 +1028,72 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         // --- key wraps
         case("unwrap: 33 keys", E::TooManyKeys, |fx| {
             let mine = vec![fx.me.clone(); 33];
-            unwrap_stream_key(ROOT, &fx.wrap, &mine)
+            unwrap_stream_key(ROOT, &fx.wrap, &mine, &accepted(fx))
         }),
+        case("unwrap: 33 accepted senders", E::TooManyKeys, |fx| {
+            let senders = vec![Recipient::of(&fx.sender); 33];
+            unwrap_stream_key(ROOT, &fx.wrap, std::slice::from_ref(&fx.me), &senders)
+        }),
+        case(
+            "unwrap: presented as made by another sender",
+            E::UntrustedWrap,
+            |fx| {
+                let other = IdentityKey::from_secret(
+                    RecipientKind::User,
+                    KeyId::new("key_owner").unwrap(),
+                    SecretKey::from_bytes(&[0x11; 32]),
+                );
+                unwrap_stream_key(
+                    ROOT,
+                    &fx.wrap,
+                    std::slice::from_ref(&fx.me),
+                    &[Recipient::of(&other)],
+                )
+            },
+        ),
+        case(
+            "unwrap: the sender's key under another key id",
+            E::UntrustedWrap,
+            |fx| {
+                let renamed = Recipient {
+                    key_id: KeyId::new("key_owner_phone").unwrap(),
+                    ..Recipient::of(&fx.sender)
+                };
+                unwrap_stream_key(ROOT, &fx.wrap, std::slice::from_ref(&fx.me), &[renamed])
+            },
+        ),
+        case(
+            "unwrap: the recipient posing as the sender",
+            E::UntrustedWrap,
+            |fx| {
+                let me = std::slice::from_ref(&fx.me);
+                unwrap_stream_key(ROOT, &fx.wrap, me, &[Recipient::of(&fx.me)])
+            },
+        ),
+        case("unwrap: no accepted sender", E::UntrustedWrap, |fx| {
+            unwrap_stream_key(ROOT, &fx.wrap, std::slice::from_ref(&fx.me), &[])
+        }),
+        case(
+            "unwrap: made by the server for the member's real key",
+            E::UntrustedWrap,
+            |fx| {
+                // The server knows every public key and can hold a key pair
+                // of its own: what it wraps opens under no accepted sender.
+                let server = IdentityKey::from_secret(
+                    RecipientKind::User,
+                    KeyId::new("key_owner").unwrap(),
+                    SecretKey::from_bytes(&[0x66; 32]),
+                );
+                let forged = wrap_stream_key(
+                    ROOT,
+                    GENERATION + 1,
+                    &StreamKey::from_bytes(&[0x66; 32]),
+                    &server,
+                    &Recipient::of(&fx.me),
+                )?;
+                unwrap_stream_key(ROOT, &forged, std::slice::from_ref(&fx.me), &accepted(fx))
+            },
+        ),
         case(
             "unwrap: wrap names a key id not held",
             E::NoMatchingKey,
@@ -991,7 +1112,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         case(
             "unwrap: named wrap, no keys at all",
             E::NoMatchingKey,
-            |fx| unwrap_stream_key(ROOT, &fx.wrap, &[]),
+            |fx| unwrap_stream_key(ROOT, &fx.wrap, &[], &accepted(fx)),
         ),
         case(
             "unwrap: unnamed wrap, no keys at all",
@@ -1000,13 +1121,16 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
                 let mut w = fx.wrap.clone();
                 w.recipient_key_id = None;
                 w.recipient_kind = None;
-                unwrap_stream_key(ROOT, &w, &[])
+                unwrap_stream_key(ROOT, &w, &[], &accepted(fx))
             },
         ),
         case(
             "unwrap: under another root stream",
             E::UntrustedWrap,
-            |fx| unwrap_stream_key("stream_other", &fx.wrap, std::slice::from_ref(&fx.me)),
+            |fx| {
+                let me = std::slice::from_ref(&fx.me);
+                unwrap_stream_key("stream_other", &fx.wrap, me, &accepted(fx))
+            },
         ),
         case(
             "unwrap: relabelled with another generation",
@@ -1018,6 +1142,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
                 ROOT,
                 GENERATION,
                 &StreamKey::from_bytes(&[0x40; 32]),
+                &fx.sender,
                 &Recipient::of(&fx.me),
             )
             .unwrap();
@@ -1156,6 +1281,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
                         ROOT,
                         0,
                         &StreamKey::from_bytes(&[1; 32]),
+                        &fx.sender,
                         &Recipient::of(&fx.me),
                     )
                 })
@@ -1207,7 +1333,18 @@ fn wrap_to(pk: [u8; 32]) -> Result<KeyWrap, Error> {
         key_id: KeyId::new("victim").unwrap(),
         public_key: PublicKey::from_bytes(pk),
     };
-    wrap_stream_key(ROOT, 0, &StreamKey::from_bytes(&[1; 32]), &recipient)
+    let sender = IdentityKey::from_secret(
+        RecipientKind::User,
+        KeyId::new("key_owner").unwrap(),
+        SecretKey::from_bytes(&[0x10; 32]),
+    );
+    wrap_stream_key(
+        ROOT,
+        0,
+        &StreamKey::from_bytes(&[1; 32]),
+        &sender,
+        &recipient,
+    )
 }
 
 #[test]
@@ -1220,7 +1357,7 @@ fn catalogue_of_bad_inputs() {
         &*open(&fx.ring, &fx.slot, &fx.sealed).unwrap(),
         fx_body(&fx).as_bytes()
     );
-    unwrap_stream_key(ROOT, &fx.wrap, std::slice::from_ref(&fx.me)).unwrap();
+    unwrap_stream_key(ROOT, &fx.wrap, std::slice::from_ref(&fx.me), &accepted(&fx)).unwrap();
     open_bundle(&fx.public, &fx.bundle, PASS, &KdfLimits::default()).unwrap();
     crafted_bundle(&fx, &[0x20; 32]).unwrap();
 
@@ -1626,6 +1763,7 @@ proptest! {
         wrap_ct in prop_oneof![3 => prop::collection::vec(any::<u8>(), 48).prop_map(|b| encode_base64(&b)), 1 => b64_or_garbage(60)],
         root in garbage_text(),
         nkeys in 0usize..=3,
+        nsenders in 0usize..=3,
     ) {
         use ErrorCode as E;
         let wrap = KeyWrap {
@@ -1637,7 +1775,8 @@ proptest! {
         };
         let keys = sweep_keys();
         for r in [ROOT, root.as_str()] {
-            match unwrap_stream_key(r, &wrap, &keys[..nkeys]) {
+            let senders: Vec<Recipient> = keys[..nsenders].iter().map(Recipient::of).collect();
+            match unwrap_stream_key(r, &wrap, &keys[..nkeys], &senders) {
                 Ok(_) => prop_assert!(false, "random bytes opened as a wrap"),
                 Err(e) => prop_assert!(
                     allowed(e.code(), &[

@@ -21,7 +21,6 @@ use streamseal::bundle::{BUNDLE_VERSION, SealedBundle, create_bundle, open_bundl
 use streamseal::encoding::{decode_base64, encode_base64};
 use streamseal::envelope::{
     self, ENVELOPE_VERSION, Envelope, MAX_PLAINTEXT_LEN, SealedPayload, open, open_matching, seal,
-    seal_with_generation,
 };
 use streamseal::identity::{IdentityKey, KeyId, MAX_KEYS, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::{KdfLimits, KdfParams};
@@ -630,8 +629,13 @@ proptest! {
         prop_assert_eq!(&*open(&ring, &slot, &reparsed).unwrap(), plaintext.as_slice());
     }
 
+    /// `seal_with_generation` is gone: a seal always uses the keyring's
+    /// current generation, the newest held, whatever order the keys arrived
+    /// in. Here the member holds the generations up to `chosen` (inserted
+    /// newest first, so an older key arriving later must not lower it) and
+    /// its seal is under `chosen`, which only that generation's key opens.
     #[test]
-    fn seal_with_a_chosen_generation_among_several(
+    fn seal_uses_the_newest_generation_among_several(
         root in id(),
         generations in prop::collection::btree_set(generation(), 1..=5),
         pick in any::<Index>(),
@@ -640,23 +644,31 @@ proptest! {
         plaintext in prop::collection::vec(any::<u8>(), 0..=256),
     ) {
         let generations: Vec<u32> = generations.into_iter().collect();
-        let mut ring = Keyring::new(root.as_str()).unwrap();
-        for (i, g) in generations.iter().enumerate() {
-            let k = [key_seed.wrapping_add(u8::try_from(i).unwrap()); 32];
-            ring.insert(*g, StreamKey::from_bytes(&k)).unwrap();
-        }
+        let key_of = |i: usize| [key_seed.wrapping_add(u8::try_from(i).unwrap()); 32];
         let chosen = *pick.get(&generations);
-        let sealed = seal_with_generation(&ring, chosen, &slot, &plaintext).unwrap();
+        let mut full = Keyring::new(root.as_str()).unwrap();
+        let mut sealer = Keyring::new(root.as_str()).unwrap();
+        for (i, g) in generations.iter().enumerate().rev() {
+            full.insert(*g, StreamKey::from_bytes(&key_of(i))).unwrap();
+            if *g <= chosen {
+                sealer.insert(*g, StreamKey::from_bytes(&key_of(i))).unwrap();
+                prop_assert_eq!(sealer.current_generation(), Some(chosen));
+            }
+        }
+        let sealed = seal(&sealer, &slot, &plaintext).unwrap();
         prop_assert_eq!(sealed.envelope.key_generation, chosen);
-        let (opened_slot, opened) = open_matching(&ring, &sealed, |s| s == &slot).unwrap();
+        let (opened_slot, opened) = open_matching(&full, &sealed, |s| s == &slot).unwrap();
         prop_assert_eq!(opened_slot, slot.clone());
         prop_assert_eq!(&*opened, plaintext.as_slice());
+        // The member holding every generation seals under the newest.
+        let newest = *generations.last().unwrap();
+        prop_assert_eq!(seal(&full, &slot, &plaintext).unwrap().envelope.key_generation, newest);
 
         // Only the chosen generation's key opens it: a keyring holding every
         // other key (same root, generation renumbered to `chosen`) fails GCM.
         for g in generations.iter().filter(|g| **g != chosen) {
             let mut wrong = Keyring::new(root.as_str()).unwrap();
-            wrong.insert(chosen, ring.key(*g).unwrap().clone()).unwrap();
+            wrong.insert(chosen, full.key(*g).unwrap().clone()).unwrap();
             prop_assert_eq!(code(open(&wrong, &slot, &sealed)), ErrorCode::DecryptionFailed);
         }
     }
@@ -1010,6 +1022,25 @@ fn keyset(
     mine
 }
 
+/// The senders a member accepts: `decoys` (other distributors, each under
+/// its own key id) with the real sender inserted at `pos`.
+fn senderset(sender: &IdentityKey, decoys: &[[u8; 32]], pos: Index) -> Vec<Recipient> {
+    let mut senders: Vec<Recipient> = decoys
+        .iter()
+        .enumerate()
+        .map(|(i, secret)| {
+            Recipient::of(&IdentityKey::from_secret(
+                RecipientKind::User,
+                KeyId::new(format!("sender-decoy-{i}")).unwrap(),
+                SecretKey::from_bytes(secret),
+            ))
+        })
+        .collect();
+    let at = pos.index(senders.len() + 1);
+    senders.insert(at, Recipient::of(sender));
+    senders
+}
+
 proptest! {
     #![proptest_config(cases(128))]
 
@@ -1020,16 +1051,20 @@ proptest! {
         kind in recipient_kind(),
         key_id in key_id(),
         secret in any::<[u8; 32]>(),
+        (sender_kind, sender_key_id, sender_secret) in (recipient_kind(), key_id(), any::<[u8; 32]>()),
         stream_key in any::<[u8; 32]>(),
         ephemeral in any::<[u8; 32]>(),
         decoys in decoys(),
         pos in any::<Index>(),
+        sender_decoys in prop::collection::vec(any::<[u8; 32]>(), 0..8),
+        sender_pos in any::<Index>(),
         named in any::<bool>(),
     ) {
         let me = IdentityKey::from_secret(kind.clone(), key_id.clone(), SecretKey::from_bytes(&secret));
+        let sender = IdentityKey::from_secret(sender_kind, sender_key_id, SecretKey::from_bytes(&sender_secret));
         let key = StreamKey::from_bytes(&stream_key);
         let mut wrap = with_fixed_randomness(&ephemeral, || {
-            let wrap = wrap_stream_key(&root, generation, &key, &Recipient::of(&me));
+            let wrap = wrap_stream_key(&root, generation, &key, &sender, &Recipient::of(&me));
             // Exactly the 32 bytes of ikmE were drawn.
             assert_eq!(remaining_fixed_randomness(), Some(0));
             wrap
@@ -1052,8 +1087,15 @@ proptest! {
         }
         let mine = keyset(&me, &decoys, pos);
         prop_assert!(mine.len() <= MAX_KEYS);
-        prop_assert!(unwrap_stream_key(&root, &wrap, &mine).unwrap() == key);
-        prop_assert!(unwrap_stream_key(&root, &wrap, std::slice::from_ref(&me)).unwrap() == key);
+        let senders = senderset(&sender, &sender_decoys, sender_pos);
+        let opened = unwrap_stream_key(&root, &wrap, &mine, &senders).unwrap();
+        prop_assert!(opened.key == key);
+        // It says which of the caller's keys and which accepted sender.
+        prop_assert_eq!(mine[opened.recipient].public_key(), me.public_key());
+        prop_assert_eq!(&senders[opened.sender], &Recipient::of(&sender));
+        let alone = unwrap_stream_key(&root, &wrap, std::slice::from_ref(&me), &[Recipient::of(&sender)]).unwrap();
+        prop_assert!(alone.key == key);
+        prop_assert_eq!((alone.sender, alone.recipient), (0, 0));
     }
 
     #[test]
@@ -1067,41 +1109,45 @@ proptest! {
         other_key_id in key_id(),
         secret in any::<[u8; 32]>(),
         other_secret in any::<[u8; 32]>(),
+        (sender_kind, sender_key_id, sender_secret) in (recipient_kind(), key_id(), any::<[u8; 32]>()),
         stream_key in any::<[u8; 32]>(),
         field_bit in (any::<bool>(), any::<Index>()),
     ) {
         let me = IdentityKey::from_secret(kind.clone(), key_id.clone(), SecretKey::from_bytes(&secret));
-        let wrap = wrap_stream_key(&root, generation, &StreamKey::from_bytes(&stream_key), &Recipient::of(&me)).unwrap();
+        let sender = IdentityKey::from_secret(sender_kind.clone(), sender_key_id.clone(), SecretKey::from_bytes(&sender_secret));
+        let accepted = [Recipient::of(&sender)];
+        let wrap = wrap_stream_key(&root, generation, &StreamKey::from_bytes(&stream_key), &sender, &Recipient::of(&me)).unwrap();
         let mine = std::slice::from_ref(&me);
         let mut unnamed = wrap.clone();
         unnamed.recipient_key_id = None;
         unnamed.recipient_kind = None;
+        prop_assert!(unwrap_stream_key(&root, &wrap, mine, &accepted).is_ok());
 
         // Presented for another root stream.
         if other_root != root {
-            prop_assert_eq!(code(unwrap_stream_key(&other_root, &wrap, mine)), ErrorCode::UntrustedWrap);
-            prop_assert_eq!(code(unwrap_stream_key(&other_root, &unnamed, mine)), ErrorCode::UntrustedWrap);
+            prop_assert_eq!(code(unwrap_stream_key(&other_root, &wrap, mine, &accepted)), ErrorCode::UntrustedWrap);
+            prop_assert_eq!(code(unwrap_stream_key(&other_root, &unnamed, mine, &accepted)), ErrorCode::UntrustedWrap);
         }
         // Relabelled with another generation.
         if other_generation != generation {
             for w in [&wrap, &unnamed] {
                 let mut moved = w.clone();
                 moved.key_generation = other_generation;
-                prop_assert_eq!(code(unwrap_stream_key(&root, &moved, mine)), ErrorCode::UntrustedWrap);
+                prop_assert_eq!(code(unwrap_stream_key(&root, &moved, mine, &accepted)), ErrorCode::UntrustedWrap);
             }
         }
         // Readdressed to a key id the caller does not hold.
         if other_key_id != key_id {
             let mut readdressed = wrap.clone();
             readdressed.recipient_key_id = Some(other_key_id.as_str().to_owned());
-            match unwrap_stream_key(&root, &readdressed, mine) {
+            match unwrap_stream_key(&root, &readdressed, mine, &accepted) {
                 Err(Error::NoMatchingKey { key_id: named }) => prop_assert_eq!(named, other_key_id.as_str()),
                 other => prop_assert!(false, "expected NO_MATCHING_KEY, got {:?}", other.map(|_| ())),
             }
             // Held under that id and kind, but moved to it: the info differs.
             let impostor = IdentityKey::from_secret(kind.clone(), other_key_id.clone(), SecretKey::from_bytes(&secret));
             prop_assert_eq!(
-                code(unwrap_stream_key(&root, &readdressed, std::slice::from_ref(&impostor))),
+                code(unwrap_stream_key(&root, &readdressed, std::slice::from_ref(&impostor), &accepted)),
                 ErrorCode::UntrustedWrap
             );
         }
@@ -1112,11 +1158,11 @@ proptest! {
         };
         let mut rekinded = wrap.clone();
         rekinded.recipient_kind = Some(other_kind.clone());
-        prop_assert_eq!(code(unwrap_stream_key(&root, &rekinded, mine)), ErrorCode::NoMatchingKey);
+        prop_assert_eq!(code(unwrap_stream_key(&root, &rekinded, mine, &accepted)), ErrorCode::NoMatchingKey);
         // The caller's key registered as another kind does not open it either.
         let same_secret_other_kind = IdentityKey::from_secret(other_kind, key_id.clone(), SecretKey::from_bytes(&secret));
         prop_assert_eq!(
-            code(unwrap_stream_key(&root, &unnamed, std::slice::from_ref(&same_secret_other_kind))),
+            code(unwrap_stream_key(&root, &unnamed, std::slice::from_ref(&same_secret_other_kind), &accepted)),
             ErrorCode::UntrustedWrap
         );
         // Another secret under the same kind and id (a replaced key).
@@ -1124,10 +1170,41 @@ proptest! {
             let replaced = IdentityKey::from_secret(kind.clone(), key_id.clone(), SecretKey::from_bytes(&other_secret));
             if replaced.public_key() != me.public_key() {
                 prop_assert_eq!(
-                    code(unwrap_stream_key(&root, &wrap, std::slice::from_ref(&replaced))),
+                    code(unwrap_stream_key(&root, &wrap, std::slice::from_ref(&replaced), &accepted)),
                     ErrorCode::UntrustedWrap
                 );
             }
+        }
+        // Presented as made by another sender: another key under the same
+        // kind and id, the same key under another id or kind, the recipient
+        // itself, or no accepted sender at all.
+        let other_kind_of_sender = match &sender_kind {
+            RecipientKind::User => RecipientKind::Bot,
+            _ => RecipientKind::User,
+        };
+        let mut impersonated = vec![
+            Recipient { kind: other_kind_of_sender, ..Recipient::of(&sender) },
+        ];
+        let other_sender = IdentityKey::from_secret(sender_kind.clone(), sender_key_id.clone(), SecretKey::from_bytes(&other_secret));
+        if other_sender.public_key() != sender.public_key() {
+            impersonated.push(Recipient::of(&other_sender));
+        }
+        if other_key_id != sender_key_id {
+            impersonated.push(Recipient { key_id: other_key_id.clone(), ..Recipient::of(&sender) });
+        }
+        if me.public_key() != sender.public_key() {
+            impersonated.push(Recipient::of(&me));
+        }
+        for w in [&wrap, &unnamed] {
+            for claimed in &impersonated {
+                prop_assert_eq!(
+                    code(unwrap_stream_key(&root, w, mine, std::slice::from_ref(claimed))),
+                    ErrorCode::UntrustedWrap
+                );
+            }
+            // All of them together still do not make the real sender.
+            prop_assert_eq!(code(unwrap_stream_key(&root, w, mine, &impersonated)), ErrorCode::UntrustedWrap);
+            prop_assert_eq!(code(unwrap_stream_key(&root, w, mine, &[])), ErrorCode::UntrustedWrap);
         }
         // One flipped bit of wrapEnc or wrapCt.
         let (in_enc, bit) = field_bit;
@@ -1141,7 +1218,7 @@ proptest! {
             flip_bit(&mut ct, bit.index(WRAP_CT_LEN * 8));
             flipped.wrap_ct = encode_base64(&ct);
         }
-        prop_assert_eq!(code(unwrap_stream_key(&root, &flipped, mine)), ErrorCode::UntrustedWrap);
+        prop_assert_eq!(code(unwrap_stream_key(&root, &flipped, mine, &accepted)), ErrorCode::UntrustedWrap);
     }
 
     #[test]
@@ -1150,7 +1227,8 @@ proptest! {
         secret in any::<[u8; 32]>(),
     ) {
         let me = IdentityKey::from_secret(RecipientKind::Bot, KeyId::new("m").unwrap(), SecretKey::from_bytes(&secret));
-        let mut wrap = wrap_stream_key("r", 0, &StreamKey::from_bytes(&[1; 32]), &Recipient::of(&me)).unwrap();
+        let owner = IdentityKey::from_secret(RecipientKind::User, KeyId::new("o").unwrap(), SecretKey::from_bytes(&[7; 32]));
+        let mut wrap = wrap_stream_key("r", 0, &StreamKey::from_bytes(&[1; 32]), &owner, &Recipient::of(&me)).unwrap();
         wrap.recipient_key_id = None;
         wrap.recipient_kind = None;
         let mine: Vec<IdentityKey> = decoys
@@ -1159,7 +1237,7 @@ proptest! {
             .map(|d| IdentityKey::from_secret(RecipientKind::Bot, KeyId::new("m").unwrap(), SecretKey::from_bytes(d)))
             .filter(|k| k.public_key() != me.public_key())
             .collect();
-        prop_assert_eq!(code(unwrap_stream_key("r", &wrap, &mine)), ErrorCode::UntrustedWrap);
+        prop_assert_eq!(code(unwrap_stream_key("r", &wrap, &mine, &[Recipient::of(&owner)])), ErrorCode::UntrustedWrap);
     }
 }
 
@@ -1263,16 +1341,18 @@ proptest! {
         ring.insert(g0, k0.clone()).unwrap();
         let old_sealed = envelope::seal(&ring, &slot, &old).unwrap();
         ring.insert(g1, k1.clone()).unwrap();
-        ring.set_current_generation(g1).unwrap();
+        // Inserting the newer key raised the sealing generation.
+        prop_assert_eq!(ring.current_generation(), Some(g1));
         let new_sealed = envelope::seal(&ring, &slot, &new).unwrap();
         prop_assert_eq!(new_sealed.envelope.key_generation, g1);
 
         // The removed runtime got only generation g0's wrap.
-        let w0 = wrap_stream_key(&root, g0, &k0, &Recipient::of(&removed)).unwrap();
-        let w1 = wrap_stream_key(&root, g1, &k1, &Recipient::of(&owner)).unwrap();
+        let w0 = wrap_stream_key(&root, g0, &k0, &owner, &Recipient::of(&removed)).unwrap();
+        let w1 = wrap_stream_key(&root, g1, &k1, &owner, &Recipient::of(&owner)).unwrap();
+        let from_owner = [Recipient::of(&owner)];
         let mut theirs = Keyring::new(root.as_str()).unwrap();
-        theirs.insert(g0, unwrap_stream_key(&root, &w0, std::slice::from_ref(&removed)).unwrap()).unwrap();
-        prop_assert_eq!(code(unwrap_stream_key(&root, &w1, std::slice::from_ref(&removed))), ErrorCode::NoMatchingKey);
+        theirs.insert(g0, unwrap_stream_key(&root, &w0, std::slice::from_ref(&removed), &from_owner).unwrap().key).unwrap();
+        prop_assert_eq!(code(unwrap_stream_key(&root, &w1, std::slice::from_ref(&removed), &from_owner)), ErrorCode::NoMatchingKey);
         prop_assert_eq!(&*open(&theirs, &slot, &old_sealed).unwrap(), old.as_slice());
         prop_assert_eq!(code(open(&theirs, &slot, &new_sealed)), ErrorCode::UnknownKeyGeneration);
         // Relabelling the new ciphertext with the old generation does not help.

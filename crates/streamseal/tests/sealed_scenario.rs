@@ -15,26 +15,35 @@
 //! its `sealedContext`, `decision:resolved`, `bot:e2e_revoke`), storing
 //! nothing but what the bodies carry, so every ciphertext a member opens
 //! made the round trip through the wire shapes.
+//!
+//! Each member keeps a trust store (the keys it pinned) and a persistent
+//! state of the root stream (the senders whose wraps it admits, the keys it
+//! holds): generations are made with `prepare_roll` / `commit_roll` and
+//! admitted only from accepted senders.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use streamseal::ErrorCode;
 use streamseal::envelope::SealedPayload;
+use streamseal::fingerprint::{fingerprint, safety_number};
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
 use streamseal::kdf::{KdfLimits, KdfParams};
 use streamseal::sealed::decisions::{
-    DecisionCardContent, open_decision_card, open_decision_note, seal_decision_note,
+    DecisionAnswer, DecisionCardContent, open_decision_answer, open_decision_card,
+    seal_decision_note,
 };
-use streamseal::sealed::keyring::open_key_wraps;
+use streamseal::sealed::keyring::{WrapsReport, open_key_wraps};
 use streamseal::sealed::messages::{
     OpenedMessage, check_send_rules, open_message, open_messages, seal_edit, seal_message,
 };
 use streamseal::sealed::presence::{KeyPolicy, check_key_set, on_revoke, with_machine_key};
-use streamseal::sealed::runtime::{OpenedInvocation, open_step};
+use streamseal::sealed::runtime::{HistoryEntry, HistoryItem, OpenedInvocation, open_step};
+use streamseal::sealed::state::{AdmittedGeneration, StreamState};
 use streamseal::sealed::{session, user_key};
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::Keyring;
+use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::events::{DecisionResolved, E2eRevoke, Event, SealedSteps};
 use streamseal::wire::ids::{DecisionId, MessageId};
 use streamseal::wire::invocation::{
@@ -463,10 +472,70 @@ fn mint(n: u64) -> MessageId {
     MessageId::mint(1_763_700_000_000 + n).unwrap()
 }
 
-fn keyring_of(server: &FakeServer, key: &IdentityKey) -> Keyring {
-    let opened = open_key_wraps(ROOT, &server.key_wraps(ROOT), std::slice::from_ref(key)).unwrap();
-    assert!(opened.skipped.is_empty(), "{:?}", opened.skipped);
-    opened.keyring
+/// One device of a member: its key(s), the keys it pinned, and what it
+/// remembers of the root stream.
+#[derive(Clone)]
+struct Member {
+    keys: Vec<IdentityKey>,
+    trust: TrustStore,
+    state: StreamState,
+}
+
+impl Member {
+    fn new(keys: &[IdentityKey]) -> Self {
+        Member {
+            keys: keys.to_vec(),
+            trust: TrustStore::new(TrustPolicy::TofuWithAlerts),
+            state: StreamState::new(ROOT).unwrap(),
+        }
+    }
+
+    /// Pins `key` as `subject`'s (as presence or `owner-e2e-key` serves it)
+    /// and accepts it as a distributor of the root's keys.
+    fn accept(&mut self, subject: &str, key: &Recipient) -> TrustedKey {
+        let trusted = self.trust.admit(subject, key).unwrap();
+        self.state.accept_sender(&trusted).unwrap();
+        trusted
+    }
+
+    /// `GET streams/{root}/e2e/key-wraps`, admitted into the state.
+    fn open_wraps(&mut self, server: &FakeServer) -> WrapsReport {
+        open_key_wraps(
+            &mut self.state,
+            &self.trust,
+            &server.key_wraps(ROOT),
+            &self.keys,
+        )
+        .unwrap()
+    }
+
+    fn ring(&self) -> &Keyring {
+        self.state.keyring()
+    }
+
+    /// Persists the state and the trust store and restores both, as an app
+    /// restarting would.
+    fn restart(&mut self) {
+        let me = &self.keys[0];
+        self.state = StreamState::from_bytes(&self.state.to_bytes(me).unwrap(), me).unwrap();
+        self.trust = TrustStore::from_bytes(&self.trust.to_bytes(me).unwrap(), me).unwrap();
+    }
+}
+
+fn admitted(generation: u32, sender: &str, key: &IdentityKey) -> AdmittedGeneration {
+    AdmittedGeneration {
+        key_generation: generation,
+        sender: sender.to_owned(),
+        sender_key_id: key.key_id().clone(),
+        level: TrustLevel::Unverified,
+    }
+}
+
+fn entry(item: &HistoryItem) -> &HistoryEntry {
+    match item {
+        HistoryItem::Opened { entry } => entry,
+        HistoryItem::Failed { code, .. } => panic!("history item failed: {code}"),
+    }
 }
 
 /// Opens every message of `stream_id` as `ring` sees it, by id.
@@ -522,6 +591,7 @@ fn options() -> Vec<DecisionOption> {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)]
 fn shared_sealed_scratchpad_end_to_end() {
     let mut server = FakeServer::new();
 
@@ -557,55 +627,117 @@ fn shared_sealed_scratchpad_end_to_end() {
         assert_eq!(presence.public_key_id.as_deref(), Some(instance));
     }
 
+    // Who accepts whose wraps: machine A makes generation 0, the owner rolls
+    // later. Every member pins both keys as the server serves them (presence,
+    // `owner-e2e-key`) and accepts them as the root's key senders.
+    let mut rt_a = Member::new(std::slice::from_ref(&machine_a));
+    let mut rt_b = Member::new(std::slice::from_ref(&machine_b));
+    let mut o = Member::new(std::slice::from_ref(&owner));
+    let mut u2 = Member::new(std::slice::from_ref(&user2));
+    let owner_trusted = session::owner_key(&mut rt_a.trust, OWNER, &owner_key).unwrap();
+    rt_a.state.set_owner(OWNER).unwrap();
+    rt_a.state.accept_sender(&owner_trusted).unwrap();
+    let owner_recipient = session::owner_recipient(&owner_key).unwrap();
+    assert_eq!(owner_recipient, Recipient::of(&owner));
+    rt_b.accept(OWNER, &owner_recipient);
+    rt_b.state.set_owner(OWNER).unwrap();
+    for m in [&mut rt_b, &mut o, &mut u2] {
+        m.accept(BOT, &Recipient::of(&machine_a));
+    }
+    u2.accept(OWNER, &owner_recipient);
+
     // --- Generation 0: made by the runtime when it creates the session -----
     let recipients = [
-        session::owner_recipient(&owner_key).unwrap(),
-        Recipient::of(&machine_a),
-        Recipient::of(&machine_b),
-        Recipient::of(&user2),
+        owner_trusted.clone(),
+        TrustedKey::own(BOT, &machine_a),
+        rt_a.trust.admit(BOT, &Recipient::of(&machine_b)).unwrap(),
+        rt_a.trust.admit(USER2, &Recipient::of(&user2)).unwrap(),
     ];
-    let (runtime_ring, gen0) = session::generation_zero(ROOT, &recipients).unwrap();
-    assert_eq!(gen0.key_generation, 0);
-    assert_eq!(gen0.request.key_generation, 0);
-    assert_eq!(gen0.wraps.len(), 4);
-    let stored = server.post_key_wraps(ROOT, &gen0.request).unwrap();
-    assert_eq!(stored.stored, 4);
-    assert_eq!(runtime_ring.current_generation(), Some(0));
-
-    // A retried session setup makes another generation 0; the 409 says an
-    // earlier attempt landed, so the runtime discards the new key and opens
-    // the stored wraps instead: it still reads what the first key sealed.
-    let (discarded, retry) = session::generation_zero(ROOT, &recipients).unwrap();
+    let gen0 = rt_a.state.prepare_roll(&machine_a, &recipients).unwrap();
+    assert_eq!(gen0.key_generation(), 0);
+    assert_eq!(gen0.request().key_generation, 0);
+    assert_eq!(gen0.wraps().len(), 4);
+    // The roster says who can read from generation 0 on.
+    let roster: Vec<(&str, &str)> = gen0
+        .roster()
+        .iter()
+        .map(|r| (r.subject.as_str(), r.key_id.as_str()))
+        .collect();
     assert_eq!(
-        server.post_key_wraps(ROOT, &retry.request).unwrap_err(),
+        roster,
+        vec![
+            (OWNER, "owner-laptop"),
+            (BOT, "machine-a"),
+            (BOT, "machine-b"),
+            (USER2, "u2-phone")
+        ]
+    );
+    assert_eq!(
+        gen0.roster()[3].fingerprint,
+        fingerprint(USER2, &user2.public_key()).unwrap().display()
+    );
+    assert!(gen0.roster()[1].verified, "the runtime's own key");
+    assert!(!gen0.roster()[0].verified, "the owner's key is only pinned");
+    // Nothing is in force before the POST succeeded.
+    assert_eq!(rt_a.state.high_water(), None);
+    // A retried session setup (the first POST's response was lost) makes
+    // another generation 0; the 409 says an earlier attempt landed, so the
+    // runtime discards the new key and opens the stored wraps instead: it
+    // reads what the first key sealed, and the first roll is stale now.
+    let stored = server.post_key_wraps(ROOT, gen0.request()).unwrap();
+    assert_eq!(stored.stored, 4);
+    let retry = rt_a.state.prepare_roll(&machine_a, &recipients).unwrap();
+    assert_eq!(retry.key_generation(), 0);
+    assert_eq!(
+        server.post_key_wraps(ROOT, retry.request()).unwrap_err(),
         http(409, None)
     );
-    drop(discarded);
+    drop(retry);
+    let report = rt_a.open_wraps(&server);
+    assert_eq!(
+        report.admitted,
+        vec![AdmittedGeneration {
+            level: TrustLevel::Verified,
+            ..admitted(0, "self", &machine_a)
+        }]
+    );
+    assert_eq!(
+        rt_a.state.commit_roll(gen0).unwrap_err().code(),
+        ErrorCode::StaleRoll
+    );
+    assert_eq!(rt_a.ring().current_generation(), Some(0));
+    assert!(rt_a.state.is_sealed());
 
     // --- Everyone opens its keyring from `GET key-wraps` ---------------------
-    let owner_ring = keyring_of(&server, &owner);
-    let u2_ring = keyring_of(&server, &user2);
-    let a_ring = keyring_of(&server, &machine_a);
-    let b_ring = keyring_of(&server, &machine_b);
-    for ring in [&owner_ring, &u2_ring, &a_ring, &b_ring] {
-        assert_eq!(ring.generations(), vec![0]);
-        assert_eq!(ring.current_generation(), Some(0));
-        assert_eq!(ring.root_stream_id(), ROOT);
+    for m in [&mut o, &mut u2, &mut rt_b] {
+        let report = m.open_wraps(&server);
+        assert_eq!(report.admitted, vec![admitted(0, BOT, &machine_a)]);
+        assert!(report.skipped.is_empty(), "{:?}", report.skipped);
+        assert!(report.conflicts.is_empty());
+    }
+    assert_eq!(o.state.owner_user_id(), Some(OWNER));
+    for m in [&rt_a, &rt_b, &o, &u2] {
+        assert_eq!(m.ring().generations(), vec![0]);
+        assert_eq!(m.ring().current_generation(), Some(0));
+        assert_eq!(m.ring().root_stream_id(), ROOT);
+        assert!(m.state.is_sealed());
     }
     // A process holding both machine keys opens both wraps into one key.
-    let both = open_key_wraps(
-        ROOT,
-        &server.key_wraps(ROOT),
-        &[machine_a.clone(), machine_b.clone()],
-    )
-    .unwrap();
-    assert_eq!(both.keyring.generations(), vec![0]);
-    assert!(both.skipped.is_empty());
+    let mut both = Member::new(&[machine_a.clone(), machine_b.clone()]);
+    let report = both.open_wraps(&server);
+    assert_eq!(both.ring().generations(), vec![0]);
+    assert_eq!(report.admitted.len(), 2);
+    assert!(report.skipped.is_empty());
+    assert!(report.conflicts.is_empty());
+    // The second user restarts: its state comes back from what it persisted.
+    u2.restart();
+    assert_eq!(u2.ring().generations(), vec![0]);
+    assert!(u2.state.is_sealed());
 
     // --- Messages from the owner and the second user ------------------------
     let id1 = mint(1);
     let body1 = seal_message(
-        &owner_ring,
+        o.ring(),
         ROOT,
         &id1,
         OWNER,
@@ -613,18 +745,18 @@ fn shared_sealed_scratchpad_end_to_end() {
         Some("owner-1".into()),
     )
     .unwrap();
-    check_send_rules(true, &body1).unwrap();
+    check_send_rules(o.state.is_sealed(), Some(true), &body1).unwrap();
     assert!(body1.content.is_none(), "no plaintext leaves the client");
     let sent1 = server.post_message(ROOT, &id1, OWNER, &body1).unwrap();
     assert_eq!(sent1.data.client_message_id.as_deref(), Some("owner-1"));
     assert_eq!(
-        open_message(&owner_ring, &sent1.data).unwrap().text,
+        open_message(o.ring(), &sent1.data).unwrap().text,
         "Release freeze starts Wednesday."
     );
 
     let id2 = mint(2);
     let body2 = seal_message(
-        &u2_ring,
+        u2.ring(),
         ROOT,
         &id2,
         USER2,
@@ -632,14 +764,14 @@ fn shared_sealed_scratchpad_end_to_end() {
         None,
     )
     .unwrap();
-    check_send_rules(true, &body2).unwrap();
+    check_send_rules(u2.state.is_sealed(), Some(true), &body2).unwrap();
     server.post_message(ROOT, &id2, USER2, &body2).unwrap();
 
     // A message in a thread of the root: sealed with the root's keyring,
     // bound to the thread's own stream id.
     let id_t = mint(3);
     let body_t = seal_message(
-        &u2_ring,
+        u2.ring(),
         THREAD,
         &id_t,
         USER2,
@@ -650,14 +782,24 @@ fn shared_sealed_scratchpad_end_to_end() {
     server.post_message(THREAD, &id_t, USER2, &body_t).unwrap();
 
     // A sealed body to the plain stream and plaintext to the sealed stream
-    // are refused by the client before the server would refuse them.
+    // are refused by the client before the server would refuse them; a
+    // server that presents the sealed stream without `e2eEnabled` does not
+    // make the client send in the clear either.
     let plain = SendMessageRequest {
         content: Some("in the clear".into()),
         ..SendMessageRequest::default()
     };
     assert_eq!(
-        check_send_rules(true, &plain).unwrap_err().code(),
+        check_send_rules(o.state.is_sealed(), Some(true), &plain)
+            .unwrap_err()
+            .code(),
         ErrorCode::E2eStreamRequiresCiphertext
+    );
+    assert_eq!(
+        check_send_rules(o.state.is_sealed(), None, &plain)
+            .unwrap_err()
+            .code(),
+        ErrorCode::SealedStreamDowngrade
     );
     assert_eq!(
         server
@@ -666,8 +808,8 @@ fn shared_sealed_scratchpad_end_to_end() {
         http(400, Some("E2E_STREAM_REQUIRES_CIPHERTEXT"))
     );
 
-    for ring in [&owner_ring, &u2_ring, &a_ring, &b_ring] {
-        let read = read_all(&server, ROOT, ring);
+    for m in [&o, &u2, &rt_a, &rt_b] {
+        let read = read_all(&server, ROOT, m.ring());
         assert_eq!(read.len(), 2);
         assert_eq!(read[id1.as_str()].text, "Release freeze starts Wednesday.");
         assert_eq!(read[id1.as_str()].author_id, OWNER);
@@ -678,35 +820,73 @@ fn shared_sealed_scratchpad_end_to_end() {
             "@helper what is left before the freeze?"
         );
         assert_eq!(read[id2.as_str()].author_id, USER2);
-        let thread = read_all(&server, THREAD, ring);
+        let thread = read_all(&server, THREAD, m.ring());
         assert_eq!(thread[id_t.as_str()].text, "(thread) the docs are done");
     }
 
     // --- An edit (revision 2) opens for everyone -----------------------------
     let m1 = server.list_messages(ROOT).data[0].clone();
     assert_eq!(m1.id, id1.as_str());
-    let edit = seal_edit(&owner_ring, &m1, OWNER, "Release freeze starts Tuesday.").unwrap();
+    let edit = seal_edit(o.ring(), &m1, OWNER, "Release freeze starts Tuesday.").unwrap();
     let edited = server.edit_message(id1.as_str(), &edit);
     assert_eq!(edited.data.revision, 2);
-    for ring in [&owner_ring, &u2_ring, &a_ring, &b_ring] {
-        let read = read_all(&server, ROOT, ring);
+    for m in [&o, &u2, &rt_a, &rt_b] {
+        let read = read_all(&server, ROOT, m.ring());
         assert_eq!(read[id1.as_str()].text, "Release freeze starts Tuesday.");
         assert_eq!(read[id1.as_str()].revision, 2);
     }
 
     // --- Machine B claims and opens the invocation -----------------------------
-    let invocation = server.claim(id2.as_str());
+    // The runtime acts on its owner's prompts only: the second user's
+    // mention is refused, and nothing is recorded as acted on.
+    let by_user2 = server.claim(id2.as_str());
+    assert_eq!(
+        OpenedInvocation::open(
+            &by_user2,
+            &mut rt_b.state,
+            &rt_b.trust,
+            BOT,
+            std::slice::from_ref(&machine_b)
+        )
+        .unwrap_err()
+        .code(),
+        ErrorCode::UnexpectedAuthor
+    );
+    assert!(!rt_b.state.was_acted_on(id2.as_str(), 1));
+    // The owner asks the same.
+    let id3 = mint(4);
+    let body3 = seal_message(
+        o.ring(),
+        ROOT,
+        &id3,
+        OWNER,
+        "@helper answer them please",
+        None,
+    )
+    .unwrap();
+    server.post_message(ROOT, &id3, OWNER, &body3).unwrap();
+    let invocation = server.claim(id3.as_str());
     assert!(invocation.prompt_markdown.is_none());
-    let opened = OpenedInvocation::open(&invocation, std::slice::from_ref(&machine_b)).unwrap();
+    let opened = OpenedInvocation::open(
+        &invocation,
+        &mut rt_b.state,
+        &rt_b.trust,
+        BOT,
+        std::slice::from_ref(&machine_b),
+    )
+    .unwrap();
+    assert!(rt_b.state.was_acted_on(id3.as_str(), 1));
     assert_eq!(opened.invocation_id(), INV);
     assert_eq!(opened.callback_token().expose(), "cbt_s3cr3t");
-    assert_eq!(opened.prompt, "@helper what is left before the freeze?");
+    assert_eq!(opened.prompt, "@helper answer them please");
     assert_eq!(opened.keyring().generations(), vec![0]);
     assert_eq!(opened.keyring().root_stream_id(), ROOT);
+    assert_eq!(opened.wraps().admitted, vec![admitted(0, BOT, &machine_a)]);
     let history: Vec<(&str, &str, &str, &str)> = opened
         .history
         .iter()
         .map(|h| {
+            let h = entry(h);
             (
                 h.slot.stream_id().unwrap(),
                 h.slot.message_id().unwrap(),
@@ -719,15 +899,44 @@ fn shared_sealed_scratchpad_end_to_end() {
         history,
         vec![
             (ROOT, id1.as_str(), OWNER, "Release freeze starts Tuesday."),
+            (
+                ROOT,
+                id2.as_str(),
+                USER2,
+                "@helper what is left before the freeze?"
+            ),
             (THREAD, id_t.as_str(), USER2, "(thread) the docs are done"),
         ]
     );
-    assert!(matches!(
-        opened.history[0].slot,
-        Slot::Message { revision: 2, .. }
-    ));
-    assert_eq!(opened.history[0].sequence, "1");
-    assert_eq!(opened.history[0].role, "user");
+    let first = entry(&opened.history[0]);
+    assert!(matches!(first.slot, Slot::Message { revision: 2, .. }));
+    assert_eq!(first.sequence, "1");
+    assert_eq!(first.role, "user");
+    // The same claim delivered again is the same invocation: fine. The same
+    // prompt under another invocation id is a replay.
+    let mut again = rt_b.clone();
+    OpenedInvocation::open(
+        &invocation,
+        &mut again.state,
+        &again.trust,
+        BOT,
+        std::slice::from_ref(&machine_b),
+    )
+    .unwrap();
+    let mut replayed = invocation.clone();
+    replayed.id = "inv_01JD3QZZZZZZZZZZZZZZZZZZZZ".into();
+    assert_eq!(
+        OpenedInvocation::open(
+            &replayed,
+            &mut again.state,
+            &again.trust,
+            BOT,
+            std::slice::from_ref(&machine_b)
+        )
+        .unwrap_err()
+        .code(),
+        ErrorCode::PromptReplayed
+    );
 
     // --- The runtime's steps, reply and follow-up --------------------------------
     let started = opened
@@ -755,7 +964,7 @@ fn shared_sealed_scratchpad_end_to_end() {
         .seal_step(
             "step-2",
             &StepType::ToolCall,
-            Some(id2.as_str()),
+            Some(id3.as_str()),
             "search: open issues",
             None,
         )
@@ -784,8 +993,11 @@ fn shared_sealed_scratchpad_end_to_end() {
         server.sealed_message(&follow).message_id,
         follow_id.as_str()
     );
+    // What the opened invocation seals counts in the runtime's state.
+    assert_eq!(rt_b.ring().seal_count(0), 5);
 
-    for ring in [&owner_ring, &u2_ring, &a_ring] {
+    for m in [&o, &u2, &rt_a] {
+        let ring = m.ring();
         for ((inv, step_id), step) in &server.steps {
             assert_eq!(inv, INV);
             let expected = match step_id.as_str() {
@@ -856,14 +1068,14 @@ fn shared_sealed_scratchpad_end_to_end() {
     assert_eq!(card.runtime_session_id, SESSION);
     server.create_decision(ROOT, &card);
     let (card_stream, served_card) = server.decision_card(decision.as_str());
-    for ring in [&owner_ring, &u2_ring, &a_ring] {
+    for m in [&o, &u2, &rt_a] {
         assert_eq!(
-            open_decision_card(ring, &card_stream, &served_card).unwrap(),
+            open_decision_card(m.ring(), &card_stream, &served_card).unwrap(),
             content
         );
     }
     let note = seal_decision_note(
-        &u2_ring,
+        u2.ring(),
         decision.as_str(),
         "ship",
         USER2,
@@ -871,20 +1083,43 @@ fn shared_sealed_scratchpad_end_to_end() {
     )
     .unwrap();
     let resolved = server.resolve(decision.as_str(), "ship", USER2, Some(&note));
-    for ring in [&owner_ring, &u2_ring, &a_ring, &b_ring, opened.keyring()] {
+    for ring in [
+        o.ring(),
+        u2.ring(),
+        rt_a.ring(),
+        rt_b.ring(),
+        opened.keyring(),
+    ] {
         assert_eq!(
-            open_decision_note(ring, &resolved).unwrap().as_deref(),
-            Some("Go, I am on call tonight.")
+            open_decision_answer(ring, &card, &resolved).unwrap(),
+            DecisionAnswer {
+                decision_id: decision.as_str().to_owned(),
+                option_id: "ship".into(),
+                decided_by: USER2.into(),
+                note: "Go, I am on call tonight.".into(),
+            }
         );
     }
+    // An answer without its sealed note proves nothing: the server could
+    // have written it. A decider with nothing to say seals an empty note.
     let without_note = server.resolve(decision.as_str(), "wait", OWNER, None);
     assert_eq!(
-        open_decision_note(&owner_ring, &without_note).unwrap(),
-        None
+        open_decision_answer(o.ring(), &card, &without_note)
+            .unwrap_err()
+            .code(),
+        ErrorCode::UnprovenDecisionAnswer
+    );
+    let empty = seal_decision_note(o.ring(), decision.as_str(), "wait", OWNER, "").unwrap();
+    let with_empty = server.resolve(decision.as_str(), "wait", OWNER, Some(&empty));
+    let answer = open_decision_answer(opened.keyring(), &card, &with_empty).unwrap();
+    assert_eq!(
+        (answer.option_id.as_str(), answer.note.as_str()),
+        ("wait", "")
     );
 
     // --- The bot is removed ----------------------------------------------------------
     // The runtime's machines keep keyrings by root stream.
+    let a_ring = rt_a.ring().clone();
     let mut machine_rings: Vec<BTreeMap<String, Keyring>> = vec![
         BTreeMap::from([(ROOT.to_owned(), a_ring.clone())]),
         BTreeMap::from([(ROOT.to_owned(), opened.keyring().clone())]),
@@ -900,63 +1135,94 @@ fn shared_sealed_scratchpad_end_to_end() {
         );
         assert!(!rings.contains_key(ROOT));
     }
+    // Their persisted states drop the keys too, and stay sealed.
+    for m in [&mut rt_a, &mut rt_b] {
+        m.state.drop_keys();
+        assert!(m.ring().generations().is_empty());
+        assert!(m.state.is_sealed());
+    }
 
     // Until the owner posts generation 1, nobody seals under generation 0.
-    let waiting = keyring_of(&server, &user2);
-    assert_eq!(waiting.current_generation(), Some(1));
+    let mut waiting = u2.clone();
+    waiting.open_wraps(&server);
+    assert_eq!(waiting.ring().current_generation(), Some(1));
     assert_eq!(
-        seal_message(&waiting, ROOT, &mint(20), USER2, "too early", None)
+        seal_message(waiting.ring(), ROOT, &mint(20), USER2, "too early", None)
             .unwrap_err()
             .code(),
         ErrorCode::UnknownKeyGeneration
     );
 
-    let mut owner_ring = owner_ring;
+    // The owner stops accepting the bot's keys and rolls to the members
+    // that remain, each through its trust store.
+    assert!(o.state.remove_sender(BOT, machine_a.key_id()));
     let remaining = [
-        session::owner_recipient(&owner_key).unwrap(),
-        Recipient::of(&user2),
+        TrustedKey::own(OWNER, &owner),
+        o.trust.admit(USER2, &Recipient::of(&user2)).unwrap(),
     ];
-    let gen1 = session::roll_generation(&mut owner_ring, &remaining).unwrap();
-    assert_eq!(gen1.key_generation, 1);
-    assert_eq!(owner_ring.current_generation(), Some(1));
+    let gen1 = o.state.prepare_roll(&owner, &remaining).unwrap();
+    assert_eq!(gen1.key_generation(), 1);
+    let readers: Vec<&str> = gen1.roster().iter().map(|r| r.subject.as_str()).collect();
+    assert_eq!(readers, vec![OWNER, USER2]);
     assert_eq!(
-        server.post_key_wraps(ROOT, &gen1.request).unwrap().stored,
+        server.post_key_wraps(ROOT, gen1.request()).unwrap().stored,
         2
     );
+    assert_eq!(o.state.commit_roll(gen1).unwrap(), 1);
+    assert_eq!(o.ring().current_generation(), Some(1));
 
-    let owner_ring = keyring_of(&server, &owner);
-    let u2_ring = keyring_of(&server, &user2);
-    for ring in [&owner_ring, &u2_ring] {
-        assert_eq!(ring.generations(), vec![0, 1]);
-        assert_eq!(ring.current_generation(), Some(1));
+    // The owner's device: generation 0's wrap came from the bot's key, which
+    // it no longer accepts (the key it holds is kept); generation 1 is its own.
+    let report = o.open_wraps(&server);
+    assert_eq!(
+        report.admitted,
+        vec![AdmittedGeneration {
+            level: TrustLevel::Verified,
+            ..admitted(1, "self", &owner)
+        }]
+    );
+    assert_eq!(report.skipped.len(), 1);
+    assert_eq!(
+        (report.skipped[0].key_generation, report.skipped[0].code),
+        (0, ErrorCode::UntrustedWrap)
+    );
+    let report = u2.open_wraps(&server);
+    assert_eq!(
+        report.admitted,
+        vec![admitted(0, BOT, &machine_a), admitted(1, OWNER, &owner)]
+    );
+    for m in [&o, &u2] {
+        assert_eq!(m.ring().generations(), vec![0, 1]);
+        assert_eq!(m.ring().current_generation(), Some(1));
     }
 
     let id5 = mint(21);
-    let b5 = seal_message(
-        &owner_ring,
-        ROOT,
-        &id5,
-        OWNER,
-        "Launch moved to Friday.",
-        None,
-    )
-    .unwrap();
+    let b5 = seal_message(o.ring(), ROOT, &id5, OWNER, "Launch moved to Friday.", None).unwrap();
     assert_eq!(b5.sealed.as_ref().unwrap().envelope.key_generation, 1);
     server.post_message(ROOT, &id5, OWNER, &b5).unwrap();
     let id6 = mint(22);
-    let b6 = seal_message(&u2_ring, ROOT, &id6, USER2, "Noted, without the bot.", None).unwrap();
+    let b6 = seal_message(
+        u2.ring(),
+        ROOT,
+        &id6,
+        USER2,
+        "Noted, without the bot.",
+        None,
+    )
+    .unwrap();
     assert_eq!(b6.sealed.as_ref().unwrap().envelope.key_generation, 1);
     server.post_message(ROOT, &id6, USER2, &b6).unwrap();
 
     // Owner and second user still read old and new messages.
-    for ring in [&owner_ring, &u2_ring] {
-        let read = read_all(&server, ROOT, ring);
-        assert_eq!(read.len(), 6);
+    for m in [&o, &u2] {
+        let read = read_all(&server, ROOT, m.ring());
+        assert_eq!(read.len(), 7);
         assert_eq!(read[id1.as_str()].text, "Release freeze starts Tuesday.");
         assert_eq!(
             read[id2.as_str()].text,
             "@helper what is left before the freeze?"
         );
+        assert_eq!(read[id3.as_str()].text, "@helper answer them please");
         assert_eq!(
             read[reply_id.as_str()].text,
             "Two items: the changelog and the tag."
@@ -965,7 +1231,7 @@ fn shared_sealed_scratchpad_end_to_end() {
         assert_eq!(read[id5.as_str()].text, "Launch moved to Friday.");
         assert_eq!(read[id6.as_str()].text, "Noted, without the bot.");
         assert_eq!(
-            open_decision_card(ring, ROOT, &served_card).unwrap(),
+            open_decision_card(m.ring(), ROOT, &served_card).unwrap(),
             content
         );
     }
@@ -979,13 +1245,16 @@ fn shared_sealed_scratchpad_end_to_end() {
     assert_eq!(new_messages.len(), 2);
     for machine in [&machine_a, &machine_b] {
         // Opening the new wraps gives nothing: none is addressed to it.
-        let reopened =
-            open_key_wraps(ROOT, &server.key_wraps(ROOT), std::slice::from_ref(machine)).unwrap();
-        assert!(reopened.keyring.generations().is_empty());
+        let mut fresh = Member::new(std::slice::from_ref(machine));
+        fresh.accept(OWNER, &owner_recipient);
+        fresh.accept(BOT, &Recipient::of(&machine_a));
+        let reopened = fresh.open_wraps(&server);
+        assert!(fresh.ring().generations().is_empty());
+        assert!(reopened.admitted.is_empty());
         assert!(reopened.skipped.is_empty());
         for m in &new_messages {
             assert_eq!(
-                open_message(&reopened.keyring, m).unwrap_err().code(),
+                open_message(fresh.ring(), m).unwrap_err().code(),
                 ErrorCode::UnknownKeyGeneration
             );
         }
@@ -995,8 +1264,10 @@ fn shared_sealed_scratchpad_end_to_end() {
             w.recipient_kind = Some(RecipientKind::Bot);
             w.recipient_key_id = Some(machine.key_id().as_str().to_owned());
         }
-        let forced = open_key_wraps(ROOT, &relabelled, std::slice::from_ref(machine)).unwrap();
-        assert!(forced.keyring.generations().is_empty());
+        let forced =
+            open_key_wraps(&mut fresh.state, &fresh.trust, &relabelled, &fresh.keys).unwrap();
+        assert!(fresh.ring().generations().is_empty());
+        assert!(forced.admitted.is_empty());
         assert!(!forced.skipped.is_empty());
         assert!(
             forced
@@ -1016,13 +1287,36 @@ fn shared_sealed_scratchpad_end_to_end() {
         assert!(open_message(held, &after[0]).is_ok());
     }
     // A claim after removal carries no wrap the bot can open.
-    let later = server.claim(id6.as_str());
+    let later = server.claim(id5.as_str());
     assert!(later.sealed_context.as_ref().unwrap().wraps.is_empty());
+    let mut runtime = rt_b.clone();
     assert_eq!(
-        OpenedInvocation::open(&later, &[machine_a.clone(), machine_b.clone()])
-            .unwrap_err()
-            .code(),
+        OpenedInvocation::open(
+            &later,
+            &mut runtime.state,
+            &runtime.trust,
+            BOT,
+            &[machine_a.clone(), machine_b.clone()]
+        )
+        .unwrap_err()
+        .code(),
         ErrorCode::UntrustedWrap
+    );
+
+    // The owner and the bot compare their safety number out of band; both
+    // sides compute the same digits, and the owner marks the key verified.
+    let owner_side =
+        safety_number(OWNER, &owner.public_key(), BOT, &machine_a.public_key()).unwrap();
+    let bot_side = safety_number(BOT, &machine_a.public_key(), OWNER, &owner.public_key()).unwrap();
+    assert_eq!(owner_side.digits(), bot_side.digits());
+    assert!(owner_side.matches_scanned(&bot_side.scannable()).unwrap());
+    o.trust.verify(BOT, &Recipient::of(&machine_a)).unwrap();
+    assert_eq!(
+        o.trust
+            .trusted(BOT, &Recipient::of(&machine_a))
+            .unwrap()
+            .level(),
+        TrustLevel::Verified
     );
 }
 
@@ -1036,20 +1330,40 @@ fn runtime_machines_each_open_the_same_invocation() {
         .iter()
         .map(|k| IdentityKey::generate(RecipientKind::Bot, KeyId::new(*k).unwrap()).unwrap())
         .collect();
-    let recipients: Vec<Recipient> = std::iter::once(Recipient::of(&owner))
-        .chain(machines.iter().map(Recipient::of))
+    let mut o = Member::new(std::slice::from_ref(&owner));
+    let recipients: Vec<TrustedKey> = std::iter::once(TrustedKey::own(OWNER, &owner))
+        .chain(
+            machines
+                .iter()
+                .map(|m| o.trust.admit(BOT, &Recipient::of(m)).unwrap()),
+        )
         .collect();
-    let (_, gen0) = session::generation_zero(ROOT, &recipients).unwrap();
-    server.post_key_wraps(ROOT, &gen0.request).unwrap();
-    let owner_ring = keyring_of(&server, &owner);
+    let gen0 = o.state.prepare_roll(&owner, &recipients).unwrap();
+    server.post_key_wraps(ROOT, gen0.request()).unwrap();
+    o.state.commit_roll(gen0).unwrap();
     let id = mint(1);
-    let body = seal_message(&owner_ring, ROOT, &id, OWNER, "@helper hi", None).unwrap();
+    let body = seal_message(o.ring(), ROOT, &id, OWNER, "@helper hi", None).unwrap();
     server.post_message(ROOT, &id, OWNER, &body).unwrap();
     let invocation = server.claim(id.as_str());
 
-    let a = OpenedInvocation::open(&invocation, &machines[..1]).unwrap();
-    let b = OpenedInvocation::open(&invocation, &machines[1..]).unwrap();
-    let both = OpenedInvocation::open(&invocation, &machines).unwrap();
+    // Each runtime process accepts the owner's key as the key sender.
+    let runtime = |keys: &[IdentityKey]| {
+        let mut m = Member::new(keys);
+        m.accept(OWNER, &Recipient::of(&owner));
+        m.state.set_owner(OWNER).unwrap();
+        m
+    };
+    let (mut ma, mut mb, mut mboth) = (
+        runtime(&machines[..1]),
+        runtime(&machines[1..]),
+        runtime(&machines),
+    );
+    let open = |m: &mut Member| {
+        OpenedInvocation::open(&invocation, &mut m.state, &m.trust, BOT, &m.keys).unwrap()
+    };
+    let a = open(&mut ma);
+    let b = open(&mut mb);
+    let both = open(&mut mboth);
     for o in [&a, &b, &both] {
         assert_eq!(o.prompt, "@helper hi");
         assert_eq!(o.keyring().generations(), vec![0]);
@@ -1058,17 +1372,24 @@ fn runtime_machines_each_open_the_same_invocation() {
     server.sealed_complete(&reply);
     let follow = b.seal_message(&mint(3), "hello from B").unwrap();
     server.sealed_message(&follow);
-    for ring in [&owner_ring, a.keyring(), b.keyring()] {
+    for ring in [o.ring(), a.keyring(), b.keyring()] {
         let read = read_all(&server, ROOT, ring);
         assert_eq!(read[mint_id(&reply)].text, "hello from A");
         assert_eq!(read[follow.message_id.as_str()].text, "hello from B");
     }
     // The owner's key is not one of the runtime's: the claim's wraps name
     // no recipient, and none opens for it.
+    let mut as_owner = runtime(std::slice::from_ref(&owner));
     assert_eq!(
-        OpenedInvocation::open(&invocation, std::slice::from_ref(&owner))
-            .unwrap_err()
-            .code(),
+        OpenedInvocation::open(
+            &invocation,
+            &mut as_owner.state,
+            &as_owner.trust,
+            BOT,
+            &as_owner.keys
+        )
+        .unwrap_err()
+        .code(),
         ErrorCode::UntrustedWrap
     );
 }
@@ -1081,36 +1402,48 @@ fn mint_id(complete: &SealedCompleteRequest) -> &str {
 fn a_new_member_reads_from_its_generation_on() {
     // Inviting a recipient rolls the generation too: the newcomer reads what
     // follows, not what came before.
+    let late_user = "usr_01JD3QL4TE000000000000000L";
     let mut server = FakeServer::new();
     let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner").unwrap()).unwrap();
     let late = IdentityKey::generate(RecipientKind::User, KeyId::new("late").unwrap()).unwrap();
-    let (mut owner_ring, gen0) = session::generation_zero(ROOT, &[Recipient::of(&owner)]).unwrap();
-    server.post_key_wraps(ROOT, &gen0.request).unwrap();
+    let mut o = Member::new(std::slice::from_ref(&owner));
+    let gen0 = o
+        .state
+        .prepare_roll(&owner, &[TrustedKey::own(OWNER, &owner)])
+        .unwrap();
+    server.post_key_wraps(ROOT, gen0.request()).unwrap();
+    o.state.commit_roll(gen0).unwrap();
     let before = mint(1);
-    let b = seal_message(&owner_ring, ROOT, &before, OWNER, "before", None).unwrap();
+    let b = seal_message(o.ring(), ROOT, &before, OWNER, "before", None).unwrap();
     server.post_message(ROOT, &before, OWNER, &b).unwrap();
 
     server.roll(None);
-    let gen1 = session::roll_generation(
-        &mut owner_ring,
-        &[Recipient::of(&owner), Recipient::of(&late)],
-    )
-    .unwrap();
-    server.post_key_wraps(ROOT, &gen1.request).unwrap();
+    let invited = o.trust.admit(late_user, &Recipient::of(&late)).unwrap();
+    let gen1 = o
+        .state
+        .prepare_roll(&owner, &[TrustedKey::own(OWNER, &owner), invited])
+        .unwrap();
+    server.post_key_wraps(ROOT, gen1.request()).unwrap();
+    o.state.commit_roll(gen1).unwrap();
     let after = mint(2);
-    let a = seal_message(&owner_ring, ROOT, &after, OWNER, "after", None).unwrap();
+    let a = seal_message(o.ring(), ROOT, &after, OWNER, "after", None).unwrap();
     server.post_message(ROOT, &after, OWNER, &a).unwrap();
 
-    let late_ring = keyring_of(&server, &late);
-    assert_eq!(late_ring.generations(), vec![1]);
+    let mut newcomer = Member::new(std::slice::from_ref(&late));
+    newcomer.accept(OWNER, &Recipient::of(&owner));
+    let report = newcomer.open_wraps(&server);
+    assert_eq!(report.admitted, vec![admitted(1, OWNER, &owner)]);
+    assert_eq!(newcomer.ring().generations(), vec![1]);
     let list = server.list_messages(ROOT);
-    let results = open_messages(&late_ring, &list.data);
+    let results = open_messages(newcomer.ring(), &list.data);
     assert_eq!(
         results[0].as_ref().unwrap_err().code(),
         ErrorCode::UnknownKeyGeneration
     );
     assert_eq!(results[1].as_ref().unwrap().text, "after");
-    let owner_view = read_all(&server, ROOT, &keyring_of(&server, &owner));
+    let mut owner_again = Member::new(std::slice::from_ref(&owner));
+    owner_again.open_wraps(&server);
+    let owner_view = read_all(&server, ROOT, owner_again.ring());
     assert_eq!(owner_view[before.as_str()].text, "before");
     assert_eq!(owner_view[after.as_str()].text, "after");
 }
