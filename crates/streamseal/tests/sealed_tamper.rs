@@ -12,23 +12,28 @@
 //! claim. Each case below does one such thing to what the flows produced,
 //! through the public API only, and asserts the exact error code. Nothing
 //! here may panic.
+//!
+//! Generation 0 is made by the owner (HPKE auth mode from its key); every
+//! member and runtime accepts the owner's key as the root's key sender, so a
+//! wrap the server made itself never opens (`UNTRUSTED_WRAP`).
 
 use serde_json::{Value, json};
 use streamseal::envelope::SealedPayload;
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
 use streamseal::sealed::decisions::{
-    CardPlacement, DecisionCardContent, open_decision_card, open_decision_note, seal_decision_card,
-    seal_decision_note,
+    CardPlacement, DecisionCardContent, open_decision_answer, open_decision_card,
+    seal_decision_card, seal_decision_note,
 };
-use streamseal::sealed::keyring::{add_wraps, announce, open_key_wraps};
+use streamseal::sealed::keyring::{WrapsReport, open_key_wraps};
 use streamseal::sealed::messages::{
     MessageToOpen, check_send_rules, open_message, open_message_to_open, open_messages_to_open,
     seal_edit, seal_message,
 };
-use streamseal::sealed::runtime::{OpenedInvocation, open_step};
-use streamseal::sealed::session;
+use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation, open_step};
+use streamseal::sealed::state::StreamState;
 use streamseal::slot::{DecisionOption, StepPhase};
 use streamseal::stream_key::Keyring;
+use streamseal::trust::{TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::events::DecisionResolved;
 use streamseal::wire::ids::{DecisionId, MessageId};
 use streamseal::wire::invocation::Invocation;
@@ -96,9 +101,25 @@ struct Fx {
     user2: IdentityKey,
     machine_a: IdentityKey,
     machine_b: IdentityKey,
+    /// The owner's trust store: the second user's and the machines' keys pinned.
+    trust: TrustStore,
+    /// The owner's state: it made generation 0.
+    owner_state: StreamState,
     gen0: Vec<KeyWrap>,
     owner_ring: Keyring,
     u2_ring: Keyring,
+}
+
+/// Who receives a generation the owner makes: the owner, the second user
+/// and both machines, through `trust`.
+fn everyone(fx_keys: [&IdentityKey; 4], trust: &mut TrustStore) -> Vec<TrustedKey> {
+    let [owner, user2, machine_a, machine_b] = fx_keys;
+    vec![
+        TrustedKey::own(OWNER, owner),
+        trust.admit(USER2, &Recipient::of(user2)).unwrap(),
+        trust.admit(BOT, &Recipient::of(machine_a)).unwrap(),
+        trust.admit(BOT, &Recipient::of(machine_b)).unwrap(),
+    ]
 }
 
 fn fx() -> Fx {
@@ -106,24 +127,79 @@ fn fx() -> Fx {
     let user2 = key(RecipientKind::User, "u2-phone");
     let machine_a = key(RecipientKind::Bot, "machine-a");
     let machine_b = key(RecipientKind::Bot, "machine-b");
-    let recipients = [&owner, &user2, &machine_a, &machine_b].map(Recipient::of);
-    let (_, gen0) = session::generation_zero(ROOT, &recipients).unwrap();
-    let listed = list(0, &gen0.wraps);
-    let owner_ring = open_key_wraps(ROOT, &listed, std::slice::from_ref(&owner))
-        .unwrap()
-        .keyring;
-    let u2_ring = open_key_wraps(ROOT, &listed, std::slice::from_ref(&user2))
-        .unwrap()
-        .keyring;
+    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+    let recipients = everyone([&owner, &user2, &machine_a, &machine_b], &mut trust);
+    let mut owner_state = StreamState::new(ROOT).unwrap();
+    let roll = owner_state.prepare_roll(&owner, &recipients).unwrap();
+    let gen0 = roll.wraps().to_vec();
+    owner_state.commit_roll(roll).unwrap();
+    let (u2_state, report) = open_as(&owner, ROOT, &list(0, &gen0), &user2);
+    assert_eq!(report.admitted.len(), 1);
     Fx {
+        owner_ring: owner_state.keyring().clone(),
+        u2_ring: u2_state.keyring().clone(),
         owner,
         user2,
         machine_a,
         machine_b,
-        gen0: gen0.wraps,
-        owner_ring,
-        u2_ring,
+        trust,
+        owner_state,
+        gen0,
     }
+}
+
+/// A member's fresh state of `root` that pinned the owner's key and accepts
+/// it as the key sender, after opening `listed` with `me`.
+fn open_as(
+    owner: &IdentityKey,
+    root: &str,
+    listed: &KeyWraps,
+    me: &IdentityKey,
+) -> (StreamState, WrapsReport) {
+    let (mut state, trust) = member_of(owner, root);
+    let report = open_key_wraps(&mut state, &trust, listed, std::slice::from_ref(me)).unwrap();
+    (state, report)
+}
+
+/// A fresh state of `root` accepting the owner's key, and the trust store
+/// that pinned it.
+fn member_of(owner: &IdentityKey, root: &str) -> (StreamState, TrustStore) {
+    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+    let owner_key = trust.admit(OWNER, &Recipient::of(owner)).unwrap();
+    let mut state = StreamState::new(root).unwrap();
+    state.accept_sender(&owner_key).unwrap();
+    (state, trust)
+}
+
+/// A runtime opening `inv` with `keys` from a fresh state of the
+/// invocation's root that pinned the owner (as the stream's owner and its
+/// key sender).
+fn open_claim(fx: &Fx, inv: &Invocation, keys: &[IdentityKey]) -> Result<OpenedInvocation, Error> {
+    let (mut state, trust) = member_of(&fx.owner, &inv.root_stream_id);
+    state.set_owner(OWNER).unwrap();
+    OpenedInvocation::open(inv, &mut state, &trust, BOT, keys)
+}
+
+/// A keyring of `root` at generation 0, made and held by the owner alone.
+fn ring_of(fx: &Fx, root: &str) -> Keyring {
+    let mut state = StreamState::new(root).unwrap();
+    let roll = state
+        .prepare_roll(&fx.owner, &[TrustedKey::own(OWNER, &fx.owner)])
+        .unwrap();
+    state.commit_roll(roll).unwrap();
+    state.keyring().clone()
+}
+
+/// Each history item's failure code (`None` when it opened).
+fn history_codes(opened: &OpenedInvocation) -> Vec<Option<ErrorCode>> {
+    opened
+        .history
+        .iter()
+        .map(|h| match h {
+            HistoryItem::Opened { .. } => None,
+            HistoryItem::Failed { code, .. } => Some(*code),
+        })
+        .collect()
 }
 
 /// The owner's message `id` with `text`, as the list serves it.
@@ -178,7 +254,7 @@ fn parse_claim(v: Value) -> Invocation {
 fn opened_invocation(fx: &Fx) -> (Message, OpenedInvocation) {
     let trigger = owner_message(fx, &mint(50), "@helper go");
     let inv = parse_claim(claim_json(&fx.gen0, &[], &trigger, 0));
-    let opened = OpenedInvocation::open(&inv, std::slice::from_ref(&fx.machine_b)).unwrap();
+    let opened = open_claim(fx, &inv, std::slice::from_ref(&fx.machine_b)).unwrap();
     (trigger, opened)
 }
 
@@ -230,8 +306,7 @@ fn message_moved_to_another_stream_message_or_author() {
         ErrorCode::DecryptionFailed
     );
     // A ciphertext of another root stream's key, served here.
-    let (other_ring, _) =
-        session::generation_zero(OTHER_ROOT, &[Recipient::of(&fx.owner)]).unwrap();
+    let other_ring = ring_of(&fx, OTHER_ROOT);
     let foreign = seal_message(&other_ring, ROOT, &id, OWNER, "x", None).unwrap();
     let foreign = item(ROOT, id.as_str(), OWNER, "user", 1, &sealed_of(&foreign));
     assert_eq!(
@@ -291,11 +366,14 @@ fn an_old_revision_replayed_as_the_current_one() {
 #[test]
 fn ciphertext_moved_to_another_generation() {
     let fx = fx();
-    let mut ring = fx.owner_ring.clone();
+    let mut state = fx.owner_state.clone();
     let id0 = mint(1);
     let at0 = owner_message(&fx, &id0, "sealed under generation 0");
-    let gen1 = session::roll_generation(&mut ring, &[Recipient::of(&fx.owner)]).unwrap();
-    assert_eq!(gen1.key_generation, 1);
+    let gen1 = state
+        .prepare_roll(&fx.owner, &[TrustedKey::own(OWNER, &fx.owner)])
+        .unwrap();
+    assert_eq!(state.commit_roll(gen1).unwrap(), 1);
+    let ring = state.keyring().clone();
     let id1 = mint(2);
     let b1 = seal_message(&ring, ROOT, &id1, OWNER, "sealed under generation 1", None).unwrap();
     let at1 = item(ROOT, id1.as_str(), OWNER, "user", 1, &sealed_of(&b1));
@@ -676,44 +754,81 @@ fn a_note_moved_to_another_option_decider_or_decision() {
     let fx = fx();
     let decision = DecisionId::mint(1_763_700_000_100).unwrap();
     let d = decision.as_str();
+    let (card, _) = card(&fx, &decision);
     let note = seal_decision_note(&fx.u2_ring, d, "approve", USER2, "after the backup").unwrap();
+    let answer = open_decision_answer(
+        &fx.owner_ring,
+        &card,
+        &resolved(d, "approve", USER2, Some(&note)),
+    )
+    .unwrap();
     assert_eq!(
-        open_decision_note(&fx.owner_ring, &resolved(d, "approve", USER2, Some(&note)))
-            .unwrap()
-            .as_deref(),
-        Some("after the backup")
+        (
+            answer.option_id.as_str(),
+            answer.decided_by.as_str(),
+            answer.note.as_str()
+        ),
+        ("approve", USER2, "after the backup")
     );
-    let other = DecisionId::mint(1_763_700_000_101).unwrap();
     for event in [
         resolved(d, "reject", USER2, Some(&note)),
         resolved(d, "approve", OWNER, Some(&note)),
-        resolved(other.as_str(), "approve", USER2, Some(&note)),
     ] {
         assert_eq!(
-            code(open_decision_note(&fx.owner_ring, &event)),
+            code(open_decision_answer(&fx.owner_ring, &card, &event)),
             ErrorCode::AadMismatch,
             "{event:?}"
         );
     }
-    // A card's ciphertext served as a note.
-    let (card, _) = card(&fx, &decision);
-    let as_note = resolved(d, "approve", USER2, card.sealed.as_ref());
+    // Moved to another decision: refused against this card, and against
+    // the other decision's own card the note does not open.
+    let other = DecisionId::mint(1_763_700_000_101).unwrap();
+    let moved = resolved(other.as_str(), "approve", USER2, Some(&note));
     assert_eq!(
-        code(open_decision_note(&fx.owner_ring, &as_note)),
+        code(open_decision_answer(&fx.owner_ring, &card, &moved)),
+        ErrorCode::UnprovenDecisionAnswer
+    );
+    let (other_card, _) = self::card(&fx, &other);
+    assert_eq!(
+        code(open_decision_answer(&fx.owner_ring, &other_card, &moved)),
         ErrorCode::AadMismatch
     );
-    // Half a note.
+    // A card's ciphertext served as a note.
+    let as_note = resolved(d, "approve", USER2, card.sealed.as_ref());
+    assert_eq!(
+        code(open_decision_answer(&fx.owner_ring, &card, &as_note)),
+        ErrorCode::AadMismatch
+    );
+    // Half a note, or none: the server could have written the option.
     let mut half = resolved(d, "approve", USER2, Some(&note));
     half.note_envelope = None;
     assert_eq!(
-        code(open_decision_note(&fx.owner_ring, &half)),
-        ErrorCode::InvalidField
+        code(open_decision_answer(&fx.owner_ring, &card, &half)),
+        ErrorCode::UnprovenDecisionAnswer
     );
     let mut half = resolved(d, "approve", USER2, Some(&note));
     half.note_ciphertext = None;
     assert_eq!(
-        code(open_decision_note(&fx.owner_ring, &half)),
-        ErrorCode::InvalidField
+        code(open_decision_answer(&fx.owner_ring, &card, &half)),
+        ErrorCode::UnprovenDecisionAnswer
+    );
+    assert_eq!(
+        code(open_decision_answer(
+            &fx.owner_ring,
+            &card,
+            &resolved(d, "approve", USER2, None)
+        )),
+        ErrorCode::UnprovenDecisionAnswer
+    );
+    // An option the card does not have, even with a note sealed for it.
+    let stray = seal_decision_note(&fx.u2_ring, d, "defer", USER2, "").unwrap();
+    assert_eq!(
+        code(open_decision_answer(
+            &fx.owner_ring,
+            &card,
+            &resolved(d, "defer", USER2, Some(&stray))
+        )),
+        ErrorCode::UnprovenDecisionAnswer
     );
 }
 
@@ -754,9 +869,16 @@ fn a_reply_moved_to_another_invocation_message_author_or_stream() {
     let trigger2 = owner_message(&fx, &mint(61), "@helper again");
     let mut claim2 = claim_json(&fx.gen0, &[&listed], &trigger2, 0);
     claim2["id"] = json!(INV2);
-    let opened2 =
-        OpenedInvocation::open(&parse_claim(claim2), std::slice::from_ref(&fx.machine_a)).unwrap();
-    match &opened2.history[0].slot {
+    let opened2 = open_claim(
+        &fx,
+        &parse_claim(claim2),
+        std::slice::from_ref(&fx.machine_a),
+    )
+    .unwrap();
+    let HistoryItem::Opened { entry } = &opened2.history[0] else {
+        panic!("the reply did not open: {:?}", opened2.history[0]);
+    };
+    match &entry.slot {
         streamseal::slot::Slot::BotReply {
             invocation_id,
             message_id,
@@ -802,19 +924,15 @@ fn a_reply_moved_to_another_invocation_message_author_or_stream() {
 fn wraps_swapped_between_root_streams() {
     let fx = fx();
     // Root stream A's wraps listed for root stream B.
-    let swapped = open_key_wraps(
-        OTHER_ROOT,
-        &list(0, &fx.gen0),
-        std::slice::from_ref(&fx.owner),
-    )
-    .unwrap();
-    assert!(swapped.keyring.generations().is_empty());
-    assert_eq!(swapped.skipped.len(), 1);
-    assert_eq!(swapped.skipped[0].code, ErrorCode::UntrustedWrap);
-    assert_eq!(swapped.skipped[0].key_generation, 0);
+    let (swapped, report) = open_as(&fx.owner, OTHER_ROOT, &list(0, &fx.gen0), &fx.owner);
+    assert!(swapped.keyring().generations().is_empty());
+    assert!(report.admitted.is_empty());
+    assert_eq!(report.skipped.len(), 1);
+    assert_eq!(report.skipped[0].code, ErrorCode::UntrustedWrap);
+    assert_eq!(report.skipped[0].key_generation, 0);
     assert_eq!(
         code(seal_message(
-            &swapped.keyring,
+            swapped.keyring(),
             OTHER_ROOT,
             &mint(1),
             OWNER,
@@ -825,21 +943,27 @@ fn wraps_swapped_between_root_streams() {
     );
 
     // One foreign wrap slipped into an honest list is skipped, the rest open.
-    let (_, foreign) = session::generation_zero(OTHER_ROOT, &[Recipient::of(&fx.owner)]).unwrap();
+    let foreign = {
+        let state = StreamState::new(OTHER_ROOT).unwrap();
+        let roll = state
+            .prepare_roll(&fx.owner, &[TrustedKey::own(OWNER, &fx.owner)])
+            .unwrap();
+        roll.wraps().to_vec()
+    };
     let mut mixed = fx.gen0.clone();
-    let mut slipped = foreign.wraps[0].clone();
+    let mut slipped = foreign[0].clone();
     slipped.key_generation = 1;
     mixed.push(slipped);
-    let opened = open_key_wraps(ROOT, &list(0, &mixed), std::slice::from_ref(&fx.owner)).unwrap();
-    assert_eq!(opened.keyring.generations(), vec![0]);
-    assert_eq!(opened.skipped.len(), 1);
+    let (opened, report) = open_as(&fx.owner, ROOT, &list(0, &mixed), &fx.owner);
+    assert_eq!(opened.keyring().generations(), vec![0]);
+    assert_eq!(report.skipped.len(), 1);
     assert_eq!(
-        (opened.skipped[0].key_generation, opened.skipped[0].code),
+        (report.skipped[0].key_generation, report.skipped[0].code),
         (1, ErrorCode::UntrustedWrap)
     );
     let m = owner_message(&fx, &mint(2), "still readable");
     assert_eq!(
-        open_message(&opened.keyring, &m).unwrap().text,
+        open_message(opened.keyring(), &m).unwrap().text,
         "still readable"
     );
 
@@ -853,9 +977,9 @@ fn wraps_swapped_between_root_streams() {
             w.recipient_key_id = Some("u2-phone".into());
         }
     }
-    let u2 = open_key_wraps(ROOT, &list(0, &relabelled), std::slice::from_ref(&fx.user2)).unwrap();
-    assert!(u2.keyring.generations().is_empty());
-    let mut codes: Vec<(u32, ErrorCode)> = u2
+    let (u2, report) = open_as(&fx.owner, ROOT, &list(0, &relabelled), &fx.user2);
+    assert!(u2.keyring().generations().is_empty());
+    let mut codes: Vec<(u32, ErrorCode)> = report
         .skipped
         .iter()
         .map(|s| (s.key_generation, s.code))
@@ -863,10 +987,7 @@ fn wraps_swapped_between_root_streams() {
     codes.sort();
     assert_eq!(
         codes,
-        vec![
-            (0, ErrorCode::UntrustedWrap),
-            (3, ErrorCode::UntrustedWrap)
-        ]
+        vec![(0, ErrorCode::UntrustedWrap), (3, ErrorCode::UntrustedWrap)]
     );
     // A bot wrap relabelled as a user's wrap with the bot's key id.
     let mut rekinded = fx.gen0.clone();
@@ -875,14 +996,9 @@ fn wraps_swapped_between_root_streams() {
             w.recipient_kind = Some(RecipientKind::User);
         }
     }
-    let a = open_key_wraps(
-        ROOT,
-        &list(0, &rekinded),
-        std::slice::from_ref(&fx.machine_a),
-    )
-    .unwrap();
-    assert!(a.keyring.generations().is_empty());
-    assert_eq!(a.skipped[0].code, ErrorCode::NoMatchingKey);
+    let (a, report) = open_as(&fx.owner, ROOT, &list(0, &rekinded), &fx.machine_a);
+    assert!(a.keyring().generations().is_empty());
+    assert_eq!(report.skipped[0].code, ErrorCode::NoMatchingKey);
     // Garbled wrap bytes are skipped with their code, never a panic.
     let mut garbled = fx.gen0.clone();
     for w in garbled.iter_mut() {
@@ -892,27 +1008,82 @@ fn wraps_swapped_between_root_streams() {
             _ => {}
         }
     }
-    let o = open_key_wraps(ROOT, &list(0, &garbled), std::slice::from_ref(&fx.owner)).unwrap();
+    let (_, o) = open_as(&fx.owner, ROOT, &list(0, &garbled), &fx.owner);
     assert_eq!(o.skipped[0].code, ErrorCode::MalformedBase64);
-    let u = open_key_wraps(ROOT, &list(0, &garbled), std::slice::from_ref(&fx.user2)).unwrap();
+    let (_, u) = open_as(&fx.owner, ROOT, &list(0, &garbled), &fx.user2);
     assert_eq!(u.skipped[0].code, ErrorCode::InvalidLength);
+
+    // Wraps presented as made by another sender: the second user (a member,
+    // but not a key sender the others accept) made a generation 1 for
+    // everyone. It opens for no one but the second user itself.
+    let by_user2 = {
+        let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let recipients = everyone(
+            [&fx.owner, &fx.user2, &fx.machine_a, &fx.machine_b],
+            &mut trust,
+        );
+        let mut state = StreamState::new(ROOT).unwrap();
+        let own = state
+            .prepare_roll(&fx.user2, &[TrustedKey::own(USER2, &fx.user2)])
+            .unwrap();
+        state.commit_roll(own).unwrap();
+        state
+            .prepare_roll(&fx.user2, &recipients)
+            .unwrap()
+            .wraps()
+            .to_vec()
+    };
+    let (_, report) = open_as(&fx.owner, ROOT, &list(1, &by_user2), &fx.machine_a);
+    assert!(report.admitted.is_empty());
+    assert_eq!(
+        report
+            .skipped
+            .iter()
+            .map(|s| (s.key_generation, s.code))
+            .collect::<Vec<_>>(),
+        vec![(1, ErrorCode::UntrustedWrap)]
+    );
 
     // In a claim: the invocation's root renamed, or another root's wraps.
     let trigger = owner_message(&fx, &mint(3), "@helper");
     let mut renamed = claim_json(&fx.gen0, &[], &trigger, 0);
     renamed["rootStreamId"] = json!(OTHER_ROOT);
+    let renamed = parse_claim(renamed);
     assert_eq!(
-        code(OpenedInvocation::open(
-            &parse_claim(renamed),
+        code(open_claim(
+            &fx,
+            &renamed,
             std::slice::from_ref(&fx.machine_a)
         )),
         ErrorCode::UntrustedWrap
     );
-    let (_, other_gen0) =
-        session::generation_zero(OTHER_ROOT, &[Recipient::of(&fx.machine_a)]).unwrap();
-    let foreign_claim = claim_json(&other_gen0.wraps, &[], &trigger, 0);
+    // Presented to the runtime's state of the real root: refused before any wrap.
+    let (mut root_state, trust) = member_of(&fx.owner, ROOT);
+    root_state.set_owner(OWNER).unwrap();
     assert_eq!(
         code(OpenedInvocation::open(
+            &renamed,
+            &mut root_state,
+            &trust,
+            BOT,
+            std::slice::from_ref(&fx.machine_a)
+        )),
+        ErrorCode::InvalidField
+    );
+    let other_gen0 = {
+        let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let to_a = trust.admit(BOT, &Recipient::of(&fx.machine_a)).unwrap();
+        let state = StreamState::new(OTHER_ROOT).unwrap();
+        state
+            .prepare_roll(&fx.owner, &[to_a])
+            .unwrap()
+            .wraps()
+            .to_vec()
+    };
+    let foreign_claim = claim_json(&other_gen0, &[], &trigger, 0);
+    assert_eq!(
+        code(open_claim(
+            &fx,
             &parse_claim(foreign_claim),
             std::slice::from_ref(&fx.machine_a)
         )),
@@ -921,15 +1092,18 @@ fn wraps_swapped_between_root_streams() {
 }
 
 /// The owner rolls to generation 1 for owner and second user; returns the
-/// wraps of both generations.
+/// owner's keyring and the wraps of both generations.
 fn rolled(fx: &Fx) -> (Keyring, Vec<KeyWrap>, Vec<KeyWrap>) {
-    let mut ring = fx.owner_ring.clone();
-    let gen1 = session::roll_generation(
-        &mut ring,
-        &[Recipient::of(&fx.owner), Recipient::of(&fx.user2)],
-    )
-    .unwrap();
-    (ring, fx.gen0.clone(), gen1.wraps)
+    let mut state = fx.owner_state.clone();
+    let mut trust = fx.trust.clone();
+    let recipients = [
+        TrustedKey::own(OWNER, &fx.owner),
+        trust.admit(USER2, &Recipient::of(&fx.user2)).unwrap(),
+    ];
+    let gen1 = state.prepare_roll(&fx.owner, &recipients).unwrap();
+    let wraps = gen1.wraps().to_vec();
+    state.commit_roll(gen1).unwrap();
+    (state.keyring().clone(), fx.gen0.clone(), wraps)
 }
 
 #[test]
@@ -937,8 +1111,8 @@ fn the_newest_wrap_dropped_makes_sealing_fail() {
     let fx = fx();
     let (_, gen0, _) = rolled(&fx);
     // currentKeyGeneration = 1, only generation 0's wraps.
-    let dropped = open_key_wraps(ROOT, &list(1, &gen0), std::slice::from_ref(&fx.user2)).unwrap();
-    let ring = dropped.keyring;
+    let (dropped, _) = open_as(&fx.owner, ROOT, &list(1, &gen0), &fx.user2);
+    let ring = dropped.keyring().clone();
     assert_eq!(ring.generations(), vec![0]);
     assert_eq!(ring.current_generation(), Some(1));
     let old = owner_message(&fx, &mint(1), "from generation 0");
@@ -987,7 +1161,7 @@ fn the_newest_wrap_dropped_makes_sealing_fail() {
     // The runtime told to reply under generation 1 with only generation 0's
     // wraps: it reads the prompt but seals nothing under generation 0.
     let inv = parse_claim(claim_json(&gen0, &[], &old, 1));
-    let opened = OpenedInvocation::open(&inv, std::slice::from_ref(&fx.machine_a)).unwrap();
+    let opened = open_claim(&fx, &inv, std::slice::from_ref(&fx.machine_a)).unwrap();
     assert_eq!(opened.prompt, "from generation 0");
     assert_eq!(
         code(opened.seal_reply(&mint(3), "x")),
@@ -1018,22 +1192,29 @@ fn a_rollback_still_seals_under_the_newest_generation() {
     let mut both = gen0.clone();
     both.extend(gen1.iter().cloned());
     // currentKeyGeneration = 0 announced while generation 1 is listed.
-    let ring = open_key_wraps(ROOT, &list(0, &both), std::slice::from_ref(&fx.user2))
-        .unwrap()
-        .keyring;
+    let (mut state, _) = open_as(&fx.owner, ROOT, &list(0, &both), &fx.user2);
+    let ring = state.keyring().clone();
     assert_eq!(ring.generations(), vec![0, 1]);
     assert_eq!(ring.current_generation(), Some(1));
+    assert_eq!(state.high_water(), Some(1));
     let body = seal_message(&ring, ROOT, &mint(1), USER2, "x", None).unwrap();
     assert_eq!(body.sealed.unwrap().envelope.key_generation, 1);
 
-    // A client that keeps its keyring: a later list that omits generation 1
-    // and announces 0 does not move it back.
-    let mut kept = ring.clone();
-    let skipped = add_wraps(&mut kept, &gen0, std::slice::from_ref(&fx.user2)).unwrap();
-    assert!(skipped.is_empty());
-    announce(&mut kept, 0);
-    assert_eq!(kept.current_generation(), Some(1));
-    let body = seal_message(&kept, ROOT, &mint(2), USER2, "x", None).unwrap();
+    // A client that keeps its state: a later list that omits generation 1
+    // and announces 0 does not move it back, nor does a restart from the
+    // persisted state followed by that list.
+    let (_, trust) = member_of(&fx.owner, ROOT);
+    let me = std::slice::from_ref(&fx.user2);
+    let report = open_key_wraps(&mut state, &trust, &list(0, &gen0), me).unwrap();
+    assert!(report.skipped.is_empty());
+    assert_eq!(state.keyring().current_generation(), Some(1));
+    let body = seal_message(state.keyring(), ROOT, &mint(2), USER2, "x", None).unwrap();
+    assert_eq!(body.sealed.unwrap().envelope.key_generation, 1);
+    let saved = state.to_bytes(&fx.user2).unwrap();
+    let mut restarted = StreamState::from_bytes(&saved, &fx.user2).unwrap();
+    assert_eq!(restarted.high_water(), Some(1));
+    open_key_wraps(&mut restarted, &trust, &list(0, &gen0), me).unwrap();
+    let body = seal_message(restarted.keyring(), ROOT, &mint(3), USER2, "x", None).unwrap();
     assert_eq!(body.sealed.unwrap().envelope.key_generation, 1);
 }
 
@@ -1044,17 +1225,19 @@ fn a_runtime_told_to_reply_under_an_older_generation_than_it_holds() {
     // generation a removed member can read (the keyring's rule: never below
     // the newest generation held).
     let fx = fx();
-    let mut ring = fx.owner_ring.clone();
-    let gen1 = session::roll_generation(
-        &mut ring,
-        &[Recipient::of(&fx.owner), Recipient::of(&fx.machine_a)],
-    )
-    .unwrap();
+    let mut state = fx.owner_state.clone();
+    let mut trust = fx.trust.clone();
+    let recipients = [
+        TrustedKey::own(OWNER, &fx.owner),
+        trust.admit(BOT, &Recipient::of(&fx.machine_a)).unwrap(),
+    ];
+    let gen1 = state.prepare_roll(&fx.owner, &recipients).unwrap();
     let mut wraps = fx.gen0.clone();
-    wraps.extend(gen1.wraps.iter().cloned());
+    wraps.extend(gen1.wraps().iter().cloned());
+    state.commit_roll(gen1).unwrap();
     let trigger = owner_message(&fx, &mint(1), "@helper");
     let inv = parse_claim(claim_json(&wraps, &[], &trigger, 0));
-    let opened = OpenedInvocation::open(&inv, std::slice::from_ref(&fx.machine_a)).unwrap();
+    let opened = open_claim(&fx, &inv, std::slice::from_ref(&fx.machine_a)).unwrap();
     assert_eq!(opened.keyring().generations(), vec![0, 1]);
     let generation_of = |r: Result<SealedPayload, Error>| match r {
         Ok(p) => Ok(p.envelope.key_generation),
@@ -1080,45 +1263,110 @@ fn a_runtime_told_to_reply_under_an_older_generation_than_it_holds() {
 #[test]
 fn a_conflicting_wrap_for_a_held_generation() {
     let fx = fx();
-    // The server wraps a key of its own choosing as generation 0.
-    let (_, rogue) = session::generation_zero(
-        ROOT,
-        &[Recipient::of(&fx.user2), Recipient::of(&fx.machine_a)],
-    )
-    .unwrap();
+    // The server wraps a key of its own choosing as generation 0, from a key
+    // pair of its own under the owner's key id: no accepted sender made it,
+    // so it is skipped and never conflicts with the real key.
+    let server = key(RecipientKind::User, "owner-laptop");
+    let minted = {
+        let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let recipients = everyone(
+            [&server, &fx.user2, &fx.machine_a, &fx.machine_b],
+            &mut trust,
+        );
+        let state = StreamState::new(ROOT).unwrap();
+        state
+            .prepare_roll(&server, &recipients)
+            .unwrap()
+            .wraps()
+            .to_vec()
+    };
     for wraps in [
-        [fx.gen0.clone(), rogue.wraps.clone()].concat(),
-        [rogue.wraps.clone(), fx.gen0.clone()].concat(),
+        [fx.gen0.clone(), minted.clone()].concat(),
+        [minted.clone(), fx.gen0.clone()].concat(),
     ] {
+        let (state, report) = open_as(&fx.owner, ROOT, &list(0, &wraps), &fx.user2);
+        assert!(report.conflicts.is_empty());
         assert_eq!(
-            code(open_key_wraps(
+            report
+                .skipped
+                .iter()
+                .map(|s| (s.key_generation, s.code))
+                .collect::<Vec<_>>(),
+            vec![(0, ErrorCode::UntrustedWrap)]
+        );
+        assert!(state.keyring().key(0).unwrap() == fx.u2_ring.key(0).unwrap());
+    }
+
+    // Two keys for generation 0 from an accepted sender (the owner's second
+    // device made generation 0 too, racing the first): reported as a
+    // conflict, not a failure of the whole list; nothing is sealed under it.
+    let rogue = {
+        let mut trust = fx.trust.clone();
+        let recipients = everyone(
+            [&fx.owner, &fx.user2, &fx.machine_a, &fx.machine_b],
+            &mut trust,
+        );
+        let state = StreamState::new(ROOT).unwrap();
+        state
+            .prepare_roll(&fx.owner, &recipients)
+            .unwrap()
+            .wraps()
+            .to_vec()
+    };
+    for wraps in [
+        [fx.gen0.clone(), rogue.clone()].concat(),
+        [rogue.clone(), fx.gen0.clone()].concat(),
+    ] {
+        let (state, report) = open_as(&fx.owner, ROOT, &list(0, &wraps), &fx.user2);
+        assert_eq!(report.conflicts, vec![0]);
+        assert_eq!(report.admitted.len(), 1);
+        assert_eq!(state.keyring().conflicted_generations(), vec![0]);
+        assert_eq!(
+            code(seal_message(
+                state.keyring(),
                 ROOT,
-                &list(0, &wraps),
-                std::slice::from_ref(&fx.user2)
+                &mint(9),
+                USER2,
+                "x",
+                None
             )),
             ErrorCode::KeyGenerationConflict
         );
     }
-    // Into a keyring the client keeps: refused, and the held key stays.
-    let mut kept = fx.u2_ring.clone();
+    // Into a state the client keeps: reported, and the held key stays.
+    let (mut kept, trust) = member_of(&fx.owner, ROOT);
+    let me = std::slice::from_ref(&fx.user2);
+    open_key_wraps(&mut kept, &trust, &list(0, &fx.gen0), me).unwrap();
+    let report = open_key_wraps(&mut kept, &trust, &list(0, &rogue), me).unwrap();
+    assert_eq!(report.conflicts, vec![0]);
+    let m = owner_message(&fx, &mint(1), "still the real key");
     assert_eq!(
-        code(add_wraps(
-            &mut kept,
-            &rogue.wraps,
-            std::slice::from_ref(&fx.user2)
+        open_message(kept.keyring(), &m).unwrap().text,
+        "still the real key"
+    );
+    assert_eq!(
+        code(seal_message(
+            kept.keyring(),
+            ROOT,
+            &mint(8),
+            USER2,
+            "x",
+            None
         )),
         ErrorCode::KeyGenerationConflict
     );
-    let m = owner_message(&fx, &mint(1), "still the real key");
-    assert_eq!(open_message(&kept, &m).unwrap().text, "still the real key");
-    // In a claim's wraps (no recipient fields).
-    let wraps = [fx.gen0.clone(), rogue.wraps.clone()].concat();
+    // The conflict survives a restart.
+    let restarted = StreamState::from_bytes(&kept.to_bytes(&fx.user2).unwrap(), &fx.user2).unwrap();
+    assert_eq!(restarted.keyring().conflicted_generations(), vec![0]);
+    // In a claim's wraps (no recipient fields): the prompt opens with the
+    // key held first, the conflict is reported, and nothing is sealed.
+    let wraps = [fx.gen0.clone(), rogue.clone()].concat();
     let inv = parse_claim(claim_json(&wraps, &[], &m, 0));
+    let opened = open_claim(&fx, &inv, std::slice::from_ref(&fx.machine_a)).unwrap();
+    assert_eq!(opened.prompt, "still the real key");
+    assert_eq!(opened.wraps().conflicts, vec![0]);
     assert_eq!(
-        code(OpenedInvocation::open(
-            &inv,
-            std::slice::from_ref(&fx.machine_a)
-        )),
+        code(opened.seal_reply(&mint(7), "x")),
         ErrorCode::KeyGenerationConflict
     );
 }
@@ -1140,28 +1388,57 @@ fn the_services_send_rules_before_sending() {
         sealed: sealed.sealed.clone(),
         ..SendMessageRequest::default()
     };
+    // (what the member's state knows, what the server's `e2eEnabled` says)
+    let sealed_stream = (true, Some(true));
+    let plain_stream = (false, Some(false));
+    fn check(
+        (known, served): (bool, Option<bool>),
+        body: &SendMessageRequest,
+    ) -> Result<(), Error> {
+        check_send_rules(known, served, body)
+    }
     assert_eq!(
-        code(check_send_rules(true, &plain)),
+        code(check(sealed_stream, &plain)),
         ErrorCode::E2eStreamRequiresCiphertext
     );
     assert_eq!(
-        code(check_send_rules(true, &both)),
+        code(check(sealed_stream, &both)),
         ErrorCode::E2eStreamRequiresCiphertext
     );
     assert_eq!(
-        code(check_send_rules(true, &SendMessageRequest::default())),
+        code(check(sealed_stream, &SendMessageRequest::default())),
         ErrorCode::E2eStreamRequiresCiphertext
     );
     assert_eq!(
-        code(check_send_rules(false, &sealed)),
+        code(check(plain_stream, &sealed)),
         ErrorCode::E2ePayloadRequiresE2eStream
     );
     assert_eq!(
-        code(check_send_rules(false, &both)),
+        code(check(plain_stream, &both)),
         ErrorCode::E2ePayloadRequiresE2eStream
     );
-    check_send_rules(true, &sealed).unwrap();
-    check_send_rules(false, &plain).unwrap();
+    check(sealed_stream, &sealed).unwrap();
+    check(plain_stream, &plain).unwrap();
+    check((false, None), &plain).unwrap();
+    // A stream the member knows to be sealed, presented by the server
+    // without `e2eEnabled: true`: never plaintext.
+    for served in [None, Some(false)] {
+        assert_eq!(
+            code(check((true, served), &plain)),
+            ErrorCode::SealedStreamDowngrade
+        );
+        assert_eq!(
+            code(check((true, served), &SendMessageRequest::default())),
+            ErrorCode::SealedStreamDowngrade
+        );
+        check((true, served), &sealed).unwrap();
+    }
+    // The server says sealed before the member's state knows: sealed only.
+    check((false, Some(true)), &sealed).unwrap();
+    assert_eq!(
+        code(check((false, Some(true)), &plain)),
+        ErrorCode::E2eStreamRequiresCiphertext
+    );
     assert_eq!(
         ErrorCode::E2eStreamRequiresCiphertext.as_str(),
         "E2E_STREAM_REQUIRES_CIPHERTEXT"
@@ -1181,7 +1458,7 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
     let rev2 = item(ROOT, id.as_str(), OWNER, "user", 2, &rev2_sealed);
     let other = owner_message(&fx, &mint(2), "unrelated");
     let machine = std::slice::from_ref(&fx.machine_b);
-    let open = |v: Value| OpenedInvocation::open(&parse_claim(v), machine);
+    let open = |v: Value| open_claim(&fx, &parse_claim(v), machine);
 
     assert_eq!(
         open(claim_json(&fx.gen0, &[], &rev1, 0)).unwrap().prompt,
@@ -1212,10 +1489,25 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
     let mut v = claim_json(&fx.gen0, &[], &rev2, 0);
     v["sourceRevision"] = json!(1);
     assert_eq!(code(open(v)), ErrorCode::AadMismatch);
-    // Another author or another active stream claimed for the prompt.
+    // Another author or another active stream claimed for the prompt. The
+    // runtime acts on its owner's prompts only, so another author is refused
+    // before the prompt is opened; a runtime whose stream's owner is that
+    // author still finds the prompt bound to its real author.
     let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
     v["authorUserId"] = json!(USER2);
-    assert_eq!(code(open(v)), ErrorCode::AadMismatch);
+    assert_eq!(code(open(v.clone())), ErrorCode::UnexpectedAuthor);
+    let (mut owned_by_u2, trust) = member_of(&fx.owner, ROOT);
+    owned_by_u2.set_owner(USER2).unwrap();
+    assert_eq!(
+        code(OpenedInvocation::open(
+            &parse_claim(v),
+            &mut owned_by_u2,
+            &trust,
+            BOT,
+            machine
+        )),
+        ErrorCode::AadMismatch
+    );
     let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
     v["activeStreamId"] = json!(THREAD);
     assert_eq!(code(open(v)), ErrorCode::AadMismatch);
@@ -1224,9 +1516,10 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
     v["sealedContext"]["prompt"]["envelope"]["keyGeneration"] = json!(1);
     assert_eq!(code(open(v)), ErrorCode::AadMismatch);
 
-    // History items: another root's ciphertext, a step, a relabelled generation.
-    let (other_ring, _) =
-        session::generation_zero(OTHER_ROOT, &[Recipient::of(&fx.owner)]).unwrap();
+    // History items: another root's ciphertext, a step, a relabelled
+    // generation. Each fails on its own with its code; the prompt and the
+    // other items still open.
+    let other_ring = ring_of(&fx, OTHER_ROOT);
     let foreign = seal_message(&other_ring, ROOT, &mint(3), OWNER, "x", None).unwrap();
     let foreign = item(
         ROOT,
@@ -1236,9 +1529,11 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
         1,
         &sealed_of(&foreign),
     );
+    let with_foreign = open(claim_json(&fx.gen0, &[&foreign, &other], &rev1, 0)).unwrap();
+    assert_eq!(with_foreign.prompt, "@helper summarise");
     assert_eq!(
-        code(open(claim_json(&fx.gen0, &[&foreign], &rev1, 0))),
-        ErrorCode::AadMismatch
+        history_codes(&with_foreign),
+        vec![Some(ErrorCode::AadMismatch), None]
     );
     let (_, opened) = opened_invocation(&fx);
     let step = opened
@@ -1246,22 +1541,52 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
         .unwrap();
     let step_item = item(ROOT, mint(4).as_str(), BOT, "bot", 1, &step.sealed);
     assert_eq!(
-        code(open(claim_json(&fx.gen0, &[&step_item], &rev1, 0))),
-        ErrorCode::AadMismatch
+        history_codes(&open(claim_json(&fx.gen0, &[&step_item], &rev1, 0)).unwrap()),
+        vec![Some(ErrorCode::AadMismatch)]
     );
     let mut v = claim_json(&fx.gen0, &[&other], &rev1, 0);
     v["sealedContext"]["history"][0]["envelope"]["keyGeneration"] = json!(1);
-    assert_eq!(code(open(v)), ErrorCode::AadMismatch);
+    assert_eq!(
+        history_codes(&open(v).unwrap()),
+        vec![Some(ErrorCode::AadMismatch)]
+    );
+    let HistoryItem::Failed { role, sequence, .. } = &with_foreign.history[0] else {
+        panic!("expected a failed item");
+    };
+    assert_eq!((role.as_str(), sequence.as_str()), ("user", "7"));
 
-    // No sealed context at all, or more keys than a runtime may hold.
+    // No sealed context at all: not a sealed invocation for a runtime that
+    // has not seen the root sealed, a downgrade for one that has.
     let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
     v.as_object_mut().unwrap().remove("sealedContext");
-    assert_eq!(code(open(v)), ErrorCode::InvalidField);
+    assert_eq!(code(open(v.clone())), ErrorCode::InvalidField);
+    let (mut seen, trust) = member_of(&fx.owner, ROOT);
+    seen.set_owner(OWNER).unwrap();
+    OpenedInvocation::open(
+        &parse_claim(claim_json(&fx.gen0, &[], &rev1, 0)),
+        &mut seen,
+        &trust,
+        BOT,
+        machine,
+    )
+    .unwrap();
+    assert_eq!(
+        code(OpenedInvocation::open(
+            &parse_claim(v),
+            &mut seen,
+            &trust,
+            BOT,
+            machine
+        )),
+        ErrorCode::SealedStreamDowngrade
+    );
+    // More keys than a runtime may hold.
     let many: Vec<IdentityKey> = (0..33)
         .map(|i| key(RecipientKind::Bot, &format!("m{i}")))
         .collect();
     assert_eq!(
-        code(OpenedInvocation::open(
+        code(open_claim(
+            &fx,
             &parse_claim(claim_json(&fx.gen0, &[], &rev1, 0)),
             &many
         )),
