@@ -14,6 +14,11 @@
 //! the moment. At the end every user, current or former, reads exactly the
 //! revisions sealed under generations it was given, and gets
 //! `UNKNOWN_KEY_GENERATION` for every other one.
+//!
+//! Each user pinned the owner's key and accepts it as the root's key sender;
+//! the owner rolls through its stream state (`prepare_roll`, POST,
+//! `commit_roll`) to the users its trust store admitted. Users keep their
+//! stream state across the history, and restart from its persisted form.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -22,10 +27,11 @@ use serde_json::{Value, json};
 use streamseal::ErrorCode;
 use streamseal::envelope::SealedPayload;
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
-use streamseal::sealed::keyring::{add_wraps, announce, open_key_wraps};
+use streamseal::sealed::keyring::{WrapsReport, open_key_wraps};
 use streamseal::sealed::messages::{open_message, open_messages, seal_edit, seal_message};
-use streamseal::sealed::session;
+use streamseal::sealed::state::StreamState;
 use streamseal::stream_key::Keyring;
+use streamseal::trust::{TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::ids::MessageId;
 use streamseal::wire::keys::KeyWraps;
 use streamseal::wire::message::{Message, MessageList};
@@ -100,6 +106,62 @@ impl Server {
     }
 }
 
+/// A member's fresh state of the root and its trust store, which pinned the
+/// owner's key and accepts it as the root's key sender.
+fn member(owner: &IdentityKey) -> (StreamState, TrustStore) {
+    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+    let owner_key = trust.admit(OWNER, &Recipient::of(owner)).unwrap();
+    let mut state = StreamState::new(ROOT).unwrap();
+    state.accept_sender(&owner_key).unwrap();
+    (state, trust)
+}
+
+/// `me`'s fresh state after opening the server's key-wraps list.
+fn fresh(owner: &IdentityKey, me: &IdentityKey, listed: &KeyWraps) -> (StreamState, WrapsReport) {
+    let (mut state, trust) = member(owner);
+    let report = open_key_wraps(&mut state, &trust, listed, std::slice::from_ref(me)).unwrap();
+    (state, report)
+}
+
+/// The owner's device: its key, state and trust store.
+struct Owner {
+    key: IdentityKey,
+    state: StreamState,
+    trust: TrustStore,
+}
+
+impl Owner {
+    fn new() -> Self {
+        Owner {
+            key: IdentityKey::generate(RecipientKind::User, KeyId::new("owner").unwrap()).unwrap(),
+            state: StreamState::new(ROOT).unwrap(),
+            trust: TrustStore::new(TrustPolicy::TofuWithAlerts),
+        }
+    }
+
+    /// Makes the next generation for the owner and `users` (index, key),
+    /// posts it and commits it; returns (generation, wraps made).
+    fn roll(&mut self, server: &mut Server, users: &[(usize, &IdentityKey)]) -> (u32, usize) {
+        let mut recipients = vec![TrustedKey::own(OWNER, &self.key)];
+        for (i, key) in users {
+            recipients.push(
+                self.trust
+                    .admit(&user_id(*i), &Recipient::of(*key))
+                    .unwrap(),
+            );
+        }
+        let roll = self.state.prepare_roll(&self.key, &recipients).unwrap();
+        let made = (roll.key_generation(), roll.wraps().len());
+        server.post_key_wraps(roll.request());
+        assert_eq!(self.state.commit_roll(roll).unwrap(), made.0);
+        made
+    }
+
+    fn ring(&self) -> &Keyring {
+        self.state.keyring()
+    }
+}
+
 #[derive(Clone, Debug)]
 enum Op {
     Join(usize),
@@ -107,6 +169,8 @@ enum Op {
     Send(usize),
     /// Edit the `k`-th (mod count) message of the user.
     Edit(usize, usize),
+    /// The user's app restarts from its persisted state.
+    Restart(usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -115,6 +179,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..POOL).prop_map(Op::Leave),
         2 => (0..POOL).prop_map(Op::Send),
         1 => (0..POOL, 0..4usize).prop_map(|(i, k)| Op::Edit(i, k)),
+        1 => (0..POOL).prop_map(Op::Restart),
     ]
 }
 
@@ -173,24 +238,33 @@ proptest! {
     fn members_read_exactly_the_generations_they_were_given(
         ops in proptest::collection::vec(op(), 1..=12)
     ) {
-        let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner").unwrap()).unwrap();
+        let mut o = Owner::new();
+        let owner = o.key.clone();
         let users: Vec<IdentityKey> = (0..POOL)
             .map(|i| IdentityKey::generate(RecipientKind::User, KeyId::new(format!("user-{i}")).unwrap()).unwrap())
             .collect();
         let mut server = Server { current: 0, wraps: Vec::new(), messages: Vec::new() };
-        let (mut owner_ring, gen0) = session::generation_zero(ROOT, &[Recipient::of(&owner)]).unwrap();
-        server.post_key_wraps(&gen0.request);
+        prop_assert_eq!(o.roll(&mut server, &[]), (0, 1));
 
         let mut members: BTreeSet<usize> = BTreeSet::new();
-        // What each user was given, and the keyring each keeps across time.
+        // What each user was given, and the state each keeps across time.
         let mut given: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); POOL];
-        let mut kept: Vec<Keyring> = (0..POOL).map(|_| Keyring::new(ROOT).unwrap()).collect();
+        let mut kept: Vec<(StreamState, TrustStore)> = (0..POOL).map(|_| member(&owner)).collect();
         let mut revisions: Vec<Revision> = Vec::new();
         let mut clock = 0u64;
 
         for op in ops {
             clock += 1;
             match op {
+                Op::Restart(i) => {
+                    let (state, trust) = &kept[i];
+                    let me = &users[i];
+                    let restored = StreamState::from_bytes(&state.to_bytes(me).unwrap(), me).unwrap();
+                    prop_assert_eq!(restored.high_water(), state.high_water());
+                    prop_assert_eq!(restored.keyring().generations(), state.keyring().generations());
+                    let trust = TrustStore::from_bytes(&trust.to_bytes(me).unwrap(), me).unwrap();
+                    kept[i] = (restored, trust);
+                }
                 Op::Join(i) | Op::Leave(i) => {
                     let joining = matches!(op, Op::Join(_));
                     if members.contains(&i) == joining {
@@ -198,33 +272,31 @@ proptest! {
                     }
                     if joining { members.insert(i); } else { members.remove(&i); }
                     server.current += 1;
-                    let recipients: Vec<Recipient> = std::iter::once(Recipient::of(&owner))
-                        .chain(members.iter().map(|j| Recipient::of(&users[*j])))
-                        .collect();
-                    let next = session::roll_generation(&mut owner_ring, &recipients).unwrap();
-                    prop_assert_eq!(next.key_generation, server.current);
-                    prop_assert_eq!(next.wraps.len(), members.len() + 1);
-                    server.post_key_wraps(&next.request);
+                    let now: Vec<(usize, &IdentityKey)> = members.iter().map(|j| (*j, &users[*j])).collect();
+                    let (generation, wraps) = o.roll(&mut server, &now);
+                    prop_assert_eq!(generation, server.current);
+                    prop_assert_eq!(wraps, members.len() + 1);
                     // Members pick the new generation up (a grant), into the
-                    // keyring they keep.
+                    // state they keep.
                     let listed = server.key_wraps();
                     for j in &members {
                         given[*j].insert(server.current);
-                        let skipped = add_wraps(&mut kept[*j], &listed.wraps, std::slice::from_ref(&users[*j])).unwrap();
-                        prop_assert!(skipped.is_empty());
-                        announce(&mut kept[*j], listed.current_key_generation);
+                        let (state, trust) = &mut kept[*j];
+                        let report = open_key_wraps(state, trust, &listed, std::slice::from_ref(&users[*j])).unwrap();
+                        prop_assert!(report.skipped.is_empty());
+                        prop_assert!(report.conflicts.is_empty());
+                        prop_assert_eq!(state.high_water(), Some(server.current));
                     }
                 }
                 Op::Send(i) | Op::Edit(i, _) => {
-                    let ring = open_key_wraps(ROOT, &server.key_wraps(), std::slice::from_ref(&users[i]))
-                        .unwrap()
-                        .keyring;
+                    let (state, _) = fresh(&owner, &users[i], &server.key_wraps());
+                    let ring = state.keyring();
                     let author = user_id(i);
                     let text = format!("user {i} at {clock}");
                     let id = MessageId::mint(1_763_700_000_000 + clock).unwrap();
                     if !members.contains(&i) {
                         // A former (or never) member cannot seal into the stream.
-                        let refused = seal_message(&ring, ROOT, &id, &author, &text, None).unwrap_err();
+                        let refused = seal_message(ring, ROOT, &id, &author, &text, None).unwrap_err();
                         prop_assert_eq!(refused.code(), ErrorCode::UnknownKeyGeneration);
                         continue;
                     }
@@ -238,13 +310,13 @@ proptest! {
                     let message = match (&op, own.is_empty()) {
                         (Op::Edit(_, k), false) => {
                             let previous = &own[k % own.len()];
-                            let sealed = seal_edit(&ring, previous, &author, &text).unwrap();
+                            let sealed = seal_edit(ring, previous, &author, &text).unwrap();
                             let edited = server.edit_message(&previous.id, &sealed);
                             prop_assert_eq!(edited.revision, previous.revision + 1);
                             edited
                         }
                         _ => {
-                            let body = seal_message(&ring, ROOT, &id, &author, &text, None).unwrap();
+                            let body = seal_message(ring, ROOT, &id, &author, &text, None).unwrap();
                             server.post_message(&id, &author, body.sealed.as_ref().unwrap())
                         }
                     };
@@ -260,32 +332,35 @@ proptest! {
         let listed = server.key_wraps();
         let all: BTreeSet<u32> = (0..=server.current).collect();
         // The owner reads everything.
-        let owner_view = open_key_wraps(ROOT, &listed, std::slice::from_ref(&owner)).unwrap().keyring;
-        prop_assert_eq!(owner_view.generations(), all.iter().copied().collect::<Vec<_>>());
-        check_reads("owner", &owner_view, &all, &revisions)?;
-        check_reads("owner (kept)", &owner_ring, &all, &revisions)?;
+        let (owner_view, report) = fresh(&owner, &owner, &listed);
+        prop_assert!(report.skipped.is_empty());
+        prop_assert_eq!(owner_view.keyring().generations(), all.iter().copied().collect::<Vec<_>>());
+        check_reads("owner", owner_view.keyring(), &all, &revisions)?;
+        check_reads("owner (kept)", o.ring(), &all, &revisions)?;
 
         let current_list = server.list();
         for (i, user) in users.iter().enumerate() {
-            let fresh = open_key_wraps(ROOT, &listed, std::slice::from_ref(user)).unwrap();
-            prop_assert!(fresh.skipped.is_empty());
+            let (fresh, report) = fresh(&owner, user, &listed);
+            prop_assert!(report.skipped.is_empty());
+            let fresh_ring = fresh.keyring();
+            let kept_ring = kept[i].0.keyring();
             let expected: Vec<u32> = given[i].iter().copied().collect();
-            prop_assert_eq!(fresh.keyring.generations(), expected.clone());
-            prop_assert_eq!(kept[i].generations(), expected);
+            prop_assert_eq!(fresh_ring.generations(), expected.clone());
+            prop_assert_eq!(kept_ring.generations(), expected);
             let who = format!("user {i} (member now: {})", members.contains(&i));
             // Every revision ever served, with the keyring from the list and
             // with the one the user kept.
-            check_reads(&who, &fresh.keyring, &given[i], &revisions)?;
-            check_reads(&who, &kept[i], &given[i], &revisions)?;
+            check_reads(&who, fresh_ring, &given[i], &revisions)?;
+            check_reads(&who, kept_ring, &given[i], &revisions)?;
             // The current page, opened in one call.
-            let page = open_messages(&fresh.keyring, &current_list.data);
+            let page = open_messages(fresh_ring, &current_list.data);
             prop_assert_eq!(page.len(), current_list.data.len());
             for (m, r) in current_list.data.iter().zip(page) {
                 let generation = m.sealed.as_ref().unwrap().envelope.key_generation;
                 prop_assert_eq!(r.is_ok(), given[i].contains(&generation));
             }
             // Only current members can seal under the current generation.
-            let sealed = seal_message(&fresh.keyring, ROOT, &MessageId::mint(1).unwrap(), &user_id(i), "x", None);
+            let sealed = seal_message(fresh_ring, ROOT, &MessageId::mint(1).unwrap(), &user_id(i), "x", None);
             match sealed {
                 Ok(body) => {
                     prop_assert!(members.contains(&i));
@@ -308,10 +383,14 @@ proptest! {
         to in any::<prop::sample::Index>(),
         relabel in 0..3u32,
     ) {
-        let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner").unwrap()).unwrap();
-        let (mut ring, _) = session::generation_zero(ROOT, &[Recipient::of(&owner)]).unwrap();
-        session::roll_generation(&mut ring, &[Recipient::of(&owner)]).unwrap();
-        session::roll_generation(&mut ring, &[Recipient::of(&owner)]).unwrap();
+        let mut o = Owner::new();
+        let mut server = Server { current: 0, wraps: Vec::new(), messages: Vec::new() };
+        for generation in 0..3 {
+            server.current = generation;
+            o.roll(&mut server, &[]);
+        }
+        let ring = o.ring().clone();
+        prop_assert_eq!(ring.current_generation(), Some(2));
         let streams = [ROOT, "stream_01JD3QJ5TH0000000000000T", "stream_01JD3QJ5TH0000000000000V"];
         let mut served: Vec<Message> = Vec::new();
         for (n, (stream, author, revision)) in specs.iter().enumerate() {
@@ -353,37 +432,32 @@ proptest! {
 fn a_member_who_leaves_and_rejoins_skips_the_generation_in_between() {
     // A fixed history worth keeping next to the property: join, leave,
     // rejoin; the user reads generations 1 and 3, not 2.
-    let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner").unwrap()).unwrap();
+    let mut o = Owner::new();
     let user = IdentityKey::generate(RecipientKind::User, KeyId::new("user-0").unwrap()).unwrap();
     let mut server = Server {
         current: 0,
         wraps: Vec::new(),
         messages: Vec::new(),
     };
-    let (mut ring, gen0) = session::generation_zero(ROOT, &[Recipient::of(&owner)]).unwrap();
-    server.post_key_wraps(&gen0.request);
+    o.roll(&mut server, &[]);
     let mut texts = BTreeMap::new();
     for (generation, with_user) in [(1u32, true), (2, false), (3, true)] {
         server.current = generation;
-        let mut recipients = vec![Recipient::of(&owner)];
-        if with_user {
-            recipients.push(Recipient::of(&user));
-        }
-        let next = session::roll_generation(&mut ring, &recipients).unwrap();
-        server.post_key_wraps(&next.request);
+        let users = if with_user { vec![(0, &user)] } else { vec![] };
+        assert_eq!(o.roll(&mut server, &users).0, generation);
         let id = MessageId::mint(1_763_700_000_000 + u64::from(generation)).unwrap();
         let text = format!("generation {generation}");
-        let body = seal_message(&ring, ROOT, &id, OWNER, &text, None).unwrap();
+        let body = seal_message(o.ring(), ROOT, &id, OWNER, &text, None).unwrap();
         server.post_message(&id, OWNER, body.sealed.as_ref().unwrap());
         texts.insert(id.as_str().to_owned(), (generation, text));
     }
-    let user_ring = open_key_wraps(ROOT, &server.key_wraps(), std::slice::from_ref(&user))
-        .unwrap()
-        .keyring;
+    let (user_state, report) = fresh(&o.key, &user, &server.key_wraps());
+    assert_eq!(report.admitted.len(), 2);
+    let user_ring = user_state.keyring();
     assert_eq!(user_ring.generations(), vec![1, 3]);
     for m in server.list().data {
         let (generation, text) = &texts[&m.id];
-        match open_message(&user_ring, &m) {
+        match open_message(user_ring, &m) {
             Ok(o) => {
                 assert_ne!(*generation, 2);
                 assert_eq!(&o.text, text);
