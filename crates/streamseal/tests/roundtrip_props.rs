@@ -23,13 +23,15 @@ use streamseal::encoding::{decode_base64, encode_base64};
 use streamseal::identity::{IdentityKey, KeyId, PublicKey, RecipientKind, SecretKey};
 use streamseal::kdf::{KdfLimits, KdfParams};
 use streamseal::sealed::decisions::{
-    CardPlacement, DecisionCardContent, open_decision_card, open_decision_note, seal_decision_card,
-    seal_decision_note,
+    CardPlacement, DecisionAnswer, DecisionCardContent, open_decision_answer, open_decision_card,
+    seal_decision_card, seal_decision_note,
 };
 use streamseal::sealed::runtime::{OpenedInvocation, open_step};
+use streamseal::sealed::state::StreamState;
 use streamseal::sealed::user_key::{change_passphrase, set_up, unlock};
 use streamseal::slot::{DecisionOption, Slot, SlotKind, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
+use streamseal::trust::{TrustPolicy, TrustStore};
 use streamseal::wire::common::StreamType;
 use streamseal::wire::error_body::{ApiError, ErrorBody};
 use streamseal::wire::events::{DecisionResolved, E2eRevoke, Event};
@@ -377,7 +379,7 @@ proptest! {
     #![proptest_config(config(64))]
 
     /// `seal_decision_card` -> `open_decision_card` and
-    /// `seal_decision_note` -> `open_decision_note` (through the event).
+    /// `seal_decision_note` -> `open_decision_answer` (through the event).
     #[test]
     fn decision_cards_and_notes_round_trip(
         title in text(),
@@ -409,17 +411,26 @@ proptest! {
         let sealed = seal_decision_note(&ring, decision_id.as_str(), &option_id, "usr_1", &note).unwrap();
         let event = DecisionResolved {
             decision_id: decision_id.as_str().to_owned(),
-            option_id,
+            option_id: option_id.clone(),
             decided_by: "usr_1".into(),
             note_ciphertext: Some(sealed.ciphertext),
             note_envelope: Some(sealed.envelope),
         };
-        prop_assert_eq!(open_decision_note(&ring, &event).unwrap(), Some(note));
+        prop_assert_eq!(
+            open_decision_answer(&ring, &card, &event).unwrap(),
+            DecisionAnswer {
+                decision_id: decision_id.as_str().to_owned(),
+                option_id,
+                decided_by: "usr_1".into(),
+                note,
+            }
+        );
     }
 }
 
 /// The claimed invocation of `tests/vectors/streamseal/invocations.json`,
-/// opened with its runtime key.
+/// opened with its runtime key by a runtime that pinned the owner's key and
+/// accepts it as the stream's key sender.
 fn opened_invocation() -> (Invocation, OpenedInvocation) {
     let vectors = streamseal::testing::golden::invocations().unwrap();
     let vector = &vectors["vectors"][0];
@@ -430,7 +441,19 @@ fn opened_invocation() -> (Invocation, OpenedInvocation) {
         KeyId::new(vector["runtimeKeyId"].as_str().unwrap()).unwrap(),
         SecretKey::from_bytes(&secret.try_into().unwrap()),
     );
-    let opened = OpenedInvocation::open(&invocation, &[runtime]).unwrap();
+    let owner = vector["ownerUserId"].as_str().unwrap();
+    let owner_key = streamseal::identity::Recipient {
+        kind: RecipientKind::parse(vector["ownerKeyKind"].as_str().unwrap()),
+        key_id: KeyId::new(vector["ownerKeyId"].as_str().unwrap()).unwrap(),
+        public_key: PublicKey::from_base64(vector["ownerPublicKey"].as_str().unwrap()).unwrap(),
+    };
+    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+    let owner_key = trust.admit(owner, &owner_key).unwrap();
+    let mut state = StreamState::new(invocation.root_stream_id.as_str()).unwrap();
+    state.set_owner(owner).unwrap();
+    state.accept_sender(&owner_key).unwrap();
+    let bot = vector["botId"].as_str().unwrap();
+    let opened = OpenedInvocation::open(&invocation, &mut state, &trust, bot, &[runtime]).unwrap();
     (invocation, opened)
 }
 
