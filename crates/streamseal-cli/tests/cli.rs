@@ -228,25 +228,77 @@ fn usage_errors_exit_2() {
 
 // ---------------------------------------------------------------- demo
 
+const DEMO_SECTIONS: [&str; 11] = [
+    "1. The owner sets up an encryption key with a passphrase",
+    "2. A bot runtime on two machines registers its keys in presence",
+    "3. A sealed scratchpad session is created; the runtime makes generation 0",
+    "4. The owner accepts the runtime's key, opens the stream's keys and sends sealed messages",
+    "5. The bot claims the invocation, opens its sealedContext, posts steps and a reply",
+    "6. The owner and the bot compare their safety number",
+    "7. The bot asks a decision; the owner answers with a sealed note",
+    "8. The owner removes the bot: the generation rolls and the bot is locked out",
+    "9. The stand-in server turns hostile: a generation of its own, a forged prompt, forged answers",
+    "10. The owner's app restarts from its persisted stream state; the server replays an older response",
+    "Done",
+];
+
+/// The demo's transcript entries, each with the section it belongs to.
+fn demo_entries(json: &Value) -> Vec<(usize, &Value)> {
+    let mut section = 0;
+    let mut out = Vec::new();
+    for entry in json["transcript"].as_array().unwrap() {
+        if let Some(title) = entry["section"].as_str() {
+            section = DEMO_SECTIONS
+                .iter()
+                .position(|s| *s == title)
+                .unwrap_or_else(|| panic!("unknown section {title:?}"))
+                + 1;
+        }
+        out.push((section, entry));
+    }
+    out
+}
+
 #[test]
 fn demo_tells_the_story() {
     let (out, text, stderr) = run(cli().arg("demo"));
     assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for section in DEMO_SECTIONS {
+        let heading = format!("== {section}");
+        assert!(text.contains(&heading), "demo output lacks {heading:?}");
+    }
     for expected in [
-        "== 1. The owner sets up an encryption key with a passphrase",
-        "== 2. A bot runtime on two machines registers its keys in presence",
-        "== 3. A sealed scratchpad session is created and generation 0 wrapped",
-        "== 4. The owner opens the stream's keys and sends sealed messages",
-        "== 5. The bot claims the invocation, opens its sealedContext, posts steps and a reply",
-        "== 6. The owner removes the bot: the generation rolls and the bot is locked out",
-        "== Done",
         "machine-b reads the prompt",
         "owner reads the bot's reply",
+        "machine-b reads the owner's answer (reject), proven by its note",
+        "the 60 digits match",
         "cannot open the message sealed after its removal: error[UNKNOWN_KEY_GENERATION]",
+        "owner app refuses the server's wrap of generation 2: error[UNTRUSTED_WRAP]",
+        "owner app refuses to seal a new message (announced generation 2, no key from an accepted sender): error[UNKNOWN_KEY_GENERATION]",
+        "machine-b refuses the forged invocation (its wrap came from no accepted sender): error[UNTRUSTED_WRAP]",
+        "machine-b refuses \"approve\" with no sealed note: error[UNPROVEN_DECISION_ANSWER]",
+        "cannot open the persisted state: error[STATE_AUTH_FAILED]",
+        "the new message is sealed under generation 1, the persisted high-water",
         "no plaintext",
     ] {
         assert!(text.contains(expected), "demo output lacks {expected:?}");
     }
+    // Both sides print the same 60 digits, in twelve groups of five.
+    let shown: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_once(" shows:"))
+        .map(|(_, digits)| digits.trim())
+        .collect();
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    assert_eq!(shown[0], shown[1]);
+    let groups: Vec<&str> = shown[0].split(' ').collect();
+    assert_eq!(groups.len(), 12, "{shown:?}");
+    assert!(
+        groups
+            .iter()
+            .all(|g| g.len() == 5 && g.bytes().all(|b| b.is_ascii_digit())),
+        "{shown:?}"
+    );
     // In the narration too, each plaintext shows only on its `reads` line,
     // never inside a printed wire body.
     let read_texts: Vec<&str> = text
@@ -255,7 +307,7 @@ fn demo_tells_the_story() {
         .filter_map(|(_, rest)| rest.split_once(": \""))
         .map(|(_, quoted)| quoted.trim_end_matches('"'))
         .collect();
-    assert!(read_texts.len() >= 5, "{read_texts:?}");
+    assert!(read_texts.len() >= 10, "{read_texts:?}");
     for read in &read_texts {
         for line in text.lines().filter(|l| l.contains(read)) {
             assert!(line.contains(" reads "), "{read:?} leaked in {line:?}");
@@ -268,7 +320,7 @@ fn demo_json_transcript_has_no_plaintext_on_the_wire() {
     let json = json(&ok(cli().args(["demo", "--json"])));
     assert_eq!(json["plaintextLeaks"], 0);
     let wire_bodies = json["wireBodies"].as_u64().unwrap();
-    assert!(wire_bodies > 10, "{wire_bodies}");
+    assert!(wire_bodies > 25, "{wire_bodies}");
     let entries = json["transcript"].as_array().unwrap();
 
     let bodies: Vec<&Value> = entries
@@ -284,7 +336,7 @@ fn demo_json_transcript_has_no_plaintext_on_the_wire() {
         .filter_map(|e| e.get("read"))
         .map(|r| r["text"].as_str().unwrap())
         .collect();
-    assert!(reads.len() >= 5, "{reads:?}");
+    assert!(reads.len() >= 10, "{reads:?}");
     assert!(reads.iter().all(|r| r.len() >= 8), "{reads:?}");
 
     // Recomputed here rather than trusting `plaintextLeaks`: no string of
@@ -302,16 +354,201 @@ fn demo_json_transcript_has_no_plaintext_on_the_wire() {
         }
     }
 
-    let refused: Vec<&Value> = entries.iter().filter_map(|e| e.get("refused")).collect();
-    assert!(!refused.is_empty());
-    assert!(refused.iter().all(|r| r["code"] == "UNKNOWN_KEY_GENERATION"
-        && r["who"].as_str().unwrap().starts_with("machine-b")));
     let sections: Vec<&str> = entries
         .iter()
         .filter_map(|e| e["section"].as_str())
         .collect();
-    assert_eq!(sections.len(), 7, "{sections:?}");
-    assert_eq!(sections.last(), Some(&"Done"));
+    assert_eq!(sections, DEMO_SECTIONS);
+}
+
+#[test]
+fn demo_json_transcript_refuses_every_attack_with_its_code() {
+    let json = json(&ok(cli().args(["demo", "--json"])));
+    let entries = demo_entries(&json);
+
+    // Sections 1 to 7 are the honest flows: nothing is refused there.
+    let refused: Vec<(usize, &Value)> = entries
+        .iter()
+        .filter_map(|(s, e)| e.get("refused").map(|r| (*s, r)))
+        .collect();
+    assert!(
+        refused.iter().all(|(s, _)| *s >= 8),
+        "a refusal in an honest section: {refused:?}"
+    );
+    let found = |section: usize, who: &str, what: &str| -> String {
+        let hits: Vec<&str> = refused
+            .iter()
+            .filter(|(s, r)| {
+                *s == section
+                    && r["who"].as_str().unwrap().starts_with(who)
+                    && r["what"].as_str().unwrap().contains(what)
+            })
+            .map(|(_, r)| r["code"].as_str().unwrap())
+            .collect();
+        assert_eq!(hits.len(), 1, "{section} {who} {what}: {refused:?}");
+        hits[0].to_owned()
+    };
+    // The removed bot.
+    assert_eq!(
+        found(8, "machine-b", "sealed after its removal"),
+        "UNKNOWN_KEY_GENERATION"
+    );
+    // The server's own generation, prompt and answers.
+    assert_eq!(
+        found(9, "owner app", "wrap of generation 2"),
+        "UNTRUSTED_WRAP"
+    );
+    assert_eq!(
+        found(9, "owner app", "refuses to seal"),
+        "UNKNOWN_KEY_GENERATION"
+    );
+    assert_eq!(
+        found(9, "owner app", "forged in the owner's name"),
+        "UNKNOWN_KEY_GENERATION"
+    );
+    assert_eq!(found(9, "machine-b", "forged invocation"), "UNTRUSTED_WRAP");
+    assert_eq!(
+        found(9, "machine-b", "with no sealed note"),
+        "UNPROVEN_DECISION_ANSWER"
+    );
+    assert_eq!(
+        found(9, "machine-b", "the owner's note for"),
+        "AAD_MISMATCH"
+    );
+    // The persisted state and the replayed response.
+    assert_eq!(
+        found(10, "another identity key", "persisted state"),
+        "STATE_AUTH_FAILED"
+    );
+    assert_eq!(
+        found(10, "machine-b", "cannot open it"),
+        "UNKNOWN_KEY_GENERATION"
+    );
+
+    // The owner's app skipped the server's wrap and admitted no generation 2;
+    // no member ever admitted it.
+    let reports: Vec<(usize, &Value)> = entries
+        .iter()
+        .filter_map(|(s, e)| e.get("wraps").map(|w| (*s, w)))
+        .collect();
+    assert!(reports.iter().all(|(_, w)| {
+        w["admitted"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["keyGeneration"] != 2)
+    }));
+    let hostile: Vec<&Value> = reports
+        .iter()
+        .filter(|(s, w)| *s == 9 && w["who"] == "owner app")
+        .map(|(_, w)| *w)
+        .collect();
+    assert_eq!(hostile.len(), 1);
+    assert!(
+        hostile[0]["skipped"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!({"keyGeneration": 2, "code": "UNTRUSTED_WRAP"})),
+        "{}",
+        hostile[0]
+    );
+    // The honest generation 0 came from the runtime's key `machine-a`, to
+    // the owner and to machine-b.
+    for who in ["owner app", "machine-b"] {
+        let first = reports
+            .iter()
+            .find(|(s, w)| *s <= 5 && w["who"] == who)
+            .unwrap()
+            .1;
+        assert_eq!(first["admitted"][0]["keyGeneration"], 0, "{first}");
+        assert_eq!(first["admitted"][0]["senderKeyId"], "machine-a", "{first}");
+    }
+
+    // Who can read: generation 0 the owner and both machines, generation 1
+    // (after the removal) the owner alone.
+    let rosters: Vec<&Value> = entries
+        .iter()
+        .filter_map(|(_, e)| e.get("roster"))
+        .collect();
+    assert_eq!(rosters.len(), 2);
+    let key_ids = |r: &Value| -> Vec<String> {
+        r["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["keyId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(rosters[0]["keyGeneration"], 0);
+    assert_eq!(
+        key_ids(rosters[0]),
+        ["owner-laptop", "machine-a", "machine-b"]
+    );
+    assert_eq!(rosters[1]["keyGeneration"], 1);
+    assert_eq!(key_ids(rosters[1]), ["owner-laptop"]);
+    assert_eq!(rosters[1]["entries"][0]["verified"], true);
+
+    // After the restart and the replayed response (currentKeyGeneration 0),
+    // the owner's message is sealed under generation 1.
+    let restart_posts: Vec<&Value> = entries
+        .iter()
+        .filter(|(s, _)| *s == 10)
+        .filter_map(|(_, e)| e.get("wire"))
+        .collect();
+    let replayed = restart_posts
+        .iter()
+        .find(|w| w["call"].as_str().unwrap().contains("replayed"))
+        .unwrap();
+    assert_eq!(replayed["body"]["data"]["currentKeyGeneration"], 0);
+    let sent = restart_posts
+        .iter()
+        .find(|w| w["call"].as_str().unwrap().ends_with("/messages"))
+        .unwrap();
+    assert_eq!(sent["body"]["sealed"]["envelope"]["keyGeneration"], 1);
+}
+
+#[test]
+fn demo_json_transcript_has_matching_safety_numbers() {
+    let json = json(&ok(cli().args(["demo", "--json"])));
+    let entries = demo_entries(&json);
+    let numbers: Vec<(usize, &Value)> = entries
+        .iter()
+        .filter_map(|(s, e)| e.get("safetyNumber").map(|n| (*s, n)))
+        .collect();
+    assert_eq!(numbers.len(), 1, "{numbers:?}");
+    let (section, number) = numbers[0];
+    assert_eq!(section, 6);
+    assert_eq!(number["digitsMatch"], true);
+    assert_eq!(number["scannedMatch"], true);
+    let sides = number["sides"].as_array().unwrap();
+    assert_eq!(sides.len(), 2);
+    assert_eq!(sides[0]["who"], "owner app");
+    assert_eq!(sides[1]["who"], "machine-a");
+    let digits: Vec<&str> = sides
+        .iter()
+        .map(|s| s["digits"].as_str().unwrap())
+        .collect();
+    assert_eq!(digits[0], digits[1]);
+    assert_eq!(digits[0].len(), 60);
+    assert!(digits[0].bytes().all(|b| b.is_ascii_digit()));
+    // "streamseal/safety-number" (24 bytes), the version, two 32-byte fingerprints.
+    assert!(sides.iter().all(|s| s["scannableLen"] == 24 + 1 + 64));
+    // The digits are each key's 30-digit fingerprint, the smaller first:
+    // both appear in the generation-0 roster.
+    let roster = entries.iter().find_map(|(_, e)| e.get("roster")).unwrap();
+    let prints: Vec<String> = roster["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["keyId"] != "machine-b")
+        .map(|e| e["fingerprint"].as_str().unwrap().replace(' ', ""))
+        .collect();
+    let mut halves = [digits[0][..30].to_owned(), digits[0][30..].to_owned()];
+    assert!(halves[0] <= halves[1]);
+    halves.sort();
+    let mut prints = prints;
+    prints.sort();
+    assert_eq!(prints, halves);
 }
 
 // ---------------------------------------------------------------- keygen
