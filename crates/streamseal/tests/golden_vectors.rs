@@ -17,12 +17,13 @@ use std::path::PathBuf;
 use serde_json::Value;
 use streamseal::bundle::{SealedBundle, open_bundle};
 use streamseal::envelope::{SealedPayload, open, open_matching};
-use streamseal::identity::{IdentityKey, KeyId, PublicKey, RecipientKind, SecretKey};
+use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::KdfLimits;
 use streamseal::slot::Slot;
 use streamseal::stream_key::{Keyring, StreamKey};
-use streamseal::testing::golden;
-use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_info};
+use streamseal::testing::{golden, with_fixed_randomness};
+use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_info, wrap_stream_key};
+use streamseal::{Error, ErrorCode};
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/streamseal")
@@ -90,24 +91,69 @@ fn envelope_vectors_open() {
     }
 }
 
+/// The identity key a vector names by `{prefix}Kind`, `{prefix}KeyId`,
+/// `{prefix}SecretKeyHex`, checked against `{prefix}PublicKey`.
+fn identity(v: &Value, prefix: &str) -> IdentityKey {
+    let kind = RecipientKind::parse(v[format!("{prefix}Kind")].as_str().unwrap());
+    let key_id = KeyId::new(v[format!("{prefix}KeyId")].as_str().unwrap()).unwrap();
+    let secret = SecretKey::from_bytes(&key32(&v[format!("{prefix}SecretKeyHex")]));
+    assert_eq!(
+        secret.public_key(),
+        PublicKey::from_base64(v[format!("{prefix}PublicKey")].as_str().unwrap()).unwrap(),
+        "{prefix}PublicKey"
+    );
+    IdentityKey::from_secret(kind, key_id, secret)
+}
+
 #[test]
-fn wrap_vectors_open() {
+fn wrap_vectors_reproduce_and_open_from_their_sender() {
     let file = load("wraps.json");
-    for v in file["vectors"].as_array().unwrap() {
-        let kind = RecipientKind::parse(v["recipientKind"].as_str().unwrap());
-        let key_id = v["recipientKeyId"].as_str().unwrap();
-        let secret = SecretKey::from_bytes(&key32(&v["recipientSecretKeyHex"]));
-        assert_eq!(
-            secret.public_key(),
-            PublicKey::from_base64(v["recipientPublicKey"].as_str().unwrap()).unwrap()
-        );
-        let me = IdentityKey::from_secret(kind.clone(), KeyId::new(key_id).unwrap(), secret);
+    let vectors = file["vectors"].as_array().unwrap();
+    assert_eq!(vectors.len(), 3);
+    for v in vectors {
+        let me = identity(v, "recipient");
+        let sender = identity(v, "sender");
         let record: KeyWrap = serde_json::from_value(v["wrap"].clone()).unwrap();
         let root = v["rootStreamId"].as_str().unwrap();
-        let key = unwrap_stream_key(root, &record, &[me]).unwrap();
-        assert_eq!(*key.to_bytes(), key32(&v["streamKeyHex"]));
-        let info = wrap_info(root, record.key_generation, &kind, key_id).unwrap();
+        let generation = u32::try_from(v["keyGeneration"].as_u64().unwrap()).unwrap();
+        assert_eq!(record.key_generation, generation);
+        let stream_key = StreamKey::from_bytes(&key32(&v["streamKeyHex"]));
+
+        // Made again from the sender's key and the drawn ikmE: the same bytes.
+        let random = hex::decode(v["randomHex"].as_str().unwrap()).unwrap();
+        let again = with_fixed_randomness(&random, || {
+            wrap_stream_key(root, generation, &stream_key, &sender, &Recipient::of(&me))
+        })
+        .unwrap();
+        assert_eq!(again, record, "{}", v["name"]);
+
+        // Opened by the recipient, accepting that sender (among others).
+        let stranger = IdentityKey::from_secret(
+            sender.kind().clone(),
+            sender.key_id().clone(),
+            SecretKey::from_bytes(&[0x99; 32]),
+        );
+        let senders = [Recipient::of(&stranger), Recipient::of(&sender)];
+        let opened = unwrap_stream_key(root, &record, std::slice::from_ref(&me), &senders).unwrap();
+        assert!(opened.key == stream_key);
+        assert_eq!((opened.sender, opened.recipient), (1, 0));
+        // Presented as made by anyone else, it does not open.
+        let refused: Result<_, Error> =
+            unwrap_stream_key(root, &record, std::slice::from_ref(&me), &senders[..1]);
+        assert_eq!(refused.unwrap_err().code(), ErrorCode::UntrustedWrap);
+
+        let info = wrap_info(
+            root,
+            generation,
+            me.kind(),
+            me.key_id().as_str(),
+            sender.kind(),
+            sender.key_id().as_str(),
+        )
+        .unwrap();
         assert_eq!(hex::encode(info), v["infoHex"].as_str().unwrap());
+        assert_eq!(v["senderKind"].as_str().unwrap(), sender.kind().as_str());
+        assert_eq!(v["recipientKind"].as_str().unwrap(), me.kind().as_str());
     }
 }
 
@@ -164,7 +210,9 @@ fn format_md_worked_examples_match_the_vectors() {
 
 #[test]
 fn invocation_vector_opens_and_its_reply_reproduces() {
-    use streamseal::sealed::runtime::OpenedInvocation;
+    use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation};
+    use streamseal::sealed::state::StreamState;
+    use streamseal::trust::{TrustPolicy, TrustStore};
     use streamseal::wire::ids::MessageId;
     use streamseal::wire::invocation::Invocation;
 
@@ -175,10 +223,50 @@ fn invocation_vector_opens_and_its_reply_reproduces() {
             KeyId::new(v["runtimeKeyId"].as_str().unwrap()).unwrap(),
             SecretKey::from_bytes(&key32(&v["runtimeSecretKeyHex"])),
         );
+        let owner_key = identity(v, "owner");
+        let owner = v["ownerUserId"].as_str().unwrap();
+        let bot = v["botId"].as_str().unwrap();
         let invocation: Invocation = serde_json::from_value(v["invocation"].clone()).unwrap();
-        let opened = OpenedInvocation::open(&invocation, &[runtime]).unwrap();
+        // The runtime pinned the owner's key and accepts it as key sender.
+        let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let owner_trusted = trust.admit(owner, &Recipient::of(&owner_key)).unwrap();
+        let fresh = || {
+            let mut state = StreamState::new(invocation.root_stream_id.as_str()).unwrap();
+            state.set_owner(owner).unwrap();
+            state
+        };
+        // A runtime that does not accept the owner's key admits no generation.
+        let mut unaccepting = fresh();
+        let refused = OpenedInvocation::open(
+            &invocation,
+            &mut unaccepting,
+            &trust,
+            bot,
+            std::slice::from_ref(&runtime),
+        );
+        assert_eq!(refused.unwrap_err().code(), ErrorCode::UntrustedWrap);
+        let mut state = fresh();
+        state.accept_sender(&owner_trusted).unwrap();
+        let opened = OpenedInvocation::open(
+            &invocation,
+            &mut state,
+            &trust,
+            bot,
+            std::slice::from_ref(&runtime),
+        )
+        .unwrap();
+        assert_eq!(opened.wraps().admitted.len(), 1);
+        assert_eq!(opened.wraps().admitted[0].sender, owner);
+        assert!(state.was_acted_on(&invocation.source_message_id, invocation.source_revision));
         assert_eq!(opened.prompt, v["expectedPrompt"].as_str().unwrap());
-        let history: Vec<&str> = opened.history.iter().map(|h| h.text.as_str()).collect();
+        let history: Vec<&str> = opened
+            .history
+            .iter()
+            .map(|h| match h {
+                HistoryItem::Opened { entry } => entry.text.as_str(),
+                HistoryItem::Failed { code, .. } => panic!("history item failed: {code}"),
+            })
+            .collect();
         let expected: Vec<&str> = v["expectedHistory"]
             .as_array()
             .unwrap()
