@@ -7,18 +7,23 @@
 //!
 //! ## Crypto core
 //! - [`identity`]: X25519 identity keys, 44-character base64 public keys, key ids.
-//! - [`stream_key`]: per-stream AES-256-GCM keys by generation, the [`Keyring`].
-//! - [`wrap`]: HPKE (RFC 9180) wraps of a stream key to a recipient's public key.
+//! - [`stream_key`]: per-stream AES-256-GCM keys by generation, the [`Keyring`]
+//!   (its sealing generation only rises; seals are counted per generation).
+//! - [`wrap`]: HPKE (RFC 9180) wraps of a stream key to a recipient's public
+//!   key, in auth mode from the identity key of the member who made the generation.
 //! - [`slot`] and [`aad`]: where a ciphertext belongs, and the canonical AAD
 //!   that binds it there.
 //! - [`envelope`]: sealing and opening `{ciphertext, envelope}` payloads.
 //! - [`bundle`] and [`kdf`]: the Argon2id passphrase-protected private-key bundle.
+//! - [`trust`] and [`fingerprint`]: the keys each user and bot is known by
+//!   (pinned on first use, verified by comparing safety numbers).
 //! - [`error`]: one [`Error`] type with stable [`ErrorCode`]s.
 //!
 //! ## Sealed flows and wire types
-//! - [`sealed`]: the operations apps and runtimes call (unlock a key, open
-//!   key wraps, send and open messages, open a claimed invocation and seal
-//!   its steps and reply, roll generations, decision cards and notes).
+//! - [`sealed`]: the operations apps and runtimes call (unlock a key, keep a
+//!   persistent [`sealed::state::StreamState`] per root stream, open key
+//!   wraps, send and open messages, open a claimed invocation and seal its
+//!   steps and reply, roll generations, decision cards and their proven answers).
 //! - [`wire`]: every resource, request, error, event and version shape of the API.
 //!
 //! The byte-level format is written down in `FORMAT.md` next to this crate's
@@ -32,24 +37,45 @@
 //! hostile: sizes are bounded, Argon2 parameters capped, base64 and lengths
 //! strict, and no input makes the library panic.
 //!
-//! **Key holders of a stream are trusted.** A stream key is a group key: any
-//! holder can seal a ciphertext into any slot of that stream, including one
-//! that names another member as its author. The AAD proves *where* a
+//! **The server cannot hand a member a stream key of its own.** Wraps are
+//! HPKE auth mode: only the holder of a sender's secret key can make a wrap
+//! that opens as that sender's, and a member admits a generation only from
+//! the senders its [`sealed::state::StreamState`] accepts for that stream
+//! (`UNTRUSTED_WRAP` otherwise). The state remembers the sealed flag, the
+//! high-water generation (it only rises, and sealing uses it), the owner and
+//! the prompts acted on, and persists sealed under the member's identity key,
+//! so neither a later response nor a restart rolls it back.
+//!
+//! **Public keys start as the server's word.** The [`trust::TrustStore`] pins
+//! the first key it sees for each user and bot and refuses a key that changes
+//! later (`KEY_CHANGED`) until the user handles it. Pinning cannot tell
+//! whether that first key was genuine: a server that substitutes its own key
+//! before the first sight is pinned like the real one. Two people close that
+//! gap by comparing their [`fingerprint::safety_number`] over another channel
+//! and marking the key verified; [`trust::TrustPolicy::VerifiedOnly`] makes
+//! that a precondition.
+//!
+//! **Key holders of a generation are trusted.** A stream key is a group key:
+//! any holder can seal a ciphertext into any slot of that stream, including
+//! one that names another member as its author. The AAD proves *where* a
 //! ciphertext belongs, not *who* among the key holders wrote it. Removing a
 //! member rolls the generation so that it cannot read what follows; what it
-//! already held stays readable to it.
+//! already held stays readable to it. FORMAT.md section 8 lists what the
+//! format does not protect.
 //!
 //! ```
 //! use streamseal::{envelope, identity::*, slot::Slot, stream_key::*, wrap};
 //!
-//! // A bot runtime's key, registered in presence.
+//! // The owner's key, and a bot runtime's key registered in presence.
+//! let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner-laptop")?)?;
 //! let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("machine-a")?)?;
 //!
-//! // The owner creates generation 0 of a sealed stream and wraps it to the bot.
+//! // The owner makes generation 0 of a sealed stream and wraps it to the
+//! // bot, authenticated as made by the owner's key.
 //! let key = StreamKey::generate()?;
-//! let record = wrap::wrap_stream_key("stream_root", 0, &key, &Recipient::of(&bot))?;
-//! let mut owner = Keyring::new("stream_root")?;
-//! owner.insert(0, key)?;
+//! let record = wrap::wrap_stream_key("stream_root", 0, &key, &owner, &Recipient::of(&bot))?;
+//! let mut owner_ring = Keyring::new("stream_root")?;
+//! owner_ring.insert(0, key)?;
 //!
 //! let slot = Slot::Message {
 //!     stream_id: "stream_root".into(),
@@ -57,12 +83,23 @@
 //!     author_id: "usr_owner".into(),
 //!     revision: 1,
 //! };
-//! let sealed = envelope::seal(&owner, &slot, b"ship it")?;
+//! let sealed = envelope::seal(&owner_ring, &slot, b"ship it")?;
 //!
-//! // The bot opens its wrap into a keyring and reads the message.
+//! // The bot accepts this stream's keys from the owner's key only (in an
+//! // app: the senders its StreamState accepts, pinned in its TrustStore),
+//! // and learns which sender made the wrap.
+//! let opened = wrap::unwrap_stream_key("stream_root", &record, &[bot.clone()], &[Recipient::of(&owner)])?;
+//! assert_eq!(opened.sender, 0);
 //! let mut ring = Keyring::new("stream_root")?;
-//! ring.insert(0, wrap::unwrap_stream_key("stream_root", &record, &[bot])?)?;
+//! ring.insert(0, opened.key)?;
 //! assert_eq!(&*envelope::open(&ring, &slot, &sealed)?, b"ship it");
+//!
+//! // A wrap the server made with a key pair of its own, even under the
+//! // owner's key id, is refused.
+//! let server = IdentityKey::generate(RecipientKind::User, KeyId::new("owner-laptop")?)?;
+//! let forged = wrap::wrap_stream_key("stream_root", 1, &StreamKey::generate()?, &server, &Recipient::of(&bot))?;
+//! let refused = wrap::unwrap_stream_key("stream_root", &forged, &[bot], &[Recipient::of(&owner)]);
+//! assert_eq!(refused.unwrap_err().code(), streamseal::ErrorCode::UntrustedWrap);
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
