@@ -8,6 +8,20 @@ use std::time::Instant;
 pub type Result<T = ()> = std::result::Result<T, String>;
 
 /// The workspace root (the parent of `crates/xtask`).
+/// Where installed tools live: `$STREAMSEAL_TOOLS`, else
+/// `$HOME/.cache/streamseal/tools`. Outside the clone, so that a later run
+/// on the same machine (a fresh clone in CI) finds them instead of spending
+/// minutes compiling them again; each install step still checks the version.
+pub fn tools_root() -> PathBuf {
+    if let Some(dir) = std::env::var_os("STREAMSEAL_TOOLS") {
+        return PathBuf::from(dir);
+    }
+    match std::env::var_os("HOME") {
+        Some(home) => PathBuf::from(home).join(".cache/streamseal/tools"),
+        None => root().join("target").join("tools"),
+    }
+}
+
 pub fn root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     manifest

@@ -1,7 +1,7 @@
 //! The cargo-fuzz targets of `tests/fuzz` (their own workspace, nightly).
 //!
 //! - `setup`: the nightly toolchain (rustup, minimal profile) and
-//!   cargo-fuzz (installed into `target/tools`), each only when missing.
+//!   cargo-fuzz (installed into `~/.cache/streamseal/tools`, see `cmd::tools_root`), each only when missing.
 //! - `test`: builds every target once (`cargo fuzz build -O -a -s none`),
 //!   then runs each for a bounded time from its committed seeds
 //!   (`tests/fuzz/seeds/<target>`), failing on any crash, leak, timeout or
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::cmd::{Result, root, run, run_in, works};
+use crate::cmd::{Result, root, run, run_in, tools_root, works};
 
 /// Seconds each target runs in `cargo xtask test`.
 const TEST_SECS: u64 = 20;
@@ -26,11 +26,7 @@ fn fuzz_dir() -> PathBuf {
 }
 
 fn cargo_fuzz() -> PathBuf {
-    root()
-        .join("target")
-        .join("tools")
-        .join("bin")
-        .join("cargo-fuzz")
+    tools_root().join("bin").join("cargo-fuzz")
 }
 
 /// The nightly toolchain and cargo-fuzz, when missing.
@@ -42,7 +38,7 @@ pub fn setup() -> Result {
         )?;
     }
     if !cargo_fuzz().is_file() {
-        let tools = root().join("target").join("tools");
+        let tools = tools_root();
         let tools = tools.to_string_lossy();
         run(
             "cargo",
@@ -141,7 +137,7 @@ fn targets() -> Result<Vec<String>> {
 
 /// Nightly, with the repo-local cargo-fuzz found as a cargo subcommand.
 fn nightly_env() -> Vec<(String, String)> {
-    let tools = root().join("target").join("tools").join("bin");
+    let tools = tools_root().join("bin");
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut paths = vec![tools];
     paths.extend(std::env::split_paths(&path));

@@ -2,7 +2,7 @@
 //! (with the size budget) and its tests.
 //!
 //! - `setup`: the wasm32 target, `wasm-bindgen-cli` pinned to the
-//!   `wasm-bindgen` of Cargo.lock (in `target/tools/wasm`), Debian's
+//!   `wasm-bindgen` of Cargo.lock (in `~/.cache/streamseal/tools/wasm`), Debian's
 //!   chromium + chromium-driver, and `npm ci` in `js/` (binaryen's
 //!   `wasm-opt`, `playwright-core`).
 //! - `build` (`cargo xtask wasm`): the shipped package in `js/dist/`.
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::cmd::{Result, root, run, run_in};
+use crate::cmd::{Result, root, run, run_in, tools_root};
 
 const TARGET: &str = "wasm32-unknown-unknown";
 
@@ -37,7 +37,7 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 fn tools_dir() -> PathBuf {
-    root().join("target/tools/wasm")
+    tools_root().join("wasm")
 }
 
 fn wasm_bindgen_bin() -> PathBuf {
