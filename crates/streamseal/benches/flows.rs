@@ -2,8 +2,9 @@
 //! responses. Opening a 1000-message history (512-byte messages), parsing a
 //! 100-message list response through the sans-IO response parser, and a bot
 //! runtime's claim: parsing the claim response with a 200-item sealed
-//! history, and parsing it and opening the `sealedContext` (wrap, prompt and
-//! every history item checked against its slot).
+//! history, and parsing it and opening the `sealedContext` through the
+//! runtime's stream state (the auth-mode wrap admitted from the owner's
+//! key, prompt and every history item checked against its slot).
 //!
 //! Run with `cargo bench -p streamseal --bench flows`.
 
@@ -31,13 +32,15 @@ use streamseal::api::{
 use streamseal::envelope::seal;
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
 use streamseal::sealed::messages::open_messages;
-use streamseal::sealed::runtime::OpenedInvocation;
-use streamseal::sealed::session::generation_zero;
+use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation};
+use streamseal::sealed::state::StreamState;
 use streamseal::slot::Slot;
 use streamseal::stream_key::Keyring;
+use streamseal::trust::{TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::ids::WorkspaceId;
 use streamseal::wire::message::Message;
 use streamseal::wire::secret::ApiKey;
+use streamseal::wrap::KeyWrap;
 
 const WS: &str = "ws_01J80000000000000000000001";
 const ROOT: &str = "stream_01J80000000000000000000010";
@@ -85,10 +88,23 @@ fn sealed_message(ring: &Keyring, i: usize, text_len: usize) -> Value {
     })
 }
 
+fn owner_key() -> IdentityKey {
+    IdentityKey::generate(RecipientKind::User, KeyId::new("owner-key").unwrap()).unwrap()
+}
+
+/// Generation 0 made by the owner and wrapped to `recipients`: the owner's
+/// keyring and the wraps.
+fn generation_zero(owner: &IdentityKey, recipients: &[TrustedKey]) -> (Keyring, Vec<KeyWrap>) {
+    let mut state = StreamState::new(ROOT).unwrap();
+    let roll = state.prepare_roll(owner, recipients).unwrap();
+    let wraps = roll.wraps().to_vec();
+    state.commit_roll(roll).unwrap();
+    (state.keyring().clone(), wraps)
+}
+
 fn owner_ring() -> Keyring {
-    let owner =
-        IdentityKey::generate(RecipientKind::User, KeyId::new("owner-key").unwrap()).unwrap();
-    generation_zero(ROOT, &[Recipient::of(&owner)]).unwrap().0
+    let owner = owner_key();
+    generation_zero(&owner, &[TrustedKey::own(OWNER, &owner)]).0
 }
 
 fn open_history(c: &mut Criterion) {
@@ -162,11 +178,13 @@ fn parse_list(c: &mut Criterion) {
     g.finish();
 }
 
-/// A claim response whose `sealedContext` wraps generation 0 to the bot and
-/// carries the sealed prompt and `items` sealed history messages.
-fn claim_body(bot: &IdentityKey, items: usize) -> String {
-    let (ring, generation) = generation_zero(ROOT, &[Recipient::of(bot)]).unwrap();
-    let mut wrap = serde_json::to_value(&generation.wraps[0]).unwrap();
+/// A claim response whose `sealedContext` wraps generation 0 from the owner
+/// to the bot and carries the sealed prompt and `items` sealed history messages.
+fn claim_body(owner: &IdentityKey, bot: &IdentityKey, items: usize) -> String {
+    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+    let to_bot = trust.admit(BOT, &Recipient::of(bot)).unwrap();
+    let (ring, wraps) = generation_zero(owner, &[to_bot]);
+    let mut wrap = serde_json::to_value(&wraps[0]).unwrap();
     // A claim's wraps name no recipient.
     if let Value::Object(w) = &mut wrap {
         w.remove("recipientKeyId");
@@ -217,20 +235,37 @@ fn claim_body(bot: &IdentityKey, items: usize) -> String {
 }
 
 fn claim(c: &mut Criterion) {
+    let owner = owner_key();
     let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("machine-a").unwrap()).unwrap();
     let request = claim_request();
-    let response = response(claim_body(&bot, 200));
+    let response = response(claim_body(&owner, &bot, 200));
     let mine = [bot];
+    // The runtime's state of the root: it pinned the owner's key and accepts
+    // it as the key sender. Each open starts from a copy of it, as a runtime
+    // restoring its persisted state would.
+    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+    let owner_trusted = trust.admit(OWNER, &Recipient::of(&owner)).unwrap();
+    let mut runtime_state = StreamState::new(ROOT).unwrap();
+    runtime_state.set_owner(OWNER).unwrap();
+    runtime_state.accept_sender(&owner_trusted).unwrap();
     let parse_and_open = || {
         let parsed = parse_response(&request, black_box(&response)).unwrap();
         let ResponseData::Claim(claim) = parsed.data else {
             panic!("not a claim");
         };
         let invocation = claim.data.unwrap();
-        OpenedInvocation::open(&invocation, &mine).unwrap()
+        let mut state = runtime_state.clone();
+        OpenedInvocation::open(&invocation, &mut state, &trust, BOT, &mine).unwrap()
     };
     // The benchmark measures a successful open of every item.
-    assert_eq!(parse_and_open().history.len(), 200);
+    let opened = parse_and_open();
+    assert_eq!(opened.history.len(), 200);
+    assert!(
+        opened
+            .history
+            .iter()
+            .all(|h| matches!(h, HistoryItem::Opened { .. }))
+    );
     let mut g = c.benchmark_group("claim");
     g.warm_up_time(Duration::from_millis(500));
     g.measurement_time(Duration::from_secs(3));
