@@ -88,6 +88,8 @@ pub fn read_key(path: &str) -> Outcome<IdentityKey> {
 }
 
 /// `{rootStreamId, currentGeneration, keys: {generation: base64}}`.
+/// `currentGeneration` is the newest generation held: a keyring seals under
+/// it, and nothing lowers it.
 pub fn keyring_to_json(ring: &Keyring) -> Outcome<Value> {
     let mut keys = BTreeMap::new();
     for generation in ring.generations() {
@@ -125,12 +127,22 @@ pub fn read_keyring(path: &str) -> Outcome<Keyring> {
             StreamKey::from_bytes(&decode_base64_array::<32>("keys", text)?),
         )?;
     }
+    // The sealing generation is the newest key held; a file naming another
+    // one (an edited file trying to seal under an older key, or a newer one
+    // whose key it lacks) is refused rather than silently followed.
     if let Some(current) = value.get("currentGeneration").and_then(Value::as_u64) {
         let current = u32::try_from(current).map_err(|_| Failure {
             code: "INVALID_FIELD".into(),
             message: format!("{path}: currentGeneration out of range"),
         })?;
-        ring.set_announced_generation(current);
+        if ring.current_generation() != Some(current) {
+            return Err(Failure {
+                code: "INVALID_FIELD".into(),
+                message: format!(
+                    "{path}: currentGeneration {current} is not the newest generation held"
+                ),
+            });
+        }
     }
     Ok(ring)
 }

@@ -41,9 +41,9 @@ enum Command {
     /// Create a keyring file for a root stream.
     #[command(subcommand)]
     Keyring(tools::KeyringCmd),
-    /// Wrap a stream key to a recipient's public key (HPKE).
+    /// Wrap a stream key to a recipient's public key (HPKE auth mode, from a sender's key file).
     Wrap(tools::Wrap),
-    /// Open a key wrap with a key file into a keyring file.
+    /// Open a key wrap with a key file into a keyring file, from an accepted sender only.
     Unwrap(tools::Unwrap),
     /// Seal a plaintext into a slot with a keyring file.
     Seal(tools::SealArgs),

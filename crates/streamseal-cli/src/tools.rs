@@ -176,12 +176,17 @@ impl KeyringCmd {
     }
 }
 
-/// `wrap`: wrap one generation of a keyring to a recipient's public key.
+/// `wrap`: wrap one generation of a keyring to a recipient's public key,
+/// authenticated as made by the sender's key (HPKE auth mode, wrap format 2).
 #[derive(Args, Debug)]
 pub struct Wrap {
     /// The keyring file.
     #[arg(long)]
     keyring: String,
+    /// The key file of the sender: the member making the wrap (from `keygen`).
+    /// The recipient opens the wrap only if it accepts this key as a sender.
+    #[arg(long)]
+    from: String,
     /// The generation to wrap (default: the keyring's current one).
     #[arg(long)]
     generation: Option<u32>,
@@ -208,22 +213,35 @@ impl Wrap {
             key_id: KeyId::new(self.to_key_id.clone())?,
             public_key: PublicKey::from_base64(&self.to_public_key)?,
         };
+        let sender = read_key(&self.from)?;
         let wrap = wrap_stream_key(
             ring.root_stream_id(),
             generation,
             ring.key(generation)?,
+            &sender,
             &recipient,
         )?;
         emit(&serde_json::to_value(&wrap).unwrap_or_default(), None)
     }
 }
 
-/// `unwrap`: open a key wrap with a key file, into a keyring file.
+/// `unwrap`: open a key wrap with a key file, into a keyring file, accepting
+/// it only as made by the named sender.
 #[derive(Args, Debug)]
 pub struct Unwrap {
     /// The key file of the recipient.
     #[arg(long)]
     key: String,
+    /// The kind of the sender whose wraps are accepted (`user` or `bot`).
+    #[arg(long)]
+    from_kind: String,
+    /// The key id of the accepted sender.
+    #[arg(long)]
+    from_key_id: String,
+    /// The public key of the accepted sender (44 characters of base64).
+    /// A wrap made by any other key is refused (`UNTRUSTED_WRAP`).
+    #[arg(long)]
+    from_public_key: String,
     /// The root stream the wrap is for.
     #[arg(long)]
     root: String,
@@ -238,8 +256,13 @@ pub struct Unwrap {
 impl Unwrap {
     pub fn run(&self) -> Outcome {
         let key = read_key(&self.key)?;
+        let sender = Recipient {
+            kind: RecipientKind::parse(&self.from_kind),
+            key_id: KeyId::new(self.from_key_id.clone())?,
+            public_key: PublicKey::from_base64(&self.from_public_key)?,
+        };
         let wrap: KeyWrap = parse_as(&self.wrap, &read_text(&self.wrap)?)?;
-        let stream_key = unwrap_stream_key(&self.root, &wrap, &[key])?;
+        let opened = unwrap_stream_key(&self.root, &wrap, &[key], &[sender])?;
         let mut ring = match &self.keyring {
             Some(path) if path.exists() => read_keyring(&path.display().to_string())?,
             _ => Keyring::new(self.root.clone())?,
@@ -247,9 +270,8 @@ impl Unwrap {
         if ring.root_stream_id() != self.root {
             return Err(Failure::usage("the keyring belongs to another root stream"));
         }
-        ring.insert(wrap.key_generation, stream_key)?;
-        let newest = ring.newest_generation().unwrap_or(wrap.key_generation);
-        ring.set_announced_generation(newest);
+        // Inserting raises the keyring's sealing generation when it is newer.
+        ring.insert(wrap.key_generation, opened.key)?;
         emit(&keyring_to_json(&ring)?, self.keyring.as_deref())
     }
 }
