@@ -91,10 +91,16 @@ fn envelope_vectors_open() {
     }
 }
 
-/// The identity key a vector names by `{prefix}Kind`, `{prefix}KeyId`,
-/// `{prefix}SecretKeyHex`, checked against `{prefix}PublicKey`.
+/// The identity key a vector names by `{prefix}Kind` (`{prefix}KeyKind` for
+/// the owner's), `{prefix}KeyId`, `{prefix}SecretKeyHex`, checked against
+/// `{prefix}PublicKey`.
 fn identity(v: &Value, prefix: &str) -> IdentityKey {
-    let kind = RecipientKind::parse(v[format!("{prefix}Kind")].as_str().unwrap());
+    let kind = v
+        .get(format!("{prefix}Kind"))
+        .or_else(|| v.get(format!("{prefix}KeyKind")))
+        .and_then(Value::as_str)
+        .unwrap();
+    let kind = RecipientKind::parse(kind);
     let key_id = KeyId::new(v[format!("{prefix}KeyId")].as_str().unwrap()).unwrap();
     let secret = SecretKey::from_bytes(&key32(&v[format!("{prefix}SecretKeyHex")]));
     assert_eq!(
