@@ -655,6 +655,95 @@ public func FfiConverterTypeAadContents_lower(_ value: AadContents) -> RustBuffe
 
 
 /**
+ * The answer to a sealed card, proven by its sealed note.
+ */
+public struct DecisionAnswer: Equatable, Hashable {
+    /**
+     * The decision.
+     */
+    public var decisionId: String
+    /**
+     * The option chosen, one of the card's.
+     */
+    public var optionId: String
+    /**
+     * Who decided.
+     */
+    public var decidedBy: String
+    /**
+     * The decider's note (may be empty).
+     */
+    public var note: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The decision.
+         */decisionId: String, 
+        /**
+         * The option chosen, one of the card's.
+         */optionId: String, 
+        /**
+         * Who decided.
+         */decidedBy: String, 
+        /**
+         * The decider's note (may be empty).
+         */note: String) {
+        self.decisionId = decisionId
+        self.optionId = optionId
+        self.decidedBy = decidedBy
+        self.note = note
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension DecisionAnswer: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeDecisionAnswer: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> DecisionAnswer {
+        return
+            try DecisionAnswer(
+                decisionId: FfiConverterString.read(from: &buf), 
+                optionId: FfiConverterString.read(from: &buf), 
+                decidedBy: FfiConverterString.read(from: &buf), 
+                note: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: DecisionAnswer, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.decisionId, into: &buf)
+        FfiConverterString.write(value.optionId, into: &buf)
+        FfiConverterString.write(value.decidedBy, into: &buf)
+        FfiConverterString.write(value.note, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDecisionAnswer_lift(_ buf: RustBuffer) throws -> DecisionAnswer {
+    return try FfiConverterTypeDecisionAnswer.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDecisionAnswer_lower(_ value: DecisionAnswer) -> RustBuffer {
+    return FfiConverterTypeDecisionAnswer.lower(value)
+}
+
+
+/**
  * One option of a decision card: its id and tone travel in the clear and
  * are bound in the AAD; its label is inside the ciphertext.
  */
@@ -1268,7 +1357,8 @@ public func FfiConverterTypeKeyWrap_lower(_ value: KeyWrap) -> RustBuffer {
 
 
 /**
- * A message opened from a list, send or find response.
+ * A message opened from a list, send or find response. `Debug` prints
+ * `[redacted]` for the text.
  */
 public struct OpenedMessage: Equatable, Hashable {
     /**
@@ -1782,6 +1872,101 @@ public func FfiConverterTypeFamily_lift(_ buf: RustBuffer) throws -> Family {
 #endif
 public func FfiConverterTypeFamily_lower(_ value: Family) -> RustBuffer {
     return FfiConverterTypeFamily.lower(value)
+}
+
+
+
+/**
+ * One history item: opened, or failed with its code.
+ */
+
+public enum HistoryItem: Equatable, Hashable {
+    
+    /**
+     * The item opened.
+     */
+    case opened(
+        /**
+         * What it holds.
+         */entry: HistoryEntry
+    )
+    /**
+     * The item did not open.
+     */
+    case failed(
+        /**
+         * The item's role, as the server sent it.
+         */role: String, 
+        /**
+         * The item's sequence, as the server sent it.
+         */sequence: String, 
+        /**
+         * Why.
+         */code: ErrorCode
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension HistoryItem: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeHistoryItem: FfiConverterRustBuffer {
+    typealias SwiftType = HistoryItem
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HistoryItem {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .opened(entry: try FfiConverterTypeHistoryEntry.read(from: &buf)
+        )
+        
+        case 2: return .failed(role: try FfiConverterString.read(from: &buf), sequence: try FfiConverterString.read(from: &buf), code: try FfiConverterTypeErrorCode.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: HistoryItem, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .opened(entry):
+            writeInt(&buf, Int32(1))
+            FfiConverterTypeHistoryEntry.write(entry, into: &buf)
+            
+        
+        case let .failed(role,sequence,code):
+            writeInt(&buf, Int32(2))
+            FfiConverterString.write(role, into: &buf)
+            FfiConverterString.write(sequence, into: &buf)
+            FfiConverterTypeErrorCode.write(code, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHistoryItem_lift(_ buf: RustBuffer) throws -> HistoryItem {
+    return try FfiConverterTypeHistoryItem.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHistoryItem_lower(_ value: HistoryItem) -> RustBuffer {
+    return FfiConverterTypeHistoryItem.lower(value)
 }
 
 
@@ -2492,6 +2677,46 @@ public func FfiConverterTypeEndpoint_lift(_ value: RustBuffer) throws -> Endpoin
 #endif
 public func FfiConverterTypeEndpoint_lower(_ value: Endpoint) -> RustBuffer {
     return FfiConverterTypeEndpoint.lower(value)
+}
+
+
+
+public typealias ErrorCode = String
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeErrorCode: FfiConverter {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ErrorCode {
+        return try FfiConverterString.read(from: &buf)
+    }
+
+    public static func write(_ value: ErrorCode, into buf: inout [UInt8]) {
+        return FfiConverterString.write(value, into: &buf)
+    }
+
+    public static func lift(_ value: RustBuffer) throws -> ErrorCode {
+        return try FfiConverterString.lift(value)
+    }
+
+    public static func lower(_ value: ErrorCode) -> RustBuffer {
+        return FfiConverterString.lower(value)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeErrorCode_lift(_ value: RustBuffer) throws -> ErrorCode {
+    return try FfiConverterTypeErrorCode.lift(value)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeErrorCode_lower(_ value: ErrorCode) -> RustBuffer {
+    return FfiConverterTypeErrorCode.lower(value)
 }
 
 

@@ -845,7 +845,9 @@ public func FfiConverterTypeIdentityKey_lower(_ value: IdentityKey) -> UInt64 {
 
 /**
  * The keyring of one root stream: a stream key per generation, and the
- * generation new messages are sealed under. Thread-safe (one lock).
+ * generation new messages are sealed under (it only rises). Thread-safe
+ * (one lock). [`crate::state::StreamState::keyring`] hands out a copy of a
+ * state's keyring whose seal counters are shared with the state.
  */
 public protocol KeyringProtocol: AnyObject, Sendable {
     
@@ -855,12 +857,19 @@ public protocol KeyringProtocol: AnyObject, Sendable {
     func clear() 
     
     /**
+     * Generations for which two different keys were offered; never sealed under.
+     */
+    func conflictedGenerations()  -> [UInt32]
+    
+    /**
      * Whether the key of `generation` is held.
      */
     func contains(generation: UInt32)  -> Bool
     
     /**
-     * The generation new messages are sealed under.
+     * The generation new messages are sealed under: the newest held, or a
+     * newer one the stream announced whose key has not arrived (sealing then
+     * fails with `UNKNOWN_KEY_GENERATION`).
      */
     func currentGeneration()  -> UInt32?
     
@@ -870,9 +879,16 @@ public protocol KeyringProtocol: AnyObject, Sendable {
     func generations()  -> [UInt32]
     
     /**
-     * Adds the key of `generation` (`KEY_GENERATION_CONFLICT` if another is held).
+     * Adds the key of `generation` (`KEY_GENERATION_CONFLICT` if another is
+     * held). The sealing generation rises to it when it is newer; nothing
+     * lowers it.
      */
     func insert(generation: UInt32, key: StreamKey) throws 
+    
+    /**
+     * Lowers the seal budget of this handle (never above the default).
+     */
+    func lowerSealBudget(budget: UInt64) 
     
     /**
      * The newest generation held.
@@ -885,19 +901,23 @@ public protocol KeyringProtocol: AnyObject, Sendable {
     func rootStreamId()  -> String
     
     /**
-     * Records the generation the server announced as current.
+     * The seal budget per generation (2^30 unless lowered); past it,
+     * sealing is `SEAL_BUDGET_EXHAUSTED`: roll the generation.
      */
-    func setAnnouncedGeneration(generation: UInt32) 
+    func sealBudget()  -> UInt64
     
     /**
-     * Sets the generation new messages are sealed under.
+     * How many envelopes this keyring (and every handle sharing its
+     * counters) has sealed under `generation`.
      */
-    func setCurrentGeneration(generation: UInt32) throws 
+    func sealCount(generation: UInt32)  -> UInt64
     
 }
 /**
  * The keyring of one root stream: a stream key per generation, and the
- * generation new messages are sealed under. Thread-safe (one lock).
+ * generation new messages are sealed under (it only rises). Thread-safe
+ * (one lock). [`crate::state::StreamState::keyring`] hands out a copy of a
+ * state's keyring whose seal counters are shared with the state.
  */
 open class Keyring: KeyringProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -976,6 +996,18 @@ open func clear()  {try! rustCall() {
 }
     
     /**
+     * Generations for which two different keys were offered; never sealed under.
+     */
+open func conflictedGenerations() -> [UInt32]  {
+    return try!  FfiConverterSequenceUInt32.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_keyring_conflicted_generations(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
      * Whether the key of `generation` is held.
      */
 open func contains(generation: UInt32) -> Bool  {
@@ -989,7 +1021,9 @@ open func contains(generation: UInt32) -> Bool  {
 }
     
     /**
-     * The generation new messages are sealed under.
+     * The generation new messages are sealed under: the newest held, or a
+     * newer one the stream announced whose key has not arrived (sealing then
+     * fails with `UNKNOWN_KEY_GENERATION`).
      */
 open func currentGeneration() -> UInt32?  {
     return try!  FfiConverterOptionUInt32.lift(try! rustCall() {
@@ -1013,7 +1047,9 @@ open func generations() -> [UInt32]  {
 }
     
     /**
-     * Adds the key of `generation` (`KEY_GENERATION_CONFLICT` if another is held).
+     * Adds the key of `generation` (`KEY_GENERATION_CONFLICT` if another is
+     * held). The sealing generation rises to it when it is newer; nothing
+     * lowers it.
      */
 open func insert(generation: UInt32, key: StreamKey)throws   {try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
@@ -1021,6 +1057,18 @@ open func insert(generation: UInt32, key: StreamKey)throws   {try rustCallWithEr
             self.uniffiCloneHandle(),
         FfiConverterUInt32.lower(generation),
         FfiConverterTypeStreamKey_lower(key),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Lowers the seal budget of this handle (never above the default).
+     */
+open func lowerSealBudget(budget: UInt64)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_keyring_lower_seal_budget(
+            self.uniffiCloneHandle(),
+        FfiConverterUInt64.lower(budget),uniffiCallStatus
     )
 }
 }
@@ -1050,27 +1098,30 @@ open func rootStreamId() -> String  {
 }
     
     /**
-     * Records the generation the server announced as current.
+     * The seal budget per generation (2^30 unless lowered); past it,
+     * sealing is `SEAL_BUDGET_EXHAUSTED`: roll the generation.
      */
-open func setAnnouncedGeneration(generation: UInt32)  {try! rustCall() {
+open func sealBudget() -> UInt64  {
+    return try!  FfiConverterUInt64.lift(try! rustCall() {
         uniffiCallStatus in
-    uniffi_streamseal_ffi_fn_method_keyring_set_announced_generation(
-            self.uniffiCloneHandle(),
-        FfiConverterUInt32.lower(generation),uniffiCallStatus
+    uniffi_streamseal_ffi_fn_method_keyring_seal_budget(
+            self.uniffiCloneHandle(),uniffiCallStatus
     )
-}
+})
 }
     
     /**
-     * Sets the generation new messages are sealed under.
+     * How many envelopes this keyring (and every handle sharing its
+     * counters) has sealed under `generation`.
      */
-open func setCurrentGeneration(generation: UInt32)throws   {try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+open func sealCount(generation: UInt32) -> UInt64  {
+    return try!  FfiConverterUInt64.lift(try! rustCall() {
         uniffiCallStatus in
-    uniffi_streamseal_ffi_fn_method_keyring_set_current_generation(
+    uniffi_streamseal_ffi_fn_method_keyring_seal_count(
             self.uniffiCloneHandle(),
         FfiConverterUInt32.lower(generation),uniffiCallStatus
     )
-}
+})
 }
     
 
@@ -1130,14 +1181,14 @@ public func FfiConverterTypeKeyring_lower(_ value: Keyring) -> UInt64 {
 public protocol OpenedInvocationProtocol: AnyObject, Sendable {
     
     /**
-     * The keys the context carried (a copy of the keyring).
+     * The generations held when it was opened.
      */
     func generations()  -> [UInt32]
     
     /**
-     * The opened history, in order.
+     * The history, in order: each item opened or failed with its code.
      */
-    func history()  -> [HistoryEntry]
+    func history()  -> [HistoryItem]
     
     /**
      * The invocation id.
@@ -1168,6 +1219,12 @@ public protocol OpenedInvocationProtocol: AnyObject, Sendable {
      * The `sealed-steps/started` body (JSON).
      */
     func sealStepStarted(stepId: String, stepType: String, messageId: String?, text: String?) throws  -> String
+    
+    /**
+     * What the `sealedContext` wraps did (a minted generation shows as
+     * skipped with `UNTRUSTED_WRAP`).
+     */
+    func wraps()  -> WrapsReport
     
 }
 /**
@@ -1226,14 +1283,26 @@ open class OpenedInvocation: OpenedInvocationProtocol, @unchecked Sendable {
 
     
     /**
-     * Opens the `sealedContext` of a claimed invocation (JSON) with the runtime's keys.
+     * Opens the `sealedContext` of a claimed invocation (JSON) for the
+     * runtime of bot `bot_id` with its `identities`, through its `state` of
+     * the root stream (owner set, the owner's key accepted as sender) and
+     * its `trust` store. Refuses a reply under another sender
+     * (`REPLY_SENDER_MISMATCH`), a prompt by anyone but the owner
+     * (`UNEXPECTED_AUTHOR`), a prompt already acted on
+     * (`PROMPT_REPLAYED`), a plaintext invocation on a sealed root
+     * (`SEALED_STREAM_DOWNGRADE`), and a prompt sealed under a generation
+     * no accepted sender gave (`UNKNOWN_KEY_GENERATION` / `UNTRUSTED_WRAP`).
+     * History items open one by one. Persist the state afterwards.
      */
-public static func `open`(invocationJson: String, mine: [IdentityKey])throws  -> OpenedInvocation  {
+public static func `open`(invocationJson: String, state: StreamState, trust: TrustStore, botId: String, identities: [IdentityKey])throws  -> OpenedInvocation  {
     return try  FfiConverterTypeOpenedInvocation_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_constructor_openedinvocation_open(
         FfiConverterString.lower(invocationJson),
-        FfiConverterSequenceTypeIdentityKey.lower(mine),uniffiCallStatus
+        FfiConverterTypeStreamState_lower(state),
+        FfiConverterTypeTrustStore_lower(trust),
+        FfiConverterString.lower(botId),
+        FfiConverterSequenceTypeIdentityKey.lower(identities),uniffiCallStatus
     )
 })
 }
@@ -1241,7 +1310,7 @@ public static func `open`(invocationJson: String, mine: [IdentityKey])throws  ->
 
     
     /**
-     * The keys the context carried (a copy of the keyring).
+     * The generations held when it was opened.
      */
 open func generations() -> [UInt32]  {
     return try!  FfiConverterSequenceUInt32.lift(try! rustCall() {
@@ -1253,10 +1322,10 @@ open func generations() -> [UInt32]  {
 }
     
     /**
-     * The opened history, in order.
+     * The history, in order: each item opened or failed with its code.
      */
-open func history() -> [HistoryEntry]  {
-    return try!  FfiConverterSequenceTypeHistoryEntry.lift(try! rustCall() {
+open func history() -> [HistoryItem]  {
+    return try!  FfiConverterSequenceTypeHistoryItem.lift(try! rustCall() {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_method_openedinvocation_history(
             self.uniffiCloneHandle(),uniffiCallStatus
@@ -1349,6 +1418,19 @@ open func sealStepStarted(stepId: String, stepType: String, messageId: String?, 
 })
 }
     
+    /**
+     * What the `sealedContext` wraps did (a minted generation shows as
+     * skipped with `UNTRUSTED_WRAP`).
+     */
+open func wraps() -> WrapsReport  {
+    return try!  FfiConverterTypeWrapsReport_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_openedinvocation_wraps(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
 
     
 }
@@ -1392,6 +1474,399 @@ public func FfiConverterTypeOpenedInvocation_lift(_ handle: UInt64) throws -> Op
 #endif
 public func FfiConverterTypeOpenedInvocation_lower(_ value: OpenedInvocation) -> UInt64 {
     return FfiConverterTypeOpenedInvocation.lower(value)
+}
+
+
+
+
+
+
+/**
+ * A new generation made and wrapped, not yet in force: send
+ * [`PreparedRoll::request_json`], then [`StreamState::commit_roll`] it once
+ * the POST succeeded. On a 409 drop it: its key is never sealed under.
+ * Holds the new stream key (zeroized on drop) until committed.
+ */
+public protocol PreparedRollProtocol: AnyObject, Sendable {
+    
+    /**
+     * The generation this roll makes.
+     */
+    func keyGeneration()  -> UInt32
+    
+    /**
+     * The `POST streams/{rootStreamId}/e2e/key-wraps` body (JSON).
+     */
+    func requestJson()  -> String
+    
+    /**
+     * Who can read what is sealed under this generation.
+     */
+    func roster()  -> [RosterEntry]
+    
+    /**
+     * One wrap per recipient.
+     */
+    func wraps()  -> [KeyWrap]
+    
+}
+/**
+ * A new generation made and wrapped, not yet in force: send
+ * [`PreparedRoll::request_json`], then [`StreamState::commit_roll`] it once
+ * the POST succeeded. On a 409 drop it: its key is never sealed under.
+ * Holds the new stream key (zeroized on drop) until committed.
+ */
+open class PreparedRoll: PreparedRollProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_streamseal_ffi_fn_clone_preparedroll(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_streamseal_ffi_fn_free_preparedroll(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The generation this roll makes.
+     */
+open func keyGeneration() -> UInt32  {
+    return try!  FfiConverterUInt32.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_preparedroll_key_generation(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The `POST streams/{rootStreamId}/e2e/key-wraps` body (JSON).
+     */
+open func requestJson() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_preparedroll_request_json(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Who can read what is sealed under this generation.
+     */
+open func roster() -> [RosterEntry]  {
+    return try!  FfiConverterSequenceTypeRosterEntry.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_preparedroll_roster(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * One wrap per recipient.
+     */
+open func wraps() -> [KeyWrap]  {
+    return try!  FfiConverterSequenceTypeKeyWrap.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_preparedroll_wraps(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePreparedRoll: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = PreparedRoll
+
+    public static func lift(_ handle: UInt64) throws -> PreparedRoll {
+        return PreparedRoll(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: PreparedRoll) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PreparedRoll {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: PreparedRoll, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePreparedRoll_lift(_ handle: UInt64) throws -> PreparedRoll {
+    return try FfiConverterTypePreparedRoll.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePreparedRoll_lower(_ value: PreparedRoll) -> UInt64 {
+    return FfiConverterTypePreparedRoll.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The safety number of a conversation between two keys, as one side sees
+ * it: both sides get the same digits; the scannable form names which key is
+ * whose, so compare across sides with `matches_scanned` / `matches_digits`.
+ */
+public protocol SafetyNumberProtocol: AnyObject, Sendable {
+    
+    /**
+     * 60 digits, the same on both sides.
+     */
+    func digits()  -> String
+    
+    /**
+     * The digits in groups of five.
+     */
+    func display()  -> String
+    
+    /**
+     * Whether digits the user typed or read out (spaces ignored) match.
+     */
+    func matchesDigits(typed: String)  -> Bool
+    
+    /**
+     * Whether the payload scanned from the other side's screen is this
+     * conversation seen from there (constant time). A payload that is not
+     * a safety number at all is `INVALID_LENGTH` / `INVALID_FIELD`.
+     */
+    func matchesScanned(scanned: Data) throws  -> Bool
+    
+    /**
+     * The payload of the code to show for the other side to scan.
+     */
+    func scannable()  -> Data
+    
+}
+/**
+ * The safety number of a conversation between two keys, as one side sees
+ * it: both sides get the same digits; the scannable form names which key is
+ * whose, so compare across sides with `matches_scanned` / `matches_digits`.
+ */
+open class SafetyNumber: SafetyNumberProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_streamseal_ffi_fn_clone_safetynumber(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_streamseal_ffi_fn_free_safetynumber(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * 60 digits, the same on both sides.
+     */
+open func digits() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_safetynumber_digits(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The digits in groups of five.
+     */
+open func display() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_safetynumber_display(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Whether digits the user typed or read out (spaces ignored) match.
+     */
+open func matchesDigits(typed: String) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_safetynumber_matches_digits(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(typed),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Whether the payload scanned from the other side's screen is this
+     * conversation seen from there (constant time). A payload that is not
+     * a safety number at all is `INVALID_LENGTH` / `INVALID_FIELD`.
+     */
+open func matchesScanned(scanned: Data)throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_safetynumber_matches_scanned(
+            self.uniffiCloneHandle(),
+        FfiConverterData.lower(scanned),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The payload of the code to show for the other side to scan.
+     */
+open func scannable() -> Data  {
+    return try!  FfiConverterData.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_safetynumber_scannable(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSafetyNumber: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = SafetyNumber
+
+    public static func lift(_ handle: UInt64) throws -> SafetyNumber {
+        return SafetyNumber(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: SafetyNumber) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SafetyNumber {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: SafetyNumber, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSafetyNumber_lift(_ handle: UInt64) throws -> SafetyNumber {
+    return try FfiConverterTypeSafetyNumber.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSafetyNumber_lower(_ value: SafetyNumber) -> UInt64 {
+    return FfiConverterTypeSafetyNumber.lower(value)
 }
 
 
@@ -1736,6 +2211,1092 @@ public func FfiConverterTypeStreamKey_lower(_ value: StreamKey) -> UInt64 {
 
 
 
+
+
+/**
+ * What one member remembers of one sealed root stream. Thread-safe (one lock).
+ */
+public protocol StreamStateProtocol: AnyObject, Sendable {
+    
+    /**
+     * Accepts `trusted_key` as a distributor of this stream's keys (at most 16).
+     */
+    func acceptSender(trustedKey: TrustedKey) throws 
+    
+    /**
+     * Puts a prepared roll in force after its POST succeeded; returns its
+     * generation. A roll that no longer follows the high-water is
+     * `STALE_ROLL`; a roll already committed (or refused) is `INVALID_FIELD`.
+     */
+    func commitRoll(roll: PreparedRoll) throws  -> UInt32
+    
+    /**
+     * Drops every key (after `bot:e2e_revoke`); the sealed flag, the owner
+     * and the acted-on prompts are kept.
+     */
+    func dropKeys() 
+    
+    /**
+     * The newest generation admitted from an accepted sender or made by
+     * this member: the generation sealing uses.
+     */
+    func highWater()  -> UInt32?
+    
+    /**
+     * Whether the stream is known to be sealed (never unset once set).
+     */
+    func isSealed()  -> Bool
+    
+    /**
+     * The keys held, as the handle `seal`, `open`, `seal_message`, ...
+     * take: a copy taken now (later admissions do not show in it) whose
+     * seal counters are shared with the state, so its seals count against
+     * the state's budget and persist with it.
+     */
+    func keyring()  -> Keyring
+    
+    /**
+     * Records that the stream is sealed; nothing unsets it.
+     */
+    func markSealed() 
+    
+    /**
+     * Reads a stream resource's `e2eEnabled`: `true` marks the state
+     * sealed; a sealed state seeing anything else is `SEALED_STREAM_DOWNGRADE`.
+     */
+    func observeE2eEnabled(e2eEnabled: Bool?) throws 
+    
+    /**
+     * The user whose prompts this member acts on, once set.
+     */
+    func ownerUserId()  -> String?
+    
+    /**
+     * Makes the next generation (one above the high-water, or 0) and wraps
+     * it from `identity` to `trusted_keys` (keys the trust store admitted,
+     * and [`TrustedKey::own`]). Nothing changes until [`StreamState::commit_roll`].
+     */
+    func prepareRoll(identity: IdentityKey, trustedKeys: [TrustedKey]) throws  -> PreparedRoll
+    
+    /**
+     * Stops accepting the key `key_id` of `subject`; returns whether it was accepted.
+     */
+    func removeSender(subject: String, keyId: String) throws  -> Bool
+    
+    /**
+     * The root stream.
+     */
+    func rootStreamId()  -> String
+    
+    /**
+     * The accepted key senders.
+     */
+    func senders()  -> [KeySender]
+    
+    /**
+     * Pins the stream's owner; a different owner later is `UNEXPECTED_AUTHOR`.
+     */
+    func setOwner(userId: String) throws 
+    
+    /**
+     * The persisted form, sealed under `identity` (a copy on disk reveals
+     * no stream key and cannot be edited unnoticed).
+     */
+    func toBytes(identity: IdentityKey) throws  -> Data
+    
+    /**
+     * Whether the prompt of `message_id` at `revision` was acted on.
+     */
+    func wasActedOn(messageId: String, revision: UInt32)  -> Bool
+    
+}
+/**
+ * What one member remembers of one sealed root stream. Thread-safe (one lock).
+ */
+open class StreamState: StreamStateProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_streamseal_ffi_fn_clone_streamstate(self.handle, $0) }
+    }
+    /**
+     * A fresh state for `root_stream_id`: no keys, not known to be sealed.
+     */
+public convenience init(rootStreamId: String)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_constructor_streamstate_new(
+        FfiConverterString.lower(rootStreamId),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_streamseal_ffi_fn_free_streamstate(handle, $0) }
+    }
+
+    
+    /**
+     * Restores a state written by [`StreamState::to_bytes`] with the same
+     * identity key: `STATE_AUTH_FAILED` for another key or altered bytes,
+     * `MALFORMED_STATE` for anything that does not parse.
+     */
+public static func fromBytes(bytes: Data, identity: IdentityKey)throws  -> StreamState  {
+    return try  FfiConverterTypeStreamState_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_constructor_streamstate_from_bytes(
+        FfiConverterData.lower(bytes),
+        FfiConverterTypeIdentityKey_lower(identity),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+    /**
+     * Accepts `trusted_key` as a distributor of this stream's keys (at most 16).
+     */
+open func acceptSender(trustedKey: TrustedKey)throws   {try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_accept_sender(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeTrustedKey_lower(trustedKey),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Puts a prepared roll in force after its POST succeeded; returns its
+     * generation. A roll that no longer follows the high-water is
+     * `STALE_ROLL`; a roll already committed (or refused) is `INVALID_FIELD`.
+     */
+open func commitRoll(roll: PreparedRoll)throws  -> UInt32  {
+    return try  FfiConverterUInt32.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_commit_roll(
+            self.uniffiCloneHandle(),
+        FfiConverterTypePreparedRoll_lower(roll),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Drops every key (after `bot:e2e_revoke`); the sealed flag, the owner
+     * and the acted-on prompts are kept.
+     */
+open func dropKeys()  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_drop_keys(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The newest generation admitted from an accepted sender or made by
+     * this member: the generation sealing uses.
+     */
+open func highWater() -> UInt32?  {
+    return try!  FfiConverterOptionUInt32.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_high_water(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Whether the stream is known to be sealed (never unset once set).
+     */
+open func isSealed() -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_is_sealed(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The keys held, as the handle `seal`, `open`, `seal_message`, ...
+     * take: a copy taken now (later admissions do not show in it) whose
+     * seal counters are shared with the state, so its seals count against
+     * the state's budget and persist with it.
+     */
+open func keyring() -> Keyring  {
+    return try!  FfiConverterTypeKeyring_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_keyring(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Records that the stream is sealed; nothing unsets it.
+     */
+open func markSealed()  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_mark_sealed(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * Reads a stream resource's `e2eEnabled`: `true` marks the state
+     * sealed; a sealed state seeing anything else is `SEALED_STREAM_DOWNGRADE`.
+     */
+open func observeE2eEnabled(e2eEnabled: Bool?)throws   {try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_observe_e2e_enabled(
+            self.uniffiCloneHandle(),
+        FfiConverterOptionBool.lower(e2eEnabled),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The user whose prompts this member acts on, once set.
+     */
+open func ownerUserId() -> String?  {
+    return try!  FfiConverterOptionString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_owner_user_id(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Makes the next generation (one above the high-water, or 0) and wraps
+     * it from `identity` to `trusted_keys` (keys the trust store admitted,
+     * and [`TrustedKey::own`]). Nothing changes until [`StreamState::commit_roll`].
+     */
+open func prepareRoll(identity: IdentityKey, trustedKeys: [TrustedKey])throws  -> PreparedRoll  {
+    return try  FfiConverterTypePreparedRoll_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_prepare_roll(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeIdentityKey_lower(identity),
+        FfiConverterSequenceTypeTrustedKey.lower(trustedKeys),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Stops accepting the key `key_id` of `subject`; returns whether it was accepted.
+     */
+open func removeSender(subject: String, keyId: String)throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_remove_sender(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(subject),
+        FfiConverterString.lower(keyId),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The root stream.
+     */
+open func rootStreamId() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_root_stream_id(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The accepted key senders.
+     */
+open func senders() -> [KeySender]  {
+    return try!  FfiConverterSequenceTypeKeySender.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_senders(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Pins the stream's owner; a different owner later is `UNEXPECTED_AUTHOR`.
+     */
+open func setOwner(userId: String)throws   {try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_set_owner(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(userId),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The persisted form, sealed under `identity` (a copy on disk reveals
+     * no stream key and cannot be edited unnoticed).
+     */
+open func toBytes(identity: IdentityKey)throws  -> Data  {
+    return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_to_bytes(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeIdentityKey_lower(identity),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Whether the prompt of `message_id` at `revision` was acted on.
+     */
+open func wasActedOn(messageId: String, revision: UInt32) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_streamstate_was_acted_on(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(messageId),
+        FfiConverterUInt32.lower(revision),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeStreamState: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = StreamState
+
+    public static func lift(_ handle: UInt64) throws -> StreamState {
+        return StreamState(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: StreamState) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> StreamState {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: StreamState, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStreamState_lift(_ handle: UInt64) throws -> StreamState {
+    return try FfiConverterTypeStreamState.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStreamState_lower(_ value: StreamState) -> UInt64 {
+    return FfiConverterTypeStreamState.lower(value)
+}
+
+
+
+
+
+
+/**
+ * The pinned keys of the users and bots the caller deals with, and its
+ * policy (`"tofu"`, `"verified-only"`, `"refuse-after-verified-change"`).
+ * Holds public keys only; persist it with [`TrustStore::to_bytes`].
+ * Thread-safe (one lock).
+ */
+public protocol TrustStoreProtocol: AnyObject, Sendable {
+    
+    /**
+     * The user accepted a pending change without verifying it.
+     */
+    func acknowledgeChange(subject: String, keyId: String) throws 
+    
+    /**
+     * [`TrustStore::observe`], then [`TrustStore::trusted`].
+     */
+    func admit(subject: String, recipient: Recipient) throws  -> TrustedKey
+    
+    /**
+     * Drops the pin of (subject, key_id); returns whether one was held.
+     */
+    func forget(subject: String, keyId: String) throws  -> Bool
+    
+    /**
+     * Every key pinned for `subject`, by key id.
+     */
+    func keysOf(subject: String)  -> [PinnedKey]
+    
+    /**
+     * Records a key the server presented for `subject`: `"new"` (now
+     * pinned), `"same"`, `"verified"`, `"changed"` or
+     * `"verified-then-changed"` (the pin is kept; the change is pending).
+     */
+    func observe(subject: String, recipient: Recipient) throws  -> String
+    
+    /**
+     * What is pinned for (subject, key_id), if anything.
+     */
+    func pinned(subject: String, keyId: String) throws  -> PinnedKey?
+    
+    /**
+     * The policy's spelling.
+     */
+    func policy()  -> String
+    
+    /**
+     * Changes the policy; pins are kept.
+     */
+    func setPolicy(policy: String) throws 
+    
+    /**
+     * The persisted form, sealed under the caller's identity key.
+     */
+    func toBytes(identity: IdentityKey) throws  -> Data
+    
+    /**
+     * Whether `recipient` may be used now: `UNKNOWN_KEY` (nothing pinned),
+     * `KEY_CHANGED` (another key, or a change pending), `KEY_NOT_VERIFIED`
+     * (the policy wants it verified).
+     */
+    func trusted(subject: String, recipient: Recipient) throws  -> TrustedKey
+    
+    /**
+     * The pinned key of (subject, key_id), under the rules of [`TrustStore::trusted`].
+     */
+    func trustedById(subject: String, keyId: String) throws  -> TrustedKey
+    
+    /**
+     * The user compared safety numbers for `recipient` (the pinned key or
+     * the pending one): it becomes the pin, verified.
+     */
+    func verify(subject: String, recipient: Recipient) throws 
+    
+}
+/**
+ * The pinned keys of the users and bots the caller deals with, and its
+ * policy (`"tofu"`, `"verified-only"`, `"refuse-after-verified-change"`).
+ * Holds public keys only; persist it with [`TrustStore::to_bytes`].
+ * Thread-safe (one lock).
+ */
+open class TrustStore: TrustStoreProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_streamseal_ffi_fn_clone_truststore(self.handle, $0) }
+    }
+    /**
+     * An empty store under `policy` (`INVALID_FIELD` for another spelling).
+     */
+public convenience init(policy: String)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_constructor_truststore_new(
+        FfiConverterString.lower(policy),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_streamseal_ffi_fn_free_truststore(handle, $0) }
+    }
+
+    
+    /**
+     * Opens bytes written by [`TrustStore::to_bytes`] under the same
+     * identity key: `STATE_AUTH_FAILED` for another key or altered bytes,
+     * `MALFORMED_STATE` for a body that does not parse.
+     */
+public static func fromBytes(bytes: Data, identity: IdentityKey)throws  -> TrustStore  {
+    return try  FfiConverterTypeTrustStore_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_constructor_truststore_from_bytes(
+        FfiConverterData.lower(bytes),
+        FfiConverterTypeIdentityKey_lower(identity),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+    /**
+     * The user accepted a pending change without verifying it.
+     */
+open func acknowledgeChange(subject: String, keyId: String)throws   {try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_truststore_acknowledge_change(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(subject),
+        FfiConverterString.lower(keyId),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * [`TrustStore::observe`], then [`TrustStore::trusted`].
+     */
+open func admit(subject: String, recipient: Recipient)throws  -> TrustedKey  {
+    return try  FfiConverterTypeTrustedKey_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_truststore_admit(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(subject),
+        FfiConverterTypeRecipient_lower(recipient),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Drops the pin of (subject, key_id); returns whether one was held.
+     */
+open func forget(subject: String, keyId: String)throws  -> Bool  {
+    return try  FfiConverterBool.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_truststore_forget(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(subject),
+        FfiConverterString.lower(keyId),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Every key pinned for `subject`, by key id.
+     */
+open func keysOf(subject: String) -> [PinnedKey]  {
+    return try!  FfiConverterSequenceTypePinnedKey.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_truststore_keys_of(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(subject),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Records a key the server presented for `subject`: `"new"` (now
+     * pinned), `"same"`, `"verified"`, `"changed"` or
+     * `"verified-then-changed"` (the pin is kept; the change is pending).
+     */
+open func observe(subject: String, recipient: Recipient)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_truststore_observe(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(subject),
+        FfiConverterTypeRecipient_lower(recipient),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * What is pinned for (subject, key_id), if anything.
+     */
+open func pinned(subject: String, keyId: String)throws  -> PinnedKey?  {
+    return try  FfiConverterOptionTypePinnedKey.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_truststore_pinned(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(subject),
+        FfiConverterString.lower(keyId),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The policy's spelling.
+     */
+open func policy() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_truststore_policy(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Changes the policy; pins are kept.
+     */
+open func setPolicy(policy: String)throws   {try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_truststore_set_policy(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(policy),uniffiCallStatus
+    )
+}
+}
+    
+    /**
+     * The persisted form, sealed under the caller's identity key.
+     */
+open func toBytes(identity: IdentityKey)throws  -> Data  {
+    return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_truststore_to_bytes(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeIdentityKey_lower(identity),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Whether `recipient` may be used now: `UNKNOWN_KEY` (nothing pinned),
+     * `KEY_CHANGED` (another key, or a change pending), `KEY_NOT_VERIFIED`
+     * (the policy wants it verified).
+     */
+open func trusted(subject: String, recipient: Recipient)throws  -> TrustedKey  {
+    return try  FfiConverterTypeTrustedKey_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_truststore_trusted(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(subject),
+        FfiConverterTypeRecipient_lower(recipient),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The pinned key of (subject, key_id), under the rules of [`TrustStore::trusted`].
+     */
+open func trustedById(subject: String, keyId: String)throws  -> TrustedKey  {
+    return try  FfiConverterTypeTrustedKey_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_truststore_trusted_by_id(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(subject),
+        FfiConverterString.lower(keyId),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The user compared safety numbers for `recipient` (the pinned key or
+     * the pending one): it becomes the pin, verified.
+     */
+open func verify(subject: String, recipient: Recipient)throws   {try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_truststore_verify(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(subject),
+        FfiConverterTypeRecipient_lower(recipient),uniffiCallStatus
+    )
+}
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTrustStore: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = TrustStore
+
+    public static func lift(_ handle: UInt64) throws -> TrustStore {
+        return TrustStore(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: TrustStore) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TrustStore {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: TrustStore, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTrustStore_lift(_ handle: UInt64) throws -> TrustStore {
+    return try FfiConverterTypeTrustStore.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTrustStore_lower(_ value: TrustStore) -> UInt64 {
+    return FfiConverterTypeTrustStore.lower(value)
+}
+
+
+
+
+
+
+/**
+ * A key the trust store allows to be used now (or one of the caller's own
+ * keys, [`TrustedKey::own`]). Only the store makes one, so holding it
+ * proves the check ran; stream states accept senders and rolls wrap to
+ * recipients only as `TrustedKey`s.
+ */
+public protocol TrustedKeyProtocol: AnyObject, Sendable {
+    
+    /**
+     * `"verified"` or `"unverified"` (pinned on first use only).
+     */
+    func level()  -> String
+    
+    /**
+     * The key, with the kind and id it is registered under.
+     */
+    func recipient()  -> Recipient
+    
+    /**
+     * The user or bot id the key belongs to.
+     */
+    func subject()  -> String
+    
+}
+/**
+ * A key the trust store allows to be used now (or one of the caller's own
+ * keys, [`TrustedKey::own`]). Only the store makes one, so holding it
+ * proves the check ran; stream states accept senders and rolls wrap to
+ * recipients only as `TrustedKey`s.
+ */
+open class TrustedKey: TrustedKeyProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_streamseal_ffi_fn_clone_trustedkey(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_streamseal_ffi_fn_free_trustedkey(handle, $0) }
+    }
+
+    
+    /**
+     * One of the caller's own keys, registered as `subject`'s: verified by
+     * definition (the caller holds its secret half).
+     */
+public static func own(subject: String, identity: IdentityKey) -> TrustedKey  {
+    return try!  FfiConverterTypeTrustedKey_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_constructor_trustedkey_own(
+        FfiConverterString.lower(subject),
+        FfiConverterTypeIdentityKey_lower(identity),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+    /**
+     * `"verified"` or `"unverified"` (pinned on first use only).
+     */
+open func level() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_trustedkey_level(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The key, with the kind and id it is registered under.
+     */
+open func recipient() -> Recipient  {
+    return try!  FfiConverterTypeRecipient_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_trustedkey_recipient(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The user or bot id the key belongs to.
+     */
+open func subject() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_trustedkey_subject(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTrustedKey: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = TrustedKey
+
+    public static func lift(_ handle: UInt64) throws -> TrustedKey {
+        return TrustedKey(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: TrustedKey) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TrustedKey {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: TrustedKey, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTrustedKey_lift(_ handle: UInt64) throws -> TrustedKey {
+    return try FfiConverterTypeTrustedKey.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTrustedKey_lower(_ value: TrustedKey) -> UInt64 {
+    return FfiConverterTypeTrustedKey.lower(value)
+}
+
+
+
+
+/**
+ * A generation admitted from a wrap.
+ */
+public struct AdmittedGeneration: Equatable, Hashable {
+    /**
+     * The generation.
+     */
+    public var keyGeneration: UInt32
+    /**
+     * Who made the wrap (user or bot id, or `"self"` for the caller's own key).
+     */
+    public var sender: String
+    /**
+     * The key id that made it.
+     */
+    public var senderKeyId: String
+    /**
+     * `"verified"` or `"unverified"`.
+     */
+    public var level: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The generation.
+         */keyGeneration: UInt32, 
+        /**
+         * Who made the wrap (user or bot id, or `"self"` for the caller's own key).
+         */sender: String, 
+        /**
+         * The key id that made it.
+         */senderKeyId: String, 
+        /**
+         * `"verified"` or `"unverified"`.
+         */level: String) {
+        self.keyGeneration = keyGeneration
+        self.sender = sender
+        self.senderKeyId = senderKeyId
+        self.level = level
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension AdmittedGeneration: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeAdmittedGeneration: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> AdmittedGeneration {
+        return
+            try AdmittedGeneration(
+                keyGeneration: FfiConverterUInt32.read(from: &buf), 
+                sender: FfiConverterString.read(from: &buf), 
+                senderKeyId: FfiConverterString.read(from: &buf), 
+                level: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: AdmittedGeneration, into buf: inout [UInt8]) {
+        FfiConverterUInt32.write(value.keyGeneration, into: &buf)
+        FfiConverterString.write(value.sender, into: &buf)
+        FfiConverterString.write(value.senderKeyId, into: &buf)
+        FfiConverterString.write(value.level, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAdmittedGeneration_lift(_ buf: RustBuffer) throws -> AdmittedGeneration {
+    return try FfiConverterTypeAdmittedGeneration.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAdmittedGeneration_lower(_ value: AdmittedGeneration) -> RustBuffer {
+    return FfiConverterTypeAdmittedGeneration.lower(value)
+}
+
+
 /**
  * A successful response, read.
  */
@@ -1953,6 +3514,75 @@ public func FfiConverterTypeContext_lift(_ buf: RustBuffer) throws -> Context {
 #endif
 public func FfiConverterTypeContext_lower(_ value: Context) -> RustBuffer {
     return FfiConverterTypeContext.lower(value)
+}
+
+
+/**
+ * The fingerprint of one subject's public key.
+ */
+public struct Fingerprint: Equatable, Hashable {
+    /**
+     * 30 digits.
+     */
+    public var digits: String
+    /**
+     * The digits in groups of five, separated by spaces.
+     */
+    public var display: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * 30 digits.
+         */digits: String, 
+        /**
+         * The digits in groups of five, separated by spaces.
+         */display: String) {
+        self.digits = digits
+        self.display = display
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Fingerprint: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeFingerprint: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Fingerprint {
+        return
+            try Fingerprint(
+                digits: FfiConverterString.read(from: &buf), 
+                display: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Fingerprint, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.digits, into: &buf)
+        FfiConverterString.write(value.display, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeFingerprint_lift(_ buf: RustBuffer) throws -> Fingerprint {
+    return try FfiConverterTypeFingerprint.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeFingerprint_lower(_ value: Fingerprint) -> RustBuffer {
+    return FfiConverterTypeFingerprint.lower(value)
 }
 
 
@@ -2345,45 +3975,29 @@ public func FfiConverterTypeKdfLimits_lower(_ value: KdfLimits) -> RustBuffer {
 
 
 /**
- * A new generation of a root stream's key.
+ * An identity key whose wraps a member admits for a root stream.
  */
-public struct NewGeneration {
+public struct KeySender: Equatable, Hashable {
     /**
-     * The keyring holding it (current).
+     * The user or bot id the key belongs to.
      */
-    public var keyring: Keyring
+    public var subject: String
     /**
-     * The generation made.
+     * The key (kind, id, public key).
      */
-    public var keyGeneration: UInt32
-    /**
-     * One wrap per recipient.
-     */
-    public var wraps: [KeyWrap]
-    /**
-     * The `POST streams/{rootStreamId}/e2e/key-wraps` body, JSON.
-     */
-    public var requestJson: String
+    public var recipient: Recipient
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
     public init(
         /**
-         * The keyring holding it (current).
-         */keyring: Keyring, 
+         * The user or bot id the key belongs to.
+         */subject: String, 
         /**
-         * The generation made.
-         */keyGeneration: UInt32, 
-        /**
-         * One wrap per recipient.
-         */wraps: [KeyWrap], 
-        /**
-         * The `POST streams/{rootStreamId}/e2e/key-wraps` body, JSON.
-         */requestJson: String) {
-        self.keyring = keyring
-        self.keyGeneration = keyGeneration
-        self.wraps = wraps
-        self.requestJson = requestJson
+         * The key (kind, id, public key).
+         */recipient: Recipient) {
+        self.subject = subject
+        self.recipient = recipient
     }
 
     
@@ -2392,28 +4006,24 @@ public struct NewGeneration {
 }
 
 #if compiler(>=6)
-extension NewGeneration: Sendable {}
+extension KeySender: Sendable {}
 #endif
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public struct FfiConverterTypeNewGeneration: FfiConverterRustBuffer {
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NewGeneration {
+public struct FfiConverterTypeKeySender: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> KeySender {
         return
-            try NewGeneration(
-                keyring: FfiConverterTypeKeyring.read(from: &buf), 
-                keyGeneration: FfiConverterUInt32.read(from: &buf), 
-                wraps: FfiConverterSequenceTypeKeyWrap.read(from: &buf), 
-                requestJson: FfiConverterString.read(from: &buf)
+            try KeySender(
+                subject: FfiConverterString.read(from: &buf), 
+                recipient: FfiConverterTypeRecipient.read(from: &buf)
         )
     }
 
-    public static func write(_ value: NewGeneration, into buf: inout [UInt8]) {
-        FfiConverterTypeKeyring.write(value.keyring, into: &buf)
-        FfiConverterUInt32.write(value.keyGeneration, into: &buf)
-        FfiConverterSequenceTypeKeyWrap.write(value.wraps, into: &buf)
-        FfiConverterString.write(value.requestJson, into: &buf)
+    public static func write(_ value: KeySender, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.subject, into: &buf)
+        FfiConverterTypeRecipient.write(value.recipient, into: &buf)
     }
 }
 
@@ -2421,15 +4031,15 @@ public struct FfiConverterTypeNewGeneration: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public func FfiConverterTypeNewGeneration_lift(_ buf: RustBuffer) throws -> NewGeneration {
-    return try FfiConverterTypeNewGeneration.lift(buf)
+public func FfiConverterTypeKeySender_lift(_ buf: RustBuffer) throws -> KeySender {
+    return try FfiConverterTypeKeySender.lift(buf)
 }
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public func FfiConverterTypeNewGeneration_lower(_ value: NewGeneration) -> RustBuffer {
-    return FfiConverterTypeNewGeneration.lower(value)
+public func FfiConverterTypeKeySender_lower(_ value: KeySender) -> RustBuffer {
+    return FfiConverterTypeKeySender.lower(value)
 }
 
 
@@ -2503,29 +4113,57 @@ public func FfiConverterTypeNewUserKey_lower(_ value: NewUserKey) -> RustBuffer 
 
 
 /**
- * A root stream's keyring opened from its key-wraps list.
+ * What the store holds for one (subject, key id), for display.
  */
-public struct OpenedKeyring {
+public struct PinnedKey: Equatable, Hashable {
     /**
-     * The keyring, its current generation set.
+     * The user or bot id.
      */
-    public var keyring: Keyring
+    public var subject: String
     /**
-     * Wraps addressed to the caller that did not open.
+     * The pinned key, with the kind and id it is registered under.
      */
-    public var skipped: [SkippedWrap]
+    public var recipient: Recipient
+    /**
+     * Whether the user verified the pinned key.
+     */
+    public var verified: Bool
+    /**
+     * A different public key (base64) the server presented since, not yet
+     * verified or acknowledged.
+     */
+    public var pendingChange: String?
+    /**
+     * The pin replaced a verified key by an unverified acceptance and has
+     * not been verified since.
+     */
+    public var previouslyVerified: Bool
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
     public init(
         /**
-         * The keyring, its current generation set.
-         */keyring: Keyring, 
+         * The user or bot id.
+         */subject: String, 
         /**
-         * Wraps addressed to the caller that did not open.
-         */skipped: [SkippedWrap]) {
-        self.keyring = keyring
-        self.skipped = skipped
+         * The pinned key, with the kind and id it is registered under.
+         */recipient: Recipient, 
+        /**
+         * Whether the user verified the pinned key.
+         */verified: Bool, 
+        /**
+         * A different public key (base64) the server presented since, not yet
+         * verified or acknowledged.
+         */pendingChange: String?, 
+        /**
+         * The pin replaced a verified key by an unverified acceptance and has
+         * not been verified since.
+         */previouslyVerified: Bool) {
+        self.subject = subject
+        self.recipient = recipient
+        self.verified = verified
+        self.pendingChange = pendingChange
+        self.previouslyVerified = previouslyVerified
     }
 
     
@@ -2534,24 +4172,30 @@ public struct OpenedKeyring {
 }
 
 #if compiler(>=6)
-extension OpenedKeyring: Sendable {}
+extension PinnedKey: Sendable {}
 #endif
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public struct FfiConverterTypeOpenedKeyring: FfiConverterRustBuffer {
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OpenedKeyring {
+public struct FfiConverterTypePinnedKey: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PinnedKey {
         return
-            try OpenedKeyring(
-                keyring: FfiConverterTypeKeyring.read(from: &buf), 
-                skipped: FfiConverterSequenceTypeSkippedWrap.read(from: &buf)
+            try PinnedKey(
+                subject: FfiConverterString.read(from: &buf), 
+                recipient: FfiConverterTypeRecipient.read(from: &buf), 
+                verified: FfiConverterBool.read(from: &buf), 
+                pendingChange: FfiConverterOptionString.read(from: &buf), 
+                previouslyVerified: FfiConverterBool.read(from: &buf)
         )
     }
 
-    public static func write(_ value: OpenedKeyring, into buf: inout [UInt8]) {
-        FfiConverterTypeKeyring.write(value.keyring, into: &buf)
-        FfiConverterSequenceTypeSkippedWrap.write(value.skipped, into: &buf)
+    public static func write(_ value: PinnedKey, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.subject, into: &buf)
+        FfiConverterTypeRecipient.write(value.recipient, into: &buf)
+        FfiConverterBool.write(value.verified, into: &buf)
+        FfiConverterOptionString.write(value.pendingChange, into: &buf)
+        FfiConverterBool.write(value.previouslyVerified, into: &buf)
     }
 }
 
@@ -2559,15 +4203,15 @@ public struct FfiConverterTypeOpenedKeyring: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public func FfiConverterTypeOpenedKeyring_lift(_ buf: RustBuffer) throws -> OpenedKeyring {
-    return try FfiConverterTypeOpenedKeyring.lift(buf)
+public func FfiConverterTypePinnedKey_lift(_ buf: RustBuffer) throws -> PinnedKey {
+    return try FfiConverterTypePinnedKey.lift(buf)
 }
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-public func FfiConverterTypeOpenedKeyring_lower(_ value: OpenedKeyring) -> RustBuffer {
-    return FfiConverterTypeOpenedKeyring.lower(value)
+public func FfiConverterTypePinnedKey_lower(_ value: PinnedKey) -> RustBuffer {
+    return FfiConverterTypePinnedKey.lower(value)
 }
 
 
@@ -2653,7 +4297,106 @@ public func FfiConverterTypeRecipient_lower(_ value: Recipient) -> RustBuffer {
 
 
 /**
- * A wrap addressed to the caller that did not open.
+ * One recipient of a generation, as an app shows "who can read from here on".
+ */
+public struct RosterEntry: Equatable, Hashable {
+    /**
+     * The user or bot id.
+     */
+    public var subject: String
+    /**
+     * The key's kind.
+     */
+    public var kind: String
+    /**
+     * The key id.
+     */
+    public var keyId: String
+    /**
+     * The key's fingerprint, 30 digits in groups of five.
+     */
+    public var fingerprint: String
+    /**
+     * Whether the user verified this key or only pinned it.
+     */
+    public var verified: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The user or bot id.
+         */subject: String, 
+        /**
+         * The key's kind.
+         */kind: String, 
+        /**
+         * The key id.
+         */keyId: String, 
+        /**
+         * The key's fingerprint, 30 digits in groups of five.
+         */fingerprint: String, 
+        /**
+         * Whether the user verified this key or only pinned it.
+         */verified: Bool) {
+        self.subject = subject
+        self.kind = kind
+        self.keyId = keyId
+        self.fingerprint = fingerprint
+        self.verified = verified
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension RosterEntry: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRosterEntry: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RosterEntry {
+        return
+            try RosterEntry(
+                subject: FfiConverterString.read(from: &buf), 
+                kind: FfiConverterString.read(from: &buf), 
+                keyId: FfiConverterString.read(from: &buf), 
+                fingerprint: FfiConverterString.read(from: &buf), 
+                verified: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: RosterEntry, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.subject, into: &buf)
+        FfiConverterString.write(value.kind, into: &buf)
+        FfiConverterString.write(value.keyId, into: &buf)
+        FfiConverterString.write(value.fingerprint, into: &buf)
+        FfiConverterBool.write(value.verified, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRosterEntry_lift(_ buf: RustBuffer) throws -> RosterEntry {
+    return try FfiConverterTypeRosterEntry.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRosterEntry_lower(_ value: RosterEntry) -> RustBuffer {
+    return FfiConverterTypeRosterEntry.lower(value)
+}
+
+
+/**
+ * A wrap addressed to the caller that was not admitted.
  */
 public struct SkippedWrap: Equatable, Hashable {
     /**
@@ -2661,7 +4404,7 @@ public struct SkippedWrap: Equatable, Hashable {
      */
     public var keyGeneration: UInt32
     /**
-     * Why it did not open (a stable error code).
+     * Why (a stable code: `UNTRUSTED_WRAP` for a wrap no accepted sender made).
      */
     public var code: String
 
@@ -2672,7 +4415,7 @@ public struct SkippedWrap: Equatable, Hashable {
          * Its generation.
          */keyGeneration: UInt32, 
         /**
-         * Why it did not open (a stable error code).
+         * Why (a stable code: `UNTRUSTED_WRAP` for a wrap no accepted sender made).
          */code: String) {
         self.keyGeneration = keyGeneration
         self.code = code
@@ -2718,6 +4461,166 @@ public func FfiConverterTypeSkippedWrap_lift(_ buf: RustBuffer) throws -> Skippe
 #endif
 public func FfiConverterTypeSkippedWrap_lower(_ value: SkippedWrap) -> RustBuffer {
     return FfiConverterTypeSkippedWrap.lower(value)
+}
+
+
+/**
+ * A stream key opened from a wrap, with who made it.
+ */
+public struct Unwrapped {
+    /**
+     * The stream key.
+     */
+    public var key: StreamKey
+    /**
+     * The index, in the `senders` given, of the key that made the wrap.
+     */
+    public var sender: UInt32
+    /**
+     * The index, in `mine`, of the caller's key the wrap was made to.
+     */
+    public var recipient: UInt32
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The stream key.
+         */key: StreamKey, 
+        /**
+         * The index, in the `senders` given, of the key that made the wrap.
+         */sender: UInt32, 
+        /**
+         * The index, in `mine`, of the caller's key the wrap was made to.
+         */recipient: UInt32) {
+        self.key = key
+        self.sender = sender
+        self.recipient = recipient
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Unwrapped: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeUnwrapped: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Unwrapped {
+        return
+            try Unwrapped(
+                key: FfiConverterTypeStreamKey.read(from: &buf), 
+                sender: FfiConverterUInt32.read(from: &buf), 
+                recipient: FfiConverterUInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Unwrapped, into buf: inout [UInt8]) {
+        FfiConverterTypeStreamKey.write(value.key, into: &buf)
+        FfiConverterUInt32.write(value.sender, into: &buf)
+        FfiConverterUInt32.write(value.recipient, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUnwrapped_lift(_ buf: RustBuffer) throws -> Unwrapped {
+    return try FfiConverterTypeUnwrapped.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUnwrapped_lower(_ value: Unwrapped) -> RustBuffer {
+    return FfiConverterTypeUnwrapped.lower(value)
+}
+
+
+/**
+ * What opening a list of wraps did to the state.
+ */
+public struct WrapsReport: Equatable, Hashable {
+    /**
+     * Generations whose key was admitted (or confirmed) from an accepted sender.
+     */
+    public var admitted: [AdmittedGeneration]
+    /**
+     * Wraps addressed to the caller that were not admitted.
+     */
+    public var skipped: [SkippedWrap]
+    /**
+     * Generations for which an accepted sender gave a key other than the
+     * one held: the held key is kept, and nothing is sealed under them.
+     */
+    public var conflicts: [UInt32]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Generations whose key was admitted (or confirmed) from an accepted sender.
+         */admitted: [AdmittedGeneration], 
+        /**
+         * Wraps addressed to the caller that were not admitted.
+         */skipped: [SkippedWrap], 
+        /**
+         * Generations for which an accepted sender gave a key other than the
+         * one held: the held key is kept, and nothing is sealed under them.
+         */conflicts: [UInt32]) {
+        self.admitted = admitted
+        self.skipped = skipped
+        self.conflicts = conflicts
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension WrapsReport: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeWrapsReport: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> WrapsReport {
+        return
+            try WrapsReport(
+                admitted: FfiConverterSequenceTypeAdmittedGeneration.read(from: &buf), 
+                skipped: FfiConverterSequenceTypeSkippedWrap.read(from: &buf), 
+                conflicts: FfiConverterSequenceUInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: WrapsReport, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypeAdmittedGeneration.write(value.admitted, into: &buf)
+        FfiConverterSequenceTypeSkippedWrap.write(value.skipped, into: &buf)
+        FfiConverterSequenceUInt32.write(value.conflicts, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWrapsReport_lift(_ buf: RustBuffer) throws -> WrapsReport {
+    return try FfiConverterTypeWrapsReport.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWrapsReport_lower(_ value: WrapsReport) -> RustBuffer {
+    return FfiConverterTypeWrapsReport.lower(value)
 }
 
 
@@ -3179,6 +5082,174 @@ enum StreamsealError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          */details: [String: [String]]
     )
     /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case KeyChanged(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case KeyNotVerified(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case UnknownKey(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case PromptReplayed(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case SealedStreamDowngrade(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case ReplySenderMismatch(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case UnexpectedAuthor(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case UnprovenDecisionAnswer(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case SealBudgetExhausted(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case StaleRoll(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case MalformedState(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case StateAuthFailed(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
      * A code added to the core after this binding was written.
      */
     case Unknown(
@@ -3385,12 +5456,72 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             errorMessage: try FfiConverterString.read(from: &buf), 
             details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
             )
-        case 26: return .Unknown(
+        case 26: return .KeyChanged(
             code: try FfiConverterString.read(from: &buf), 
             errorMessage: try FfiConverterString.read(from: &buf), 
             details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
             )
-        case 27: return .Api(
+        case 27: return .KeyNotVerified(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 28: return .UnknownKey(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 29: return .PromptReplayed(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 30: return .SealedStreamDowngrade(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 31: return .ReplySenderMismatch(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 32: return .UnexpectedAuthor(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 33: return .UnprovenDecisionAnswer(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 34: return .SealBudgetExhausted(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 35: return .StaleRoll(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 36: return .MalformedState(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 37: return .StateAuthFailed(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 38: return .Unknown(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 39: return .Api(
             code: try FfiConverterString.read(from: &buf), 
             errorMessage: try FfiConverterString.read(from: &buf), 
             details: try FfiConverterDictionaryStringSequenceString.read(from: &buf), 
@@ -3586,15 +5717,99 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
             
         
-        case let .Unknown(code,errorMessage,details):
+        case let .KeyChanged(code,errorMessage,details):
             writeInt(&buf, Int32(26))
             FfiConverterString.write(code, into: &buf)
             FfiConverterString.write(errorMessage, into: &buf)
             FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
             
         
-        case let .Api(code,errorMessage,details,status,retryAfter,retrySafe,mayHaveLanded):
+        case let .KeyNotVerified(code,errorMessage,details):
             writeInt(&buf, Int32(27))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .UnknownKey(code,errorMessage,details):
+            writeInt(&buf, Int32(28))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .PromptReplayed(code,errorMessage,details):
+            writeInt(&buf, Int32(29))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .SealedStreamDowngrade(code,errorMessage,details):
+            writeInt(&buf, Int32(30))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .ReplySenderMismatch(code,errorMessage,details):
+            writeInt(&buf, Int32(31))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .UnexpectedAuthor(code,errorMessage,details):
+            writeInt(&buf, Int32(32))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .UnprovenDecisionAnswer(code,errorMessage,details):
+            writeInt(&buf, Int32(33))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .SealBudgetExhausted(code,errorMessage,details):
+            writeInt(&buf, Int32(34))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .StaleRoll(code,errorMessage,details):
+            writeInt(&buf, Int32(35))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .MalformedState(code,errorMessage,details):
+            writeInt(&buf, Int32(36))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .StateAuthFailed(code,errorMessage,details):
+            writeInt(&buf, Int32(37))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .Unknown(code,errorMessage,details):
+            writeInt(&buf, Int32(38))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .Api(code,errorMessage,details,status,retryAfter,retrySafe,mayHaveLanded):
+            writeInt(&buf, Int32(39))
             FfiConverterString.write(code, into: &buf)
             FfiConverterString.write(errorMessage, into: &buf)
             FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
@@ -3673,6 +5888,30 @@ fileprivate struct FfiConverterOptionUInt64: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionBool: FfiConverterRustBuffer {
+    typealias SwiftType = Bool?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterBool.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterBool.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
     typealias SwiftType = String?
 
@@ -3689,6 +5928,30 @@ fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypePinnedKey: FfiConverterRustBuffer {
+    typealias SwiftType = PinnedKey?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypePinnedKey.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypePinnedKey.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -3820,6 +6083,31 @@ fileprivate struct FfiConverterSequenceTypeIdentityKey: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeTrustedKey: FfiConverterRustBuffer {
+    typealias SwiftType = [TrustedKey]
+
+    public static func write(_ value: [TrustedKey], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeTrustedKey.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [TrustedKey] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [TrustedKey]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeTrustedKey.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeDecisionOption: FfiConverterRustBuffer {
     typealias SwiftType = [DecisionOption]
 
@@ -3870,31 +6158,6 @@ fileprivate struct FfiConverterSequenceTypeEndpointInfo: FfiConverterRustBuffer 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterSequenceTypeHistoryEntry: FfiConverterRustBuffer {
-    typealias SwiftType = [HistoryEntry]
-
-    public static func write(_ value: [HistoryEntry], into buf: inout [UInt8]) {
-        let len = Int32(value.count)
-        writeInt(&buf, len)
-        for item in value {
-            FfiConverterTypeHistoryEntry.write(item, into: &buf)
-        }
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [HistoryEntry] {
-        let len: Int32 = try readInt(&buf)
-        var seq = [HistoryEntry]()
-        seq.reserveCapacity(Int(len))
-        for _ in 0 ..< len {
-            seq.append(try FfiConverterTypeHistoryEntry.read(from: &buf))
-        }
-        return seq
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
 fileprivate struct FfiConverterSequenceTypeKeyWrap: FfiConverterRustBuffer {
     typealias SwiftType = [KeyWrap]
 
@@ -3912,6 +6175,31 @@ fileprivate struct FfiConverterSequenceTypeKeyWrap: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeKeyWrap.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeAdmittedGeneration: FfiConverterRustBuffer {
+    typealias SwiftType = [AdmittedGeneration]
+
+    public static func write(_ value: [AdmittedGeneration], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeAdmittedGeneration.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [AdmittedGeneration] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [AdmittedGeneration]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeAdmittedGeneration.read(from: &buf))
         }
         return seq
     }
@@ -3945,6 +6233,56 @@ fileprivate struct FfiConverterSequenceTypeHeader: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeKeySender: FfiConverterRustBuffer {
+    typealias SwiftType = [KeySender]
+
+    public static func write(_ value: [KeySender], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeKeySender.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [KeySender] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [KeySender]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeKeySender.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypePinnedKey: FfiConverterRustBuffer {
+    typealias SwiftType = [PinnedKey]
+
+    public static func write(_ value: [PinnedKey], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypePinnedKey.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [PinnedKey] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [PinnedKey]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypePinnedKey.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeRecipient: FfiConverterRustBuffer {
     typealias SwiftType = [Recipient]
 
@@ -3970,6 +6308,31 @@ fileprivate struct FfiConverterSequenceTypeRecipient: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeRosterEntry: FfiConverterRustBuffer {
+    typealias SwiftType = [RosterEntry]
+
+    public static func write(_ value: [RosterEntry], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeRosterEntry.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [RosterEntry] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [RosterEntry]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeRosterEntry.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeSkippedWrap: FfiConverterRustBuffer {
     typealias SwiftType = [SkippedWrap]
 
@@ -3987,6 +6350,31 @@ fileprivate struct FfiConverterSequenceTypeSkippedWrap: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeSkippedWrap.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeHistoryItem: FfiConverterRustBuffer {
+    typealias SwiftType = [HistoryItem]
+
+    public static func write(_ value: [HistoryItem], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeHistoryItem.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [HistoryItem] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [HistoryItem]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeHistoryItem.read(from: &buf))
         }
         return seq
     }
@@ -4256,27 +6644,14 @@ public func openBundle(publicKey: String, bundle: SealedBundle, passphrase: Stri
 })
 }
 /**
- * Seals `plaintext` into `slot` under the keyring's current generation.
+ * Seals `plaintext` into `slot` under the keyring's current generation
+ * (the only one it seals under: no export picks or lowers it).
  */
 public func seal(keyring: Keyring, slot: Slot, plaintext: Data)throws  -> SealedPayload  {
     return try  FfiConverterTypeSealedPayload_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_seal(
         FfiConverterTypeKeyring_lower(keyring),
-        FfiConverterTypeSlot_lower(slot),
-        FfiConverterData.lower(plaintext),uniffiCallStatus
-    )
-})
-}
-/**
- * Seals `plaintext` into `slot` under a chosen generation held by the keyring.
- */
-public func sealWithGeneration(keyring: Keyring, generation: UInt32, slot: Slot, plaintext: Data)throws  -> SealedPayload  {
-    return try  FfiConverterTypeSealedPayload_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
-        uniffiCallStatus in
-    uniffi_streamseal_ffi_fn_func_seal_with_generation(
-        FfiConverterTypeKeyring_lower(keyring),
-        FfiConverterUInt32.lower(generation),
         FfiConverterTypeSlot_lower(slot),
         FfiConverterData.lower(plaintext),uniffiCallStatus
     )
@@ -4305,42 +6680,52 @@ public func sealedPayloadToJson(payload: SealedPayload) -> String  {
 })
 }
 /**
- * Opens a key wrap of `root_stream_id` with one of the caller's keys (at most 32).
+ * Opens a key wrap of `root_stream_id` with one of the caller's keys (at
+ * most 32), accepting it only as made by one of `senders` (at most 32).
+ * A wrap that opens under no (sender, key) pair is `UNTRUSTED_WRAP`. Apps
+ * use [`crate::sealed::open_key_wraps`], which takes the senders from the
+ * stream state and the trust store; this is the primitive underneath.
  */
-public func unwrapStreamKey(rootStreamId: String, wrap: KeyWrap, mine: [IdentityKey])throws  -> StreamKey  {
-    return try  FfiConverterTypeStreamKey_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+public func unwrapStreamKey(rootStreamId: String, wrap: KeyWrap, mine: [IdentityKey], senders: [Recipient])throws  -> Unwrapped  {
+    return try  FfiConverterTypeUnwrapped_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_unwrap_stream_key(
         FfiConverterString.lower(rootStreamId),
         FfiConverterTypeKeyWrap_lower(wrap),
-        FfiConverterSequenceTypeIdentityKey.lower(mine),uniffiCallStatus
+        FfiConverterSequenceTypeIdentityKey.lower(mine),
+        FfiConverterSequenceTypeRecipient.lower(senders),uniffiCallStatus
     )
 })
 }
 /**
- * The HPKE `info` of a wrap (see FORMAT.md).
+ * The HPKE `info` (version 2) of a wrap (see FORMAT.md).
  */
-public func wrapInfo(rootStreamId: String, generation: UInt32, recipientKind: String, recipientKeyId: String)throws  -> Data  {
+public func wrapInfo(rootStreamId: String, generation: UInt32, recipientKind: String, recipientKeyId: String, senderKind: String, senderKeyId: String)throws  -> Data  {
     return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_wrap_info(
         FfiConverterString.lower(rootStreamId),
         FfiConverterUInt32.lower(generation),
         FfiConverterString.lower(recipientKind),
-        FfiConverterString.lower(recipientKeyId),uniffiCallStatus
+        FfiConverterString.lower(recipientKeyId),
+        FfiConverterString.lower(senderKind),
+        FfiConverterString.lower(senderKeyId),uniffiCallStatus
     )
 })
 }
 /**
- * Wraps `key` (generation `generation` of `root_stream_id`) to `recipient` with HPKE.
+ * Wraps `key` (generation `generation` of `root_stream_id`) to `recipient`
+ * with HPKE auth mode from `sender` (the caller's own identity key), wrap
+ * format version 2.
  */
-public func wrapStreamKey(rootStreamId: String, generation: UInt32, key: StreamKey, recipient: Recipient)throws  -> KeyWrap  {
+public func wrapStreamKey(rootStreamId: String, generation: UInt32, key: StreamKey, sender: IdentityKey, recipient: Recipient)throws  -> KeyWrap  {
     return try  FfiConverterTypeKeyWrap_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_wrap_stream_key(
         FfiConverterString.lower(rootStreamId),
         FfiConverterUInt32.lower(generation),
         FfiConverterTypeStreamKey_lower(key),
+        FfiConverterTypeIdentityKey_lower(sender),
         FfiConverterTypeRecipient_lower(recipient),uniffiCallStatus
     )
 })
@@ -4427,28 +6812,20 @@ public func changePassphrase(recordJson: String, oldPassphrase: String, newPassp
 })
 }
 /**
- * Checks a send body (JSON) against the stream's sealed state
- * (`E2E_STREAM_REQUIRES_CIPHERTEXT`, `E2E_PAYLOAD_REQUIRES_E2E_STREAM`) and the wire bounds.
+ * Checks a send body (JSON) before sending: `known_sealed` is the
+ * caller's `StreamState.is_sealed()` for the stream's root, `e2e_enabled`
+ * the stream resource's `e2eEnabled` as the server gave it
+ * (`SEALED_STREAM_DOWNGRADE`, `E2E_STREAM_REQUIRES_CIPHERTEXT`,
+ * `E2E_PAYLOAD_REQUIRES_E2E_STREAM`, then the wire bounds).
  */
-public func checkSendRules(e2eEnabled: Bool, bodyJson: String)throws   {try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+public func checkSendRules(knownSealed: Bool, e2eEnabled: Bool?, bodyJson: String)throws   {try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_check_send_rules(
-        FfiConverterBool.lower(e2eEnabled),
+        FfiConverterBool.lower(knownSealed),
+        FfiConverterOptionBool.lower(e2eEnabled),
         FfiConverterString.lower(bodyJson),uniffiCallStatus
     )
 }
-}
-/**
- * Generation 0 of a new sealed stream, wrapped to `recipients`.
- */
-public func generationZero(rootStreamId: String, recipients: [Recipient])throws  -> NewGeneration  {
-    return try  FfiConverterTypeNewGeneration_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
-        uniffiCallStatus in
-    uniffi_streamseal_ffi_fn_func_generation_zero(
-        FfiConverterString.lower(rootStreamId),
-        FfiConverterSequenceTypeRecipient.lower(recipients),uniffiCallStatus
-    )
-})
 }
 /**
  * A new message id (`msg_` + ULID) for `now_ms`.
@@ -4458,6 +6835,22 @@ public func mintMessageId(nowMs: UInt64)throws  -> String  {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_mint_message_id(
         FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+})
+}
+/**
+ * Opens the answer of a `decision:resolved` event (JSON) to `card` (the
+ * sealed card as posted, `CreateDecisionRequest` JSON): the option counts
+ * only with the sealed note that proves it and the decider
+ * (`UNPROVEN_DECISION_ANSWER` otherwise).
+ */
+public func openDecisionAnswer(keyring: Keyring, cardJson: String, eventJson: String)throws  -> DecisionAnswer  {
+    return try  FfiConverterTypeDecisionAnswer_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_open_decision_answer(
+        FfiConverterTypeKeyring_lower(keyring),
+        FfiConverterString.lower(cardJson),
+        FfiConverterString.lower(eventJson),uniffiCallStatus
     )
 })
 }
@@ -4475,27 +6868,24 @@ public func openDecisionCard(keyring: Keyring, streamId: String, cardJson: Strin
 })
 }
 /**
- * Opens the note of a `decision:resolved` event (JSON); `None` without a note.
+ * Opens `GET streams/{rootStreamId}/e2e/key-wraps` (JSON) into `state`
+ * with the caller's `identities`: admits only generations wrapped by a
+ * sender the state accepts and the trust store still trusts (a wrap the
+ * server minted is skipped with `UNTRUSTED_WRAP` and never raises the
+ * high-water), reports conflicts instead of failing, pins `ownerUserId`
+ * (`UNEXPECTED_AUTHOR` if it differs from the pinned owner) and takes
+ * `currentKeyGeneration` as an announcement (sealing fails with
+ * `UNKNOWN_KEY_GENERATION` while its key is missing). Persist the state
+ * afterwards.
  */
-public func openDecisionNote(keyring: Keyring, eventJson: String)throws  -> String?  {
-    return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
-        uniffiCallStatus in
-    uniffi_streamseal_ffi_fn_func_open_decision_note(
-        FfiConverterTypeKeyring_lower(keyring),
-        FfiConverterString.lower(eventJson),uniffiCallStatus
-    )
-})
-}
-/**
- * Opens `GET streams/{rootStreamId}/e2e/key-wraps` (JSON) with the caller's keys.
- */
-public func openKeyWraps(rootStreamId: String, keyWrapsJson: String, mine: [IdentityKey])throws  -> OpenedKeyring  {
-    return try  FfiConverterTypeOpenedKeyring_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+public func openKeyWraps(state: StreamState, trust: TrustStore, keyWrapsJson: String, identities: [IdentityKey])throws  -> WrapsReport  {
+    return try  FfiConverterTypeWrapsReport_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_open_key_wraps(
-        FfiConverterString.lower(rootStreamId),
+        FfiConverterTypeStreamState_lower(state),
+        FfiConverterTypeTrustStore_lower(trust),
         FfiConverterString.lower(keyWrapsJson),
-        FfiConverterSequenceTypeIdentityKey.lower(mine),uniffiCallStatus
+        FfiConverterSequenceTypeIdentityKey.lower(identities),uniffiCallStatus
     )
 })
 }
@@ -4529,16 +6919,18 @@ public func openStep(keyring: Keyring, invocationId: String, stepId: String, ste
 })
 }
 /**
- * Rolls `keyring` to a new generation wrapped to `recipients` (the
- * removed member left out); the same keyring is returned, now current at
- * the new generation.
+ * The owner's key (`GET bot-runtime/owner-e2e-key`, JSON `{keyId,
+ * publicKey}`) admitted through `trust` as `owner_user_id`'s: pinned on
+ * first sight, `KEY_CHANGED` when it differs from the pin,
+ * `KEY_NOT_VERIFIED` under a strict policy until verified.
  */
-public func rollGeneration(keyring: Keyring, recipients: [Recipient])throws  -> NewGeneration  {
-    return try  FfiConverterTypeNewGeneration_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+public func ownerKey(trust: TrustStore, ownerUserId: String, ownerKeyRecord: String)throws  -> TrustedKey  {
+    return try  FfiConverterTypeTrustedKey_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
-    uniffi_streamseal_ffi_fn_func_roll_generation(
-        FfiConverterTypeKeyring_lower(keyring),
-        FfiConverterSequenceTypeRecipient.lower(recipients),uniffiCallStatus
+    uniffi_streamseal_ffi_fn_func_owner_key(
+        FfiConverterTypeTrustStore_lower(trust),
+        FfiConverterString.lower(ownerUserId),
+        FfiConverterString.lower(ownerKeyRecord),uniffiCallStatus
     )
 })
 }
@@ -4562,7 +6954,9 @@ public func sealDecisionCard(keyring: Keyring, streamId: String, decisionId: Str
 })
 }
 /**
- * Seals the decider's note.
+ * Seals the decider's note: the proof of the answer, bound to the
+ * decision, the option and the decider. Always seal one on a sealed card
+ * (an empty `note` is fine).
  */
 public func sealDecisionNote(keyring: Keyring, decisionId: String, optionId: String, decidedBy: String, note: String)throws  -> SealedPayload  {
     return try  FfiConverterTypeSealedPayload_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
@@ -4631,6 +7025,33 @@ public func unlock(recordJson: String, passphrase: String, limits: KdfLimits)thr
         FfiConverterString.lower(recordJson),
         FfiConverterString.lower(passphrase),
         FfiConverterTypeKdfLimits_lower(limits),uniffiCallStatus
+    )
+})
+}
+/**
+ * The fingerprint of `public_key` (base64) as the key of `subject`.
+ */
+public func fingerprint(subject: String, publicKey: String)throws  -> Fingerprint  {
+    return try  FfiConverterTypeFingerprint_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_fingerprint(
+        FfiConverterString.lower(subject),
+        FfiConverterString.lower(publicKey),uniffiCallStatus
+    )
+})
+}
+/**
+ * The safety number between the caller's key (`local_key`, base64, as
+ * `local_subject`'s) and the other party's.
+ */
+public func safetyNumber(localSubject: String, localKey: String, remoteSubject: String, remoteKey: String)throws  -> SafetyNumber  {
+    return try  FfiConverterTypeSafetyNumber_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_safety_number(
+        FfiConverterString.lower(localSubject),
+        FfiConverterString.lower(localKey),
+        FfiConverterString.lower(remoteSubject),
+        FfiConverterString.lower(remoteKey),uniffiCallStatus
     )
 })
 }
@@ -4707,10 +7128,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_open_bundle() != 53723) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_seal() != 39188) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_streamseal_ffi_checksum_func_seal_with_generation() != 43333) {
+    if (uniffi_streamseal_ffi_checksum_func_seal() != 43708) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_sealed_payload_from_json() != 61589) {
@@ -4719,13 +7137,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_sealed_payload_to_json() != 48385) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_unwrap_stream_key() != 13886) {
+    if (uniffi_streamseal_ffi_checksum_func_unwrap_stream_key() != 6164) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_wrap_info() != 8045) {
+    if (uniffi_streamseal_ffi_checksum_func_wrap_info() != 31539) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_wrap_stream_key() != 49626) {
+    if (uniffi_streamseal_ffi_checksum_func_wrap_stream_key() != 4848) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_error_codes() != 52098) {
@@ -4749,22 +7167,19 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_change_passphrase() != 28562) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_check_send_rules() != 48392) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_streamseal_ffi_checksum_func_generation_zero() != 42641) {
+    if (uniffi_streamseal_ffi_checksum_func_check_send_rules() != 8477) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_mint_message_id() != 6991) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_streamseal_ffi_checksum_func_open_decision_answer() != 14808) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_streamseal_ffi_checksum_func_open_decision_card() != 6848) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open_decision_note() != 58307) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_streamseal_ffi_checksum_func_open_key_wraps() != 47233) {
+    if (uniffi_streamseal_ffi_checksum_func_open_key_wraps() != 24220) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_open_message() != 9627) {
@@ -4773,13 +7188,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_open_step() != 13084) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_roll_generation() != 40676) {
+    if (uniffi_streamseal_ffi_checksum_func_owner_key() != 18058) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_seal_decision_card() != 11593) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_seal_decision_note() != 36135) {
+    if (uniffi_streamseal_ffi_checksum_func_seal_decision_note() != 41294) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_seal_edit() != 56525) {
@@ -4792,6 +7207,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_unlock() != 27739) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_fingerprint() != 43307) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_safety_number() != 3115) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_identitykey_key_id() != 30119) {
@@ -4812,16 +7233,22 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_method_keyring_clear() != 50905) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_streamseal_ffi_checksum_method_keyring_conflicted_generations() != 13308) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_streamseal_ffi_checksum_method_keyring_contains() != 15521) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_keyring_current_generation() != 2110) {
+    if (uniffi_streamseal_ffi_checksum_method_keyring_current_generation() != 41588) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_keyring_generations() != 44678) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_keyring_insert() != 46425) {
+    if (uniffi_streamseal_ffi_checksum_method_keyring_insert() != 41486) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_keyring_lower_seal_budget() != 19941) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_keyring_newest_generation() != 28802) {
@@ -4830,10 +7257,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_method_keyring_root_stream_id() != 16445) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_keyring_set_announced_generation() != 44080) {
+    if (uniffi_streamseal_ffi_checksum_method_keyring_seal_budget() != 48741) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_keyring_set_current_generation() != 12721) {
+    if (uniffi_streamseal_ffi_checksum_method_keyring_seal_count() != 65132) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_secretkey_public_key() != 22072) {
@@ -4848,10 +7275,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_method_streamkey_to_bytes() != 58779) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_generations() != 49282) {
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_generations() != 23660) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_history() != 3113) {
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_history() != 8420) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_invocation_id() != 3183) {
@@ -4870,6 +7297,129 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_step_started() != 45510) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_wraps() != 21542) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_preparedroll_key_generation() != 2131) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_preparedroll_request_json() != 7037) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_preparedroll_roster() != 3881) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_preparedroll_wraps() != 62172) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_accept_sender() != 40323) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_commit_roll() != 10434) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_drop_keys() != 31217) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_high_water() != 45354) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_is_sealed() != 20626) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_keyring() != 57870) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_mark_sealed() != 43902) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_observe_e2e_enabled() != 52845) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_owner_user_id() != 14145) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_prepare_roll() != 64034) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_remove_sender() != 10441) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_root_stream_id() != 30503) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_senders() != 51708) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_set_owner() != 3958) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_to_bytes() != 56367) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_streamstate_was_acted_on() != 63965) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_safetynumber_digits() != 64640) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_safetynumber_display() != 48750) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_safetynumber_matches_digits() != 37035) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_safetynumber_matches_scanned() != 4020) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_safetynumber_scannable() != 26011) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_truststore_acknowledge_change() != 26604) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_truststore_admit() != 14804) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_truststore_forget() != 64183) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_truststore_keys_of() != 65284) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_truststore_observe() != 24745) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_truststore_pinned() != 63007) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_truststore_policy() != 29771) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_truststore_set_policy() != 26153) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_truststore_to_bytes() != 26815) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_truststore_trusted() != 38155) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_truststore_trusted_by_id() != 34264) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_truststore_verify() != 43825) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_trustedkey_level() != 33817) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_trustedkey_recipient() != 41201) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_trustedkey_subject() != 20033) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_constructor_identitykey_from_secret() != 14432) {
@@ -4893,7 +7443,22 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_constructor_streamkey_generate() != 61076) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_constructor_openedinvocation_open() != 57745) {
+    if (uniffi_streamseal_ffi_checksum_constructor_openedinvocation_open() != 10557) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_constructor_streamstate_from_bytes() != 11432) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_constructor_streamstate_new() != 29308) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_constructor_truststore_from_bytes() != 32156) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_constructor_truststore_new() != 8290) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_constructor_trustedkey_own() != 12236) {
         return InitializationResult.apiChecksumMismatch
     }
 

@@ -9,7 +9,8 @@
 // fixed-randomness seam, so the golden vectors are checked in the direction
 // that needs none: every deterministic output (AAD bytes, wrap info, public
 // keys, passphrase bytes, bundle AAD) byte for byte, and every sealed output
-// of the vectors opened back to its inputs. Sealing with the vectors' fixed
+// of the vectors opened back to its inputs (wraps only as made by their
+// sender, the invocation through a stream state that accepts the owner's key). Sealing with the vectors' fixed
 // randomness is covered by the Kotlin and Python suites.
 
 import Foundation
@@ -111,13 +112,21 @@ final class GoldenVectorTests: XCTestCase {
             let gen = UInt32(v["keyGeneration"] as! Int)
             let me = try IdentityKey.fromSecret(kind: v["recipientKind"] as! String, keyId: v["recipientKeyId"] as! String,
                                                 secret: try SecretKey.fromBytes(bytes: hex(v["recipientSecretKeyHex"] as! String)))
+            let sender = try IdentityKey.fromSecret(kind: v["senderKind"] as! String, keyId: v["senderKeyId"] as! String,
+                                                    secret: try SecretKey.fromBytes(bytes: hex(v["senderSecretKeyHex"] as! String)))
             XCTAssertEqual(me.publicKey(), v["recipientPublicKey"] as! String)
+            XCTAssertEqual(sender.publicKey(), v["senderPublicKey"] as! String)
             XCTAssertEqual(hex(try wrapInfo(rootStreamId: root, generation: gen, recipientKind: v["recipientKind"] as! String,
-                                            recipientKeyId: v["recipientKeyId"] as! String)), v["infoHex"] as! String)
+                                            recipientKeyId: v["recipientKeyId"] as! String, senderKind: v["senderKind"] as! String,
+                                            senderKeyId: v["senderKeyId"] as! String)), v["infoHex"] as! String)
             let w = v["wrap"] as! [String: Any]
             let wrap = KeyWrap(keyGeneration: gen, recipientKeyId: w["recipientKeyId"] as? String, recipientKind: w["recipientKind"] as? String,
                                wrapEnc: w["wrapEnc"] as! String, wrapCt: w["wrapCt"] as! String)
-            XCTAssertEqual(hex(try unwrapStreamKey(rootStreamId: root, wrap: wrap, mine: [me]).toBytes()), v["streamKeyHex"] as! String)
+            let opened = try unwrapStreamKey(rootStreamId: root, wrap: wrap, mine: [me], senders: [sender.recipient()])
+            XCTAssertEqual(hex(opened.key.toBytes()), v["streamKeyHex"] as! String)
+            // Only as made by the sender: a wrap from no accepted sender is refused.
+            let stranger = try IdentityKey.generate(kind: "user", keyId: "stranger")
+            expectCode("UNTRUSTED_WRAP") { _ = try unwrapStreamKey(rootStreamId: root, wrap: wrap, mine: [me], senders: [stranger.recipient()]) }
         }
     }
 
@@ -143,9 +152,24 @@ final class GoldenVectorTests: XCTestCase {
         let v = (try load("invocations.json")["vectors"] as! [[String: Any]])[0]
         let runtime = try IdentityKey.fromSecret(kind: v["runtimeKeyKind"] as! String, keyId: v["runtimeKeyId"] as! String,
                                                  secret: try SecretKey.fromBytes(bytes: hex(v["runtimeSecretKeyHex"] as! String)))
-        let opened = try OpenedInvocation.open(invocationJson: try json(v["invocation"]!), mine: [runtime])
+        let invocation = v["invocation"] as! [String: Any]
+        let ownerId = v["ownerUserId"] as! String
+        // The runtime pinned the owner's key and accepts it as the stream's key sender.
+        let trust = try TrustStore(policy: "tofu")
+        let owner = try ownerKey(trust: trust, ownerUserId: ownerId,
+                                 ownerKeyRecord: try json(["keyId": v["ownerKeyId"]!, "publicKey": v["ownerPublicKey"]!]))
+        let state = try StreamState(rootStreamId: invocation["rootStreamId"] as! String)
+        try state.setOwner(userId: ownerId)
+        try state.acceptSender(trustedKey: owner)
+        let opened = try OpenedInvocation.open(invocationJson: try json(invocation), state: state, trust: trust,
+                                               botId: v["botId"] as! String, identities: [runtime])
         XCTAssertEqual(opened.prompt(), v["expectedPrompt"] as! String)
-        XCTAssertEqual(opened.history().map { $0.text }, v["expectedHistory"] as! [String])
+        let texts = opened.history().map { item -> String? in
+            if case let .opened(entry) = item { return entry.text }
+            return nil
+        }
+        XCTAssertEqual(texts, (v["expectedHistory"] as! [String]).map { Optional($0) })
+        XCTAssertEqual(opened.wraps().admitted.map { $0.sender }, [ownerId])
         // The reply the vector sealed opens as the bot's reply slot.
         let complete = v["sealedComplete"] as! [String: Any]
         let reply = complete["reply"] as! [String: Any]
@@ -180,11 +204,34 @@ final class RoundTripAndErrorTests: XCTestCase {
         expectCode("MALFORMED_AAD") { _ = try aadParse(bytes: Data("streamseal/aad".utf8)) }
         expectCode("INVALID_PUBLIC_KEY") {
             _ = try wrapStreamKey(rootStreamId: root, generation: 0, key: try StreamKey.generate(),
+                                  sender: try IdentityKey.generate(kind: "bot", keyId: "machine-a"),
                                   recipient: Recipient(kind: "bot", keyId: "machine-x", publicKey: encodeBase64(bytes: Data(count: 32))))
         }
-        expectCode("E2E_STREAM_REQUIRES_CIPHERTEXT") { try checkSendRules(e2eEnabled: true, bodyJson: "{\"content\":\"hi\"}") }
+        expectCode("E2E_STREAM_REQUIRES_CIPHERTEXT") { try checkSendRules(knownSealed: false, e2eEnabled: true, bodyJson: "{\"content\":\"hi\"}") }
+        expectCode("SEALED_STREAM_DOWNGRADE") { try checkSendRules(knownSealed: true, e2eEnabled: nil, bodyJson: "{\"content\":\"hi\"}") }
         expectCode("KDF_PARAMS_OUT_OF_BOUNDS") { try kdfParamsCheck(params: kdfParamsArgon2id(m: 4 * 1024 * 1024, t: 1, p: 1), limits: kdfLimitsDefault()) }
-        XCTAssertEqual(errorCodes().count, 25)
+        XCTAssertEqual(errorCodes().count, 37)
+    }
+
+    func testTrustStoreAndSafetyNumbers() throws {
+        let me = try IdentityKey.generate(kind: "user", keyId: "key_laptop")
+        let bob = try IdentityKey.generate(kind: "user", keyId: "key_phone")
+        let swapped = try IdentityKey.generate(kind: "user", keyId: "key_phone")
+        let store = try TrustStore(policy: "tofu")
+        XCTAssertEqual(try store.observe(subject: "usr_bob", recipient: bob.recipient()), "new")
+        XCTAssertEqual(try store.observe(subject: "usr_bob", recipient: swapped.recipient()), "changed")
+        expectCode("KEY_CHANGED") { _ = try store.trusted(subject: "usr_bob", recipient: swapped.recipient()) }
+        try store.verify(subject: "usr_bob", recipient: bob.recipient())
+        XCTAssertEqual(try store.trusted(subject: "usr_bob", recipient: bob.recipient()).level(), "verified")
+        let data = try store.toBytes(identity: me)
+        XCTAssertEqual(try TrustStore.fromBytes(bytes: data, identity: me).keysOf(subject: "usr_bob"), store.keysOf(subject: "usr_bob"))
+        expectCode("STATE_AUTH_FAILED") { _ = try TrustStore.fromBytes(bytes: data, identity: bob) }
+        let onMe = try safetyNumber(localSubject: "usr_me", localKey: me.publicKey(), remoteSubject: "usr_bob", remoteKey: bob.publicKey())
+        let onBob = try safetyNumber(localSubject: "usr_bob", localKey: bob.publicKey(), remoteSubject: "usr_me", remoteKey: me.publicKey())
+        XCTAssertEqual(onMe.digits(), onBob.digits())
+        XCTAssertTrue(try onBob.matchesScanned(scanned: onMe.scannable()))
+        XCTAssertFalse(try onMe.matchesScanned(scanned: onMe.scannable()))
+        XCTAssertEqual(try fingerprint(subject: "usr_me", publicKey: me.publicKey()).digits.count, 30)
     }
 }
 
@@ -198,31 +245,51 @@ final class ScenarioTests: XCTestCase {
         expectCode("WRONG_PASSPHRASE") { _ = try unlock(recordJson: try json(record), passphrase: "wrong", limits: kdfLimitsDefault()) }
         let owner = try unlock(recordJson: try json(record), passphrase: "correct horse", limits: kdfLimitsDefault())
         let machineB = try IdentityKey.generate(kind: "bot", keyId: "machine-b")
-        let gen0 = try generationZero(rootStreamId: root, recipients: [owner.recipient(), machineB.recipient()])
-        let request = try JSONSerialization.jsonObject(with: Data(gen0.requestJson.utf8)) as! [String: Any]
-        let wraps = (request["wraps"] as! [[String: Any]]).map { w -> [String: Any] in
-            var w = w
-            w["keyGeneration"] = request["keyGeneration"]
-            return w
+        let botId = "bot_01JD3QB0T0000000000000000B"
+        // Generation 0 from the owner, to its machine-b key pinned on first sight; in force once committed.
+        let ownerTrust = try TrustStore(policy: "tofu")
+        let ownerState = try StreamState(rootStreamId: root)
+        let gen0 = try ownerState.prepareRoll(identity: owner, trustedKeys: [
+            TrustedKey.own(subject: ownerId, identity: owner),
+            try ownerTrust.admit(subject: botId, recipient: machineB.recipient()),
+        ])
+        XCTAssertEqual(gen0.roster().count, 2)
+        XCTAssertEqual(try ownerState.commitRoll(roll: gen0), 0)
+        let wraps: [[String: Any]] = gen0.wraps().map { w in
+            ["keyGeneration": Int(w.keyGeneration), "recipientKeyId": w.recipientKeyId!, "recipientKind": w.recipientKind!,
+             "wrapEnc": w.wrapEnc, "wrapCt": w.wrapCt]
         }
+        // Machine B pins the owner's key and accepts it as the key sender.
+        let trustB = try TrustStore(policy: "tofu")
+        let stateB = try StreamState(rootStreamId: root)
+        try stateB.setOwner(userId: ownerId)
+        try stateB.acceptSender(trustedKey: try ownerKey(trust: trustB, ownerUserId: ownerId,
+                                                         ownerKeyRecord: try json(["keyId": owner.keyId(), "publicKey": owner.publicKey()])))
         let list = try json(["currentKeyGeneration": 0, "ownerUserId": ownerId, "wraps": wraps])
-        let ringB = try openKeyWraps(rootStreamId: root, keyWrapsJson: list, mine: [machineB])
+        XCTAssertEqual(try openKeyWraps(state: stateB, trust: trustB, keyWrapsJson: list, identities: [machineB]).admitted.count, 1)
         let id = try mintMessageId(nowMs: 1_790_000_000_000)
-        let body = try sealMessage(keyring: gen0.keyring, streamId: root, messageId: id, authorId: ownerId,
+        let body = try sealMessage(keyring: ownerState.keyring(), streamId: root, messageId: id, authorId: ownerId,
                                    text: "Ship the release on Thursday?", clientMessageId: nil)
         let sent = try JSONSerialization.jsonObject(with: Data(body.utf8)) as! [String: Any]
         let message = try json(["id": id, "streamId": root, "sequence": "1", "authorId": ownerId, "authorType": "user",
                                 "content": "[sealed]", "replyCount": 0, "metadata": [String: Any](), "revision": 1,
                                 "createdAt": "2026-11-21T10:00:00Z", "sealed": sent["sealed"]!])
-        XCTAssertEqual(try openMessage(keyring: ringB.keyring, messageJson: message).text, "Ship the release on Thursday?")
-        let rolled = try rollGeneration(keyring: gen0.keyring, recipients: [owner.recipient()])
-        XCTAssertEqual(rolled.keyGeneration, 1)
-        let id2 = try mintMessageId(nowMs: 1_790_000_000_001)
-        let body2 = try JSONSerialization.jsonObject(with: Data(try sealMessage(keyring: rolled.keyring, streamId: root, messageId: id2,
-                                                                                 authorId: ownerId, text: "After the roll", clientMessageId: nil).utf8)) as! [String: Any]
-        let message2 = try json(["id": id2, "streamId": root, "sequence": "2", "authorId": ownerId, "authorType": "user",
-                                 "content": "[sealed]", "replyCount": 0, "metadata": [String: Any](), "revision": 1,
-                                 "createdAt": "2026-11-21T10:00:00Z", "sealed": body2["sealed"]!])
-        expectCode("UNKNOWN_KEY_GENERATION") { _ = try openMessage(keyring: ringB.keyring, messageJson: message2) }
+        XCTAssertEqual(try openMessage(keyring: stateB.keyring(), messageJson: message).text, "Ship the release on Thursday?")
+
+        // A hostile server mints generation 1 with its own key: skipped, never sealed under.
+        let server = try IdentityKey.generate(kind: "user", keyId: owner.keyId())
+        let forged = try wrapStreamKey(rootStreamId: root, generation: 1, key: try StreamKey.generate(), sender: server,
+                                       recipient: machineB.recipient())
+        let forgedList = try json(["currentKeyGeneration": 1, "ownerUserId": ownerId, "wraps": wraps + [[
+            "keyGeneration": 1, "recipientKeyId": forged.recipientKeyId!, "recipientKind": forged.recipientKind!,
+            "wrapEnc": forged.wrapEnc, "wrapCt": forged.wrapCt,
+        ]]])
+        let report = try openKeyWraps(state: stateB, trust: trustB, keyWrapsJson: forgedList, identities: [machineB])
+        XCTAssertEqual(report.skipped, [SkippedWrap(keyGeneration: 1, code: "UNTRUSTED_WRAP")])
+        XCTAssertEqual(stateB.highWater(), 0)
+        expectCode("UNKNOWN_KEY_GENERATION") {
+            _ = try sealMessage(keyring: stateB.keyring(), streamId: root, messageId: try mintMessageId(nowMs: 1_790_000_000_001),
+                                authorId: botId, text: "for the server", clientMessageId: nil)
+        }
     }
 }
