@@ -169,8 +169,15 @@ impl TrustLevel {
 /// What [`TrustStore::observe`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyState {
-    /// First sight of this (subject, key id): now pinned, unverified (`"new"`).
+    /// First sight of this (subject, key id), and of the subject: now
+    /// pinned, unverified (`"new"`).
     New,
+    /// First sight of this key id for a subject that already has pinned keys
+    /// (`"added"`): pinned, unverified. A runtime adding a machine looks like
+    /// this, and so does a server slipping in a key of its own under a known
+    /// bot or user: an app should show it, and under
+    /// [`TrustPolicy::VerifiedOnly`] it is not used until verified.
+    Added,
     /// The pinned key, unverified (`"same"`).
     Same,
     /// A key other than the pin, or a pin with a change still pending; the pin
@@ -184,10 +191,11 @@ pub enum KeyState {
 }
 
 impl KeyState {
-    /// The spelling: `"new"`, `"same"`, `"changed"`, `"verified"`, `"verified-then-changed"`.
+    /// The spelling: `"new"`, `"added"`, `"same"`, `"changed"`, `"verified"`, `"verified-then-changed"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             KeyState::New => "new",
+            KeyState::Added => "added",
             KeyState::Same => "same",
             KeyState::Changed => "changed",
             KeyState::Verified => "verified",
@@ -401,6 +409,7 @@ impl TrustStore {
                 format!("more than {MAX_PINNED_KEYS} pinned keys"),
             ));
         }
+        let known_subject = self.pins.get(subject).is_some_and(|keys| !keys.is_empty());
         self.pins.entry(subject.to_owned()).or_default().insert(
             key.key_id.clone(),
             Pin {
@@ -411,7 +420,11 @@ impl TrustStore {
             },
         );
         self.count += 1;
-        Ok(KeyState::New)
+        Ok(if known_subject {
+            KeyState::Added
+        } else {
+            KeyState::New
+        })
     }
 
     /// Whether `key` may be used now. It must equal the pinned key (else
@@ -746,6 +759,7 @@ mod tests {
         assert_eq!(TrustLevel::Unverified.as_str(), "unverified");
         let states = [
             KeyState::New,
+            KeyState::Added,
             KeyState::Same,
             KeyState::Changed,
             KeyState::Verified,
@@ -756,6 +770,7 @@ mod tests {
             names,
             [
                 "new",
+                "added",
                 "same",
                 "changed",
                 "verified",
@@ -773,6 +788,16 @@ mod tests {
         assert_eq!(store.observe("usr_bob", &bob).unwrap(), KeyState::New);
         assert_eq!(store.len(), 1);
         assert_eq!(store.observe("usr_bob", &bob).unwrap(), KeyState::Same);
+        // A further key id under a subject already known is told apart.
+        assert_eq!(
+            store.observe("usr_bob", &user("k2", 2)).unwrap(),
+            KeyState::Added
+        );
+        assert_eq!(
+            store.observe("usr_bob", &user("k2", 2)).unwrap(),
+            KeyState::Same
+        );
+        assert!(store.forget("usr_bob", &KeyId::new("k2").unwrap()));
         let trusted = store.trusted("usr_bob", &bob).unwrap();
         assert_eq!(trusted.subject(), "usr_bob");
         assert_eq!(trusted.recipient(), &bob);

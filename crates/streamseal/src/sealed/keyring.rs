@@ -85,6 +85,12 @@ pub struct WrapsReport {
     pub conflicts: Vec<u32>,
 }
 
+/// Most HPKE opens admitting one list of wraps may cost (each wrap addressed
+/// to the caller costs its candidate keys times the accepted senders); more
+/// is `INPUT_TOO_LARGE`, checked before any work. An owner with one key and
+/// three senders reaches it at about 5,000 wraps addressed to it.
+pub const MAX_WRAP_TRIALS: usize = 16_384;
+
 fn addressed_to(wrap: &KeyWrap, mine: &[IdentityKey]) -> bool {
     match &wrap.recipient_key_id {
         None => true,
@@ -102,6 +108,22 @@ pub fn admit_wraps(
 ) -> Result<WrapsReport> {
     let senders = state.sender_keys(trust, mine)?;
     let keys: Vec<_> = senders.iter().map(|(r, _, _)| r.clone()).collect();
+    let trials = wraps
+        .iter()
+        .filter(|w| addressed_to(w, mine))
+        .map(|w| match &w.recipient_key_id {
+            Some(id) => mine.iter().filter(|k| k.key_id().as_str() == id).count(),
+            None => mine.len(),
+        })
+        .fold(0usize, usize::saturating_add)
+        .saturating_mul(keys.len());
+    if trials > MAX_WRAP_TRIALS {
+        return Err(Error::InputTooLarge {
+            field: "wraps",
+            limit: MAX_WRAP_TRIALS,
+            actual: trials,
+        });
+    }
     let mut report = WrapsReport::default();
     for wrap in wraps.iter().filter(|w| addressed_to(w, mine)) {
         let root = state.root_stream_id().to_owned();
@@ -165,4 +187,35 @@ pub fn open_key_wraps(
     let report = admit_wraps(state, trust, &wraps.wraps, mine)?;
     state.keyring_mut().announce(wraps.current_key_generation);
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::identity::{KeyId, RecipientKind};
+    use crate::trust::TrustPolicy;
+
+    #[test]
+    fn a_list_costing_more_than_the_trial_budget_is_refused_before_any_work() {
+        let me = IdentityKey::generate(RecipientKind::User, KeyId::new("k").unwrap()).unwrap();
+        let trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let mut state = StreamState::new("stream_r").unwrap();
+        // Garbage wraps addressed to the caller: refused for their number,
+        // not opened one by one (each would be skipped as malformed).
+        let wrap = KeyWrap {
+            key_generation: 1,
+            recipient_key_id: Some("k".into()),
+            recipient_kind: None,
+            wrap_enc: "x".into(),
+            wrap_ct: "x".into(),
+        };
+        let many = vec![wrap.clone(); MAX_WRAP_TRIALS + 1];
+        let err = admit_wraps(&mut state, &trust, &many, std::slice::from_ref(&me)).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InputTooLarge);
+        // At the budget, the list is read and each bad wrap skipped on its own.
+        let report = admit_wraps(&mut state, &trust, &many[..3], &[me]).unwrap();
+        assert_eq!(report.skipped.len(), 3);
+        assert_eq!(report.skipped[0].code, ErrorCode::MalformedBase64);
+    }
 }
