@@ -72,7 +72,8 @@ pub enum ErrorCode {
     /// A plaintext body was about to be sent to a sealed stream (the service's own code).
     E2eStreamRequiresCiphertext,
     /// A sealed body was about to be sent to a stream that is not sealed (the service's own code).
-    E2ePayloadRequiresE2eStream,    /// The server presented a key that differs from the one pinned for that subject and key id.
+    E2ePayloadRequiresE2eStream,
+    /// The server presented a key that differs from the one pinned for that subject and key id.
     KeyChanged,
     /// The caller's trust policy needs a verified key and this one is only pinned.
     KeyNotVerified,
@@ -442,7 +443,9 @@ pub enum Error {
         reason: &'static str,
     },
     /// See [`ErrorCode::SealBudgetExhausted`].
-    #[error("generation {generation} has sealed its budget of {budget} messages: roll the generation")]
+    #[error(
+        "generation {generation} has sealed its budget of {budget} messages: roll the generation"
+    )]
     SealBudgetExhausted {
         /// The generation.
         generation: u32,

@@ -35,7 +35,9 @@ fn key(label: &[u8], version: u8, me: &IdentityKey) -> Result<Zeroizing<[u8; KEY
     info.extend_from_slice(me.public_key().as_bytes());
     let mut out = Zeroizing::new([0u8; KEY_LEN]);
     hk.expand(&info, out.as_mut())
-        .map_err(|_| Error::MalformedState { reason: "key derivation" })?;
+        .map_err(|_| Error::MalformedState {
+            reason: "key derivation",
+        })?;
     Ok(out)
 }
 
@@ -55,7 +57,12 @@ pub(crate) fn seal_local(
     body: &[u8],
 ) -> Result<Vec<u8>> {
     let iv = random::array::<IV_LEN>()?;
-    let ct = aead::seal(&*key(label, version, me)?, &iv, body, &aad(label, version, me))?;
+    let ct = aead::seal(
+        &*key(label, version, me)?,
+        &iv,
+        body,
+        &aad(label, version, me),
+    )?;
     let mut out = Vec::with_capacity(label.len() + 1 + IV_LEN + ct.len());
     out.extend_from_slice(label);
     out.push(version);
@@ -80,25 +87,34 @@ pub(crate) fn open_local(
             actual: bytes.len(),
         });
     }
-    let rest = bytes
-        .strip_prefix(label)
-        .ok_or(Error::MalformedState { reason: "not this kind of state" })?;
-    let (&v, rest) = rest
-        .split_first()
-        .ok_or(Error::MalformedState { reason: "truncated" })?;
+    let rest = bytes.strip_prefix(label).ok_or(Error::MalformedState {
+        reason: "not this kind of state",
+    })?;
+    let (&v, rest) = rest.split_first().ok_or(Error::MalformedState {
+        reason: "truncated",
+    })?;
     if v != version {
-        return Err(Error::MalformedState { reason: "unsupported version" });
+        return Err(Error::MalformedState {
+            reason: "unsupported version",
+        });
     }
     if rest.len() < IV_LEN + TAG_LEN {
-        return Err(Error::MalformedState { reason: "truncated" });
+        return Err(Error::MalformedState {
+            reason: "truncated",
+        });
     }
     let (iv, ct) = rest.split_at(IV_LEN);
-    let iv: [u8; IV_LEN] = iv
-        .try_into()
-        .map_err(|_| Error::MalformedState { reason: "truncated" })?;
-    aead::open(&*key(label, version, me)?, &iv, ct, &aad(label, version, me))
-        .map(Zeroizing::new)
-        .map_err(|_| Error::StateAuthFailed)
+    let iv: [u8; IV_LEN] = iv.try_into().map_err(|_| Error::MalformedState {
+        reason: "truncated",
+    })?;
+    aead::open(
+        &*key(label, version, me)?,
+        &iv,
+        ct,
+        &aad(label, version, me),
+    )
+    .map(Zeroizing::new)
+    .map_err(|_| Error::StateAuthFailed)
 }
 
 #[cfg(test)]
@@ -118,17 +134,35 @@ mod tests {
     #[test]
     fn round_trip_and_refusals() {
         let bytes = seal_local(b"streamseal/test", 1, &me(1), b"body").unwrap();
-        assert_eq!(&*open_local(b"streamseal/test", 1, &me(1), &bytes).unwrap(), b"body");
+        assert_eq!(
+            &*open_local(b"streamseal/test", 1, &me(1), &bytes).unwrap(),
+            b"body"
+        );
         // Another identity key, another label, another version, a flipped bit.
         let code = |r: Result<Zeroizing<Vec<u8>>>| r.unwrap_err().code();
-        assert_eq!(code(open_local(b"streamseal/test", 1, &me(2), &bytes)), ErrorCode::StateAuthFailed);
-        assert_eq!(code(open_local(b"streamseal/tesu", 1, &me(1), &bytes)), ErrorCode::MalformedState);
-        assert_eq!(code(open_local(b"streamseal/test", 2, &me(1), &bytes)), ErrorCode::MalformedState);
+        assert_eq!(
+            code(open_local(b"streamseal/test", 1, &me(2), &bytes)),
+            ErrorCode::StateAuthFailed
+        );
+        assert_eq!(
+            code(open_local(b"streamseal/tesu", 1, &me(1), &bytes)),
+            ErrorCode::MalformedState
+        );
+        assert_eq!(
+            code(open_local(b"streamseal/test", 2, &me(1), &bytes)),
+            ErrorCode::MalformedState
+        );
         let mut flipped = bytes.clone();
         if let Some(b) = flipped.last_mut() {
             *b ^= 1;
         }
-        assert_eq!(code(open_local(b"streamseal/test", 1, &me(1), &flipped)), ErrorCode::StateAuthFailed);
-        assert_eq!(code(open_local(b"streamseal/test", 1, &me(1), &bytes[..20])), ErrorCode::MalformedState);
+        assert_eq!(
+            code(open_local(b"streamseal/test", 1, &me(1), &flipped)),
+            ErrorCode::StateAuthFailed
+        );
+        assert_eq!(
+            code(open_local(b"streamseal/test", 1, &me(1), &bytes[..20])),
+            ErrorCode::MalformedState
+        );
     }
 }

@@ -18,9 +18,9 @@
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::fmt;
 
 use subtle::ConstantTimeEq as _;
 use zeroize::{Zeroize, Zeroizing};
@@ -319,7 +319,10 @@ mod tests {
         assert_eq!(e.code(), ErrorCode::SealBudgetExhausted);
         assert_eq!(ring.seal_count(0), 2);
         ring.mark_conflicted(0);
-        assert_eq!(ring.key_for_sealing().unwrap_err().code(), ErrorCode::KeyGenerationConflict);
+        assert_eq!(
+            ring.key_for_sealing().unwrap_err().code(),
+            ErrorCode::KeyGenerationConflict
+        );
     }
 
     #[test]

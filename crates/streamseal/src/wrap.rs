@@ -239,9 +239,14 @@ pub fn unwrap_stream_key(
     };
     for (recipient, candidate) in candidates {
         for (sender, from) in senders.iter().enumerate() {
-            if let Some(key) =
-                try_open(root_stream_id, wrap.key_generation, candidate, from, &enc, &ct)?
-            {
+            if let Some(key) = try_open(
+                root_stream_id,
+                wrap.key_generation,
+                candidate,
+                from,
+                &enc,
+                &ct,
+            )? {
                 return Ok(Unwrapped {
                     key,
                     sender,

@@ -128,7 +128,12 @@ pub fn check_send_rules(
 ) -> Result<()> {
     let server_sealed = e2e_enabled == Some(true);
     let plaintext = body.content.is_some() || body.sealed.is_none();
-    match (known_sealed, server_sealed, plaintext, body.sealed.is_some()) {
+    match (
+        known_sealed,
+        server_sealed,
+        plaintext,
+        body.sealed.is_some(),
+    ) {
         (true, false, true, _) => Err(Error::SealedStreamDowngrade {
             reason: "plaintext to a stream known to be sealed",
         }),

@@ -358,7 +358,11 @@ impl StreamState {
     /// it from `me` to `recipients`, each a key the trust store admitted (an
     /// unknown, changed, or under a strict policy unverified key never gets
     /// this far). Nothing changes until [`StreamState::commit_roll`].
-    pub fn prepare_roll(&self, me: &IdentityKey, recipients: &[TrustedKey]) -> Result<PreparedRoll> {
+    pub fn prepare_roll(
+        &self,
+        me: &IdentityKey,
+        recipients: &[TrustedKey],
+    ) -> Result<PreparedRoll> {
         if recipients.is_empty() {
             return Err(Error::invalid(
                 "wraps",
@@ -626,7 +630,11 @@ mod tests {
     use crate::identity::SecretKey;
 
     fn key(kind: RecipientKind, id: &str, byte: u8) -> IdentityKey {
-        IdentityKey::from_secret(kind, KeyId::new(id).unwrap(), SecretKey::from_bytes(&[byte; 32]))
+        IdentityKey::from_secret(
+            kind,
+            KeyId::new(id).unwrap(),
+            SecretKey::from_bytes(&[byte; 32]),
+        )
     }
 
     #[test]
@@ -634,7 +642,9 @@ mod tests {
         let me = key(RecipientKind::User, "k", 1);
         let mut state = StreamState::new("stream_r").unwrap();
         state.set_owner("usr_1").unwrap();
-        let roll = state.prepare_roll(&me, &[TrustedKey::own("usr_1", &me)]).unwrap();
+        let roll = state
+            .prepare_roll(&me, &[TrustedKey::own("usr_1", &me)])
+            .unwrap();
         state.commit_roll(roll).unwrap();
         state.keyring_mut().mark_conflicted(7);
         state.record_prompt("inv_1", "msg_1", 1).unwrap();
@@ -646,7 +656,10 @@ mod tests {
         // Trailing bytes and every truncation are refused.
         let mut long = body.to_vec();
         long.push(0);
-        assert_eq!(StreamState::decode_body(&long).unwrap_err().code(), ErrorCode::MalformedState);
+        assert_eq!(
+            StreamState::decode_body(&long).unwrap_err().code(),
+            ErrorCode::MalformedState
+        );
         for n in 0..body.len() {
             assert!(StreamState::decode_body(&body[..n]).is_err(), "{n}");
         }
@@ -656,12 +669,22 @@ mod tests {
     fn stale_roll_and_owner_pinning() {
         let me = key(RecipientKind::User, "k", 1);
         let mut state = StreamState::new("stream_r").unwrap();
-        let a = state.prepare_roll(&me, &[TrustedKey::own("usr_1", &me)]).unwrap();
-        let b = state.prepare_roll(&me, &[TrustedKey::own("usr_1", &me)]).unwrap();
+        let a = state
+            .prepare_roll(&me, &[TrustedKey::own("usr_1", &me)])
+            .unwrap();
+        let b = state
+            .prepare_roll(&me, &[TrustedKey::own("usr_1", &me)])
+            .unwrap();
         state.commit_roll(a).unwrap();
-        assert_eq!(state.commit_roll(b).unwrap_err().code(), ErrorCode::StaleRoll);
+        assert_eq!(
+            state.commit_roll(b).unwrap_err().code(),
+            ErrorCode::StaleRoll
+        );
         state.set_owner("usr_1").unwrap();
-        assert_eq!(state.set_owner("usr_2").unwrap_err().code(), ErrorCode::UnexpectedAuthor);
+        assert_eq!(
+            state.set_owner("usr_2").unwrap_err().code(),
+            ErrorCode::UnexpectedAuthor
+        );
     }
 
     #[test]

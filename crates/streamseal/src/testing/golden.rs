@@ -172,7 +172,16 @@ pub fn wraps() -> Result<Value> {
     //  sender kind, sender key id, sender seed): generation 0 is made by the
     // runtime's machine A (wrapped to the owner and to itself); generation 3
     // by the owner, after a roll.
-    type Case = (&'static str, RecipientKind, &'static str, u32, u8, RecipientKind, &'static str, u8);
+    type Case = (
+        &'static str,
+        RecipientKind,
+        &'static str,
+        u32,
+        u8,
+        RecipientKind,
+        &'static str,
+        u8,
+    );
     let cases: [Case; 3] = [
         (
             "owner-user-key",
@@ -232,14 +241,7 @@ pub fn wraps() -> Result<Value> {
                 &Recipient::of(&me),
             )
         })?;
-        let info = wrap::wrap_info(
-            ROOT,
-            generation,
-            &kind,
-            key_id,
-            &sender_kind,
-            sender_key_id,
-        )?;
+        let info = wrap::wrap_info(ROOT, generation, &kind, key_id, &sender_kind, sender_key_id)?;
         vectors.push(json!({
             "name": name,
             "rootStreamId": ROOT,
@@ -416,8 +418,13 @@ pub fn invocations() -> Result<Value> {
     let mut state = crate::sealed::state::StreamState::new(ROOT)?;
     state.set_owner(owner)?;
     state.accept_sender(&owner_trusted)?;
-    let opened =
-        OpenedInvocation::open(&parsed, &mut state, &trust, bot, std::slice::from_ref(&runtime))?;
+    let opened = OpenedInvocation::open(
+        &parsed,
+        &mut state,
+        &trust,
+        bot,
+        std::slice::from_ref(&runtime),
+    )?;
     let reply_id = MessageId::parse("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6")?;
     let reply_text = "We decided: ship on Thursday, after the freeze.";
     let reply_random = pattern(0xb0, 12);
