@@ -484,7 +484,11 @@ impl StreamState {
 
     /// Restores a state written by [`StreamState::to_bytes`] with the same
     /// identity key: `STATE_AUTH_FAILED` for another key or altered bytes,
-    /// `MALFORMED_STATE` for anything that does not parse.
+    /// `MALFORMED_STATE` for anything that does not parse. The root stream
+    /// comes from the bytes: an app that keeps one blob per root checks
+    /// [`StreamState::root_stream_id`] against the root it meant to load.
+    /// Restoring an older blob of the app's own storage is not detected (the
+    /// storage is the app's; the threat model's server cannot write it).
     pub fn from_bytes(bytes: &[u8], me: &IdentityKey) -> Result<Self> {
         let body = open_local(STATE_LABEL, STATE_VERSION, me, bytes)?;
         Self::decode_body(&body)
