@@ -198,6 +198,35 @@ fn usage_errors_exit_2() {
     usage_error(cli().args(["demo", "--nope"]));
     usage_error(cli().args(["wrap", "--keyring", "r.json"]));
     usage_error(cli().args(["unwrap", "--key", "k.json"]));
+    // Wrap format 2 needs the sender: wrap without --from, unwrap without
+    // the accepted sender.
+    usage_error(cli().args([
+        "wrap",
+        "--keyring",
+        "r.json",
+        "--to-kind",
+        "user",
+        "--to-key-id",
+        "b",
+        "--to-public-key",
+        "x",
+    ]));
+    usage_error(cli().args([
+        "unwrap", "--root", ROOT, "--key", "k.json", "--wrap", "w.json",
+    ]));
+    usage_error(cli().args([
+        "unwrap",
+        "--root",
+        ROOT,
+        "--key",
+        "k.json",
+        "--wrap",
+        "w.json",
+        "--from-kind",
+        "user",
+        "--from-key-id",
+        "a",
+    ]));
     usage_error(cli().args(["seal", "--slot", SLOT]));
     usage_error(cli().args(["open", "--keyring", "r.json"]));
     usage_error(cli().args(["bundle", "create", "--m", "-1", "--key", "k.json"]));
@@ -910,13 +939,29 @@ fn bundle_bad_files() {
 struct Setup {
     dir: TempDir,
     ring: PathBuf,
+    alice: PathBuf,
+    alice_public: String,
     bob: PathBuf,
     bob_public: String,
     wrap: PathBuf,
     bob_ring: PathBuf,
 }
 
-/// An owner keyring, a wrap of it to bob's key, and bob's keyring from it.
+/// `unwrap` of `wrap` with `key`, accepting only the sender `from`
+/// (`[kind, key id, public key]`).
+fn unwrap_from(key: &Path, wrap: &Path, from: [&str; 3]) -> Command {
+    let mut cmd = cli();
+    cmd.args(["unwrap", "--root", ROOT, "--key"])
+        .arg(key)
+        .arg("--wrap")
+        .arg(wrap)
+        .args(["--from-kind", from[0], "--from-key-id", from[1]])
+        .args(["--from-public-key", from[2]]);
+    cmd
+}
+
+/// Alice's keyring, a wrap of it from alice's key to bob's key, and bob's
+/// keyring from it (bob accepting alice as the sender).
 fn setup() -> Setup {
     let dir = TempDir::new().unwrap();
     let ring = dir.path().join("ring.json");
@@ -926,6 +971,8 @@ fn setup() -> Setup {
             .arg(&ring)),
         ""
     );
+    let alice = keygen(dir.path(), "user", "alice");
+    let alice_public = read_json(&alice)["publicKey"].as_str().unwrap().to_owned();
     let bob = keygen(dir.path(), "user", "bob");
     let bob_public = read_json(&bob)["publicKey"].as_str().unwrap().to_owned();
     let wrap_text = ok(cli()
@@ -938,15 +985,13 @@ fn setup() -> Setup {
             "--keyring",
         ])
         .arg(&ring)
+        .arg("--from")
+        .arg(&alice)
         .args(["--to-public-key", &bob_public]));
     let wrap = write(dir.path(), "wrap.json", &wrap_text);
     let bob_ring = dir.path().join("bob-ring.json");
     assert_eq!(
-        ok(cli()
-            .args(["unwrap", "--root", ROOT, "--key"])
-            .arg(&bob)
-            .arg("--wrap")
-            .arg(&wrap)
+        ok(unwrap_from(&bob, &wrap, ["user", "alice", &alice_public])
             .arg("--keyring")
             .arg(&bob_ring)),
         ""
@@ -954,6 +999,8 @@ fn setup() -> Setup {
     Setup {
         dir,
         ring,
+        alice,
+        alice_public,
         bob,
         bob_public,
         wrap,
@@ -1003,6 +1050,8 @@ fn wrap_and_unwrap() {
     let printed = ok(cli()
         .args(["unwrap", "--root", ROOT, "--wrap", "-", "--key"])
         .arg(&s.bob)
+        .args(["--from-kind", "user", "--from-key-id", "alice"])
+        .args(["--from-public-key", &s.alice_public])
         .write_stdin(wrap_text.clone()));
     assert_eq!(json(&printed), ring);
     // An explicit generation that exists.
@@ -1018,7 +1067,99 @@ fn wrap_and_unwrap() {
             "--keyring",
         ])
         .arg(&s.ring)
+        .arg("--from")
+        .arg(&s.alice)
         .args(["--to-public-key", &s.bob_public]));
+    // Wrap format 2 authenticates the sender: the same stream key wrapped
+    // twice gives different records (fresh ephemeral keys), both opening.
+    let again = ok(cli()
+        .args([
+            "wrap",
+            "--to-kind",
+            "user",
+            "--to-key-id",
+            "bob",
+            "--keyring",
+        ])
+        .arg(&s.ring)
+        .arg("--from")
+        .arg(&s.alice)
+        .args(["--to-public-key", &s.bob_public]));
+    assert_ne!(json(&again)["wrapEnc"], wrap["wrapEnc"]);
+    let again = write(s.dir.path(), "again.json", &again);
+    let printed = ok(&mut unwrap_from(
+        &s.bob,
+        &again,
+        ["user", "alice", &s.alice_public],
+    ));
+    assert_eq!(json(&printed), ring);
+}
+
+#[test]
+fn unwrap_accepts_only_the_named_sender() {
+    let s = setup();
+    let dir = s.dir.path();
+    // Eve (the server, say) wraps a key of her own choosing to bob, even
+    // under alice's key id: bob accepts alice's key only.
+    let eve_dir = TempDir::new().unwrap();
+    let eve = keygen(eve_dir.path(), "user", "alice");
+    let eve_public = read_json(&eve)["publicKey"].as_str().unwrap().to_owned();
+    let eve_ring = dir.join("eve-ring.json");
+    ok(cli()
+        .args(["keyring", "new", "--root", ROOT, "--out"])
+        .arg(&eve_ring));
+    let forged = ok(cli()
+        .args([
+            "wrap",
+            "--to-kind",
+            "user",
+            "--to-key-id",
+            "bob",
+            "--keyring",
+        ])
+        .arg(&eve_ring)
+        .arg("--from")
+        .arg(&eve)
+        .args(["--to-public-key", &s.bob_public]));
+    let forged = write(dir, "forged.json", &forged);
+    let before = std::fs::read_to_string(&s.bob_ring).unwrap();
+    let line = fails(
+        unwrap_from(&s.bob, &forged, ["user", "alice", &s.alice_public])
+            .arg("--keyring")
+            .arg(&s.bob_ring),
+        "UNTRUSTED_WRAP",
+    );
+    assert!(!line.contains(&s.alice_public), "{line}");
+    assert_eq!(std::fs::read_to_string(&s.bob_ring).unwrap(), before);
+    // Accepting eve's key instead opens it: what decides is the key accepted.
+    ok(&mut unwrap_from(
+        &s.bob,
+        &forged,
+        ["user", "alice", &eve_public],
+    ));
+    // The genuine wrap, presented as from anyone else, does not open: another
+    // public key, key id or kind than the one bound into the wrap.
+    for from in [
+        ["user", "alice", eve_public.as_str()],
+        ["user", "alice-2", s.alice_public.as_str()],
+        ["bot", "alice", s.alice_public.as_str()],
+        ["user", "bob", s.bob_public.as_str()],
+    ] {
+        fails(&mut unwrap_from(&s.bob, &s.wrap, from), "UNTRUSTED_WRAP");
+    }
+    // A bad sender is refused before anything is opened.
+    fails(
+        &mut unwrap_from(&s.bob, &s.wrap, ["user", "alice", &"A".repeat(43)]),
+        "INVALID_LENGTH",
+    );
+    fails(
+        &mut unwrap_from(&s.bob, &s.wrap, ["user", "alice", &"!".repeat(44)]),
+        "MALFORMED_BASE64",
+    );
+    fails(
+        &mut unwrap_from(&s.bob, &s.wrap, ["user", "", &s.alice_public]),
+        "INVALID_LENGTH",
+    );
 }
 
 #[test]
@@ -1036,6 +1177,8 @@ fn wrap_and_unwrap_bad_inputs() {
             "--keyring",
         ])
         .arg(&s.ring)
+        .arg("--from")
+        .arg(&s.alice)
         .args(["--to-public-key", public]);
         cmd
     };
@@ -1047,6 +1190,8 @@ fn wrap_and_unwrap_bad_inputs() {
         cli()
             .args(["wrap", "--to-kind", "user", "--to-key-id", "", "--keyring"])
             .arg(&s.ring)
+            .arg("--from")
+            .arg(&s.alice)
             .args(["--to-public-key", &s.bob_public]),
         "INVALID_LENGTH",
     );
@@ -1063,29 +1208,27 @@ fn wrap_and_unwrap_bad_inputs() {
                 "--keyring",
             ])
             .arg(&s.ring)
+            .arg("--from")
+            .arg(&s.alice)
             .args(["--to-public-key", &s.bob_public]),
         "UNKNOWN_KEY_GENERATION",
     );
 
+    let alice = ["user", "alice", s.alice_public.as_str()];
     // Another root stream: the wrap does not open.
     fails(
         cli()
             .args(["unwrap", "--root", "stream_other", "--key"])
             .arg(&s.bob)
             .arg("--wrap")
-            .arg(&s.wrap),
+            .arg(&s.wrap)
+            .args(["--from-kind", "user", "--from-key-id", "alice"])
+            .args(["--from-public-key", &s.alice_public]),
         "UNTRUSTED_WRAP",
     );
     // Another key.
     let eve = keygen(dir, "user", "eve");
-    fails(
-        cli()
-            .args(["unwrap", "--root", ROOT, "--key"])
-            .arg(&eve)
-            .arg("--wrap")
-            .arg(&s.wrap),
-        "NO_MATCHING_KEY",
-    );
+    fails(&mut unwrap_from(&eve, &s.wrap, alice), "NO_MATCHING_KEY");
     // A keyring file of another root stream is left alone.
     let other_ring = dir.join("other-ring.json");
     ok(cli()
@@ -1093,11 +1236,7 @@ fn wrap_and_unwrap_bad_inputs() {
         .arg(&other_ring));
     let before = std::fs::read_to_string(&other_ring).unwrap();
     fails(
-        cli()
-            .args(["unwrap", "--root", ROOT, "--key"])
-            .arg(&s.bob)
-            .arg("--wrap")
-            .arg(&s.wrap)
+        unwrap_from(&s.bob, &s.wrap, alice)
             .arg("--keyring")
             .arg(&other_ring),
         "USAGE",
@@ -1107,14 +1246,7 @@ fn wrap_and_unwrap_bad_inputs() {
     let garbage = write(dir, "garbage.json", "{not json");
     let empty = write(dir, "empty.json", "{}");
     let missing = dir.join("missing.json");
-    let unwrap = |key: &Path, wrap: &Path| {
-        let mut cmd = cli();
-        cmd.args(["unwrap", "--root", ROOT, "--key"])
-            .arg(key)
-            .arg("--wrap")
-            .arg(wrap);
-        cmd
-    };
+    let unwrap = |key: &Path, wrap: &Path| unwrap_from(key, wrap, alice);
     fails(&mut unwrap(&s.bob, &garbage), "MALFORMED_JSON");
     fails(&mut unwrap(&s.bob, &empty), "MALFORMED_JSON");
     fails(&mut unwrap(&s.bob, &missing), "IO");
@@ -1137,10 +1269,57 @@ fn wrap_and_unwrap_bad_inputs() {
                     "--keyring",
                 ])
                 .arg(ring.0)
+                .arg("--from")
+                .arg(&s.alice)
                 .args(["--to-public-key", &s.bob_public]),
             ring.1,
         );
     }
+    // The sender's key file: garbage, empty, missing, a bundle record.
+    for (from, code) in [
+        (&garbage, "MALFORMED_JSON"),
+        (&empty, "INVALID_FIELD"),
+        (&missing, "IO"),
+    ] {
+        fails(
+            cli()
+                .args([
+                    "wrap",
+                    "--to-kind",
+                    "user",
+                    "--to-key-id",
+                    "bob",
+                    "--keyring",
+                ])
+                .arg(&s.ring)
+                .arg("--from")
+                .arg(from)
+                .args(["--to-public-key", &s.bob_public]),
+            code,
+        );
+    }
+    // A keyring file whose currentGeneration is not its newest key: an
+    // older one (an edit trying to seal under a key a removed member holds)
+    // or a newer one it lacks.
+    let mut ring = read_json(&s.ring);
+    ring["keys"]["1"] = ring["keys"]["0"].clone();
+    for current in [0, 2] {
+        ring["currentGeneration"] = Value::from(current);
+        let edited = write(dir, "edited.json", &ring.to_string());
+        let line = fails(
+            cli()
+                .args(["seal", "--slot", SLOT, "--text", "x", "--keyring"])
+                .arg(&edited),
+            "INVALID_FIELD",
+        );
+        assert!(line.contains("currentGeneration"), "{line}");
+    }
+    ring["currentGeneration"] = Value::from(1);
+    let edited = write(dir, "edited.json", &ring.to_string());
+    let sealed = json(&ok(cli()
+        .args(["seal", "--slot", SLOT, "--text", "x", "--keyring"])
+        .arg(&edited)));
+    assert_eq!(sealed["envelope"]["keyGeneration"], 1);
 }
 
 #[test]
