@@ -132,9 +132,11 @@ impl TrustStore {
         Ok(())
     }
 
-    /// Records a key the server presented for `subject`: `"new"` (now
-    /// pinned), `"same"`, `"verified"`, `"changed"` or
-    /// `"verified-then-changed"` (the pin is kept; the change is pending).
+    /// Records a key the server presented for `subject`: `"new"` (first
+    /// sight of the subject, now pinned), `"added"` (a further key id of a
+    /// known subject, now pinned: show it, it may be the server's), `"same"`,
+    /// `"verified"`, `"changed"` or `"verified-then-changed"` (the pin is
+    /// kept; the change is pending).
     pub fn observe(&self, subject: String, recipient: Recipient) -> Result<String> {
         let key = recipient.to_core()?;
         Ok(self.lock().observe(&subject, &key)?.as_str().to_owned())

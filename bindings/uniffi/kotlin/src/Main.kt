@@ -502,6 +502,9 @@ fun trustStore() {
     assertEquals("new", store.observe("usr_bob", bob.recipient()))
     assertEquals("same", store.observe("usr_bob", bob.recipient()))
     assertEquals("unverified", store.trusted("usr_bob", bob.recipient()).level())
+    // A further key id under a known subject is told apart from a first contact.
+    assertEquals("added", store.observe("usr_bob", IdentityKey.generate("user", "key_tablet").recipient()))
+    assertTrue(store.forget("usr_bob", "key_tablet"))
     // The server presents another key under the same id: noticed, and neither key is used silently.
     assertEquals("changed", store.observe("usr_bob", swapped.recipient()))
     expect<StreamsealException.KeyChanged>("KEY_CHANGED") { store.trusted("usr_bob", swapped.recipient()) }

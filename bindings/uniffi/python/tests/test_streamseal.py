@@ -676,6 +676,9 @@ class TrustAndState(unittest.TestCase):
         self.assertEqual(store.observe("usr_bob", bob.recipient()), "new")
         self.assertEqual(store.observe("usr_bob", bob.recipient()), "same")
         self.assertEqual(store.trusted("usr_bob", bob.recipient()).level(), "unverified")
+        # A further key id under a known subject is told apart from a first contact.
+        self.assertEqual(store.observe("usr_bob", ss.IdentityKey.generate("user", "key_tablet").recipient()), "added")
+        self.assertTrue(store.forget("usr_bob", "key_tablet"))
         # Another key under the same id: noticed, and neither key is used silently.
         self.assertEqual(store.observe("usr_bob", swapped.recipient()), "changed")
         with self.assertRaises(ERR.KeyChanged):

@@ -2681,9 +2681,11 @@ public protocol TrustStoreProtocol: AnyObject, Sendable {
     func keysOf(subject: String)  -> [PinnedKey]
     
     /**
-     * Records a key the server presented for `subject`: `"new"` (now
-     * pinned), `"same"`, `"verified"`, `"changed"` or
-     * `"verified-then-changed"` (the pin is kept; the change is pending).
+     * Records a key the server presented for `subject`: `"new"` (first
+     * sight of the subject, now pinned), `"added"` (a further key id of a
+     * known subject, now pinned: show it, it may be the server's), `"same"`,
+     * `"verified"`, `"changed"` or `"verified-then-changed"` (the pin is
+     * kept; the change is pending).
      */
     func observe(subject: String, recipient: Recipient) throws  -> String
     
@@ -2867,9 +2869,11 @@ open func keysOf(subject: String) -> [PinnedKey]  {
 }
     
     /**
-     * Records a key the server presented for `subject`: `"new"` (now
-     * pinned), `"same"`, `"verified"`, `"changed"` or
-     * `"verified-then-changed"` (the pin is kept; the change is pending).
+     * Records a key the server presented for `subject`: `"new"` (first
+     * sight of the subject, now pinned), `"added"` (a further key id of a
+     * known subject, now pinned: show it, it may be the server's), `"same"`,
+     * `"verified"`, `"changed"` or `"verified-then-changed"` (the pin is
+     * kept; the change is pending).
      */
 open func observe(subject: String, recipient: Recipient)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
@@ -7389,7 +7393,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_method_truststore_keys_of() != 65284) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_truststore_observe() != 24745) {
+    if (uniffi_streamseal_ffi_checksum_method_truststore_observe() != 13984) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_truststore_pinned() != 63007) {
