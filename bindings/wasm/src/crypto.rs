@@ -1,6 +1,7 @@
 //! The crypto core: envelopes, AADs, key wraps, the passphrase bundle and
 //! strict base64, each forwarding to the core function of the same name.
 
+use serde::Serialize;
 use streamseal::bundle::{self, SealedBundle};
 use streamseal::envelope::{self, SealedPayload};
 use streamseal::identity::{PublicKey, Recipient};
@@ -8,10 +9,10 @@ use streamseal::kdf::{KdfLimits, KdfParams};
 use streamseal::slot::Slot;
 use streamseal::wrap::{self, KeyWrap};
 use streamseal::{ErrorCode, aad, encoding};
-use tsify::Ts;
+use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
-use crate::error::{JsResult, input, js, output};
+use crate::error::{JsResult, from_js, input, js, output};
 use crate::keys::{IdentityKey, Keyring};
 
 /// Optional KDF parameters (the library's defaults when `undefined`).
@@ -29,23 +30,6 @@ pub(crate) fn kdf_limits(limits: Option<Ts<KdfLimits>>) -> JsResult<KdfLimits> {
 pub fn seal(keyring: &Keyring, slot: Ts<Slot>, plaintext: &[u8]) -> JsResult<Ts<SealedPayload>> {
     let slot = input("slot", &slot)?;
     output(&js(envelope::seal(keyring.core(), &slot, plaintext))?)
-}
-
-/// Seals `plaintext` into `slot` under a chosen generation.
-#[wasm_bindgen(js_name = sealWithGeneration)]
-pub fn seal_with_generation(
-    keyring: &Keyring,
-    generation: u32,
-    slot: Ts<Slot>,
-    plaintext: &[u8],
-) -> JsResult<Ts<SealedPayload>> {
-    let slot = input("slot", &slot)?;
-    output(&js(envelope::seal_with_generation(
-        keyring.core(),
-        generation,
-        &slot,
-        plaintext,
-    ))?)
 }
 
 /// Opens a sealed payload that must belong to `slot` (the AAD is
@@ -79,11 +63,14 @@ pub fn aad_parse(bytes: &[u8]) -> JsResult<Ts<aad::AadContents>> {
     output(&js(aad::parse(bytes))?)
 }
 
-/// Wraps the keyring's key of `generation` to `recipient` (HPKE).
+/// Wraps the keyring's key of `generation` to `recipient`, made by
+/// `sender` (HPKE auth mode, wrap format 2: only the holder of the sender's
+/// secret key can make a wrap that opens as the sender's).
 #[wasm_bindgen(js_name = wrapStreamKey)]
 pub fn wrap_stream_key(
     keyring: &Keyring,
     generation: u32,
+    sender: &IdentityKey,
     recipient: Ts<Recipient>,
 ) -> JsResult<Ts<KeyWrap>> {
     let recipient = input("recipient", &recipient)?;
@@ -92,25 +79,51 @@ pub fn wrap_stream_key(
         keyring.core().root_stream_id(),
         generation,
         key,
+        sender.core(),
         &recipient,
     ))?)
 }
 
-/// Opens a key wrap with `mine` and holds the key in `keyring` under the
-/// wrap's generation.
+/// Which sender made an unwrapped key, and to which of the caller's keys.
+#[derive(Serialize, Tsify)]
+pub struct Unwrapped {
+    /// The index, in `senders`, of the sender that made the wrap.
+    pub sender: u32,
+    /// The index, in `identities`, of the key the wrap was made to.
+    pub recipient: u32,
+}
+
+fn index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// Opens a key wrap with `identities` (an `IdentityKey` or an array of
+/// them), accepting it only as made by one of `senders` (the keys the
+/// caller accepts as this stream's key distributors), and holds the key in
+/// `keyring` under the wrap's generation. A wrap no accepted sender made is
+/// `UNTRUSTED_WRAP`. The low-level form: `openKeyWraps` does this through a
+/// `StreamState` and the trust store.
 #[wasm_bindgen(js_name = unwrapStreamKey)]
 pub fn unwrap_stream_key(
     keyring: &mut Keyring,
     record: Ts<KeyWrap>,
-    mine: &IdentityKey,
-) -> JsResult<()> {
+    #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Recipient[]")] senders: JsValue,
+) -> JsResult<Ts<Unwrapped>> {
     let record = input("record", &record)?;
-    let key = js(wrap::unwrap_stream_key(
+    let mine = IdentityKey::list("identities", &identities)?;
+    let senders: Vec<Recipient> = from_js("senders", senders)?;
+    let opened = js(wrap::unwrap_stream_key(
         keyring.core().root_stream_id(),
         &record,
-        mine.mine(),
+        &mine,
+        &senders,
     ))?;
-    js(keyring.core_mut().insert(record.key_generation, key))
+    js(keyring.core_mut().insert(record.key_generation, opened.key))?;
+    output(&Unwrapped {
+        sender: index(opened.sender),
+        recipient: index(opened.recipient),
+    })
 }
 
 /// Seals `key`'s secret under `passphrase` (Argon2id with `params`, the

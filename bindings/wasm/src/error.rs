@@ -10,6 +10,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use streamseal::{Error, ErrorCode};
 use tsify::{Ts, Tsify};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
@@ -111,4 +113,52 @@ pub fn take_once<T>(slot: &mut Option<T>, what: &str) -> JsResult<T> {
             &format!("{what} was already taken"),
         )
     })
+}
+
+/// Copies of the class instances in `value` (one instance, or an array of
+/// them), made inside WASM memory by each instance's hidden `copy_method`:
+/// the caller keeps its objects (a wasm-bindgen `Vec<Class>` parameter would
+/// take them over and leave them freed), and no secret crosses to JS. A
+/// freed instance, or anything else, is `INVALID_FIELD` naming `param`.
+pub fn copies_of<T: TryFromJsValue>(
+    param: &str,
+    class: &str,
+    copy_method: &str,
+    value: &JsValue,
+) -> JsResult<Vec<T>> {
+    let wrong = || {
+        error_with(
+            ErrorCode::InvalidField,
+            &format!(
+                "field `{param}` is invalid: expected an instance of {class}, or an array of them"
+            ),
+        )
+    };
+    let items: Vec<JsValue> = if js_sys::Array::is_array(value) {
+        js_sys::Array::from(value).iter().collect()
+    } else {
+        vec![value.clone()]
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        if !item.is_object() {
+            return Err(wrong());
+        }
+        let ptr =
+            js_sys::Reflect::get(&item, &JsValue::from_str("__wbg_ptr")).map_err(|_| wrong())?;
+        if ptr.as_f64() == Some(0.0) {
+            return Err(error_with(
+                ErrorCode::InvalidField,
+                &format!("field `{param}` is invalid: the {class} was freed"),
+            ));
+        }
+        let copy = js_sys::Reflect::get(&item, &JsValue::from_str(copy_method))
+            .map_err(|_| wrong())?
+            .dyn_into::<js_sys::Function>()
+            .map_err(|_| wrong())?
+            .call0(&item)
+            .map_err(|_| wrong())?;
+        out.push(T::try_from_js_value(copy).map_err(|_| wrong())?);
+    }
+    Ok(out)
 }

@@ -8,18 +8,18 @@ use serde::Serialize;
 use streamseal::envelope::SealedPayload;
 use streamseal::identity::{KeyId, Recipient};
 use streamseal::kdf::{KdfLimits, KdfParams};
-use streamseal::sealed::decisions::{self, CardPlacement, DecisionCardContent};
-use streamseal::sealed::keyring::{self, SkippedWrap};
+use streamseal::sealed::decisions::{self, CardPlacement, DecisionAnswer, DecisionCardContent};
+use streamseal::sealed::keyring::WrapsReport;
 use streamseal::sealed::messages::{self, MessageToOpen, OpenedMessage};
 use streamseal::sealed::presence;
-use streamseal::sealed::runtime::{self, HistoryEntry};
-use streamseal::sealed::session::{self, NewGeneration};
+use streamseal::sealed::runtime::{self, HistoryItem};
+use streamseal::sealed::session;
 use streamseal::sealed::user_key::{self, NewOwnKey};
 use streamseal::slot::{DecisionOption, StepPhase};
 use streamseal::wire::events::{DecisionResolved, SealedSteps};
 use streamseal::wire::ids::{DecisionId, MessageId};
 use streamseal::wire::invocation::Invocation;
-use streamseal::wire::keys::{KeyWraps, OwnKey, OwnerKey};
+use streamseal::wire::keys::{OwnKey, OwnerKey};
 use streamseal::wire::message::Message;
 use streamseal::wire::requests::bot_runtime::PresenceRequest;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
@@ -34,6 +34,8 @@ use wasm_bindgen::prelude::*;
 use crate::crypto::{kdf_limits, kdf_params};
 use crate::error::{JsResult, input, js, output, to_js};
 use crate::keys::{IdentityKey, Keyring};
+use crate::state::StreamState;
+use crate::trust::TrustStore;
 
 // ---- user key -------------------------------------------------------------
 
@@ -107,66 +109,6 @@ pub fn change_passphrase(
     ))?)
 }
 
-// ---- keyrings ---------------------------------------------------------------
-
-/// The result of `openKeyWraps`: the keyring and the wraps that did not open.
-#[wasm_bindgen]
-pub struct OpenedKeyring {
-    keyring: Option<Keyring>,
-    skipped: Vec<SkippedWrap>,
-}
-
-#[wasm_bindgen]
-impl OpenedKeyring {
-    /// The keyring. Can be taken once; the caller then owns it (and its `free()`).
-    #[wasm_bindgen(js_name = takeKeyring)]
-    pub fn take_keyring(&mut self) -> JsResult<Keyring> {
-        crate::error::take_once(&mut self.keyring, "the keyring")
-    }
-
-    /// The wraps that did not open, with their codes.
-    #[wasm_bindgen(getter, unchecked_return_type = "SkippedWrap[]")]
-    pub fn skipped(&self) -> JsResult<JsValue> {
-        to_js(&self.skipped)
-    }
-}
-
-/// Opens a `key-wraps` response into a keyring of `rootStreamId`.
-#[wasm_bindgen(js_name = openKeyWraps)]
-pub fn open_key_wraps(
-    root_stream_id: &str,
-    wraps: Ts<KeyWraps>,
-    mine: &IdentityKey,
-) -> JsResult<OpenedKeyring> {
-    let wraps = input("wraps", &wraps)?;
-    let opened = js(keyring::open_key_wraps(root_stream_id, &wraps, mine.mine()))?;
-    Ok(OpenedKeyring {
-        keyring: Some(Keyring::from_core(opened.keyring)),
-        skipped: opened.skipped,
-    })
-}
-
-/// Adds the wraps addressed to `mine` to `keyring`; returns the skipped ones.
-#[wasm_bindgen(js_name = addWraps, unchecked_return_type = "SkippedWrap[]")]
-pub fn add_wraps(
-    keyring: &mut Keyring,
-    #[wasm_bindgen(unchecked_param_type = "KeyWrap[]")] wraps: JsValue,
-    mine: &IdentityKey,
-) -> JsResult<JsValue> {
-    let wraps: Vec<streamseal::wrap::KeyWrap> = crate::error::from_js("wraps", wraps)?;
-    to_js(&js(keyring::add_wraps(
-        keyring.core_mut(),
-        &wraps,
-        mine.mine(),
-    ))?)
-}
-
-/// Records the generation the server announces as current.
-#[wasm_bindgen]
-pub fn announce(keyring: &mut Keyring, announced: u32) {
-    keyring::announce(keyring.core_mut(), announced);
-}
-
 // ---- messages ---------------------------------------------------------------
 
 /// The `POST streams/{streamId}/messages` body of a sealed message.
@@ -190,11 +132,18 @@ pub fn seal_message(
     ))?)
 }
 
-/// Checks a send body against the stream's `e2eEnabled` (the service's own codes).
+/// Checks a send body against what the caller knows (`knownSealed`: its
+/// `StreamState.isSealed`) and the stream's `e2eEnabled` as the server gave
+/// it: plaintext to a known-sealed stream the server presents as plain is
+/// `SEALED_STREAM_DOWNGRADE`; otherwise the service's own codes.
 #[wasm_bindgen(js_name = checkSendRules)]
-pub fn check_send_rules(e2e_enabled: bool, body: Ts<SendMessageRequest>) -> JsResult<()> {
+pub fn check_send_rules(
+    known_sealed: bool,
+    e2e_enabled: Option<bool>,
+    body: Ts<SendMessageRequest>,
+) -> JsResult<()> {
     let body = input("body", &body)?;
-    js(messages::check_send_rules(e2e_enabled, &body))
+    js(messages::check_send_rules(known_sealed, e2e_enabled, &body))
 }
 
 /// The sealed payload of an edit of `message` by `authorId`.
@@ -279,11 +228,32 @@ pub struct OpenedInvocation {
 
 #[wasm_bindgen]
 impl OpenedInvocation {
-    /// Opens the invocation's `sealedContext` with `mine`.
-    pub fn open(invocation: Ts<Invocation>, mine: &IdentityKey) -> JsResult<OpenedInvocation> {
+    /// Opens the invocation's `sealedContext` for the runtime of bot
+    /// `botId` with `identities` (an `IdentityKey` or an array of them),
+    /// through its `state` of the root stream (the owner set, the owner's
+    /// key accepted as sender) and its trust store. Refused: a plaintext
+    /// invocation on a sealed root (`SEALED_STREAM_DOWNGRADE`), a reply
+    /// under another sender (`REPLY_SENDER_MISMATCH`), a prompt by anyone
+    /// but the owner (`UNEXPECTED_AUTHOR`), one already acted on
+    /// (`PROMPT_REPLAYED`), or sealed under no key an accepted sender gave
+    /// (`UNTRUSTED_WRAP`, `UNKNOWN_KEY_GENERATION`). Persist the state afterwards.
+    pub fn open(
+        invocation: Ts<Invocation>,
+        state: &mut StreamState,
+        trust: &TrustStore,
+        bot_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
+    ) -> JsResult<OpenedInvocation> {
         let invocation = input("invocation", &invocation)?;
-        js(runtime::OpenedInvocation::open(&invocation, mine.mine()))
-            .map(|inner| OpenedInvocation { inner })
+        let mine = IdentityKey::list("identities", &identities)?;
+        js(runtime::OpenedInvocation::open(
+            &invocation,
+            state.core_mut(),
+            trust.core(),
+            bot_id,
+            &mine,
+        ))
+        .map(|inner| OpenedInvocation { inner })
     }
 
     /// The invocation id.
@@ -298,10 +268,19 @@ impl OpenedInvocation {
         self.inner.prompt.clone()
     }
 
-    /// The history, opened.
-    #[wasm_bindgen(getter, unchecked_return_type = "HistoryEntry[]")]
+    /// The history, item by item: `{status: "opened", entry}` or
+    /// `{status: "failed", role, sequence, code}`.
+    #[wasm_bindgen(getter, unchecked_return_type = "HistoryItem[]")]
     pub fn history(&self) -> JsResult<JsValue> {
-        to_js::<Vec<HistoryEntry>>(&self.inner.history)
+        to_js::<Vec<HistoryItem>>(&self.inner.history)
+    }
+
+    /// What the `sealedContext` wraps did: generations admitted, wraps
+    /// skipped (a generation the server minted shows as `UNTRUSTED_WRAP`),
+    /// conflicts.
+    #[wasm_bindgen(getter)]
+    pub fn wraps(&self) -> JsResult<Ts<WrapsReport>> {
+        output(self.inner.wraps())
     }
 
     /// The generations of the keyring the wraps gave.
@@ -431,58 +410,10 @@ pub fn open_step(
     ))
 }
 
-// ---- generations ------------------------------------------------------------
+// ---- the owner's key ---------------------------------------------------------
 
-/// Generation 0 of a new sealed stream: the keyring and the wraps to post.
-#[wasm_bindgen]
-pub struct GenerationZero {
-    keyring: Option<Keyring>,
-    generation: NewGeneration,
-}
-
-#[wasm_bindgen]
-impl GenerationZero {
-    /// The keyring. Can be taken once; the caller then owns it (and its `free()`).
-    #[wasm_bindgen(js_name = takeKeyring)]
-    pub fn take_keyring(&mut self) -> JsResult<Keyring> {
-        crate::error::take_once(&mut self.keyring, "the keyring")
-    }
-
-    /// The new generation: its number, wraps and `key-wraps` request body.
-    #[wasm_bindgen(getter)]
-    pub fn generation(&self) -> JsResult<Ts<NewGeneration>> {
-        output(&self.generation)
-    }
-}
-
-/// Creates generation 0 of `rootStreamId`, wrapped to every recipient.
-#[wasm_bindgen(js_name = generationZero)]
-pub fn generation_zero(
-    root_stream_id: &str,
-    #[wasm_bindgen(unchecked_param_type = "Recipient[]")] recipients: JsValue,
-) -> JsResult<GenerationZero> {
-    let recipients: Vec<Recipient> = crate::error::from_js("recipients", recipients)?;
-    let (ring, generation) = js(session::generation_zero(root_stream_id, &recipients))?;
-    Ok(GenerationZero {
-        keyring: Some(Keyring::from_core(ring)),
-        generation,
-    })
-}
-
-/// Rolls the keyring to a new generation wrapped to `recipients`.
-#[wasm_bindgen(js_name = rollGeneration)]
-pub fn roll_generation(
-    keyring: &mut Keyring,
-    #[wasm_bindgen(unchecked_param_type = "Recipient[]")] recipients: JsValue,
-) -> JsResult<Ts<NewGeneration>> {
-    let recipients: Vec<Recipient> = crate::error::from_js("recipients", recipients)?;
-    output(&js(session::roll_generation(
-        keyring.core_mut(),
-        &recipients,
-    ))?)
-}
-
-/// The owner's recipient from the `owner-key` response.
+/// The owner's recipient from the `owner-key` response, as the server gave
+/// it (`ownerKey` admits it through the trust store).
 #[wasm_bindgen(js_name = ownerRecipient)]
 pub fn owner_recipient(owner: Ts<OwnerKey>) -> JsResult<Ts<Recipient>> {
     let owner = input("owner", &owner)?;
@@ -537,7 +468,8 @@ pub fn open_decision_card(
     ))?)
 }
 
-/// Seals the note of a decision.
+/// Seals the note of a decision: the decider always seals one (empty text
+/// allowed), as it is the proof of the chosen option.
 #[wasm_bindgen(js_name = sealDecisionNote)]
 pub fn seal_decision_note(
     keyring: &Keyring,
@@ -555,14 +487,23 @@ pub fn seal_decision_note(
     ))?)
 }
 
-/// Opens the note of a `decision:resolved` event (`undefined` without one).
-#[wasm_bindgen(js_name = openDecisionNote)]
-pub fn open_decision_note(
+/// Opens the answer of a `decision:resolved` event to `card` (the sealed card
+/// as posted): the option counts only with the decider's sealed note bound
+/// to this decision, option and decider (`UNPROVEN_DECISION_ANSWER` without
+/// it, for an option not on the card or another decision).
+#[wasm_bindgen(js_name = openDecisionAnswer)]
+pub fn open_decision_answer(
     keyring: &Keyring,
+    card: Ts<CreateDecisionRequest>,
     event: Ts<DecisionResolved>,
-) -> JsResult<Option<String>> {
+) -> JsResult<Ts<DecisionAnswer>> {
+    let card = input("card", &card)?;
     let event = input("event", &event)?;
-    js(decisions::open_decision_note(keyring.core(), &event))
+    output(&js(decisions::open_decision_answer(
+        keyring.core(),
+        &card,
+        &event,
+    ))?)
 }
 
 // ---- presence ---------------------------------------------------------------

@@ -3,15 +3,13 @@
 //! the core zeroizes their secrets on drop. Only the explicit
 //! `exportSecretKey` / `exportKey` hand secret bytes to JS.
 
-use std::slice;
-
 use streamseal::identity::{self, KeyId, PublicKey, RecipientKind, SecretKey};
 use streamseal::stream_key::{self, STREAM_KEY_LEN, StreamKey};
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
 
-use crate::error::{JsResult, js, output};
+use crate::error::{JsResult, copies_of, js, output};
 
 /// An X25519 identity key (a user's key or a runtime machine's key). The
 /// secret stays in WASM memory; call `free()` when done.
@@ -31,11 +29,16 @@ impl IdentityKey {
         &self.inner
     }
 
-    /// The core key as the one-element key set the flows take.
-    pub(crate) fn mine(&self) -> &[identity::IdentityKey] {
-        slice::from_ref(&self.inner)
+    /// The caller's keys from an `IdentityKey` or an array of them (copied
+    /// inside WASM memory; the caller keeps its objects).
+    pub(crate) fn list(param: &str, value: &JsValue) -> JsResult<Vec<identity::IdentityKey>> {
+        let keys: Vec<IdentityKey> = copies_of(param, "IdentityKey", COPY_IDENTITY_KEY, value)?;
+        Ok(keys.into_iter().map(|k| k.inner).collect())
     }
 }
+
+/// The method `copies_of` calls to copy an `IdentityKey` inside WASM memory.
+const COPY_IDENTITY_KEY: &str = "__streamsealCopyIdentityKey";
 
 #[wasm_bindgen]
 impl IdentityKey {
@@ -96,6 +99,13 @@ impl IdentityKey {
     pub fn export_secret_key(&self) -> Vec<u8> {
         self.inner.secret_key().to_bytes().to_vec()
     }
+
+    /// A copy in WASM memory, for the binding's own use (`copies_of`): the
+    /// secret never crosses to JS.
+    #[wasm_bindgen(js_name = __streamsealCopyIdentityKey, skip_typescript)]
+    pub fn copy_for_binding(&self) -> IdentityKey {
+        Self::from_core(self.inner.clone())
+    }
 }
 
 /// The stream keys of one root stream by generation. Keys stay in WASM
@@ -136,7 +146,9 @@ impl Keyring {
         self.inner.root_stream_id().to_owned()
     }
 
-    /// The generation sealing uses (`undefined` while empty).
+    /// The generation sealing uses (`undefined` while empty): the newest
+    /// held, or a newer one announced whose key is missing (sealing then
+    /// fails rather than fall back). Nothing lowers it.
     #[wasm_bindgen(getter, js_name = currentGeneration)]
     pub fn current_generation(&self) -> Option<u32> {
         self.inner.current_generation()
@@ -159,7 +171,8 @@ impl Keyring {
         self.inner.contains(generation)
     }
 
-    /// Generates a fresh key and holds it as `generation`.
+    /// Generates a fresh key and holds it as `generation` (sealing moves up
+    /// to it when it is the newest).
     #[wasm_bindgen(js_name = generateKey)]
     pub fn generate_key(&mut self, generation: u32) -> JsResult<()> {
         let key = js(StreamKey::generate())?;
@@ -187,16 +200,30 @@ impl Keyring {
         Ok(js(self.inner.key(generation))?.to_bytes().to_vec())
     }
 
-    /// Seals under `generation` from now on (it must be held).
-    #[wasm_bindgen(js_name = setCurrentGeneration)]
-    pub fn set_current_generation(&mut self, generation: u32) -> JsResult<()> {
-        js(self.inner.set_current_generation(generation))
+    /// How many envelopes this keyring (and its clones) sealed under `generation`.
+    #[wasm_bindgen(js_name = sealCount)]
+    pub fn seal_count(&self, generation: u32) -> f64 {
+        // At most the seal budget (2^30): exact as a JS number.
+        self.inner.seal_count(generation) as f64
     }
 
-    /// Records the generation the server announces as current.
-    #[wasm_bindgen(js_name = setAnnouncedGeneration)]
-    pub fn set_announced_generation(&mut self, generation: u32) {
-        self.inner.set_announced_generation(generation);
+    /// Seals allowed per generation before `SEAL_BUDGET_EXHAUSTED` (2^30
+    /// unless lowered): roll the generation then.
+    #[wasm_bindgen(getter, js_name = sealBudget)]
+    pub fn seal_budget(&self) -> f64 {
+        self.inner.seal_budget() as f64
+    }
+
+    /// Lowers the seal budget per generation; it never rises again.
+    #[wasm_bindgen(js_name = lowerSealBudget)]
+    pub fn lower_seal_budget(&mut self, budget: u32) {
+        self.inner.lower_seal_budget(u64::from(budget));
+    }
+
+    /// Generations for which two different keys were offered: never sealed under.
+    #[wasm_bindgen(js_name = conflictedGenerations, unchecked_return_type = "number[]")]
+    pub fn conflicted_generations(&self) -> JsResult<JsValue> {
+        crate::error::to_js(&self.inner.conflicted_generations())
     }
 
     /// Drops (and zeroizes) every key.

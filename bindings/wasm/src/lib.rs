@@ -7,15 +7,23 @@
 //!   typed by the TypeScript the core's `wasm` feature generates (tsify);
 //!   bytes are `Uint8Array`, key generations `number`.
 //! - Secret holders ([`keys::IdentityKey`], [`keys::Keyring`],
+//!   [`state::StreamState`], [`state::PreparedRoll`],
 //!   [`flows::OpenedInvocation`]) stay in WASM memory as classes with
 //!   `free()` and `Symbol.dispose`; the core zeroizes them on drop. Only
-//!   `exportSecretKey` / `exportKey` hand secret bytes to JS.
+//!   `exportSecretKey` / `exportKey` hand secret bytes to JS; a persisted
+//!   state leaves only sealed under the identity key (`toBytes`).
+//! - Where a flow takes several class instances (the caller's identity
+//!   keys, the trusted recipients of a roll), an array crosses: each
+//!   instance is copied inside WASM memory ([`error::copies_of`]), so the
+//!   caller keeps its objects.
 //! - Every failure is a `StreamsealError` ([`error`]) with the core's stable
 //!   `code`. Nothing panics on any input.
 //!
-//! Modules: [`crypto`] (envelopes, AAD, wraps, bundles), [`flows`] (the
-//! sealed flows), [`api`] (the sans-IO endpoints), and, in the test build
-//! flavour only (feature `test-seams`), `seams`.
+//! Modules: [`crypto`] (envelopes, AAD, wraps, bundles), [`trust`] (the
+//! trust store, fingerprints, safety numbers), [`state`] (the persistent
+//! stream state, opening key wraps, rolls), [`flows`] (the sealed flows),
+//! [`api`] (the sans-IO endpoints), and, in the test build flavour only
+//! (feature `test-seams`), `seams`.
 
 pub mod api;
 pub mod crypto;
@@ -24,3 +32,5 @@ pub mod flows;
 pub mod keys;
 #[cfg(feature = "test-seams")]
 pub mod seams;
+pub mod state;
+pub mod trust;
