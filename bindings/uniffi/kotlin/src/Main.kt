@@ -753,10 +753,9 @@ fun forgedPrompt() {
     }
     assertNull(fresh.highWater())
 
-    // The server's announcement of generation 1 stays in force for this
-    // runtime: it seals nothing under the old key until generation 1 comes
-    // from the owner (or the process restarts from its persisted state).
-    assertEquals(1u, w.runtimeState.keyring().currentGeneration())
+    // The forged invocation's announcement of generation 1 stayed with that
+    // invocation: the runtime's state still seals at its high-water.
+    assertEquals(0u, w.runtimeState.keyring().currentGeneration())
 
     // An honest invocation opens; history opens item by item.
     val h = World()

@@ -225,9 +225,11 @@ impl OpenedInvocation {
             return Err(Error::UntrustedWrap);
         }
         // Sealing never goes below the high-water; a newer announced
-        // generation whose key is missing makes sealing fail instead.
-        state.keyring_mut().announce(ctx.reply.key_generation);
-        let keyring = state.keyring().clone();
+        // generation whose key is missing makes this invocation's sealing
+        // fail instead. The announcement stays with this invocation: a forged
+        // `reply.keyGeneration` cannot stop the runtime sealing elsewhere.
+        let mut keyring = state.keyring().clone();
+        keyring.announce(ctx.reply.key_generation);
 
         let prompt_slot = Slot::invocation_prompt(
             invocation.active_stream_id.clone(),
