@@ -25,8 +25,8 @@ use crate::keys::IdentityKey;
 const TRUST_TS: &str = r#"
 /** A trust policy: pinned keys usable unverified ("tofu"), only verified keys ("verified-only"), or as tofu until a verified key changes ("refuse-after-verified-change"). */
 export type TrustPolicyName = "tofu" | "verified-only" | "refuse-after-verified-change";
-/** What `TrustStore.observe` found for a key the server presented. */
-export type KeyState = "new" | "same" | "changed" | "verified" | "verified-then-changed";
+/** What `TrustStore.observe` found for a key the server presented ("added": a further key id of a subject already known, worth showing). */
+export type KeyState = "new" | "added" | "same" | "changed" | "verified" | "verified-then-changed";
 "#;
 
 /// The method `copies_of` calls to copy a `TrustedKey` inside WASM memory.
