@@ -50,10 +50,10 @@ pub enum Bundle {
         /// The key file (from `keygen`).
         #[arg(long)]
         key: String,
-        /// Argon2id memory in KiB.
+        /// Argon2id memory in KiB (at least 19456, the OWASP minimum for a new bundle).
         #[arg(long, default_value_t = KdfParams::default().m)]
         m: u32,
-        /// Argon2id iterations.
+        /// Argon2id iterations (at least 2).
         #[arg(long, default_value_t = KdfParams::default().t)]
         t: u32,
         /// Argon2id lanes.
@@ -86,8 +86,9 @@ impl Bundle {
                 passphrase,
             } => {
                 let key = read_key(key)?;
-                let params = KdfParams::argon2id(*m, *t, *p);
-                params.check(&KdfLimits::default())?;
+                // Below the creation floor or above the caps: refused before
+                // the passphrase is asked for.
+                let params = KdfParams::for_new_bundle(*m, *t, *p)?;
                 let phrase = passphrase.read("passphrase: ")?;
                 let bundle = with_progress(&params, || {
                     streamseal::bundle::create_bundle(key.secret_key(), &phrase, &params)

@@ -22,7 +22,8 @@ use tempfile::TempDir;
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const SLOT: &str = r#"{"kind":"message","streamId":"stream_01JD3QG1YB5V6Z8R9T0W2X4K7M","messageId":"msg_01JD3QH2A7C4E6G8J0K2M4P6R8","authorId":"usr_1","revision":1}"#;
 const PASSPHRASE: &str = "correct horse battery staple";
-const SMALL_KDF: [&str; 6] = ["--m", "64", "--t", "1", "--p", "1"];
+/// The cheapest Argon2id parameters a new bundle may have (the creation floor).
+const FLOOR_KDF: [&str; 6] = ["--m", "19456", "--t", "2", "--p", "1"];
 const VECTOR_FILES: [&str; 4] = [
     "envelopes.json",
     "wraps.json",
@@ -135,7 +136,7 @@ fn keygen(dir: &Path, kind: &str, id: &str) -> PathBuf {
 fn bundle_create(key: &Path) -> String {
     ok(cli()
         .args(["bundle", "create"])
-        .args(SMALL_KDF)
+        .args(FLOOR_KDF)
         .args(["--passphrase-env", "SS_PASS", "--key"])
         .arg(key)
         .env("SS_PASS", PASSPHRASE))
@@ -634,7 +635,7 @@ fn bundle_round_trip_env_then_stdin() {
     assert!(record.get("secretKey").is_none());
     assert_eq!(record["keyId"], "laptop");
     assert_eq!(record["publicKey"], key["publicKey"]);
-    assert_eq!(record["kdfParams"]["m"], 64);
+    assert_eq!(record["kdfParams"]["m"], 19_456);
     let record_path = write(dir.path(), "record.json", &record_text);
 
     let opened = json(&ok(cli()
@@ -666,7 +667,7 @@ fn bundle_round_trip_stdin_then_env() {
     let key_path = keygen(dir.path(), "user", "phone");
     let record = ok(cli()
         .args(["bundle", "create"])
-        .args(SMALL_KDF)
+        .args(FLOOR_KDF)
         .args(["--passphrase-stdin", "--key"])
         .arg(&key_path)
         .write_stdin(format!("{PASSPHRASE}\r\n")));
@@ -746,12 +747,16 @@ fn bundle_kdf_params_are_bounded() {
     for (flag, value) in [
         ("--m", "200000"),
         ("--m", "1"),
+        // Below the creation floor (m = 19456 KiB, t = 2): a record that
+        // would still open, but is not made.
+        ("--m", "19455"),
+        ("--t", "1"),
         ("--t", "0"),
         ("--t", "100"),
         ("--p", "0"),
         ("--p", "100"),
     ] {
-        let mut params = SMALL_KDF.map(str::to_owned);
+        let mut params = FLOOR_KDF.map(str::to_owned);
         let at = params.iter().position(|p| p == flag).unwrap();
         params[at + 1] = value.to_owned();
         let line = fails(
@@ -826,7 +831,7 @@ fn bundle_passphrase_sources() {
     fails(
         cli()
             .args(["bundle", "create"])
-            .args(SMALL_KDF)
+            .args(FLOOR_KDF)
             .arg("--key")
             .arg(&key_path),
         "USAGE",
@@ -912,7 +917,7 @@ fn bundle_bad_files() {
         fails(
             cli()
                 .args(["bundle", "create"])
-                .args(SMALL_KDF)
+                .args(FLOOR_KDF)
                 .args(["--passphrase-env", "SS_PASS", "--key"])
                 .arg(key)
                 .env("SS_PASS", PASSPHRASE),
@@ -926,7 +931,7 @@ fn bundle_bad_files() {
     fails(
         cli()
             .args(["bundle", "create"])
-            .args(SMALL_KDF)
+            .args(FLOOR_KDF)
             .args(["--passphrase-env", "SS_PASS", "--key"])
             .arg(&mismatched)
             .env("SS_PASS", PASSPHRASE),

@@ -18,18 +18,28 @@
 //! `MALFORMED_BUNDLE`, bad base64 `MALFORMED_BASE64`, and parameters outside
 //! the caps `KDF_PARAMS_OUT_OF_BOUNDS` (checked before any work is done).
 //!
+//! Creating a bundle needs parameters at least the creation floor (m = 19 MiB,
+//! t = 2, p = 1, OWASP's minimum; see [`crate::kdf`]): a bundle is stored on
+//! the server, where a copy can be attacked offline forever. Opening has only
+//! the caps, so a record made with less still opens.
+//!
 //! ```
 //! use streamseal::bundle::{create_bundle, open_bundle};
 //! use streamseal::identity::SecretKey;
 //! use streamseal::kdf::{KdfLimits, KdfParams};
 //!
 //! let secret = SecretKey::generate()?;
-//! let small = KdfParams::argon2id(64, 1, 1); // tiny, for the example only
-//! let bundle = create_bundle(&secret, "correct horse", &small)?;
+//! // The cheapest parameters allowed; apps use `KdfParams::default()` where they can.
+//! let params = KdfParams::creation_floor();
+//! let bundle = create_bundle(&secret, "correct horse", &params)?;
 //! let opened = open_bundle(&secret.public_key(), &bundle, "correct horse", &KdfLimits::default())?;
 //! assert_eq!(opened.public_key(), secret.public_key());
 //! let err = open_bundle(&secret.public_key(), &bundle, "wrong", &KdfLimits::default()).unwrap_err();
 //! assert_eq!(err.code().as_str(), "WRONG_PASSPHRASE");
+//! // Below the floor: refused before any work.
+//! let weak = KdfParams::argon2id(64, 1, 1);
+//! let err = create_bundle(&secret, "correct horse", &weak).unwrap_err();
+//! assert_eq!(err.code().as_str(), "KDF_PARAMS_OUT_OF_BOUNDS");
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
@@ -77,9 +87,26 @@ pub fn bundle_aad(version: u8, public_key: &PublicKey) -> Vec<u8> {
 
 /// Seals `secret` under `passphrase` with a fresh salt and `params`.
 ///
-/// `params` must lie within [`KdfLimits::default`], so that every client can
-/// open what this one creates.
+/// `params` must be at least the creation floor (m = 19 MiB, t = 2, p = 1,
+/// [`KdfParams::creation_floor`]): the bundle is stored on the server, and a
+/// weak one stays an offline-guessing target for as long as a copy exists.
+/// They must also lie within [`KdfLimits::default`], so that every client
+/// can open what this one creates. Both are checked by
+/// [`KdfParams::check_for_new_bundle`] before any work
+/// (`KDF_PARAMS_OUT_OF_BOUNDS`, `UNSUPPORTED_KDF`).
 pub fn create_bundle(
+    secret: &SecretKey,
+    passphrase: &str,
+    params: &KdfParams,
+) -> Result<SealedBundle> {
+    params.check_for_new_bundle()?;
+    seal_bundle(secret, passphrase, params)
+}
+
+/// Seals `secret` with parameters checked only against the caps on opening.
+/// Reached from [`create_bundle`] after the floor check, and from the test
+/// seam that stands in for records made before the floor existed.
+pub(crate) fn seal_bundle(
     secret: &SecretKey,
     passphrase: &str,
     params: &KdfParams,

@@ -1,18 +1,37 @@
 //! Argon2id (RFC 9106, version 0x13 = 19): the passphrase KDF of the
-//! private-key bundle, with bounds on every parameter that comes from the
-//! server.
+//! private-key bundle, with a floor on the parameters a new bundle is made
+//! with and bounds on every parameter that comes from the server.
 //!
-//! The `kdfParams` of a key record are hostile input: a crafted record could
-//! otherwise ask a phone for gigabytes of memory or minutes of work. Opening
-//! checks them against [`KdfLimits`] before any memory is allocated.
+//! Two different rules, deliberately kept apart:
 //!
-//! | parameter | default | accepted by default | why |
-//! |---|---|---|---|
-//! | `m` (KiB) | 65 536 (64 MiB) | `8·p` ..= 131 072 (128 MiB) | RFC 9106 section 4, second recommended option, uses 64 MiB; twice that stays within what a foreground mobile app may allocate. Hosts with less (iOS extensions) pass tighter [`KdfLimits`]. |
-//! | `t` | 3 | 1 ..= 10 | RFC 9106's option uses 3; 10 bounds the time a record can demand to a few seconds natively. |
-//! | `p` | 1 | 1 ..= 8 | WASM and most runtimes compute lanes on one thread, so lanes add no speed for us. |
-//! | salt (bytes) | 16 | 16 ..= 64 | RFC 9106 section 3.1 recommends 128 bits; 64 bounds the input. |
-//! | `algorithm`, `version` | `argon2id`, 19 | exactly these | the only ones this format uses. |
+//! - **Creating or re-sealing** a bundle ([`crate::bundle::create_bundle`],
+//!   and through it `user_key::set_up` and `user_key::change_passphrase`)
+//!   needs at least the [creation floor](KdfParams::creation_floor):
+//!   m = 19 MiB, t = 2, p = 1, the minimum the OWASP Password Storage Cheat
+//!   Sheet gives for Argon2id. The bundle is stored on the server, which the
+//!   threat model does not trust: whoever holds a copy can guess passphrases
+//!   offline for as long as they like, and nothing can raise the cost of a
+//!   weak bundle after it has been uploaded. Below the floor is
+//!   `KDF_PARAMS_OUT_OF_BOUNDS`, checked in one place
+//!   ([`KdfParams::check_for_new_bundle`]) before any work.
+//! - **Opening** a record checks it against [`KdfLimits`] only. The
+//!   `kdfParams` of a key record are hostile input: a crafted record could
+//!   otherwise ask a phone for gigabytes of memory or minutes of work, so the
+//!   caps are checked before any memory is allocated. They have no floor
+//!   beyond what Argon2 itself needs: a record made before the floor existed
+//!   still opens, and re-sealing it (a passphrase change) lifts it to the
+//!   floor.
+//!
+//! | parameter | default | floor for new bundles | accepted on open by default | why |
+//! |---|---|---|---|---|
+//! | `m` (KiB) | 65 536 (64 MiB) | 19 456 (19 MiB) | `8·p` ..= 131 072 (128 MiB) | RFC 9106 section 4, second recommended option, uses 64 MiB; the floor is OWASP's minimum; twice the default stays within what a foreground mobile app may allocate. Hosts with less (iOS extensions) pass tighter [`KdfLimits`]. |
+//! | `t` | 3 | 2 | 1 ..= 10 | RFC 9106's option uses 3, OWASP's minimum with 19 MiB is 2; 10 bounds the time a record can demand to a few seconds natively. |
+//! | `p` | 1 | 1 | 1 ..= 8 | WASM and most runtimes compute lanes on one thread, so lanes add no speed for us. |
+//! | salt (bytes) | 16 | 16 (always fresh) | 16 ..= 64 | RFC 9106 section 3.1 recommends 128 bits; 64 bounds the input. |
+//! | `algorithm`, `version` | `argon2id`, 19 | exactly these | exactly these | the only ones this format uses. |
+//!
+//! A new bundle must also lie within the default caps, so that every client
+//! can open what any client creates.
 //!
 //! ```
 //! use streamseal::kdf::{KdfLimits, KdfParams};
@@ -22,6 +41,14 @@
 //! let hostile = KdfParams { m: 4 * 1024 * 1024, ..KdfParams::default() };
 //! let err = hostile.check(&KdfLimits::default()).unwrap_err();
 //! assert_eq!(err.code().as_str(), "KDF_PARAMS_OUT_OF_BOUNDS");
+//!
+//! // Opening accepts an old, cheap record; creating one is refused.
+//! let weak = KdfParams::argon2id(8 * 1024, 1, 1);
+//! assert!(weak.check(&KdfLimits::default()).is_ok());
+//! let err = KdfParams::for_new_bundle(8 * 1024, 1, 1).unwrap_err();
+//! assert_eq!(err.code().as_str(), "KDF_PARAMS_OUT_OF_BOUNDS");
+//! assert_eq!(KdfParams::for_new_bundle(19_456, 2, 1)?, KdfParams::creation_floor());
+//! # Ok::<(), streamseal::Error>(())
 //! ```
 
 use argon2::{Algorithm, Argon2, Params, Version};
@@ -39,6 +66,15 @@ pub const ARGON2_VERSION: u32 = 19;
 pub const DERIVED_KEY_LEN: usize = 32;
 /// Length of a freshly generated salt in bytes.
 pub const SALT_LEN: usize = 16;
+
+/// The least memory cost (KiB) a new or re-sealed bundle may use: 19 MiB,
+/// the OWASP Password Storage Cheat Sheet's minimum for Argon2id.
+pub const CREATION_MIN_M: u32 = 19_456;
+/// The least iteration count a new or re-sealed bundle may use (OWASP's
+/// minimum with 19 MiB).
+pub const CREATION_MIN_T: u32 = 2;
+/// The least parallelism a new or re-sealed bundle may use.
+pub const CREATION_MIN_P: u32 = 1;
 
 /// `kdfParams` of a key record: `{algorithm, m, t, p, version}`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -128,7 +164,51 @@ impl KdfParams {
         }
     }
 
-    /// Checks algorithm, version and every cost against `limits`.
+    /// The cheapest parameters a new or re-sealed bundle may use: Argon2id,
+    /// m = 19 MiB ([`CREATION_MIN_M`]), t = 2, p = 1, version 19, the OWASP
+    /// Password Storage Cheat Sheet's minimum. A bundle lives on the server,
+    /// where a copy can be attacked offline forever; [`KdfParams::default`]
+    /// costs more and is what apps should use where they can afford it.
+    pub fn creation_floor() -> Self {
+        KdfParams::argon2id(CREATION_MIN_M, CREATION_MIN_T, CREATION_MIN_P)
+    }
+
+    /// Argon2id parameters for a new or re-sealed bundle, checked by
+    /// [`KdfParams::check_for_new_bundle`] (`KDF_PARAMS_OUT_OF_BOUNDS` below
+    /// the creation floor or above the default caps).
+    pub fn for_new_bundle(m: u32, t: u32, p: u32) -> Result<Self> {
+        let params = KdfParams::argon2id(m, t, p);
+        params.check_for_new_bundle()?;
+        Ok(params)
+    }
+
+    /// Checks parameters a bundle is about to be created or re-sealed with:
+    /// algorithm and version as [`KdfParams::check`], every cost at least
+    /// the creation floor (m = 19 MiB, t = 2, p = 1; see
+    /// [`KdfParams::creation_floor`]) and at most [`KdfLimits::default`], so
+    /// that every client can open what any client creates
+    /// (`KDF_PARAMS_OUT_OF_BOUNDS`, `UNSUPPORTED_KDF`).
+    ///
+    /// This is the only place the floor is enforced; opening a record checks
+    /// [`KdfParams::check`] alone, so records made before the floor existed
+    /// still open.
+    pub fn check_for_new_bundle(&self) -> Result<()> {
+        let caps = KdfLimits::default();
+        self.check(&caps)?;
+        if self.p < CREATION_MIN_P {
+            return Err(out_of_bounds("p", self.p, CREATION_MIN_P, caps.max_p));
+        }
+        if self.m < CREATION_MIN_M {
+            return Err(out_of_bounds("m", self.m, CREATION_MIN_M, caps.max_m));
+        }
+        if self.t < CREATION_MIN_T {
+            return Err(out_of_bounds("t", self.t, CREATION_MIN_T, caps.max_t));
+        }
+        Ok(())
+    }
+
+    /// Checks algorithm, version and every cost against `limits`: the caps
+    /// on what is accepted when *opening* a record (no creation floor).
     pub fn check(&self, limits: &KdfLimits) -> Result<()> {
         if self.algorithm != ARGON2ID {
             return Err(Error::UnsupportedKdf {
@@ -230,6 +310,67 @@ mod tests {
         assert_eq!(
             wrong.check(&l).unwrap_err().code(),
             ErrorCode::UnsupportedKdf
+        );
+    }
+
+    #[test]
+    fn creation_floor_is_owasp_minimum_and_apart_from_open_caps() {
+        let floor = KdfParams::creation_floor();
+        assert_eq!((floor.m, floor.t, floor.p), (19_456, 2, 1));
+        assert_eq!((floor.algorithm.as_str(), floor.version), (ARGON2ID, 19));
+        assert!(floor.check_for_new_bundle().is_ok());
+        assert!(KdfParams::default().check_for_new_bundle().is_ok());
+        // The top of the open caps is still allowed for a new bundle.
+        assert!(
+            KdfParams::argon2id(131_072, 10, 8)
+                .check_for_new_bundle()
+                .is_ok()
+        );
+        for (bad, param, min) in [
+            (KdfParams::argon2id(19_455, 2, 1), "m", 19_456),
+            (KdfParams::argon2id(8, 1, 1), "m", 19_456),
+            (KdfParams::argon2id(65_536, 1, 1), "t", 2),
+            (KdfParams::argon2id(19_456, 0, 1), "t", 1),
+            (KdfParams::argon2id(19_456, 2, 0), "p", 1),
+            (KdfParams::argon2id(131_073, 2, 1), "m", 8),
+            (KdfParams::argon2id(19_456, 11, 1), "t", 1),
+        ] {
+            // Each of these except the last two still opens: the floor is
+            // for creating, not for reading what the server holds.
+            let err = bad.check_for_new_bundle().unwrap_err();
+            assert_eq!(err.code(), ErrorCode::KdfParamsOutOfBounds, "{bad:?}");
+            match err {
+                Error::KdfParamsOutOfBounds {
+                    param: p, min: m, ..
+                } => {
+                    assert_eq!((p, m), (param, min), "{bad:?}");
+                }
+                other => panic!("{other:?}"),
+            }
+            let (m, t, p) = (bad.m, bad.t, bad.p);
+            assert_eq!(
+                KdfParams::for_new_bundle(m, t, p).unwrap_err().code(),
+                ErrorCode::KdfParamsOutOfBounds
+            );
+        }
+        for old in [
+            KdfParams::argon2id(8, 1, 1),
+            KdfParams::argon2id(19_455, 2, 1),
+            KdfParams::argon2id(65_536, 1, 1),
+        ] {
+            assert!(old.check(&KdfLimits::default()).is_ok(), "{old:?}");
+        }
+        let wrong = KdfParams {
+            algorithm: "argon2i".into(),
+            ..KdfParams::creation_floor()
+        };
+        assert_eq!(
+            wrong.check_for_new_bundle().unwrap_err().code(),
+            ErrorCode::UnsupportedKdf
+        );
+        assert_eq!(
+            KdfParams::for_new_bundle(19_456, 2, 1).unwrap(),
+            KdfParams::creation_floor()
         );
     }
 

@@ -28,11 +28,12 @@ use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKi
 use streamseal::kdf::{self, KdfLimits, KdfParams};
 use streamseal::sealed::keyring::open_key_wraps;
 use streamseal::sealed::state::StreamState;
+use streamseal::sealed::user_key::{self, NewOwnKey};
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
-use streamseal::testing::{aes256gcm_seal, with_fixed_randomness};
+use streamseal::testing::{aes256gcm_seal, bundle_below_floor, with_fixed_randomness};
 use streamseal::trust::{TrustPolicy, TrustStore};
-use streamseal::wire::keys::KeyWraps;
+use streamseal::wire::keys::{KeyWraps, OwnKey};
 use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_stream_key};
 use streamseal::{Error, ErrorCode};
 
@@ -57,13 +58,15 @@ struct Fx {
     wrap: KeyWrap,
     public: PublicKey,
     other_public: PublicKey,
-    /// Salt `[0xfb; 16]` and iv `[0xfb; 12]`, Argon2id m=8, t=1, p=1.
+    /// Salt `[0xfb; 16]` and iv `[0xfb; 12]`, Argon2id at the creation
+    /// floor (m = 19456, t = 2, p = 1): the cheapest bundle `create_bundle` makes.
     bundle: SealedBundle,
     other_bundle: SealedBundle,
 }
 
-fn tiny() -> KdfParams {
-    KdfParams::argon2id(8, 1, 1)
+/// The cheapest parameters a new bundle may have (OWASP's minimum).
+fn floor() -> KdfParams {
+    KdfParams::creation_floor()
 }
 
 fn has_plus_or_slash(s: &str) -> bool {
@@ -127,9 +130,10 @@ fn fixture() -> Fx {
 
     let other_secret = SecretKey::from_bytes(&[0x30; 32]);
     let bundle =
-        with_fixed_randomness(&[0xfb; 28], || create_bundle(&secret, PASS, &tiny())).unwrap();
+        with_fixed_randomness(&[0xfb; 28], || create_bundle(&secret, PASS, &floor())).unwrap();
     let other_bundle =
-        with_fixed_randomness(&[0x5a; 28], || create_bundle(&other_secret, PASS, &tiny())).unwrap();
+        with_fixed_randomness(&[0x5a; 28], || create_bundle(&other_secret, PASS, &floor()))
+            .unwrap();
     Fx {
         ring,
         slot,
@@ -273,16 +277,26 @@ fn params_with(fx: &Fx, f: impl FnOnce(&mut KdfParams)) -> Outcome {
 fn crafted_bundle(fx: &Fx, secret_bytes: &[u8; 32]) -> Outcome {
     let salt = [0x11u8; 16];
     let iv = [0x22u8; 12];
-    let key = kdf::derive_key(PASS, &salt, &tiny(), &KdfLimits::default())?;
+    let key = kdf::derive_key(PASS, &salt, &floor(), &KdfLimits::default())?;
     let aad = bundle::bundle_aad(BUNDLE_VERSION, &fx.public);
     let ct = aes256gcm_seal(&key, &iv, secret_bytes, &aad)?;
     let bytes = [&[BUNDLE_VERSION][..], &iv[..], &ct[..]].concat();
     let crafted = SealedBundle {
         encrypted_private_bundle: encode_base64(&bytes),
         kdf_salt: encode_base64(&salt),
-        kdf_params: tiny(),
+        kdf_params: floor(),
     };
     open_bundle(&fx.public, &crafted, PASS, &KdfLimits::default()).map(|_| ())
+}
+
+/// The fixture's bundle as the `GET me/e2e-key` record.
+fn own_key(fx: &Fx) -> OwnKey {
+    NewOwnKey {
+        key_id: "key_1".into(),
+        public_key: fx.public,
+        bundle: fx.bundle.clone(),
+    }
+    .into_own_key("2026-11-21T00:00:00Z")
 }
 
 fn seal_slot(fx: &Fx, slot: &Slot) -> Outcome {
@@ -943,9 +957,9 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
             |fx| bundle_with(fx, |b| b.kdf_salt.clone_from(&fx.other_bundle.kdf_salt)),
         ),
         case(
-            "bundle: with the KDF parameters changed (t 1 -> 2)",
+            "bundle: with the KDF parameters changed (t 2 -> 1)",
             E::WrongPassphrase,
-            |fx| params_with(fx, |p| p.t = 2),
+            |fx| params_with(fx, |p| p.t = 1),
         ),
         case(
             "bundle: decrypts but holds another key",
@@ -1022,9 +1036,66 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
             create_bundle(
                 &SecretKey::from_bytes(&[1; 32]),
                 PASS,
-                &KdfParams::argon2id(4 * 1024 * 1024, 1, 1),
+                &KdfParams::argon2id(4 * 1024 * 1024, 2, 1),
             )
         }),
+        // --- the creation floor (m = 19456 KiB, t = 2, p = 1): new bundles only
+        case(
+            "create_bundle: m one below the floor",
+            E::KdfParamsOutOfBounds,
+            |_| {
+                create_bundle(
+                    &SecretKey::from_bytes(&[1; 32]),
+                    PASS,
+                    &KdfParams::argon2id(19_455, 2, 1),
+                )
+            },
+        ),
+        case(
+            "create_bundle: t 1 (below the floor)",
+            E::KdfParamsOutOfBounds,
+            |_| {
+                create_bundle(
+                    &SecretKey::from_bytes(&[1; 32]),
+                    PASS,
+                    &KdfParams::argon2id(65_536, 1, 1),
+                )
+            },
+        ),
+        case(
+            "create_bundle: m 8 KiB, t 1",
+            E::KdfParamsOutOfBounds,
+            |_| {
+                create_bundle(
+                    &SecretKey::from_bytes(&[1; 32]),
+                    PASS,
+                    &KdfParams::argon2id(8, 1, 1),
+                )
+            },
+        ),
+        case("create_bundle: p 0", E::KdfParamsOutOfBounds, |_| {
+            create_bundle(
+                &SecretKey::from_bytes(&[1; 32]),
+                PASS,
+                &KdfParams::argon2id(19_456, 2, 0),
+            )
+        }),
+        case("set_up: below the floor", E::KdfParamsOutOfBounds, |_| {
+            user_key::set_up(KeyId::new("key_1")?, PASS, &KdfParams::argon2id(64, 1, 1))
+        }),
+        case(
+            "change_passphrase: below the floor",
+            E::KdfParamsOutOfBounds,
+            |fx| {
+                user_key::change_passphrase(
+                    &own_key(fx),
+                    PASS,
+                    "new passphrase",
+                    &KdfParams::argon2id(19_456, 1, 1),
+                    &KdfLimits::default(),
+                )
+            },
+        ),
         // --- key wraps
         case("unwrap: 33 keys", E::TooManyKeys, |fx| {
             let mine = vec![fx.me.clone(); 33];
@@ -1292,7 +1363,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
             E::RandomnessUnavailable,
             |_| {
                 with_fixed_randomness(&[7; 27], || {
-                    create_bundle(&SecretKey::from_bytes(&[1; 32]), PASS, &tiny())
+                    create_bundle(&SecretKey::from_bytes(&[1; 32]), PASS, &floor())
                 })
             },
         ),
@@ -1529,6 +1600,69 @@ fn kdf_caps_act_before_any_argon2_work() {
     let err = open_bundle(&fx.public, &bundle, PASS, &tight).unwrap_err();
     assert_eq!(err.code(), ErrorCode::KdfParamsOutOfBounds);
     assert!(started.elapsed() < Duration::from_millis(500));
+}
+
+/// The floor binds what is created, not what is opened: a record made with
+/// less (before the floor existed) still unlocks under the default caps, and
+/// changing its passphrase re-seals it at the parameters given, which must
+/// be at least the floor whatever the old record had.
+#[test]
+fn kdf_floor_binds_creating_not_opening() {
+    let secret = SecretKey::from_bytes(&[0x20; 32]);
+    let old_params = KdfParams::argon2id(64, 1, 1);
+    let old = with_fixed_randomness(&[0x33; 28], || {
+        bundle_below_floor(&secret, PASS, &old_params)
+    })
+    .unwrap();
+    assert_eq!(old.kdf_params, old_params);
+    // create_bundle refuses those parameters, before drawing any randomness.
+    let err = with_fixed_randomness(&[], || create_bundle(&secret, PASS, &old_params)).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::KdfParamsOutOfBounds);
+    match &err {
+        Error::KdfParamsOutOfBounds {
+            param, value, min, ..
+        } => {
+            assert_eq!((*param, *value, *min), ("m", 64, 19_456));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Opening has only the caps.
+    let opened = open_bundle(&secret.public_key(), &old, PASS, &KdfLimits::default()).unwrap();
+    assert_eq!(*opened.to_bytes(), *secret.to_bytes());
+    let record = NewOwnKey {
+        key_id: "key_1".into(),
+        public_key: secret.public_key(),
+        bundle: old,
+    }
+    .into_own_key("2020-01-01T00:00:00Z");
+    let me = user_key::unlock(&record, PASS, &KdfLimits::default()).unwrap();
+    assert_eq!(me.public_key(), secret.public_key());
+    // Re-sealing with the old parameters is refused; at the floor it works.
+    let err = user_key::change_passphrase(
+        &record,
+        PASS,
+        "new passphrase",
+        &old_params,
+        &KdfLimits::default(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::KdfParamsOutOfBounds);
+    let lifted = user_key::change_passphrase(
+        &record,
+        PASS,
+        "new passphrase",
+        &KdfParams::creation_floor(),
+        &KdfLimits::default(),
+    )
+    .unwrap();
+    assert_eq!(lifted.bundle.kdf_params, KdfParams::creation_floor());
+    let again = user_key::unlock(
+        &lifted.into_own_key("2026-11-21T00:00:00Z"),
+        "new passphrase",
+        &KdfLimits::default(),
+    )
+    .unwrap();
+    assert_eq!(*again.secret_key().to_bytes(), *secret.to_bytes());
 }
 
 /// A swapped bundle/record and a wrong passphrase are indistinguishable to

@@ -1245,8 +1245,10 @@ proptest! {
 // Private-key bundles
 // ---------------------------------------------------------------------------
 
-fn small_params() -> impl Strategy<Value = KdfParams> {
-    (8u32..=64).prop_map(|m| KdfParams::argon2id(m, 1, 1))
+/// Parameters a new bundle may have: from the creation floor (m = 19456,
+/// t = 2, p = 1) to a little above it, one or two lanes.
+fn new_bundle_params() -> impl Strategy<Value = KdfParams> {
+    (19_456u32..=20_480, 1u32..=2).prop_map(|(m, p)| KdfParams::argon2id(m, 2, p))
 }
 
 proptest! {
@@ -1258,7 +1260,7 @@ proptest! {
         other_secret in any::<[u8; 32]>(),
         pass in passphrase(),
         wrong in passphrase(),
-        params in small_params(),
+        params in new_bundle_params(),
         randomness in any::<[u8; 28]>(),
         bundle_bit in any::<Index>(),
         salt_bit in any::<Index>(),
@@ -1296,7 +1298,7 @@ proptest! {
         }
         // Other KDF parameters than it was made with.
         let mut reparam = bundle.clone();
-        reparam.kdf_params.t = 2;
+        reparam.kdf_params.t = 3;
         prop_assert_eq!(code(open_bundle(&public, &reparam, &pass, &limits)), ErrorCode::WrongPassphrase);
 
         // One flipped bit of the bundle: the version byte is told apart, the

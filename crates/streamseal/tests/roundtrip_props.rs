@@ -356,7 +356,7 @@ proptest! {
         new in "\\PC{1,16}",
         key_id in "[a-z0-9_]{1,20}",
     ) {
-        let params = KdfParams::argon2id(64, 1, 1);
+        let params = KdfParams::creation_floor();
         let limits = KdfLimits::default();
         let (me, record) = set_up(KeyId::new(key_id.clone()).unwrap(), &old, &params).unwrap();
         let stored = record.into_own_key("2026-01-01T00:00:00Z");

@@ -557,7 +557,8 @@ fn read_all(
 /// A user with a passphrase-protected key, set up and stored, then unlocked
 /// from the `GET me/e2e-key` record as the app would on a new device.
 fn user_with_passphrase(key_id: &str, passphrase: &str) -> (IdentityKey, OwnKey) {
-    let params = KdfParams::argon2id(64, 1, 1);
+    // The cheapest parameters a new bundle may have (OWASP's minimum).
+    let params = KdfParams::creation_floor();
     let (created, record) =
         user_key::set_up(KeyId::new(key_id).unwrap(), passphrase, &params).unwrap();
     let stored = serde_json::to_value(record.into_own_key("2026-11-21T09:00:00Z")).unwrap();

@@ -5,12 +5,18 @@
 //! record happens through the app's key setup, so [`set_up`] and
 //! [`change_passphrase`] return the record ([`NewOwnKey`]) for the app to store.
 //!
+//! Both seal with `bundle::create_bundle`, so their parameters must be at
+//! least the creation floor (m = 19 MiB, t = 2, p = 1; `KDF_PARAMS_OUT_OF_BOUNDS`
+//! otherwise, see [`crate::kdf`]). [`unlock`] checks only the caps on opening:
+//! a record made with less still unlocks, and changing its passphrase lifts
+//! it to the parameters given.
+//!
 //! ```
 //! use streamseal::identity::KeyId;
 //! use streamseal::kdf::{KdfLimits, KdfParams};
 //! use streamseal::sealed::user_key::{set_up, unlock};
 //!
-//! let params = KdfParams::argon2id(64, 1, 1); // tiny, for the example only
+//! let params = KdfParams::creation_floor(); // apps use `KdfParams::default()` where they can
 //! let (me, record) = set_up(KeyId::new("key_laptop")?, "hunter2 horse", &params)?;
 //! let again = unlock(&record.into_own_key("2026-11-21T00:00:00Z"), "hunter2 horse", &KdfLimits::default())?;
 //! assert_eq!(again.public_key(), me.public_key());
@@ -73,12 +79,15 @@ pub fn unlock(record: &OwnKey, passphrase: &str, limits: &KdfLimits) -> Result<I
     ))
 }
 
-/// First-time setup: a fresh key pair sealed under `passphrase` with `params`.
+/// First-time setup: a fresh key pair sealed under `passphrase` with `params`
+/// (at least the creation floor, `KDF_PARAMS_OUT_OF_BOUNDS` otherwise, checked
+/// before the key is generated).
 pub fn set_up(
     key_id: KeyId,
     passphrase: &str,
     params: &KdfParams,
 ) -> Result<(IdentityKey, NewOwnKey)> {
+    params.check_for_new_bundle()?;
     let secret = SecretKey::generate()?;
     let record = seal(&key_id, &secret, passphrase, params)?;
     Ok((
@@ -87,7 +96,10 @@ pub fn set_up(
     ))
 }
 
-/// Re-seals the same key under a new passphrase (fresh salt and iv).
+/// Re-seals the same key under a new passphrase (fresh salt and iv) with
+/// `params`, which must be at least the creation floor whatever the old
+/// record used (`KDF_PARAMS_OUT_OF_BOUNDS`, checked before the old record is
+/// unlocked). The old record is checked against `limits` only.
 pub fn change_passphrase(
     record: &OwnKey,
     old_passphrase: &str,
@@ -95,6 +107,7 @@ pub fn change_passphrase(
     params: &KdfParams,
     limits: &KdfLimits,
 ) -> Result<NewOwnKey> {
+    params.check_for_new_bundle()?;
     let me = unlock(record, old_passphrase, limits)?;
     seal(me.key_id(), me.secret_key(), new_passphrase, params)
 }

@@ -5,10 +5,13 @@
 //! in call order:
 //! - `envelope::seal`: 12 iv bytes;
 //! - `wrap::wrap_stream_key`: 32 bytes of HPKE ephemeral key material (`ikmE`);
-//! - `bundle::create_bundle`: 16 salt bytes, then 12 iv bytes;
+//! - `bundle::create_bundle` and [`bundle_below_floor`]: 16 salt bytes, then 12 iv bytes;
 //! - `StreamKey::generate`, `SecretKey::generate`: 32 bytes.
 
+use crate::bundle::SealedBundle;
 use crate::error::Result;
+use crate::identity::SecretKey;
+use crate::kdf::KdfParams;
 
 pub mod golden;
 
@@ -35,6 +38,23 @@ pub fn clear_fixed_randomness() {
 /// How many queued bytes are left (`None` without a queue).
 pub fn remaining_fixed_randomness() -> Option<usize> {
     crate::random::seam::remaining()
+}
+
+/// A bundle sealed exactly as `bundle::create_bundle` seals it, with
+/// `params` checked only against the caps on *opening*
+/// (`KdfLimits::default`), not the creation floor (m = 19 MiB, t = 2, p = 1).
+///
+/// It stands for a record made before the floor existed, which opening
+/// must keep accepting: tests of opening that open a bundle many times, and
+/// the fuzz targets, use it so as not to wait in Argon2 at every open.
+/// Nothing shipped can reach it (feature `test-seams`); every record an app
+/// stores goes through `create_bundle` and its floor.
+pub fn bundle_below_floor(
+    secret: &SecretKey,
+    passphrase: &str,
+    params: &KdfParams,
+) -> Result<SealedBundle> {
+    crate::bundle::seal_bundle(secret, passphrase, params)
 }
 
 /// AES-256-GCM exactly as envelopes and bundles call it, for the official vectors.
