@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::envelope::{SealedPayload, open, seal};
 use crate::error::{Error, Result};
-use crate::sealed::utf8;
+use crate::sealed::{plaintext_json, utf8};
 use crate::slot::{DecisionOption, Slot};
 use crate::stream_key::Keyring;
 use crate::wire::events::DecisionResolved;
@@ -137,9 +137,8 @@ pub fn open_decision_card(
         .ok_or_else(|| Error::invalid("sealed", "the card is not sealed"))?;
     let slot = card_slot(stream_id, &card.decision_id, &card.options, card.allow_note);
     let plain = open(keyring, &slot, sealed)?;
-    serde_json::from_slice(&plain).map_err(|e| Error::MalformedJson {
-        reason: e.to_string(),
-    })
+    // The error names the failure's kind and position, never the content.
+    plaintext_json(&plain)
 }
 
 /// Seals the decider's note for the chosen option: the proof of the
@@ -240,4 +239,51 @@ pub fn open_decision_answer(
         decided_by: event.decided_by.clone(),
         note: utf8(plain)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+    use crate::stream_key::StreamKey;
+
+    /// A card whose sealed plaintext is JSON of the wrong shape: the error
+    /// says so without quoting any of the decrypted content.
+    #[test]
+    fn malformed_card_content_error_quotes_no_plaintext() {
+        const SECRET: &str = "launch code 7216-ALPHA";
+        let mut ring = Keyring::new("stream_r").unwrap();
+        ring.insert(0, StreamKey::generate().unwrap()).unwrap();
+        let options = vec![DecisionOption {
+            id: "go".into(),
+            tone: "primary".into(),
+        }];
+        let slot = card_slot("stream_r", "dreq_1", &options, true);
+        for plaintext in [
+            // A string where a map belongs: serde_json's message would be
+            // `invalid type: string "launch code 7216-ALPHA", expected a map`.
+            format!(r#"{{"title":"t","body":"b","labels":"{SECRET}"}}"#),
+            // A string as an unknown enum-like value and as a whole document.
+            format!(r#""{SECRET}""#),
+            format!(r#"{{"title":["{SECRET}"],"body":"b","labels":{{}}}}"#),
+            // Not JSON at all.
+            format!("{SECRET} {{"),
+        ] {
+            let card = CreateDecisionRequest {
+                decision_id: "dreq_1".into(),
+                sealed: Some(seal(&ring, &slot, plaintext.as_bytes()).unwrap()),
+                options: options.clone(),
+                allow_note: true,
+                runtime_session_id: "s1".into(),
+                invocation_id: "inv_1".into(),
+            };
+            let err = open_decision_card(&ring, "stream_r", &card).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::MalformedJson, "{plaintext}");
+            let shown = format!("{err} {err:?}");
+            for word in ["launch", "7216", "ALPHA"] {
+                assert!(!shown.contains(word), "{shown}");
+            }
+            assert!(shown.contains("line 1 column"), "{shown}");
+        }
+    }
 }
