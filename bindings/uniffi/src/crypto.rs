@@ -14,8 +14,6 @@ use streamseal::kdf::KdfParams;
 use streamseal::slot::Slot;
 use streamseal::wrap::{self, KeyWrap};
 
-use zeroize::Zeroizing;
-
 use crate::error::Result;
 use crate::keys::{
     IdentityKey, KdfLimits, Keyring, Recipient, SecretKey, StreamKey, identity_keys, recipients,
@@ -163,28 +161,32 @@ pub fn aad_parse(bytes: Vec<u8>) -> Result<AadContents> {
     Ok(aad::parse(&bytes)?)
 }
 
-/// Protects `secret` with `passphrase` (Argon2id with `params`, then AES-256-GCM).
-/// Blocks for the KDF's duration: call it off the main thread.
+/// Protects `secret` with `passphrase` (its UTF-8 bytes; the library zeroizes
+/// its decoded copy after use, wipe your own) with Argon2id and `params`, then AES-256-GCM.
+/// `params` must be at least `kdf_params_creation_floor()`
+/// (`KDF_PARAMS_OUT_OF_BOUNDS`). Blocks for the KDF's duration: call it off
+/// the main thread.
 #[uniffi::export]
 pub fn create_bundle(
     secret: Arc<SecretKey>,
-    passphrase: String,
+    passphrase: Vec<u8>,
     params: KdfParams,
 ) -> Result<SealedBundle> {
-    let passphrase = Zeroizing::new(passphrase);
+    let passphrase = crate::keys::passphrase(passphrase)?;
     Ok(bundle::create_bundle(&secret.0, &passphrase, &params)?)
 }
 
-/// Opens a bundle of the record whose public key is `public_key`. Checks
-/// `limits` before any work, then blocks for the KDF: call it off the main thread.
+/// Opens a bundle of the record whose public key is `public_key` with
+/// `passphrase` (its UTF-8 bytes; the decoded copy is zeroized). Checks `limits`
+/// before any work, then blocks for the KDF: call it off the main thread.
 #[uniffi::export]
 pub fn open_bundle(
     public_key: String,
     bundle: SealedBundle,
-    passphrase: String,
+    passphrase: Vec<u8>,
     limits: KdfLimits,
 ) -> Result<Arc<SecretKey>> {
-    let passphrase = Zeroizing::new(passphrase);
+    let passphrase = crate::keys::passphrase(passphrase)?;
     let public_key = PublicKey::from_base64(&public_key)?;
     let secret = bundle::open_bundle(&public_key, &bundle, &passphrase, &limits.into())?;
     Ok(Arc::new(SecretKey(secret)))

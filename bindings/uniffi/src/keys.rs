@@ -335,14 +335,31 @@ pub fn kdf_params_argon2id(m: u32, t: u32, p: u32) -> kdf::KdfParams {
     kdf::KdfParams::argon2id(m, t, p)
 }
 
-/// Checks parameters against limits before any work (`KDF_PARAMS_OUT_OF_BOUNDS`, `UNSUPPORTED_KDF`).
+/// The cheapest parameters a new or re-sealed bundle may use: m = 19 MiB,
+/// t = 2, p = 1 (the OWASP minimum; below it `create_bundle`,
+/// `set_up_user_key` and `change_passphrase` fail with `KDF_PARAMS_OUT_OF_BOUNDS`).
+#[uniffi::export]
+pub fn kdf_params_creation_floor() -> kdf::KdfParams {
+    kdf::KdfParams::creation_floor()
+}
+
+/// Checks parameters against limits before any work (`KDF_PARAMS_OUT_OF_BOUNDS`, `UNSUPPORTED_KDF`):
+/// the caps on what is accepted when opening a record (no creation floor).
 #[uniffi::export]
 pub fn kdf_params_check(params: kdf::KdfParams, limits: KdfLimits) -> Result<()> {
     Ok(params.check(&limits.into())?)
 }
 
-/// The bytes the KDF sees for a passphrase: its NFC form in UTF-8.
-#[uniffi::export]
-pub fn passphrase_bytes(passphrase: String) -> Vec<u8> {
-    kdf::passphrase_bytes(&passphrase).to_vec()
+/// A passphrase as it crosses the boundary: the UTF-8 bytes the caller can
+/// wipe afterwards (`Arrays.fill`, `resetBytes`; Python's `bytes` cannot be),
+/// decoded here into a text that zeroizes when dropped (`INVALID_FIELD` if
+/// not UTF-8; the bytes are zeroized either way).
+///
+/// One copy escapes: UniFFI's generated lift copies the bytes out of the
+/// `RustBuffer` the foreign side filled and frees that buffer without wiping
+/// it, before this function runs. A string parameter (what this replaced)
+/// avoided that copy but forced an immutable string on the foreign side
+/// (`String` on the JVM, Swift and Python), which no one can wipe.
+pub(crate) fn passphrase(bytes: Vec<u8>) -> Result<Zeroizing<String>> {
+    Ok(kdf::passphrase_from_utf8(bytes)?)
 }

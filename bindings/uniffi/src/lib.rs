@@ -77,6 +77,13 @@
 //! Calls are synchronous. `create_bundle`, `open_bundle`, `unlock` and
 //! `set_up_user_key` run Argon2id and block (tens to hundreds of
 //! milliseconds with the default parameters): call them off the main thread.
+//!
+//! Passphrases cross as UTF-8 bytes (`Vec<u8>`: Kotlin `ByteArray`, Swift
+//! `Data`, Python `bytes`) so that the caller can wipe its copy; the binding
+//! decodes them (`INVALID_FIELD` if not UTF-8) into a value that zeroizes on
+//! drop. New bundles need at least `kdf_params_creation_floor()` (m = 19 MiB,
+//! t = 2, p = 1). No export hands a secret to foreign code unless asked for
+//! by name (`SecretKey::to_bytes`, `StreamKey::to_bytes`).
 
 pub mod api;
 pub mod crypto;

@@ -21,8 +21,6 @@ use streamseal::wire::requests::decisions::CreateDecisionRequest;
 use streamseal::wire::requests::invocation::StepType;
 use streamseal::wire::requests::messages::SendMessageRequest;
 
-use zeroize::Zeroizing;
-
 use crate::error::{Result, from_json, to_json};
 use crate::keys::{IdentityKey, KdfLimits, Keyring, identity_keys};
 use crate::state::{StreamState, WrapsReport};
@@ -37,15 +35,17 @@ pub struct NewUserKey {
     pub record_json: String,
 }
 
-/// Generates the user's key and protects it with `passphrase`. Blocks for
-/// the KDF: call it off the main thread.
+/// Generates the user's key and protects it with `passphrase` (its UTF-8
+/// bytes; the library zeroizes its decoded copy after use, wipe your own) and `params`, at
+/// least `kdf_params_creation_floor()` (`KDF_PARAMS_OUT_OF_BOUNDS`). Blocks
+/// for the KDF: call it off the main thread.
 #[uniffi::export]
 pub fn set_up_user_key(
     key_id: String,
-    passphrase: String,
+    passphrase: Vec<u8>,
     params: KdfParams,
 ) -> Result<NewUserKey> {
-    let passphrase = Zeroizing::new(passphrase);
+    let passphrase = crate::keys::passphrase(passphrase)?;
     let (key, record) = user_key::set_up(KeyId::new(key_id)?, &passphrase, &params)?;
     Ok(NewUserKey {
         key: Arc::new(IdentityKey(key)),
@@ -53,15 +53,16 @@ pub fn set_up_user_key(
     })
 }
 
-/// Unlocks the user's key from the `GET me/e2e-key` record (JSON). Checks
-/// `limits` first, then blocks for the KDF: call it off the main thread.
+/// Unlocks the user's key from the `GET me/e2e-key` record (JSON) with
+/// `passphrase` (its UTF-8 bytes; the decoded copy is zeroized). Checks `limits`
+/// first, then blocks for the KDF: call it off the main thread.
 #[uniffi::export]
 pub fn unlock(
     record_json: String,
-    passphrase: String,
+    passphrase: Vec<u8>,
     limits: KdfLimits,
 ) -> Result<Arc<IdentityKey>> {
-    let passphrase = Zeroizing::new(passphrase);
+    let passphrase = crate::keys::passphrase(passphrase)?;
     let record: OwnKey = from_json(&record_json)?;
     Ok(Arc::new(IdentityKey(user_key::unlock(
         &record,
@@ -70,17 +71,22 @@ pub fn unlock(
     )?)))
 }
 
-/// Re-protects the user's key with a new passphrase; returns the record to store (JSON).
+/// Re-protects the user's key with a new passphrase (both as UTF-8 bytes,
+/// the decoded copies zeroized after use) and `params`, at least
+/// `kdf_params_creation_floor()` whatever the old record used; returns the
+/// record to store (JSON).
 #[uniffi::export]
 pub fn change_passphrase(
     record_json: String,
-    old_passphrase: String,
-    new_passphrase: String,
+    old_passphrase: Vec<u8>,
+    new_passphrase: Vec<u8>,
     params: KdfParams,
     limits: KdfLimits,
 ) -> Result<String> {
-    let old_passphrase = Zeroizing::new(old_passphrase);
-    let new_passphrase = Zeroizing::new(new_passphrase);
+    // Both decoded before either error returns, so both are zeroized.
+    let old_passphrase = crate::keys::passphrase(old_passphrase);
+    let new_passphrase = crate::keys::passphrase(new_passphrase);
+    let (old_passphrase, new_passphrase) = (old_passphrase?, new_passphrase?);
     let record: OwnKey = from_json(&record_json)?;
     let new = user_key::change_passphrase(
         &record,

@@ -25,10 +25,11 @@ pub fn remaining_fixed_randomness() -> Option<u64> {
 /// Argon2id exactly as bundles derive their key (to craft hostile bundles in tests).
 #[uniffi::export]
 pub fn derive_key(
-    passphrase: String,
+    passphrase: Vec<u8>,
     salt: Vec<u8>,
     params: streamseal::kdf::KdfParams,
 ) -> crate::error::Result<Vec<u8>> {
+    let passphrase = crate::keys::passphrase(passphrase)?;
     let key = streamseal::kdf::derive_key(
         &passphrase,
         &salt,

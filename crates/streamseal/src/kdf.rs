@@ -54,7 +54,7 @@
 use argon2::{Algorithm, Argon2, Params, Version};
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization as _;
-use zeroize::Zeroizing;
+use zeroize::{Zeroize as _, Zeroizing};
 
 use crate::error::{Error, Result};
 
@@ -253,7 +253,28 @@ pub(crate) fn check_salt(salt: &[u8], limits: &KdfLimits) -> Result<()> {
 /// the same passphrase typed on keyboards that compose accents differently
 /// (iOS, Android, desktop) derives the same key.
 pub fn passphrase_bytes(passphrase: &str) -> Zeroizing<Vec<u8>> {
-    Zeroizing::new(passphrase.nfc().collect::<String>().into_bytes())
+    // NFC makes UTF-8 at most three times longer (UAX #15, section 9):
+    // reserving that up front means the buffer is never reallocated, so no
+    // copy of the passphrase is left behind in freed memory.
+    let mut nfc = Zeroizing::new(String::with_capacity(passphrase.len().saturating_mul(3)));
+    nfc.extend(passphrase.nfc());
+    Zeroizing::new(std::mem::take(&mut *nfc).into_bytes())
+}
+
+/// A passphrase handed over as bytes, as the bindings take it so that the
+/// caller can wipe its own copy (a `Uint8Array`, `ByteArray`, `Data` or
+/// `bytes`): the UTF-8 text, which [`derive_key`] then normalises to NFC.
+///
+/// The bytes become the text without a copy and are zeroized when the
+/// returned value is dropped; bytes that are not UTF-8 are zeroized before
+/// `INVALID_FIELD` (field `passphrase`) returns, and the error quotes none
+/// of them.
+pub fn passphrase_from_utf8(bytes: Vec<u8>) -> Result<Zeroizing<String>> {
+    String::from_utf8(bytes).map(Zeroizing::new).map_err(|e| {
+        let mut bytes = e.into_bytes();
+        bytes.zeroize();
+        Error::invalid("passphrase", "is not UTF-8")
+    })
 }
 
 /// Derives the 32-byte bundle key with Argon2id after checking `params` and
@@ -372,6 +393,15 @@ mod tests {
             KdfParams::for_new_bundle(19_456, 2, 1).unwrap(),
             KdfParams::creation_floor()
         );
+    }
+
+    #[test]
+    fn passphrase_bytes_decode_as_utf8_or_invalid_field() {
+        let text = passphrase_from_utf8("pässwörd".as_bytes().to_vec()).unwrap();
+        assert_eq!(text.as_str(), "pässwörd");
+        let err = passphrase_from_utf8(vec![b'o', b'k', 0xff, 0xfe]).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidField);
+        assert!(!format!("{err} {err:?}").contains("ok"), "{err:?}");
     }
 
     #[test]

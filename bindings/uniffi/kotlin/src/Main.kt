@@ -146,15 +146,19 @@ fun goldenBundles() {
         val v = item.obj()
         val secret = SecretKey.fromBytes(v["secretKeyHex"].str().hex())
         assertEquals(v["publicKey"], secret.publicKey())
-        assertEquals(v["passphraseKdfBytesHex"], passphraseBytes(v["passphrase"].str()).hex())
         assertEquals(v["aadHex"], bundleAad(1u, v["publicKey"].str()).hex())
         val r = v["record"].obj()
         val p = r["kdfParams"].obj()
         val params = KdfParams(p["algorithm"].str(), p["m"].long().toUInt(), p["t"].long().toUInt(), p["p"].long().toUInt(), p["version"].long().toUInt())
-        val record = withRandomness(v["randomHex"].str()) { createBundle(secret, v["passphrase"].str(), params) }
+        // Passphrases cross as UTF-8 bytes, which the caller wipes when done.
+        val passphrase = v["passphrase"].str().toByteArray(Charsets.UTF_8)
+        val record = withRandomness(v["randomHex"].str()) { createBundle(secret, passphrase, params) }
         assertEquals(SealedBundle(r["encryptedPrivateBundle"].str(), r["kdfSalt"].str(), params), record)
-        val opened = openBundle(v["publicKey"].str(), record, v["passphrase"].str(), kdfLimitsDefault())
+        val opened = openBundle(v["publicKey"].str(), record, passphrase, kdfLimitsDefault())
         assertEquals(v["secretKeyHex"], opened.toBytes().hex())
+        // The bytes the vector says Argon2 sees (the NFC form) open it too.
+        assertEquals(v["secretKeyHex"], openBundle(v["publicKey"].str(), record, v["passphraseKdfBytesHex"].str().hex(), kdfLimitsDefault()).toBytes().hex())
+        java.util.Arrays.fill(passphrase, 0.toByte())
     }
 }
 
@@ -211,8 +215,10 @@ fun roundTrips() {
     assertContentEquals(bytes, decodeBase64(encodeBase64(bytes)))
     val secret = SecretKey.generate()
     assertEquals(secret.publicKey(), SecretKey.fromBytes(secret.toBytes()).publicKey())
-    val bundle = createBundle(secret, "pässwörd", kdfParamsArgon2id(64u, 1u, 1u))
-    assertContentEquals(secret.toBytes(), openBundle(secret.publicKey(), bundle, "pässwörd", kdfLimitsDefault()).toBytes())
+    val passphrase = "pässwörd".toByteArray(Charsets.UTF_8)
+    val bundle = createBundle(secret, passphrase, kdfParamsCreationFloor())
+    assertContentEquals(secret.toBytes(), openBundle(secret.publicKey(), bundle, passphrase, kdfLimitsDefault()).toBytes())
+    java.util.Arrays.fill(passphrase, 0.toByte())
     val bot = IdentityKey.generate("bot", "machine-a")
     val owner = IdentityKey.generate("user", "key_laptop")
     val key = StreamKey.generate()
@@ -262,28 +268,35 @@ fun everyErrorCode() {
     expect<StreamsealException.TooManyKeys>("TOO_MANY_KEYS") { unwrapStreamKey(root, wrap, List(33) { bot }, senders) }
 
     val secret = SecretKey.generate()
-    val small = kdfParamsArgon2id(64u, 1u, 1u)
-    val bundle = createBundle(secret, "right", small)
+    val floor = kdfParamsCreationFloor()
+    val right = "right".toByteArray(Charsets.UTF_8)
+    val bundle = createBundle(secret, right, floor)
     val raw = decodeBase64(bundle.encryptedPrivateBundle)
     val limits = kdfLimitsDefault()
     expect<StreamsealException.UnsupportedBundleVersion>("UNSUPPORTED_BUNDLE_VERSION") {
-        openBundle(secret.publicKey(), bundle.copy(encryptedPrivateBundle = encodeBase64(raw.copyOf().also { it[0] = 2 })), "right", limits)
+        openBundle(secret.publicKey(), bundle.copy(encryptedPrivateBundle = encodeBase64(raw.copyOf().also { it[0] = 2 })), right, limits)
     }
     expect<StreamsealException.MalformedBundle>("MALFORMED_BUNDLE") {
-        openBundle(secret.publicKey(), bundle.copy(encryptedPrivateBundle = encodeBase64(raw.copyOf(raw.size - 1))), "right", limits)
+        openBundle(secret.publicKey(), bundle.copy(encryptedPrivateBundle = encodeBase64(raw.copyOf(raw.size - 1))), right, limits)
     }
-    expect<StreamsealException.WrongPassphrase>("WRONG_PASSPHRASE") { openBundle(secret.publicKey(), bundle, "wrong", limits) }
+    expect<StreamsealException.WrongPassphrase>("WRONG_PASSPHRASE") { openBundle(secret.publicKey(), bundle, "wrong".toByteArray(Charsets.UTF_8), limits) }
     // A bundle that decrypts under the record's AAD but holds another key.
     val salt = decodeBase64(bundle.kdfSalt)
-    val kek = deriveKey("right", salt, small)
+    val kek = deriveKey(right, salt, floor)
     val iv = ByteArray(12) { 7 }
     val ct = aes256gcmSeal(kek, iv, SecretKey.generate().toBytes(), bundleAad(1u, secret.publicKey()))
     val crafted = bundle.copy(encryptedPrivateBundle = encodeBase64(byteArrayOf(1) + iv + ct))
-    expect<StreamsealException.BundleKeyMismatch>("BUNDLE_KEY_MISMATCH") { openBundle(secret.publicKey(), crafted, "right", limits) }
-    expect<StreamsealException.UnsupportedKdf>("UNSUPPORTED_KDF") { kdfParamsCheck(small.copy(algorithm = "argon2i"), limits) }
+    expect<StreamsealException.BundleKeyMismatch>("BUNDLE_KEY_MISMATCH") { openBundle(secret.publicKey(), crafted, right, limits) }
+    expect<StreamsealException.UnsupportedKdf>("UNSUPPORTED_KDF") { kdfParamsCheck(floor.copy(algorithm = "argon2i"), limits) }
     expect<StreamsealException.KdfParamsOutOfBounds>("KDF_PARAMS_OUT_OF_BOUNDS") {
-        openBundle(secret.publicKey(), bundle.copy(kdfParams = small.copy(m = 4u * 1024u * 1024u)), "right", limits)
+        openBundle(secret.publicKey(), bundle.copy(kdfParams = floor.copy(m = 4u * 1024u * 1024u)), right, limits)
     }
+    // Below the creation floor (m = 19456 KiB, t = 2, p = 1) no new bundle is made.
+    expect<StreamsealException.KdfParamsOutOfBounds>("KDF_PARAMS_OUT_OF_BOUNDS") { createBundle(secret, right, kdfParamsArgon2id(64u, 1u, 1u)) }
+    expect<StreamsealException.KdfParamsOutOfBounds>("KDF_PARAMS_OUT_OF_BOUNDS") { createBundle(secret, right, floor.copy(t = 1u)) }
+    // A passphrase that is not UTF-8.
+    expect<StreamsealException.InvalidField>("INVALID_FIELD") { openBundle(secret.publicKey(), bundle, byteArrayOf(0xff.toByte(), 0xfe.toByte()), limits) }
+    java.util.Arrays.fill(right, 0.toByte())
     setFixedRandomness(ByteArray(0))
     try {
         expect<StreamsealException.RandomnessUnavailable>("RANDOMNESS_UNAVAILABLE") { StreamKey.generate() }
@@ -351,15 +364,19 @@ private fun servedWraps(requestJson: String): List<Any?> {
 fun scenario() {
     val root = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M"
     val ownerId = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1"
-    val small = kdfParamsArgon2id(64u, 1u, 1u)
     val limits = kdfLimitsDefault()
 
-    // The owner sets up a passphrase key; the server stores the record.
-    val new = setUpUserKey("key_owner_laptop", "correct horse", small)
+    // The owner sets up a passphrase key (at the creation floor, the
+    // cheapest allowed); the server stores the record. The passphrase
+    // crosses as UTF-8 bytes: the library zeroizes its copy, the app wipes
+    // its own with Arrays.fill once done.
+    val passphrase = "correct horse".toByteArray(Charsets.UTF_8)
+    val new = setUpUserKey("key_owner_laptop", passphrase, kdfParamsCreationFloor())
     val record = LinkedHashMap(Json.parse(new.recordJson).obj())
     record["createdAt"] = "2026-11-21T10:00:00Z"
-    expect<StreamsealException.WrongPassphrase>("WRONG_PASSPHRASE") { unlock(Json.write(record), "wrong horse", limits) }
-    val owner = unlock(Json.write(record), "correct horse", limits)
+    expect<StreamsealException.WrongPassphrase>("WRONG_PASSPHRASE") { unlock(Json.write(record), "wrong horse".toByteArray(Charsets.UTF_8), limits) }
+    val owner = unlock(Json.write(record), passphrase, limits)
+    java.util.Arrays.fill(passphrase, 0.toByte())
     assertEquals(new.key.publicKey(), owner.publicKey())
 
     // A bot runtime on two machines, one key each.

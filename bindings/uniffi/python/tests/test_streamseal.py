@@ -123,15 +123,21 @@ class GoldenVectors(unittest.TestCase):
             with self.subTest(v["name"]):
                 secret = ss.SecretKey.from_bytes(bytes.fromhex(v["secretKeyHex"]))
                 self.assertEqual(secret.public_key(), v["publicKey"])
-                self.assertEqual(ss.passphrase_bytes(v["passphrase"]).hex(), v["passphraseKdfBytesHex"])
                 self.assertEqual(ss.bundle_aad(1, v["publicKey"]).hex(), v["aadHex"])
                 p = v["record"]["kdfParams"]
                 params = core.KdfParams(algorithm=p["algorithm"], m=p["m"], t=p["t"], p=p["p"], version=p["version"])
-                record = with_randomness(v["randomHex"], lambda: ss.create_bundle(secret, v["passphrase"], params))
+                # Passphrases cross as UTF-8 bytes (Python's `bytes` cannot be
+                # wiped; the library zeroizes its own copy).
+                passphrase = v["passphrase"].encode("utf-8")
+                record = with_randomness(v["randomHex"], lambda: ss.create_bundle(secret, passphrase, params))
                 self.assertEqual(record.encrypted_private_bundle, v["record"]["encryptedPrivateBundle"])
                 self.assertEqual(record.kdf_salt, v["record"]["kdfSalt"])
                 self.assertEqual(record.kdf_params, params)
-                opened = ss.open_bundle(v["publicKey"], record, v["passphrase"], ss.kdf_limits_default())
+                opened = ss.open_bundle(v["publicKey"], record, passphrase, ss.kdf_limits_default())
+                self.assertEqual(opened.to_bytes().hex(), v["secretKeyHex"])
+                # The bytes the vector says Argon2 sees (the NFC form) open it too.
+                nfc = bytes.fromhex(v["passphraseKdfBytesHex"])
+                opened = ss.open_bundle(v["publicKey"], record, nfc, ss.kdf_limits_default())
                 self.assertEqual(opened.to_bytes().hex(), v["secretKeyHex"])
 
     def test_invocations(self):
@@ -186,8 +192,28 @@ class ErrorsAndBadInputs(unittest.TestCase):
         self.assert_code(ERR.AadMismatch, "AAD_MISMATCH", lambda: ss.open(ring, moved, sealed))
         self.assert_code(ERR.WrongPassphrase, "WRONG_PASSPHRASE", lambda: ss.open_bundle(
             ss.SecretKey.generate().public_key(),
-            ss.create_bundle(ss.SecretKey.generate(), "right", ss.kdf_params_argon2id(64, 1, 1)),
-            "wrong", ss.kdf_limits_default()))
+            ss.create_bundle(ss.SecretKey.generate(), b"right", ss.kdf_params_creation_floor()),
+            b"wrong", ss.kdf_limits_default()))
+
+    def test_passphrases_are_utf8_bytes_and_new_bundles_have_a_floor(self):
+        secret = ss.SecretKey.generate()
+        floor = ss.kdf_params_creation_floor()
+        self.assertEqual((floor.m, floor.t, floor.p), (19456, 2, 1))
+        passphrase = "pässwörd".encode("utf-8")
+        bundle = ss.create_bundle(secret, passphrase, floor)
+        opened = ss.open_bundle(secret.public_key(), bundle, passphrase, ss.kdf_limits_default())
+        self.assertEqual(opened.to_bytes(), secret.to_bytes())
+        # A str is refused by the generated code before the call.
+        with self.assertRaises(TypeError):
+            ss.open_bundle(secret.public_key(), bundle, "pässwörd", ss.kdf_limits_default())
+        self.assert_code(ERR.InvalidField, "INVALID_FIELD", lambda: ss.open_bundle(
+            secret.public_key(), bundle, b"\xff\xfe", ss.kdf_limits_default()))
+        for weak in [ss.kdf_params_argon2id(64, 1, 1), ss.kdf_params_argon2id(19455, 2, 1), ss.kdf_params_argon2id(65536, 1, 1)]:
+            self.assert_code(ERR.KdfParamsOutOfBounds, "KDF_PARAMS_OUT_OF_BOUNDS",
+                             lambda: ss.create_bundle(secret, b"right", weak))
+            self.assert_code(ERR.KdfParamsOutOfBounds, "KDF_PARAMS_OUT_OF_BOUNDS",
+                             lambda: ss.set_up_user_key("key_1", b"right", weak))
+        self.assertFalse(hasattr(ss, "passphrase_bytes"))
 
     def test_every_error_code(self):
         reached = set()
@@ -232,28 +258,29 @@ class ErrorsAndBadInputs(unittest.TestCase):
         code(ERR.UntrustedWrap, "UNTRUSTED_WRAP", lambda: ss.unwrap_stream_key("stream_other", wrap, [bot], senders))
         code(ERR.TooManyKeys, "TOO_MANY_KEYS", lambda: ss.unwrap_stream_key(root, wrap, [bot] * 33, senders))
         secret = ss.SecretKey.generate()
-        small = ss.kdf_params_argon2id(64, 1, 1)
-        bundle = ss.create_bundle(secret, "right", small)
+        floor = ss.kdf_params_creation_floor()
+        right = b"right"
+        bundle = ss.create_bundle(secret, right, floor)
         raw = ss.decode_base64(bundle.encrypted_private_bundle)
         limits = ss.kdf_limits_default()
 
-        def with_bundle(text, params=small):
+        def with_bundle(text, params=floor):
             return core.SealedBundle(encrypted_private_bundle=text, kdf_salt=bundle.kdf_salt, kdf_params=params)
 
         code(ERR.UnsupportedBundleVersion, "UNSUPPORTED_BUNDLE_VERSION",
-             lambda: ss.open_bundle(secret.public_key(), with_bundle(ss.encode_base64(b"\x02" + raw[1:])), "right", limits))
+             lambda: ss.open_bundle(secret.public_key(), with_bundle(ss.encode_base64(b"\x02" + raw[1:])), right, limits))
         code(ERR.MalformedBundle, "MALFORMED_BUNDLE",
-             lambda: ss.open_bundle(secret.public_key(), with_bundle(ss.encode_base64(raw[:-1])), "right", limits))
-        code(ERR.WrongPassphrase, "WRONG_PASSPHRASE", lambda: ss.open_bundle(secret.public_key(), bundle, "wrong", limits))
-        kek = ss.derive_key("right", ss.decode_base64(bundle.kdf_salt), small)
+             lambda: ss.open_bundle(secret.public_key(), with_bundle(ss.encode_base64(raw[:-1])), right, limits))
+        code(ERR.WrongPassphrase, "WRONG_PASSPHRASE", lambda: ss.open_bundle(secret.public_key(), bundle, b"wrong", limits))
+        kek = ss.derive_key(right, ss.decode_base64(bundle.kdf_salt), floor)
         iv = bytes([7] * 12)
         ct2 = ss.aes256gcm_seal(kek, iv, ss.SecretKey.generate().to_bytes(), ss.bundle_aad(1, secret.public_key()))
         code(ERR.BundleKeyMismatch, "BUNDLE_KEY_MISMATCH",
-             lambda: ss.open_bundle(secret.public_key(), with_bundle(ss.encode_base64(b"\x01" + iv + ct2)), "right", limits))
+             lambda: ss.open_bundle(secret.public_key(), with_bundle(ss.encode_base64(b"\x01" + iv + ct2)), right, limits))
         argon2i = core.KdfParams(algorithm="argon2i", m=64, t=1, p=1, version=19)
         code(ERR.UnsupportedKdf, "UNSUPPORTED_KDF", lambda: ss.kdf_params_check(argon2i, limits))
         code(ERR.KdfParamsOutOfBounds, "KDF_PARAMS_OUT_OF_BOUNDS",
-             lambda: ss.open_bundle(secret.public_key(), with_bundle(bundle.encrypted_private_bundle, ss.kdf_params_argon2id(4 * 1024 * 1024, 1, 1)), "right", limits))
+             lambda: ss.open_bundle(secret.public_key(), with_bundle(bundle.encrypted_private_bundle, ss.kdf_params_argon2id(4 * 1024 * 1024, 1, 1)), right, limits))
         ss.set_fixed_randomness(b"")
         try:
             code(ERR.RandomnessUnavailable, "RANDOMNESS_UNAVAILABLE", ss.StreamKey.generate)
@@ -457,16 +484,18 @@ def run_scenario(t):
     root = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M"
     owner_id = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1"
     bot_id = "bot_01JD3QB0T0000000000000000B"
-    small = ss.kdf_params_argon2id(64, 1, 1)
     limits = ss.kdf_limits_default()
 
-    # The owner sets up a passphrase key; the server stores the record.
-    new = ss.set_up_user_key("key_owner_laptop", "correct horse", small)
+    # The owner sets up a passphrase key (at the creation floor, the cheapest
+    # allowed); the server stores the record. The passphrase crosses as UTF-8
+    # bytes, and the library zeroizes its copy.
+    passphrase = "correct horse".encode("utf-8")
+    new = ss.set_up_user_key("key_owner_laptop", passphrase, ss.kdf_params_creation_floor())
     record = json.loads(new.record_json)
     record["createdAt"] = "2026-11-21T10:00:00Z"
     with t.assertRaises(ERR.WrongPassphrase):
-        ss.unlock(json.dumps(record), "wrong horse", limits)
-    owner = ss.unlock(json.dumps(record), "correct horse", limits)
+        ss.unlock(json.dumps(record), b"wrong horse", limits)
+    owner = ss.unlock(json.dumps(record), passphrase, limits)
     t.assertEqual(owner.public_key(), new.key.public_key())
 
     # The bot runtime's two machines register keys in presence.

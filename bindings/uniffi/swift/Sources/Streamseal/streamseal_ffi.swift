@@ -6572,15 +6572,18 @@ public func bundleAad(version: UInt8, publicKey: String)throws  -> Data  {
 })
 }
 /**
- * Protects `secret` with `passphrase` (Argon2id with `params`, then AES-256-GCM).
- * Blocks for the KDF's duration: call it off the main thread.
+ * Protects `secret` with `passphrase` (its UTF-8 bytes; the library zeroizes
+ * its decoded copy after use, wipe your own) with Argon2id and `params`, then AES-256-GCM.
+ * `params` must be at least `kdf_params_creation_floor()`
+ * (`KDF_PARAMS_OUT_OF_BOUNDS`). Blocks for the KDF's duration: call it off
+ * the main thread.
  */
-public func createBundle(secret: SecretKey, passphrase: String, params: KdfParams)throws  -> SealedBundle  {
+public func createBundle(secret: SecretKey, passphrase: Data, params: KdfParams)throws  -> SealedBundle  {
     return try  FfiConverterTypeSealedBundle_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_create_bundle(
         FfiConverterTypeSecretKey_lower(secret),
-        FfiConverterString.lower(passphrase),
+        FfiConverterData.lower(passphrase),
         FfiConverterTypeKdfParams_lower(params),uniffiCallStatus
     )
 })
@@ -6633,16 +6636,17 @@ public func `open`(keyring: Keyring, expected: Slot, sealed: SealedPayload)throw
 })
 }
 /**
- * Opens a bundle of the record whose public key is `public_key`. Checks
- * `limits` before any work, then blocks for the KDF: call it off the main thread.
+ * Opens a bundle of the record whose public key is `public_key` with
+ * `passphrase` (its UTF-8 bytes; the decoded copy is zeroized). Checks `limits`
+ * before any work, then blocks for the KDF: call it off the main thread.
  */
-public func openBundle(publicKey: String, bundle: SealedBundle, passphrase: String, limits: KdfLimits)throws  -> SecretKey  {
+public func openBundle(publicKey: String, bundle: SealedBundle, passphrase: Data, limits: KdfLimits)throws  -> SecretKey  {
     return try  FfiConverterTypeSecretKey_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_open_bundle(
         FfiConverterString.lower(publicKey),
         FfiConverterTypeSealedBundle_lower(bundle),
-        FfiConverterString.lower(passphrase),
+        FfiConverterData.lower(passphrase),
         FfiConverterTypeKdfLimits_lower(limits),uniffiCallStatus
     )
 })
@@ -6769,7 +6773,8 @@ public func kdfParamsArgon2id(m: UInt32, t: UInt32, p: UInt32) -> KdfParams  {
 })
 }
 /**
- * Checks parameters against limits before any work (`KDF_PARAMS_OUT_OF_BOUNDS`, `UNSUPPORTED_KDF`).
+ * Checks parameters against limits before any work (`KDF_PARAMS_OUT_OF_BOUNDS`, `UNSUPPORTED_KDF`):
+ * the caps on what is accepted when opening a record (no creation floor).
  */
 public func kdfParamsCheck(params: KdfParams, limits: KdfLimits)throws   {try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
@@ -6778,6 +6783,18 @@ public func kdfParamsCheck(params: KdfParams, limits: KdfLimits)throws   {try ru
         FfiConverterTypeKdfLimits_lower(limits),uniffiCallStatus
     )
 }
+}
+/**
+ * The cheapest parameters a new or re-sealed bundle may use: m = 19 MiB,
+ * t = 2, p = 1 (the OWASP minimum; below it `create_bundle`,
+ * `set_up_user_key` and `change_passphrase` fail with `KDF_PARAMS_OUT_OF_BOUNDS`).
+ */
+public func kdfParamsCreationFloor() -> KdfParams  {
+    return try!  FfiConverterTypeKdfParams_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_kdf_params_creation_floor(uniffiCallStatus
+    )
+})
 }
 /**
  * The library's default parameters for new keys (m = 64 MiB, t = 3, p = 1).
@@ -6790,26 +6807,18 @@ public func kdfParamsDefault() -> KdfParams  {
 })
 }
 /**
- * The bytes the KDF sees for a passphrase: its NFC form in UTF-8.
+ * Re-protects the user's key with a new passphrase (both as UTF-8 bytes,
+ * the decoded copies zeroized after use) and `params`, at least
+ * `kdf_params_creation_floor()` whatever the old record used; returns the
+ * record to store (JSON).
  */
-public func passphraseBytes(passphrase: String) -> Data  {
-    return try!  FfiConverterData.lift(try! rustCall() {
-        uniffiCallStatus in
-    uniffi_streamseal_ffi_fn_func_passphrase_bytes(
-        FfiConverterString.lower(passphrase),uniffiCallStatus
-    )
-})
-}
-/**
- * Re-protects the user's key with a new passphrase; returns the record to store (JSON).
- */
-public func changePassphrase(recordJson: String, oldPassphrase: String, newPassphrase: String, params: KdfParams, limits: KdfLimits)throws  -> String  {
+public func changePassphrase(recordJson: String, oldPassphrase: Data, newPassphrase: Data, params: KdfParams, limits: KdfLimits)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_change_passphrase(
         FfiConverterString.lower(recordJson),
-        FfiConverterString.lower(oldPassphrase),
-        FfiConverterString.lower(newPassphrase),
+        FfiConverterData.lower(oldPassphrase),
+        FfiConverterData.lower(newPassphrase),
         FfiConverterTypeKdfParams_lower(params),
         FfiConverterTypeKdfLimits_lower(limits),uniffiCallStatus
     )
@@ -7005,29 +7014,32 @@ public func sealMessage(keyring: Keyring, streamId: String, messageId: String, a
 })
 }
 /**
- * Generates the user's key and protects it with `passphrase`. Blocks for
- * the KDF: call it off the main thread.
+ * Generates the user's key and protects it with `passphrase` (its UTF-8
+ * bytes; the library zeroizes its decoded copy after use, wipe your own) and `params`, at
+ * least `kdf_params_creation_floor()` (`KDF_PARAMS_OUT_OF_BOUNDS`). Blocks
+ * for the KDF: call it off the main thread.
  */
-public func setUpUserKey(keyId: String, passphrase: String, params: KdfParams)throws  -> NewUserKey  {
+public func setUpUserKey(keyId: String, passphrase: Data, params: KdfParams)throws  -> NewUserKey  {
     return try  FfiConverterTypeNewUserKey_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_set_up_user_key(
         FfiConverterString.lower(keyId),
-        FfiConverterString.lower(passphrase),
+        FfiConverterData.lower(passphrase),
         FfiConverterTypeKdfParams_lower(params),uniffiCallStatus
     )
 })
 }
 /**
- * Unlocks the user's key from the `GET me/e2e-key` record (JSON). Checks
- * `limits` first, then blocks for the KDF: call it off the main thread.
+ * Unlocks the user's key from the `GET me/e2e-key` record (JSON) with
+ * `passphrase` (its UTF-8 bytes; the decoded copy is zeroized). Checks `limits`
+ * first, then blocks for the KDF: call it off the main thread.
  */
-public func unlock(recordJson: String, passphrase: String, limits: KdfLimits)throws  -> IdentityKey  {
+public func unlock(recordJson: String, passphrase: Data, limits: KdfLimits)throws  -> IdentityKey  {
     return try  FfiConverterTypeIdentityKey_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_unlock(
         FfiConverterString.lower(recordJson),
-        FfiConverterString.lower(passphrase),
+        FfiConverterData.lower(passphrase),
         FfiConverterTypeKdfLimits_lower(limits),uniffiCallStatus
     )
 })
@@ -7114,7 +7126,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_bundle_aad() != 3171) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_create_bundle() != 34819) {
+    if (uniffi_streamseal_ffi_checksum_func_create_bundle() != 16989) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_decode_base64() != 32056) {
@@ -7129,7 +7141,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_open() != 24903) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open_bundle() != 53723) {
+    if (uniffi_streamseal_ffi_checksum_func_open_bundle() != 20819) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_seal() != 43708) {
@@ -7159,16 +7171,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_kdf_params_argon2id() != 56454) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_kdf_params_check() != 39016) {
+    if (uniffi_streamseal_ffi_checksum_func_kdf_params_check() != 10531) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_kdf_params_creation_floor() != 54876) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_kdf_params_default() != 59502) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_passphrase_bytes() != 43055) {
-        return InitializationResult.apiChecksumMismatch
-    }
-    if (uniffi_streamseal_ffi_checksum_func_change_passphrase() != 28562) {
+    if (uniffi_streamseal_ffi_checksum_func_change_passphrase() != 32811) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_check_send_rules() != 8477) {
@@ -7207,10 +7219,10 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_seal_message() != 58840) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_set_up_user_key() != 22383) {
+    if (uniffi_streamseal_ffi_checksum_func_set_up_user_key() != 14476) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_unlock() != 27739) {
+    if (uniffi_streamseal_ffi_checksum_func_unlock() != 22237) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_fingerprint() != 43307) {

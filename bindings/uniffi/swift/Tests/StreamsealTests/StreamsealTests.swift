@@ -8,7 +8,7 @@
 // The package is generated from the shipped library, which has no
 // fixed-randomness seam, so the golden vectors are checked in the direction
 // that needs none: every deterministic output (AAD bytes, wrap info, public
-// keys, passphrase bytes, bundle AAD) byte for byte, and every sealed output
+// keys, bundle AAD) byte for byte, and every sealed output
 // of the vectors opened back to its inputs (wraps only as made by their
 // sender, the invocation through a stream state that accepts the owner's key). Sealing with the vectors' fixed
 // randomness is covered by the Kotlin and Python suites.
@@ -136,15 +136,21 @@ final class GoldenVectorTests: XCTestCase {
         for v in vectors {
             let secret = try SecretKey.fromBytes(bytes: hex(v["secretKeyHex"] as! String))
             XCTAssertEqual(secret.publicKey(), v["publicKey"] as! String)
-            XCTAssertEqual(hex(passphraseBytes(passphrase: v["passphrase"] as! String)), v["passphraseKdfBytesHex"] as! String)
             XCTAssertEqual(hex(try bundleAad(version: 1, publicKey: v["publicKey"] as! String)), v["aadHex"] as! String)
             let r = v["record"] as! [String: Any]
             let p = r["kdfParams"] as! [String: Any]
             let params = KdfParams(algorithm: p["algorithm"] as! String, m: UInt32(p["m"] as! Int), t: UInt32(p["t"] as! Int),
                                    p: UInt32(p["p"] as! Int), version: UInt32(p["version"] as! Int))
             let bundle = SealedBundle(encryptedPrivateBundle: r["encryptedPrivateBundle"] as! String, kdfSalt: r["kdfSalt"] as! String, kdfParams: params)
-            let opened = try openBundle(publicKey: v["publicKey"] as! String, bundle: bundle, passphrase: v["passphrase"] as! String, limits: kdfLimitsDefault())
+            // Passphrases cross as the UTF-8 bytes, which the caller wipes when done.
+            var passphrase = Data((v["passphrase"] as! String).utf8)
+            let opened = try openBundle(publicKey: v["publicKey"] as! String, bundle: bundle, passphrase: passphrase, limits: kdfLimitsDefault())
             XCTAssertEqual(hex(opened.toBytes()), v["secretKeyHex"] as! String)
+            passphrase.resetBytes(in: 0..<passphrase.count)
+            // The bytes the vector says Argon2 sees (the NFC form) open it too.
+            let nfc = hex(v["passphraseKdfBytesHex"] as! String)
+            XCTAssertEqual(hex(try openBundle(publicKey: v["publicKey"] as! String, bundle: bundle, passphrase: nfc, limits: kdfLimitsDefault()).toBytes()),
+                           v["secretKeyHex"] as! String)
         }
     }
 
@@ -210,6 +216,14 @@ final class RoundTripAndErrorTests: XCTestCase {
         expectCode("E2E_STREAM_REQUIRES_CIPHERTEXT") { try checkSendRules(knownSealed: false, e2eEnabled: true, bodyJson: "{\"content\":\"hi\"}") }
         expectCode("SEALED_STREAM_DOWNGRADE") { try checkSendRules(knownSealed: true, e2eEnabled: nil, bodyJson: "{\"content\":\"hi\"}") }
         expectCode("KDF_PARAMS_OUT_OF_BOUNDS") { try kdfParamsCheck(params: kdfParamsArgon2id(m: 4 * 1024 * 1024, t: 1, p: 1), limits: kdfLimitsDefault()) }
+        // Below the creation floor (m = 19456 KiB, t = 2, p = 1) no new bundle is made.
+        expectCode("KDF_PARAMS_OUT_OF_BOUNDS") {
+            _ = try createBundle(secret: try SecretKey.generate(), passphrase: Data("right".utf8), params: kdfParamsArgon2id(m: 64, t: 1, p: 1))
+        }
+        // A passphrase that is not UTF-8.
+        expectCode("INVALID_FIELD") {
+            _ = try setUpUserKey(keyId: "key_1", passphrase: Data([0xff, 0xfe]), params: kdfParamsCreationFloor())
+        }
         XCTAssertEqual(errorCodes().count, 37)
     }
 
@@ -239,11 +253,15 @@ final class ScenarioTests: XCTestCase {
     func testSharedScratchpad() throws {
         let root = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M"
         let ownerId = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1"
-        let new = try setUpUserKey(keyId: "key_owner_laptop", passphrase: "correct horse", params: kdfParamsArgon2id(m: 64, t: 1, p: 1))
+        // The passphrase crosses as UTF-8 bytes: the library zeroizes its
+        // copy, the app wipes its own (resetBytes) once done.
+        var passphrase = Data("correct horse".utf8)
+        let new = try setUpUserKey(keyId: "key_owner_laptop", passphrase: passphrase, params: kdfParamsCreationFloor())
         var record = try JSONSerialization.jsonObject(with: Data(new.recordJson.utf8)) as! [String: Any]
         record["createdAt"] = "2026-11-21T10:00:00Z"
-        expectCode("WRONG_PASSPHRASE") { _ = try unlock(recordJson: try json(record), passphrase: "wrong", limits: kdfLimitsDefault()) }
-        let owner = try unlock(recordJson: try json(record), passphrase: "correct horse", limits: kdfLimitsDefault())
+        expectCode("WRONG_PASSPHRASE") { _ = try unlock(recordJson: try json(record), passphrase: Data("wrong".utf8), limits: kdfLimitsDefault()) }
+        let owner = try unlock(recordJson: try json(record), passphrase: passphrase, limits: kdfLimitsDefault())
+        passphrase.resetBytes(in: 0..<passphrase.count)
         let machineB = try IdentityKey.generate(kind: "bot", keyId: "machine-b")
         let botId = "bot_01JD3QB0T0000000000000000B"
         // Generation 0 from the owner, to its machine-b key pinned on first sight; in force once committed.

@@ -909,15 +909,16 @@ RustBuffer uniffi_streamseal_ffi_fn_func_kdf_params_argon2id(uint32_t m, uint32_
 void uniffi_streamseal_ffi_fn_func_kdf_params_check(RustBuffer params, RustBuffer limits, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_KDF_PARAMS_CREATION_FLOOR
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_KDF_PARAMS_CREATION_FLOOR
+RustBuffer uniffi_streamseal_ffi_fn_func_kdf_params_creation_floor(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_KDF_PARAMS_DEFAULT
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_KDF_PARAMS_DEFAULT
 RustBuffer uniffi_streamseal_ffi_fn_func_kdf_params_default(RustCallStatus *_Nonnull out_status
     
-);
-#endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_PASSPHRASE_BYTES
-#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_PASSPHRASE_BYTES
-RustBuffer uniffi_streamseal_ffi_fn_func_passphrase_bytes(RustBuffer passphrase, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_CHANGE_PASSPHRASE
@@ -1439,15 +1440,15 @@ uint16_t uniffi_streamseal_ffi_checksum_func_kdf_params_check(void
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_KDF_PARAMS_DEFAULT
-#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_KDF_PARAMS_DEFAULT
-uint16_t uniffi_streamseal_ffi_checksum_func_kdf_params_default(void
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_KDF_PARAMS_CREATION_FLOOR
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_KDF_PARAMS_CREATION_FLOOR
+uint16_t uniffi_streamseal_ffi_checksum_func_kdf_params_creation_floor(void
     
 );
 #endif
-#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_PASSPHRASE_BYTES
-#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_PASSPHRASE_BYTES
-uint16_t uniffi_streamseal_ffi_checksum_func_passphrase_bytes(void
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_KDF_PARAMS_DEFAULT
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_KDF_PARAMS_DEFAULT
+uint16_t uniffi_streamseal_ffi_checksum_func_kdf_params_default(void
     
 );
 #endif
