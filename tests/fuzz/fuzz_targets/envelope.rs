@@ -4,8 +4,10 @@
 //! Mode 0: a `{ciphertext, envelope}` JSON text (the seeds are the vectors'
 //! payloads). Decoders get the round-trip oracle; whatever opens must open
 //! again under exactly the slot its AAD names, and under no other.
-//! Mode 1: a payload sealed (fixed iv) into a fuzzed slot, then edited
-//! field by field and opened under a fuzzed expected slot. It may open only
+//! Mode 1: a payload sealed (fixed iv) into a fuzzed slot under generation
+//! 2 or 7 (by a keyring whose newest generation it is: sealing always uses
+//! the newest), then edited field by field and opened, with the keyring
+//! holding both, under a fuzzed expected slot. It may open only
 //! when nothing that matters was changed and the slots agree, and then to
 //! the same plaintext; unedited, it must open.
 #![no_main]
@@ -13,16 +15,18 @@
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use streamseal::encoding::{decode_base64, encode_base64};
-use streamseal::envelope::{Envelope, SealedPayload, open, open_matching, seal_with_generation};
+use streamseal::envelope::{Envelope, SealedPayload, open, open_matching, seal};
 use streamseal::slot::Slot;
 use streamseal::testing::with_fixed_randomness;
-use streamseal_fuzz::{ByteEdit, FuzzSlot, edit, envelope_keyring, json_round_trip, mode};
+use streamseal_fuzz::{
+    ByteEdit, FuzzSlot, edit, envelope_keyring, envelope_keyring_up_to, json_round_trip, mode,
+};
 
 #[derive(Arbitrary, Debug)]
 struct Structured {
     plaintext: Vec<u8>,
     iv: [u8; 12],
-    /// 2 or 7 (held), anything else (unknown).
+    /// 2 or 7 (held), anything else (not held: nothing is sealed).
     generation: u8,
     sealed_slot: FuzzSlot,
     /// `None`: open under the slot it was sealed into.
@@ -88,10 +92,23 @@ fn structured_mode(input: Structured) {
         _ => u32::from(input.generation),
     };
     let slot = input.sealed_slot.slot();
-    let sealed = with_fixed_randomness(&input.iv, || {
-        seal_with_generation(&ring, generation, &slot, &input.plaintext)
-    });
+    // A keyring holding `generation` as its newest; for one not held, a
+    // keyring of the root with no key (sealing fails).
+    let sealer = if matches!(generation, 2 | 7) {
+        envelope_keyring_up_to(generation)
+    } else {
+        envelope_keyring_up_to(0)
+    };
+    let sealed = with_fixed_randomness(&input.iv, || seal(&sealer, &slot, &input.plaintext));
     let Ok(original) = sealed else { return };
+    assert!(
+        sealer.contains(generation),
+        "sealed without holding the generation"
+    );
+    assert_eq!(
+        original.envelope.key_generation, generation,
+        "not sealed under the newest generation held"
+    );
     let mut aad = decode_base64("aad", &original.envelope.aad).unwrap_or_default();
     let mut ct = decode_base64("ciphertext", &original.ciphertext).unwrap_or_default();
     let mut iv = decode_base64("iv", &original.envelope.iv).unwrap_or_default();

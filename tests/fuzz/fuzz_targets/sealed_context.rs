@@ -1,38 +1,60 @@
 //! `sealedContext` open (`sealed::runtime::OpenedInvocation::open`) with the
-//! runtime key of `invocations.json`.
+//! runtime key of `invocations.json`, through a runtime's stream state that
+//! pinned the vector's owner (as owner and as the key sender).
 //!
 //! Mode 0: an `Invocation` JSON text (seeds: the vector's invocation and the
 //! claim fixtures). Mode 1: the vector's invocation with fuzzed edits
-//! (ids, revision, generations, wraps dropped or repeated, history dropped
-//! or moved into the prompt, bytes of ciphertexts and AADs changed).
+//! (ids, revision, generations, wraps dropped, repeated or minted by a
+//! server key, history dropped or moved into the prompt, bytes of
+//! ciphertexts and AADs changed).
 //!
 //! Oracle: decode -> encode -> decode; whatever opens was sealed by the
 //! vector (no plaintext appears that the vector did not seal), the prompt
 //! opened is the one bound to the invocation's own stream, message, author
-//! and revision, each history item carries the slot it was sealed into, and
-//! the reply sealed from the opened invocation opens under its bot-reply
-//! slot. The vector unedited opens.
+//! and revision, authored by the pinned owner, each history item that opens
+//! carries the slot it was sealed into, every key the state holds is the
+//! vector's (a minted wrap is never admitted), the reply sealed from the
+//! opened invocation opens under its bot-reply slot as the runtime's bot and
+//! never below the generation announced or held, and the same prompt under
+//! another invocation id is `PROMPT_REPLAYED`. The vector unedited opens.
 #![no_main]
 
 use std::sync::OnceLock;
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
+use streamseal::ErrorCode;
 use streamseal::encoding::{decode_base64, encode_base64};
 use streamseal::envelope::open;
-use streamseal::identity::IdentityKey;
-use streamseal::sealed::runtime::OpenedInvocation;
+use streamseal::identity::{IdentityKey, Recipient};
+use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation};
+use streamseal::sealed::state::StreamState;
 use streamseal::slot::Slot;
+use streamseal::stream_key::StreamKey;
 use streamseal::testing::with_fixed_randomness;
+use streamseal::trust::{TrustPolicy, TrustStore};
 use streamseal::wire::ids::MessageId;
 use streamseal::wire::invocation::Invocation;
+use streamseal::wrap::wrap_stream_key;
 use streamseal_fuzz::{
-    ByteEdit, FuzzText, edit, invocation_runtime, json_round_trip, mode, vectors,
+    ByteEdit, FuzzText, edit, hex32, invocation_owner, invocation_runtime, json_round_trip, mode,
+    server_key, vectors,
 };
 
 struct Fixture {
     invocation: Invocation,
     mine: Vec<IdentityKey>,
+    /// The runtime's trust store: the owner's key pinned.
+    trust: TrustStore,
+    /// The runtime's state of the root before the claim: owner set, the
+    /// owner's key accepted as key sender.
+    state: StreamState,
+    /// The runtime's bot id.
+    bot_id: String,
+    /// The owner the state pinned.
+    owner: String,
+    /// The one stream key the vector wrapped.
+    stream_key: StreamKey,
     /// Every (plaintext, slot) the vector sealed.
     known: Vec<(String, Slot)>,
 }
@@ -44,7 +66,24 @@ fn fixture() -> &'static Option<Fixture> {
         let invocation: Invocation =
             serde_json::from_value(vector.get("invocation")?.clone()).ok()?;
         let mine = vec![invocation_runtime()];
-        let opened = OpenedInvocation::open(&invocation, &mine).ok()?;
+        let owner = vector.get("ownerUserId")?.as_str()?.to_owned();
+        let bot_id = vector.get("botId")?.as_str()?.to_owned();
+        let stream_key = StreamKey::from_bytes(&hex32(vector.get("streamKeyHex")?.as_str()?));
+        let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let owner_key = trust
+            .admit(&owner, &Recipient::of(&invocation_owner()))
+            .ok()?;
+        let mut state = StreamState::new(invocation.root_stream_id.as_str()).ok()?;
+        state.set_owner(&owner).ok()?;
+        state.accept_sender(&owner_key).ok()?;
+        let opened = OpenedInvocation::open(
+            &invocation,
+            &mut state.clone(),
+            &trust,
+            &bot_id,
+            &mine,
+        )
+        .ok()?;
         let mut known = vec![(
             opened.prompt.clone(),
             Slot::invocation_prompt(
@@ -54,15 +93,20 @@ fn fixture() -> &'static Option<Fixture> {
                 invocation.source_revision,
             ),
         )];
-        known.extend(
-            opened
-                .history
-                .iter()
-                .map(|h| (h.text.clone(), h.slot.clone())),
-        );
+        for h in &opened.history {
+            let HistoryItem::Opened { entry } = h else {
+                return None;
+            };
+            known.push((entry.text.clone(), entry.slot.clone()));
+        }
         Some(Fixture {
             invocation,
             mine,
+            trust,
+            state,
+            bot_id,
+            owner,
+            stream_key,
             known,
         })
     })
@@ -91,6 +135,9 @@ enum Edit {
     HistoryAad(u8, ByteEdit),
     HistoryCiphertext(u8, ByteEdit),
     NoSealedContext,
+    /// A wrap the server made from a key pair of its own, to the runtime's
+    /// real key, for this generation (recipient fields absent).
+    MintWrap(u32),
 }
 
 fn pick<T>(items: &mut [T], i: u8) -> Option<&mut T> {
@@ -176,14 +223,38 @@ fn apply(inv: &mut Invocation, e: &Edit) {
                 edit_b64(&mut h.ciphertext, b);
             }
         }
+        Edit::MintWrap(g) => {
+            let minted = with_fixed_randomness(&[0x6d; 32], || {
+                wrap_stream_key(
+                    &inv.root_stream_id,
+                    *g,
+                    &StreamKey::from_bytes(&[0x66; 32]),
+                    &server_key(),
+                    &Recipient::of(&invocation_runtime()),
+                )
+            });
+            if let Ok(mut w) = minted {
+                w.recipient_key_id = None;
+                w.recipient_kind = None;
+                ctx.wraps.push(w);
+            }
+        }
         _ => {}
     }
 }
 
 fn check(f: &Fixture, inv: &Invocation) -> bool {
-    let Ok(opened) = OpenedInvocation::open(inv, &f.mine) else {
+    let mut state = f.state.clone();
+    let Ok(opened) = OpenedInvocation::open(inv, &mut state, &f.trust, &f.bot_id, &f.mine) else {
         return false;
     };
+    assert_eq!(inv.author_user_id, f.owner, "acted on a prompt of another author");
+    for g in state.keyring().generations() {
+        assert!(
+            state.keyring().key(g).is_ok_and(|k| *k == f.stream_key),
+            "generation {g} holds a key the owner did not wrap"
+        );
+    }
     let prompt_slot = Slot::invocation_prompt(
         inv.active_stream_id.clone(),
         inv.source_message_id.clone(),
@@ -198,10 +269,14 @@ fn check(f: &Fixture, inv: &Invocation) -> bool {
         opened.prompt
     );
     for h in &opened.history {
-        assert!(
-            f.known.iter().any(|(t, s)| *t == h.text && *s == h.slot),
-            "a history item opened into a slot it was not sealed into: {h:?}"
-        );
+        if let HistoryItem::Opened { entry } = h {
+            assert!(
+                f.known
+                    .iter()
+                    .any(|(t, s)| *t == entry.text && *s == entry.slot),
+                "a history item opened into a slot it was not sealed into: {entry:?}"
+            );
+        }
     }
     let reply_id = "msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6";
     let Ok(message_id) = MessageId::parse(reply_id) else {
@@ -215,23 +290,35 @@ fn check(f: &Fixture, inv: &Invocation) -> bool {
         let Some(reply) = body.reply else {
             panic!("a reply body without its reply")
         };
+        assert_eq!(ctx.reply.sender_id, f.bot_id, "a reply under another sender");
         let slot = Slot::BotReply {
             stream_id: inv.response_stream_id.clone(),
             message_id: reply_id.to_owned(),
-            author_id: ctx.reply.sender_id.clone(),
+            author_id: f.bot_id.clone(),
             invocation_id: inv.id.clone(),
         };
         let text = open(opened.keyring(), &slot, &reply.sealed)
             .unwrap_or_else(|e| panic!("the sealed reply does not open under its slot: {e}"));
         assert_eq!(*text, *b"the reply");
+        let generation = reply.sealed.envelope.key_generation;
         assert!(
-            reply.sealed.envelope.key_generation
-                >= ctx
-                    .reply
-                    .key_generation
-                    .min(opened.keyring().newest_generation().unwrap_or(0))
+            generation >= ctx.reply.key_generation,
+            "a reply below the announced generation"
+        );
+        assert!(
+            Some(generation) >= opened.keyring().newest_generation(),
+            "a reply below the newest generation held"
         );
     }
+    // The same prompt delivered again under another invocation id.
+    let mut replayed = inv.clone();
+    replayed.id = format!("{}-again", inv.id);
+    let again = OpenedInvocation::open(&replayed, &mut state, &f.trust, &f.bot_id, &f.mine);
+    assert_eq!(
+        again.map(|_| ()).map_err(|e| e.code()),
+        Err(ErrorCode::PromptReplayed),
+        "a replayed prompt was not reported"
+    );
     true
 }
 

@@ -10,7 +10,7 @@ use std::fmt::Debug;
 use arbitrary::Arbitrary;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use streamseal::identity::{IdentityKey, KeyId, RecipientKind, SecretKey};
+use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind, SecretKey};
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
 
@@ -77,12 +77,67 @@ pub fn wrapped_keys() -> Vec<(u32, StreamKey)> {
     ]
 }
 
+/// The senders of `wraps.json` (wrap format 2), as a member accepting them
+/// knows them: the owner's key (subject `usr_owner`) and machine A's
+/// (subject `bot_1`). Machine A made generation 0, the owner generation 3.
+pub fn wrap_senders() -> Vec<(&'static str, Recipient)> {
+    let recipients = wrap_recipients();
+    recipients
+        .iter()
+        .take(2)
+        .zip(["usr_owner", "bot_1"])
+        .map(|(k, subject)| (subject, Recipient::of(k)))
+        .collect()
+}
+
+/// The sender a vector of `wraps.json` names (`senderKind`, `senderKeyId`,
+/// `senderPublicKey`).
+pub fn vector_sender(vector: &serde_json::Value) -> Option<Recipient> {
+    let text = |name: &str| vector.get(name).and_then(serde_json::Value::as_str);
+    Some(Recipient {
+        kind: RecipientKind::parse(text("senderKind")?),
+        key_id: KeyId::new(text("senderKeyId")?).ok()?,
+        public_key: PublicKey::from_base64(text("senderPublicKey")?).ok()?,
+    })
+}
+
 /// The runtime key of `invocations.json`.
 pub fn invocation_runtime() -> IdentityKey {
     identity(
         RecipientKind::Bot,
         "machine-b",
         "2122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f40",
+    )
+}
+
+/// The owner's key of `invocations.json`, which made the wrap the runtime
+/// admits.
+pub fn invocation_owner() -> IdentityKey {
+    identity(
+        RecipientKind::User,
+        "key_owner_laptop",
+        "1112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f30",
+    )
+}
+
+/// A key pair of the server's own, presenting itself under the owner's key
+/// id: what it wraps must never be admitted.
+pub fn server_key() -> IdentityKey {
+    IdentityKey::from_secret(
+        RecipientKind::User,
+        KeyId::new("key_owner_laptop").unwrap_or_else(|e| unreachable!("{e}")),
+        SecretKey::from_bytes(&[0x66; 32]),
+    )
+}
+
+/// The identity key the persisted stream states and trust stores of the
+/// `state` and `trust` targets (and their seeds) are sealed under: the
+/// owner's key of `wraps.json`.
+pub fn persist_key() -> IdentityKey {
+    identity(
+        RecipientKind::User,
+        "key_owner_laptop",
+        "101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f",
     )
 }
 
@@ -93,17 +148,24 @@ pub fn envelope_key() -> StreamKey {
     ))
 }
 
-/// The keyring of `envelopes.json`: generation 2 of [`ROOT`], current, and
-/// an unrelated generation 7.
+/// The keyring of `envelopes.json`: generation 2 of [`ROOT`] and an
+/// unrelated generation 7 (the newest, so the one it seals under).
 pub fn envelope_keyring() -> Keyring {
+    envelope_keyring_up_to(u32::MAX)
+}
+
+/// [`envelope_keyring`] holding only the generations up to `newest`: it
+/// seals under the newest of them (a keyring seals only under its newest
+/// generation), and holds nothing below 2.
+pub fn envelope_keyring_up_to(newest: u32) -> Keyring {
     let mut ring = Keyring::new(ROOT).unwrap_or_else(|e| unreachable!("{e}"));
     let other = StreamKey::from_bytes(&[7u8; 32]);
     for (generation, key) in [(2, envelope_key()), (7, other)] {
-        ring.insert(generation, key)
-            .unwrap_or_else(|e| unreachable!("{e}"));
+        if generation <= newest {
+            ring.insert(generation, key)
+                .unwrap_or_else(|e| unreachable!("{e}"));
+        }
     }
-    ring.set_current_generation(2)
-        .unwrap_or_else(|e| unreachable!("{e}"));
     ring
 }
 
