@@ -146,7 +146,7 @@ impl Owner {
         for (i, key) in users {
             recipients.push(
                 self.trust
-                    .admit(&user_id(*i), &Recipient::of(*key))
+                    .admit(&user_id(*i), &Recipient::of(key))
                     .unwrap(),
             );
         }
