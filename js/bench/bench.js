@@ -279,15 +279,14 @@ export async function runAll(lib, deps, log, opts = {}) {
   // --- Argon2id m=64 MiB t=3 p=1 -------------------------------------------
   log("argon2id m=64MiB t=3 p=1 (a few samples)");
   const params = { algorithm: "argon2id", m: 65536, t: 3, p: 1, version: 19 };
-  const pass = "correct horse battery staple";
-  const bundle = lib.createBundle(bot, pass, params);
+  const password = enc.encode("correct horse battery staple");
+  const bundle = lib.createBundle(bot, password, params);
   const salt = bytes(16, 11);
-  const password = enc.encode(pass);
   const argon = await compare(
     [
       [
         "streamseal openBundle",
-        () => lib.openBundle("bot", "machine-a", bot.publicKey, bundle, pass).free(),
+        () => lib.openBundle("bot", "machine-a", bot.publicKey, bundle, password).free(),
       ],
       [
         "openpgpjs argon2id",

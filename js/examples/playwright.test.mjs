@@ -19,7 +19,7 @@ const TEXTS = ["Ship the release on Thursday?", "Thursday works, after the freez
 const IDS = ["msg_01JD3QH2A7C4E6G8J0K2M4P6R8", "msg_01JD3QJ6B8D0F2H4K6M8P0R2T4", "msg_01JD3QK7C9E1G3J5M7P9S1V3X5"];
 
 function fixture() {
-  const setup = pkg.setUp("key_owner_laptop", PASSPHRASE, { algorithm: "argon2id", m: 19 * 1024, t: 2, p: 1, version: 19 });
+  const setup = pkg.setUp("key_owner_laptop", new TextEncoder().encode(PASSPHRASE), { algorithm: "argon2id", m: 19 * 1024, t: 2, p: 1, version: 19 });
   const owner = setup.takeIdentity();
   const ownKey = { ...setup.record, createdAt: "2026-11-21T10:00:00Z" };
   setup.free();

@@ -34,14 +34,15 @@ const sealUs = perOp(1000, () => seal(ring, slot, plaintext));
 const openUs = perOp(1000, () => open(ring, slot, sealed));
 
 function unlockMs(params) {
-  const s = setUp("k", "correct horse", params);
+  const pass = new TextEncoder().encode("correct horse");
+  const s = setUp("k", pass, params);
   const record = { ...s.record, createdAt: "2026-11-21T10:00:00Z" };
   s.takeIdentity().free();
   s.free();
   const runs = [];
   for (let i = 0; i < 5; i++) {
     const t = process.hrtime.bigint();
-    unlock(record, "correct horse").free();
+    unlock(record, pass).free();
     runs.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   return Math.min(...runs);

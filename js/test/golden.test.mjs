@@ -60,11 +60,13 @@ test("bundles.json: passphrase bundles reproduce and open", () => {
   for (const v of file.vectors) {
     const key = keep(pkg.IdentityKey.fromSecretKey("user", "key_1", unhex(v.secretKeyHex)));
     assert.equal(key.publicKey, v.publicKey);
+    const pass = new TextEncoder().encode(v.passphrase);
     const record = withRandomness(unhex(v.randomHex), () =>
-      pkg.createBundle(key, v.passphrase, v.record.kdfParams),
+      pkg.createBundle(key, pass, v.record.kdfParams),
     );
     assert.deepEqual(record, v.record, v.name);
-    const opened = keep(pkg.openBundle("user", "key_1", v.publicKey, v.record, v.passphrase));
+    const opened = keep(pkg.openBundle("user", "key_1", v.publicKey, v.record, pass));
+    pass.fill(0);
     assert.equal(hex(opened.exportSecretKey()), v.secretKeyHex, v.name);
     freeAll();
   }

@@ -1,23 +1,45 @@
 //! The crypto core: envelopes, AADs, key wraps, the passphrase bundle and
 //! strict base64, each forwarding to the core function of the same name.
 
+use js_sys::Uint8Array;
 use serde::Serialize;
 use streamseal::bundle::{self, SealedBundle};
 use streamseal::envelope::{self, SealedPayload};
 use streamseal::identity::{PublicKey, Recipient};
-use streamseal::kdf::{KdfLimits, KdfParams};
+use streamseal::kdf::{self, KdfLimits, KdfParams};
 use streamseal::slot::Slot;
 use streamseal::wrap::{self, KeyWrap};
 use streamseal::{ErrorCode, aad, encoding};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
+use zeroize::Zeroizing;
 
-use crate::error::{JsResult, from_js, input, js, output};
+use crate::error::{JsResult, error_with, from_js, input, js, output};
 use crate::keys::{IdentityKey, Keyring};
 
 /// Optional KDF parameters (the library's defaults when `undefined`).
 pub(crate) fn kdf_params(params: Option<Ts<KdfParams>>) -> JsResult<KdfParams> {
     params.map_or_else(|| Ok(KdfParams::default()), |p| input("params", &p))
+}
+
+/// A passphrase as it crosses from JS: a `Uint8Array` of its UTF-8 (a JS
+/// string cannot be wiped; the caller can `fill(0)` its array after the
+/// call). Copied into a buffer that is zeroized when dropped, then decoded
+/// (`INVALID_FIELD` if not UTF-8). Anything but a `Uint8Array` is
+/// `INVALID_FIELD`: the glue would otherwise take a string as array-like and
+/// hand over zeros, one per character.
+pub(crate) fn passphrase(field: &str, value: &Uint8Array) -> JsResult<Zeroizing<String>> {
+    if !value.is_instance_of::<Uint8Array>() {
+        return Err(error_with(
+            ErrorCode::InvalidField,
+            &format!(
+                "field `{field}` is invalid: pass the passphrase as a Uint8Array of its UTF-8 (new TextEncoder().encode(text)), not a string"
+            ),
+        ));
+    }
+    let mut bytes = vec![0u8; value.length() as usize];
+    value.copy_to(&mut bytes);
+    js(kdf::passphrase_from_utf8(bytes))
 }
 
 /// Optional KDF limits (the library's defaults when `undefined`).
@@ -126,38 +148,43 @@ pub fn unwrap_stream_key(
     })
 }
 
-/// Seals `key`'s secret under `passphrase` (Argon2id with `params`, the
-/// library's defaults when omitted).
+/// Seals `key`'s secret under `passphrase` (a `Uint8Array` of its UTF-8,
+/// zeroized in WASM memory after use; wipe your own with `fill(0)`) with
+/// Argon2id and `params` (the library's defaults when omitted; at least
+/// m = 19456, t = 2, p = 1, else `KDF_PARAMS_OUT_OF_BOUNDS`).
 #[wasm_bindgen(js_name = createBundle)]
 pub fn create_bundle(
     key: &IdentityKey,
-    passphrase: &str,
+    passphrase: &Uint8Array,
     params: Option<Ts<KdfParams>>,
 ) -> JsResult<Ts<SealedBundle>> {
+    let passphrase = self::passphrase("passphrase", passphrase)?;
     let params = kdf_params(params)?;
     output(&js(bundle::create_bundle(
         key.core().secret_key(),
-        passphrase,
+        &passphrase,
         &params,
     ))?)
 }
 
-/// Opens a bundle into an identity key of `kind` and `keyId`; the bundle
-/// must hold the secret of `publicKey`.
+/// Opens a bundle into an identity key of `kind` and `keyId` with
+/// `passphrase` (a `Uint8Array` of its UTF-8, zeroized in WASM memory after
+/// use); the bundle must hold the secret of `publicKey`.
 #[wasm_bindgen(js_name = openBundle)]
 pub fn open_bundle(
     kind: &str,
     key_id: &str,
     public_key: &str,
     sealed: Ts<SealedBundle>,
-    passphrase: &str,
+    passphrase: &Uint8Array,
     limits: Option<Ts<KdfLimits>>,
 ) -> JsResult<IdentityKey> {
+    let passphrase = self::passphrase("passphrase", passphrase)?;
     let sealed = input("bundle", &sealed)?;
     let limits = kdf_limits(limits)?;
     let key_id = js(streamseal::identity::KeyId::new(key_id))?;
     let public = js(PublicKey::from_base64(public_key))?;
-    let secret = js(bundle::open_bundle(&public, &sealed, passphrase, &limits))?;
+    let secret = js(bundle::open_bundle(&public, &sealed, &passphrase, &limits))?;
     Ok(IdentityKey::from_core(
         streamseal::identity::IdentityKey::from_secret(
             streamseal::identity::RecipientKind::parse(kind),

@@ -4,6 +4,7 @@
 //! notes, presence. Each export forwards to the core function of the same
 //! name; `mine` is the caller's identity key.
 
+use js_sys::Uint8Array;
 use serde::Serialize;
 use streamseal::envelope::SealedPayload;
 use streamseal::identity::{KeyId, Recipient};
@@ -39,17 +40,19 @@ use crate::trust::TrustStore;
 
 // ---- user key -------------------------------------------------------------
 
-/// Unlocks the user's key from its `me/e2e-key` record with the passphrase
-/// (`WRONG_PASSPHRASE`, `KDF_PARAMS_OUT_OF_BOUNDS`, ...).
+/// Unlocks the user's key from its `me/e2e-key` record with the passphrase,
+/// a `Uint8Array` of its UTF-8 (zeroized in WASM memory after use; wipe your
+/// own with `fill(0)`) (`WRONG_PASSPHRASE`, `KDF_PARAMS_OUT_OF_BOUNDS`, ...).
 #[wasm_bindgen]
 pub fn unlock(
     record: Ts<OwnKey>,
-    passphrase: &str,
+    passphrase: &Uint8Array,
     limits: Option<Ts<KdfLimits>>,
 ) -> JsResult<IdentityKey> {
+    let passphrase = crate::crypto::passphrase("passphrase", passphrase)?;
     let record = input("record", &record)?;
     let limits = kdf_limits(limits)?;
-    js(user_key::unlock(&record, passphrase, &limits)).map(IdentityKey::from_core)
+    js(user_key::unlock(&record, &passphrase, &limits)).map(IdentityKey::from_core)
 }
 
 /// A new user key: the key (in WASM memory) and the record to upload.
@@ -75,35 +78,46 @@ impl SetUpKey {
     }
 }
 
-/// Sets up a user key protected by `passphrase` (`params`: Argon2id, the
-/// library's defaults when omitted).
+/// Sets up a user key protected by `passphrase` (a `Uint8Array` of its
+/// UTF-8, zeroized in WASM memory after use) and `params` (Argon2id, the
+/// library's defaults when omitted; at least m = 19456, t = 2, p = 1, else
+/// `KDF_PARAMS_OUT_OF_BOUNDS`).
 #[wasm_bindgen(js_name = setUp)]
-pub fn set_up(key_id: &str, passphrase: &str, params: Option<Ts<KdfParams>>) -> JsResult<SetUpKey> {
+pub fn set_up(
+    key_id: &str,
+    passphrase: &Uint8Array,
+    params: Option<Ts<KdfParams>>,
+) -> JsResult<SetUpKey> {
+    let passphrase = crate::crypto::passphrase("passphrase", passphrase)?;
     let params = kdf_params(params)?;
     let key_id = js(KeyId::new(key_id))?;
-    let (identity, record) = js(user_key::set_up(key_id, passphrase, &params))?;
+    let (identity, record) = js(user_key::set_up(key_id, &passphrase, &params))?;
     Ok(SetUpKey {
         identity: Some(IdentityKey::from_core(identity)),
         record,
     })
 }
 
-/// Re-seals the user's key under a new passphrase.
+/// Re-seals the user's key under a new passphrase (both `Uint8Array`s of
+/// UTF-8, zeroized in WASM memory after use) with `params`, at least
+/// m = 19456, t = 2, p = 1 whatever the old record used.
 #[wasm_bindgen(js_name = changePassphrase)]
 pub fn change_passphrase(
     record: Ts<OwnKey>,
-    old_passphrase: &str,
-    new_passphrase: &str,
+    old_passphrase: &Uint8Array,
+    new_passphrase: &Uint8Array,
     params: Option<Ts<KdfParams>>,
     limits: Option<Ts<KdfLimits>>,
 ) -> JsResult<Ts<NewOwnKey>> {
+    let old_passphrase = crate::crypto::passphrase("oldPassphrase", old_passphrase)?;
+    let new_passphrase = crate::crypto::passphrase("newPassphrase", new_passphrase)?;
     let record = input("record", &record)?;
     let params = kdf_params(params)?;
     let limits = kdf_limits(limits)?;
     output(&js(user_key::change_passphrase(
         &record,
-        old_passphrase,
-        new_passphrase,
+        &old_passphrase,
+        &new_passphrase,
         &params,
         &limits,
     ))?)

@@ -79,20 +79,42 @@ fn seal_open_round_trip_and_a_moved_ciphertext_is_refused() {
 
 #[wasm_bindgen_test]
 fn argon2_unlock_runs_in_the_engine() {
+    // The creation floor: the cheapest a new bundle may be.
     let params =
-        serde_wasm_bindgen::to_value(&streamseal::kdf::KdfParams::argon2id(19 * 1024, 2, 1))
-            .unwrap();
-    let mut setup =
-        flows::set_up("key_1", "correct horse", Some(Ts::new_unchecked(params))).unwrap();
+        serde_wasm_bindgen::to_value(&streamseal::kdf::KdfParams::creation_floor()).unwrap();
+    let pass = js_sys::Uint8Array::from(&b"correct horse"[..]);
+    let mut setup = flows::set_up("key_1", &pass, Some(Ts::new_unchecked(params))).unwrap();
     let key = setup.take_identity().unwrap();
     let record = setup.record().unwrap().js_value();
     js_sys::Reflect::set(&record, &"createdAt".into(), &"2026-11-21T10:00:00Z".into()).unwrap();
-    let unlocked = flows::unlock(Ts::new_unchecked(record.clone()), "correct horse", None).unwrap();
+    let unlocked = flows::unlock(Ts::new_unchecked(record.clone()), &pass, None).unwrap();
     assert_eq!(unlocked.public_key(), key.public_key());
-    let err = flows::unlock(Ts::new_unchecked(record), "wrong", None)
+    // What the caller does with its own copy once done.
+    pass.fill(0, 0, pass.length());
+    let wrong = js_sys::Uint8Array::from(&b"wrong"[..]);
+    let err = flows::unlock(Ts::new_unchecked(record.clone()), &wrong, None)
         .err()
         .unwrap();
     assert_eq!(code_of(&err), "WRONG_PASSPHRASE");
+    // A string where the bytes belong is refused, not taken as zeros.
+    let string: js_sys::Uint8Array = JsValue::from_str("correct horse").unchecked_into();
+    let err = flows::unlock(Ts::new_unchecked(record.clone()), &string, None)
+        .err()
+        .unwrap();
+    assert_eq!(code_of(&err), "INVALID_FIELD");
+    let not_utf8 = js_sys::Uint8Array::from(&[0xffu8, 0xfe][..]);
+    let err = flows::unlock(Ts::new_unchecked(record), &not_utf8, None)
+        .err()
+        .unwrap();
+    assert_eq!(code_of(&err), "INVALID_FIELD");
+    // Below the floor, a new bundle is refused before any work.
+    let weak =
+        serde_wasm_bindgen::to_value(&streamseal::kdf::KdfParams::argon2id(64, 1, 1)).unwrap();
+    let pass = js_sys::Uint8Array::from(&b"correct horse"[..]);
+    let err = flows::set_up("key_1", &pass, Some(Ts::new_unchecked(weak)))
+        .err()
+        .unwrap();
+    assert_eq!(code_of(&err), "KDF_PARAMS_OUT_OF_BOUNDS");
 }
 
 #[wasm_bindgen_test]
