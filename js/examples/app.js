@@ -37,7 +37,14 @@ $("unlock").addEventListener("submit", async (event) => {
   event.preventDefault();
   let key, ring;
   try {
-    key = unlock(fixture.ownKey, $("passphrase").value);
+    // The passphrase crosses as bytes the page can wipe once unlocked (the
+    // input's string value itself cannot be wiped; clear the field).
+    const passphrase = new TextEncoder().encode($("passphrase").value);
+    try {
+      key = unlock(fixture.ownKey, passphrase);
+    } finally {
+      passphrase.fill(0);
+    }
     const opened = openKeyWraps(fixture.rootStreamId, fixture.keyWraps, key);
     ring = opened.takeKeyring();
     opened.free();
