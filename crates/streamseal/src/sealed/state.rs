@@ -293,8 +293,10 @@ impl StreamState {
 
     /// Accepts `key` as a distributor of this stream's keys: its wraps are
     /// admitted from now on (while the trust store still trusts it). At most
-    /// [`MAX_SENDERS`].
+    /// [`MAX_SENDERS`]. The subject must be 1 to 1024 bytes (`INVALID_LENGTH`), as every
+    /// persisted string is.
     pub fn accept_sender(&mut self, key: &TrustedKey) -> Result<()> {
+        crate::codec::check_str("subject", key.subject())?;
         let sender = KeySender {
             subject: key.subject().to_owned(),
             recipient: key.recipient().clone(),
@@ -667,6 +669,16 @@ mod tests {
         for n in 0..body.len() {
             assert!(StreamState::decode_body(&body[..n]).is_err(), "{n}");
         }
+    }
+
+    #[test]
+    fn a_sender_that_could_not_be_persisted_is_refused() {
+        let me = key(RecipientKind::User, "k", 1);
+        let mut state = StreamState::new("stream_r").unwrap();
+        let err = state.accept_sender(&TrustedKey::own("", &me)).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidLength);
+        assert!(state.senders().is_empty());
+        state.to_bytes(&me).unwrap();
     }
 
     #[test]
