@@ -1,8 +1,10 @@
 // The golden vectors of tests/vectors/streamseal/, reproduced byte for byte
-// from JS through the test flavour's fixed-randomness seam.
+// from JS through the test flavour's fixed-randomness seam; the wraps also
+// through an independent HPKE (npm @hpke/core).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { hex, testFlavour, unhex, utf8, vectors } from "./load.mjs";
+import { hex, testFlavour, throwsCode, unhex, utf8, vectors } from "./load.mjs";
+import * as hostile from "./hostile-server.mjs";
 
 const pkg = await testFlavour();
 
@@ -37,20 +39,53 @@ test("envelopes.json: every slot kind seals byte for byte and opens", () => {
   }
 });
 
-test("wraps.json: HPKE wraps reproduce and unwrap to the stream key", () => {
+test("wraps.json: auth-mode wraps (format 2) reproduce and unwrap only as made by their sender", () => {
   const file = vectors("wraps");
   assert.equal(file.vectors.length, 3);
   for (const v of file.vectors) {
     const me = keep(pkg.IdentityKey.fromSecretKey(v.recipientKind, v.recipientKeyId, unhex(v.recipientSecretKeyHex)));
     assert.equal(me.publicKey, v.recipientPublicKey);
+    const sender = keep(pkg.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex)));
+    assert.equal(sender.publicKey, v.senderPublicKey);
     const ring = keep(new pkg.Keyring(v.rootStreamId));
     ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
-    const wrap = withRandomness(unhex(v.randomHex), () => pkg.wrapStreamKey(ring, v.keyGeneration, me.recipient()));
+    const wrap = withRandomness(unhex(v.randomHex), () => pkg.wrapStreamKey(ring, v.keyGeneration, sender, me.recipient()));
     assert.deepEqual(wrap, v.wrap, v.name);
     const opened = keep(new pkg.Keyring(v.rootStreamId));
-    pkg.unwrapStreamKey(opened, v.wrap, me);
+    const stranger = keep(pkg.IdentityKey.generate(v.senderKind, v.senderKeyId));
+    assert.deepEqual(pkg.unwrapStreamKey(opened, v.wrap, [me], [stranger.recipient(), sender.recipient()]), { sender: 1, recipient: 0 }, v.name);
     assert.equal(hex(opened.exportKey(v.keyGeneration)), v.streamKeyHex, v.name);
+    // The same wrap offered as made by anyone else does not open.
+    throwsCode(assert, pkg, () => pkg.unwrapStreamKey(keep(new pkg.Keyring(v.rootStreamId)), v.wrap, me, [stranger.recipient()]), "UNTRUSTED_WRAP");
     freeAll();
+  }
+});
+
+test("wraps.json through @hpke/core: the info built from FORMAT.md, the same wraps from the same ephemeral, opened in auth mode", async () => {
+  for (const v of vectors("wraps").vectors) {
+    const info = hostile.wrapInfo({
+      rootStreamId: v.rootStreamId,
+      generation: v.keyGeneration,
+      recipientKind: v.recipientKind,
+      recipientKeyId: v.recipientKeyId,
+      senderKind: v.senderKind,
+      senderKeyId: v.senderKeyId,
+    });
+    assert.equal(hex(info), v.infoHex, v.name);
+    const senderKey = await hostile.keyPair(unhex(v.senderSecretKeyHex), v.senderPublicKey);
+    const minted = await hostile.mintWrap({
+      keyGeneration: v.keyGeneration,
+      streamKey: unhex(v.streamKeyHex),
+      recipientPublicKey: v.recipientPublicKey,
+      info,
+      senderKey,
+      ikmE: unhex(v.randomHex),
+      named: { recipientKeyId: v.recipientKeyId, recipientKind: v.recipientKind },
+    });
+    assert.deepEqual(minted, v.wrap, v.name);
+    const recipientKey = await hostile.keyPair(unhex(v.recipientSecretKeyHex), v.recipientPublicKey);
+    const key = await hostile.openWrap({ wrap: v.wrap, info, recipientKey, senderPublicKey: v.senderPublicKey });
+    assert.equal(hex(key), v.streamKeyHex, v.name);
   }
 });
 
@@ -72,12 +107,30 @@ test("bundles.json: passphrase bundles reproduce and open", () => {
   }
 });
 
-test("invocations.json: a runtime opens sealedContext and seals the reply byte for byte", () => {
+test("invocations.json: a runtime that pinned the owner's key opens sealedContext and seals the reply byte for byte", () => {
   const [v] = vectors("invocations").vectors;
   const me = keep(pkg.IdentityKey.fromSecretKey(v.runtimeKeyKind, v.runtimeKeyId, unhex(v.runtimeSecretKeyHex)));
-  const opened = keep(pkg.OpenedInvocation.open(v.invocation, me));
+  const owner = keep(pkg.IdentityKey.fromSecretKey(v.ownerKeyKind, v.ownerKeyId, unhex(v.ownerSecretKeyHex)));
+  assert.equal(owner.publicKey, v.ownerPublicKey);
+  const trust = keep(new pkg.TrustStore("tofu"));
+  const ownerKey = keep(pkg.ownerKey(trust, v.ownerUserId, { keyId: v.ownerKeyId, publicKey: v.ownerPublicKey }));
+  // Without the owner's key accepted as the key sender, nothing is admitted.
+  const bare = keep(new pkg.StreamState(v.invocation.rootStreamId));
+  bare.setOwner(v.ownerUserId);
+  throwsCode(assert, pkg, () => pkg.OpenedInvocation.open(v.invocation, bare, trust, v.botId, me), "UNTRUSTED_WRAP");
+  const state = keep(new pkg.StreamState(v.invocation.rootStreamId));
+  state.setOwner(v.ownerUserId);
+  state.acceptSender(ownerKey);
+  const opened = keep(pkg.OpenedInvocation.open(v.invocation, state, trust, v.botId, [me]));
   assert.equal(opened.prompt, v.expectedPrompt);
-  assert.deepEqual(opened.history.map((h) => h.text), v.expectedHistory);
+  assert.deepEqual(
+    opened.history.map((h) => (h.status === "opened" ? h.entry.text : h.code)),
+    v.expectedHistory,
+  );
+  assert.deepEqual(opened.wraps.admitted, [
+    { keyGeneration: v.invocation.sealedContext.reply.keyGeneration, sender: v.ownerUserId, senderKeyId: v.ownerKeyId, level: "unverified" },
+  ]);
+  assert.equal(hex(keep(state.keyring()).exportKey(v.invocation.sealedContext.reply.keyGeneration)), v.streamKeyHex);
   const complete = withRandomness(unhex(v.replyRandomHex), () => opened.sealReply(v.replyMessageId, v.replyText));
   assert.deepEqual(complete, v.sealedComplete);
   freeAll();

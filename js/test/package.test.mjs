@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import { shipped as pkg, throwsCode, utf8 } from "./load.mjs";
 
 const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
-const FAST = { algorithm: "argon2id", m: 256, t: 1, p: 1, version: 19 };
+// The cheapest Argon2id parameters a new bundle may have (the creation floor,
+// OWASP's minimum); createBundle, setUp and changePassphrase refuse less.
+const FLOOR = { algorithm: "argon2id", m: 19456, t: 2, p: 1, version: 19 };
 const slot = (messageId, revision = 1) => ({
   kind: "message",
   streamId: ROOT,
@@ -42,9 +44,14 @@ test("the shipped package has no test seam", () => {
 
 test("errorCodes lists the core's stable codes", () => {
   const codes = pkg.errorCodes();
-  assert.equal(codes.length, 25);
+  assert.equal(codes.length, 37);
   assert.ok(codes.includes("AAD_MISMATCH"));
   assert.ok(codes.includes("WRONG_PASSPHRASE"));
+  // Issue 15's codes, each reachable from JS (hostile.test.mjs, state.test.mjs).
+  for (const code of ["UNTRUSTED_WRAP", "KEY_CHANGED", "KEY_NOT_VERIFIED", "UNKNOWN_KEY", "PROMPT_REPLAYED", "SEALED_STREAM_DOWNGRADE", "REPLY_SENDER_MISMATCH", "UNEXPECTED_AUTHOR", "UNPROVEN_DECISION_ANSWER", "SEAL_BUDGET_EXHAUSTED", "STALE_ROLL", "MALFORMED_STATE", "STATE_AUTH_FAILED"]) {
+    assert.ok(codes.includes(code), code);
+  }
+  assert.ok(!codes.includes("WRAP_OPEN_FAILED"));
   assert.equal(new Set(codes).size, codes.length);
 });
 
@@ -67,43 +74,53 @@ test("IdentityKey: generate, import, export, recipient, getters", () => {
   again.free();
 });
 
-test("Keyring: generations, import/export, current and announced generation", () => {
+test("Keyring: generations, import/export; the sealing generation only rises; seal counts and budget", () => {
   const ring = new pkg.Keyring(ROOT);
   assert.equal(ring.rootStreamId, ROOT);
   assert.equal(ring.currentGeneration, undefined);
   ring.generateKey(0);
+  assert.equal(ring.currentGeneration, 0);
   ring.importKey(3, new Uint8Array(32).fill(7));
   assert.deepEqual(ring.generations(), [0, 3]);
   assert.equal(ring.newestGeneration, 3);
-  assert.equal(ring.currentGeneration, 0); // the first key added; later ones only by setCurrentGeneration
-  ring.setCurrentGeneration(3);
-  assert.equal(ring.currentGeneration, 3);
-  assert.ok(ring.contains(0) && !ring.contains(1));
+  assert.equal(ring.currentGeneration, 3); // the newest key held
+  ring.generateKey(1);
+  assert.equal(ring.currentGeneration, 3); // an older key never lowers it
+  assert.ok(ring.contains(0) && ring.contains(1) && !ring.contains(2));
   assert.deepEqual(ring.exportKey(3), new Uint8Array(32).fill(7));
-  ring.setCurrentGeneration(0);
-  assert.equal(ring.currentGeneration, 0);
-  ring.setAnnouncedGeneration(5);
+  // Nothing exported lowers the sealing generation (issue 15).
+  for (const name of ["setCurrentGeneration", "setAnnouncedGeneration"]) assert.equal(ring[name], undefined, name);
+  for (const name of ["sealWithGeneration", "announce", "generationZero", "rollGeneration", "addWraps", "openDecisionNote"]) assert.equal(pkg[name], undefined, name);
   throwsCode(assert, pkg, () => ring.importKey(3, new Uint8Array(32).fill(8)), "KEY_GENERATION_CONFLICT");
+  assert.deepEqual(ring.exportKey(3), new Uint8Array(32).fill(7)); // the key held is kept
   throwsCode(assert, pkg, () => ring.exportKey(9), "UNKNOWN_KEY_GENERATION");
   throwsCode(assert, pkg, () => ring.importKey(4, new Uint8Array(3)), "INVALID_LENGTH");
+  assert.deepEqual(ring.conflictedGenerations(), []);
+  // Seals count per generation against a budget (2^30), shared with clones.
+  assert.equal(ring.sealBudget, 2 ** 30);
+  ring.lowerSealBudget(2);
+  ring.lowerSealBudget(1000); // never raised again
+  assert.equal(ring.sealBudget, 2);
+  pkg.seal(ring, slot("msg_1"), utf8("one"));
+  pkg.seal(ring, slot("msg_2"), utf8("two"));
+  assert.equal(ring.sealCount(3), 2);
+  assert.equal(ring.sealCount(0), 0);
+  throwsCode(assert, pkg, () => pkg.seal(ring, slot("msg_3"), utf8("three")), "SEAL_BUDGET_EXHAUSTED");
   ring.clear();
   assert.deepEqual(ring.generations(), []);
   ring.free();
 });
 
-test("seal / open / sealWithGeneration / aadEncode / aadParse; results are plain objects", () => {
+test("seal / open / aadEncode / aadParse; results are plain objects", () => {
   const ring = new pkg.Keyring(ROOT);
   ring.generateKey(1);
   ring.generateKey(2);
   const s = slot("msg_1");
-  ring.setCurrentGeneration(2);
   const sealed = pkg.seal(ring, s, utf8("ship it"));
   assert.equal(Object.getPrototypeOf(sealed), Object.prototype);
   assert.equal(sealed.envelope.keyGeneration, 2);
   assert.equal(typeof sealed.envelope.keyGeneration, "number");
   assert.equal(new TextDecoder().decode(pkg.open(ring, s, sealed)), "ship it");
-  const older = pkg.sealWithGeneration(ring, 1, s, utf8("older"));
-  assert.equal(older.envelope.keyGeneration, 1);
   const aad = pkg.aadEncode(1, ROOT, 2, s);
   assert.ok(aad instanceof Uint8Array);
   assert.equal(pkg.encodeBase64(aad), sealed.envelope.aad);
@@ -123,73 +140,124 @@ test("seal / open / sealWithGeneration / aadEncode / aadParse; results are plain
 test("wrapStreamKey / unwrapStreamKey between two keys", () => {
   const bot = pkg.IdentityKey.generate("bot", "machine-a");
   const other = pkg.IdentityKey.generate("bot", "machine-b");
+  const ownerKey = pkg.IdentityKey.generate("user", "owner-key");
   const owner = new pkg.Keyring(ROOT);
   owner.generateKey(0);
-  const wrap = pkg.wrapStreamKey(owner, 0, bot.recipient());
+  const wrap = pkg.wrapStreamKey(owner, 0, ownerKey, bot.recipient());
   assert.equal(wrap.recipientKeyId, "machine-a");
   const ring = new pkg.Keyring(ROOT);
-  pkg.unwrapStreamKey(ring, wrap, bot);
+  // Opened only as made by an accepted sender; the result says which, and to which key.
+  assert.deepEqual(pkg.unwrapStreamKey(ring, wrap, [other, bot], [ownerKey.recipient()]), { sender: 0, recipient: 1 });
   assert.deepEqual(ring.exportKey(0), owner.exportKey(0));
   const ring2 = new pkg.Keyring(ROOT);
-  throwsCode(assert, pkg, () => pkg.unwrapStreamKey(ring2, wrap, other), "NO_MATCHING_KEY");
+  throwsCode(assert, pkg, () => pkg.unwrapStreamKey(ring2, wrap, bot, [other.recipient()]), "UNTRUSTED_WRAP");
+  throwsCode(assert, pkg, () => pkg.unwrapStreamKey(ring2, wrap, other, [ownerKey.recipient()]), "NO_MATCHING_KEY");
   const unnamed = { keyGeneration: 0, wrapEnc: wrap.wrapEnc, wrapCt: wrap.wrapCt };
-  throwsCode(assert, pkg, () => pkg.unwrapStreamKey(ring2, unnamed, other), "UNTRUSTED_WRAP");
-  for (const k of [bot, other, owner, ring, ring2]) k.free();
+  throwsCode(assert, pkg, () => pkg.unwrapStreamKey(ring2, unnamed, other, [ownerKey.recipient()]), "UNTRUSTED_WRAP");
+  assert.deepEqual(ring2.generations(), []);
+  // Several keys cross as an array; the caller's objects stay usable.
+  assert.deepEqual(pkg.unwrapStreamKey(ring2, unnamed, [other, bot], [ownerKey.recipient()]), { sender: 0, recipient: 1 });
+  assert.equal(bot.keyId, "machine-a");
+  throwsCode(assert, pkg, () => pkg.unwrapStreamKey(ring2, unnamed, [bot, {}], []), "INVALID_FIELD");
+  throwsCode(assert, pkg, () => pkg.unwrapStreamKey(ring2, unnamed, [bot.recipient()], []), "INVALID_FIELD");
+  throwsCode(assert, pkg, () => pkg.unwrapStreamKey(ring2, unnamed, bot, "nope"), "MALFORMED_JSON");
+  for (const k of [bot, other, ownerKey, owner, ring, ring2]) k.free();
 });
 
 test("createBundle / openBundle / setUp / unlock / changePassphrase", () => {
-  const setup = pkg.setUp("key_laptop", "correct horse", FAST);
+  // Passphrases cross as the UTF-8 bytes of the text: the package zeroizes
+  // its copy in WASM memory after each call, and the caller wipes its own
+  // with fill(0) once it no longer needs it (a JS string cannot be wiped).
+  const pass = utf8("correct horse");
+  const setup = pkg.setUp("key_laptop", pass, FLOOR);
   assert.ok(setup instanceof pkg.SetUpKey);
   const record = setup.record;
   assert.equal(record.keyId, "key_laptop");
-  assert.deepEqual(record.kdfParams, FAST);
+  assert.deepEqual(record.kdfParams, FLOOR);
   const key = setup.takeIdentity();
   assert.equal(record.publicKey, key.publicKey);
   throwsCode(assert, pkg, () => setup.takeIdentity(), "INVALID_FIELD");
   setup.free();
   const own = { ...record, createdAt: "2026-11-21T10:00:00Z" };
-  const unlocked = pkg.unlock(own, "correct horse");
+  const unlocked = pkg.unlock(own, pass);
   assert.equal(unlocked.publicKey, key.publicKey);
-  throwsCode(assert, pkg, () => pkg.unlock(own, "wrong"), "WRONG_PASSPHRASE");
-  throwsCode(assert, pkg, () => pkg.unlock({ ...own, kdfParams: { ...FAST, m: 1 << 30 } }, "x"), "KDF_PARAMS_OUT_OF_BOUNDS");
-  throwsCode(assert, pkg, () => pkg.unlock(own, "correct horse", { maxM: 128, maxT: 10, maxP: 8, minSaltLen: 16, maxSaltLen: 64 }), "KDF_PARAMS_OUT_OF_BOUNDS");
-  const changed = pkg.changePassphrase(own, "correct horse", "new one", FAST);
+  // The package did not touch the caller's array: wiping it is the caller's call.
+  assert.deepEqual(pass, utf8("correct horse"));
+  throwsCode(assert, pkg, () => pkg.unlock(own, utf8("wrong")), "WRONG_PASSPHRASE");
+  throwsCode(assert, pkg, () => pkg.unlock({ ...own, kdfParams: { ...FLOOR, m: 1 << 30 } }, utf8("x")), "KDF_PARAMS_OUT_OF_BOUNDS");
+  throwsCode(assert, pkg, () => pkg.unlock(own, pass, { maxM: 128, maxT: 10, maxP: 8, minSaltLen: 16, maxSaltLen: 64 }), "KDF_PARAMS_OUT_OF_BOUNDS");
+  // A string is refused, not taken as an array-like of zeros; so are bytes that are not UTF-8.
+  throwsCode(assert, pkg, () => pkg.unlock(own, "correct horse"), "INVALID_FIELD");
+  throwsCode(assert, pkg, () => pkg.unlock(own, new Uint8Array([0xff, 0xfe])), "INVALID_FIELD");
+  const newPass = utf8("new one");
+  // Below the creation floor (m = 19456 KiB, t = 2, p = 1) nothing new is sealed.
+  for (const weak of [{ ...FLOOR, m: 19455 }, { ...FLOOR, t: 1 }, { ...FLOOR, m: 256, t: 1 }]) {
+    throwsCode(assert, pkg, () => pkg.changePassphrase(own, pass, newPass, weak), "KDF_PARAMS_OUT_OF_BOUNDS");
+    throwsCode(assert, pkg, () => pkg.setUp("key_laptop", pass, weak), "KDF_PARAMS_OUT_OF_BOUNDS");
+    throwsCode(assert, pkg, () => pkg.createBundle(key, pass, weak), "KDF_PARAMS_OUT_OF_BOUNDS");
+  }
+  const changed = pkg.changePassphrase(own, pass, newPass, FLOOR);
+  pass.fill(0);
   assert.equal(changed.publicKey, key.publicKey);
-  const reopened = pkg.unlock({ ...changed, createdAt: own.createdAt }, "new one");
+  const reopened = pkg.unlock({ ...changed, createdAt: own.createdAt }, newPass);
+  newPass.fill(0);
   assert.equal(reopened.publicKey, key.publicKey);
-  const bundle = pkg.createBundle(key, "pw", FAST);
-  const opened = pkg.openBundle("user", "key_laptop", key.publicKey, bundle, "pw");
+  const pw = utf8("pw");
+  const bundle = pkg.createBundle(key, pw, FLOOR);
+  const opened = pkg.openBundle("user", "key_laptop", key.publicKey, bundle, pw);
   assert.deepEqual(opened.exportSecretKey(), key.exportSecretKey());
   const stranger = pkg.IdentityKey.generate("user", "k2");
-  throwsCode(assert, pkg, () => pkg.openBundle("user", "k2", stranger.publicKey, bundle, "pw"), "WRONG_PASSPHRASE");
+  throwsCode(assert, pkg, () => pkg.openBundle("user", "k2", stranger.publicKey, bundle, pw), "WRONG_PASSPHRASE");
+  pw.fill(0);
   for (const k of [key, unlocked, reopened, opened, stranger]) k.free();
 });
 
-test("generationZero, sealMessage, openMessages (a whole history in one call), sealEdit, rollGeneration", () => {
+test("a roll through the stream state, openKeyWraps, sealMessage, openMessages (a whole history in one call), sealEdit, checkSendRules", () => {
+  const OWNER = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
+  const BOT = "bot_01JD3QB0T0000000000000000B";
   const owner = pkg.IdentityKey.generate("user", "owner-key");
   const bot = pkg.IdentityKey.generate("bot", "machine-a");
-  const zero = pkg.generationZero(ROOT, [owner.recipient(), bot.recipient()]);
-  assert.ok(zero instanceof pkg.GenerationZero);
-  const gen = zero.generation;
-  assert.equal(gen.keyGeneration, 0);
-  assert.equal(gen.wraps.length, 2);
-  const ring = zero.takeKeyring();
-  throwsCode(assert, pkg, () => zero.takeKeyring(), "INVALID_FIELD");
-  zero.free();
+  // The owner's device makes generation 0 for itself and the bot's key it pinned.
+  const trust = new pkg.TrustStore("tofu");
+  const botKey = trust.admit(BOT, bot.recipient());
+  const state = new pkg.StreamState(ROOT);
+  state.setOwner(OWNER);
+  const roll = state.prepareRoll(owner, [pkg.TrustedKey.own(OWNER, owner), botKey]);
+  assert.ok(roll instanceof pkg.PreparedRoll);
+  assert.equal(roll.keyGeneration, 0);
+  assert.equal(roll.wraps.length, 2);
+  assert.deepEqual(roll.request, { keyGeneration: 0, wraps: roll.wraps.map(({ keyGeneration, ...w }) => w) });
+  assert.deepEqual(roll.roster.map((r) => [r.subject, r.keyId, r.verified]), [[OWNER, "owner-key", true], [BOT, "machine-a", false]]);
+  assert.equal(roll.roster[1].fingerprint, pkg.fingerprint(BOT, bot.publicKey).display);
+  assert.equal(state.highWater, undefined); // nothing changes before the commit
+  assert.equal(state.commitRoll(roll), 0);
+  throwsCode(assert, pkg, () => state.commitRoll(roll), "INVALID_FIELD"); // used up
+  assert.equal(state.highWater, 0);
+  assert.ok(state.isSealed);
+  const ring = state.keyring();
 
-  const body = pkg.sealMessage(ring, ROOT, "msg_01JD3QH2A7C4E6G8J0K2M4P6R8", "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1", "hello", "cmid_1");
+  const body = pkg.sealMessage(ring, ROOT, "msg_01JD3QH2A7C4E6G8J0K2M4P6R8", OWNER, "hello", "cmid_1");
   assert.equal(body.content ?? null, null);
   assert.equal(body.clientMessageId, "cmid_1");
-  pkg.checkSendRules(true, body);
-  throwsCode(assert, pkg, () => pkg.checkSendRules(false, body), "E2E_PAYLOAD_REQUIRES_E2E_STREAM");
-  throwsCode(assert, pkg, () => pkg.checkSendRules(true, { content: "plain" }), "E2E_STREAM_REQUIRES_CIPHERTEXT");
+  assert.equal(ring.sealCount(0), 1);
+  pkg.checkSendRules(true, true, body);
+  pkg.checkSendRules(false, true, body);
+  throwsCode(assert, pkg, () => pkg.checkSendRules(false, false, body), "E2E_PAYLOAD_REQUIRES_E2E_STREAM");
+  throwsCode(assert, pkg, () => pkg.checkSendRules(false, true, { content: "plain" }), "E2E_STREAM_REQUIRES_CIPHERTEXT");
+  // The server drops `e2eEnabled` from a stream this member knows is sealed: plaintext is refused.
+  throwsCode(assert, pkg, () => pkg.checkSendRules(state.isSealed, undefined, { content: "plain" }), "SEALED_STREAM_DOWNGRADE");
+  throwsCode(assert, pkg, () => pkg.checkSendRules(true, false, { content: "plain" }), "SEALED_STREAM_DOWNGRADE");
+  pkg.checkSendRules(false, undefined, { content: "plain" });
 
-  // The bot opens its wrap, then the whole history in one call.
-  const opened = pkg.openKeyWraps(ROOT, { wraps: gen.wraps, currentKeyGeneration: 0, ownerUserId: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1" }, bot);
-  assert.ok(opened instanceof pkg.OpenedKeyring);
-  assert.deepEqual(opened.skipped, []);
-  const botRing = opened.takeKeyring();
-  opened.free();
+  // The bot opens its wrap (it pinned the owner's key and accepts it as sender), then the whole history in one call.
+  const botTrust = new pkg.TrustStore("tofu");
+  const ownerKey = pkg.ownerKey(botTrust, OWNER, { keyId: "owner-key", publicKey: owner.publicKey });
+  const botState = new pkg.StreamState(ROOT);
+  botState.acceptSender(ownerKey);
+  const report = pkg.openKeyWraps(botState, botTrust, { currentKeyGeneration: 0, ownerUserId: OWNER, wraps: roll.wraps }, bot);
+  assert.deepEqual(report, { admitted: [{ keyGeneration: 0, sender: OWNER, senderKeyId: "owner-key", level: "unverified" }], skipped: [], conflicts: [] });
+  assert.equal(botState.ownerUserId, OWNER);
+  const botRing = botState.keyring();
   const good = message("msg_01JD3QH2A7C4E6G8J0K2M4P6R8", body.sealed);
   const moved = message("msg_01JD3QJ6B8D0F2H4K6M8P0R2T4", body.sealed);
   const results = pkg.openMessages(botRing, [good, moved, good]);
@@ -202,23 +270,26 @@ test("generationZero, sealMessage, openMessages (a whole history in one call), s
   assert.equal(pkg.openMessage(botRing, good).text, "hello");
   throwsCode(assert, pkg, () => pkg.openMessage(botRing, moved), "AAD_MISMATCH");
 
-  const edit = pkg.sealEdit(ring, { ...good, revision: 1 }, "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1", "hello, edited");
+  const edit = pkg.sealEdit(ring, { ...good, revision: 1 }, OWNER, "hello, edited");
   const edited = pkg.openMessage(botRing, { ...good, sealed: edit, revision: 2 });
   assert.equal(edited.text, "hello, edited");
 
-  // The bot is removed: the generation rolls to the owner alone.
-  const next = pkg.rollGeneration(ring, [owner.recipient()]);
+  // The bot is removed: the owner rolls to itself alone; the bot cannot read what follows.
+  assert.equal(state.removeSender(BOT, "machine-a"), false); // never a sender of the owner's state
+  const next = state.prepareRoll(owner, pkg.TrustedKey.own(OWNER, owner));
   assert.equal(next.keyGeneration, 1);
-  assert.equal(ring.currentGeneration, 1);
-  pkg.addWraps(botRing, next.wraps, bot).forEach((s) => assert.equal(typeof s.code, "string"));
-  const after = pkg.sealMessage(ring, ROOT, "msg_01JD3QK7C9E1G3J5M7P9S1V3X5", "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1", "secret", null);
-  throwsCode(assert, pkg, () => pkg.openMessage(botRing, message("msg_01JD3QK7C9E1G3J5M7P9S1V3X5", after.sealed)), "UNKNOWN_KEY_GENERATION");
-  pkg.announce(botRing, 1);
+  assert.equal(state.commitRoll(next), 1);
+  const ring1 = state.keyring();
+  assert.equal(ring1.currentGeneration, 1);
+  const after = pkg.sealMessage(ring1, ROOT, "msg_01JD3QK7C9E1G3J5M7P9S1V3X5", OWNER, "secret", null);
+  const skipped = pkg.openKeyWraps(botState, botTrust, { currentKeyGeneration: 1, ownerUserId: OWNER, wraps: next.wraps }, [bot]);
+  assert.deepEqual(skipped, { admitted: [], skipped: [], conflicts: [] }); // addressed to others only
+  throwsCode(assert, pkg, () => pkg.openMessage(botState.keyring(), message("msg_01JD3QK7C9E1G3J5M7P9S1V3X5", after.sealed)), "UNKNOWN_KEY_GENERATION");
   assert.deepEqual(pkg.ownerRecipient({ keyId: "owner-key", publicKey: owner.publicKey }), owner.recipient());
-  for (const k of [owner, bot, ring, botRing]) k.free();
+  for (const k of [owner, bot, trust, botKey, state, ring, botTrust, ownerKey, botState, botRing, ring1, roll, next]) k.free();
 });
 
-test("decision cards and notes, steps, presence", () => {
+test("decision cards and proven answers, steps, presence", () => {
   const ring = new pkg.Keyring(ROOT);
   ring.generateKey(0);
   const options = [{ id: "approve", tone: "primary" }, { id: "reject", tone: "neutral" }];
@@ -228,8 +299,15 @@ test("decision cards and notes, steps, presence", () => {
   throwsCode(assert, pkg, () => pkg.openDecisionCard(ring, "stream_01JD3QJ5THREAD00000000000A", card), "AAD_MISMATCH");
   const note = pkg.sealDecisionNote(ring, "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", "approve", "usr_1", "go");
   const event = { decisionId: "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", optionId: "approve", decidedBy: "usr_1", noteCiphertext: note.ciphertext, noteEnvelope: note.envelope };
-  assert.equal(pkg.openDecisionNote(ring, event), "go");
-  assert.equal(pkg.openDecisionNote(ring, { ...event, noteCiphertext: undefined, noteEnvelope: undefined }), undefined);
+  assert.deepEqual(pkg.openDecisionAnswer(ring, card, event), { decisionId: "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", optionId: "approve", decidedBy: "usr_1", note: "go" });
+  // An empty note is the proof too; the server's own answers are not.
+  const bare = pkg.sealDecisionNote(ring, "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", "reject", "usr_1", "");
+  assert.equal(pkg.openDecisionAnswer(ring, card, { ...event, optionId: "reject", noteCiphertext: bare.ciphertext, noteEnvelope: bare.envelope }).note, "");
+  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, card, { ...event, noteCiphertext: undefined, noteEnvelope: undefined }), "UNPROVEN_DECISION_ANSWER");
+  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, card, { ...event, optionId: "escalate" }), "UNPROVEN_DECISION_ANSWER");
+  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, card, { ...event, decisionId: "dreq_01JD3QQB2C4E6G8J0K2M4P6R9V" }), "UNPROVEN_DECISION_ANSWER");
+  // The note of "approve" does not prove "reject".
+  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, card, { ...event, optionId: "reject" }), "AAD_MISMATCH");
 
   const stepSealed = pkg.seal(ring, { kind: "traceStep", invocationId: "inv_1", stepId: "step_1", stepType: "tool_call", phase: "completed" }, utf8("3 results"));
   assert.equal(pkg.openStep(ring, "inv_1", "step_1", "tool_call", "completed", undefined, stepSealed), "3 results");
@@ -263,7 +341,7 @@ test("free(): double free and use after free give a clear StreamsealError, never
   key.free();
   freed(() => key.publicKey, "IdentityKey");
   freed(() => key.exportSecretKey(), "IdentityKey");
-  freed(() => pkg.createBundle(key, "pw"), "IdentityKey");
+  freed(() => pkg.createBundle(key, utf8("pw")), "IdentityKey");
   // A wrong object where a class is expected.
   throwsCode(assert, pkg, () => pkg.seal({}, slot("msg_1"), utf8("x")), "INVALID_FIELD");
   // The instance still works.
@@ -286,11 +364,14 @@ test("bad inputs: the right code, a StreamsealError, and the instance keeps work
     [() => pkg.open(ring, slot("msg_1"), { ciphertext: "", envelope: {} }), "MALFORMED_JSON"],
     [() => pkg.open(ring, slot("msg_1"), { ciphertext: "!!", envelope: { v: 1, keyGeneration: 0, iv: "AAAAAAAAAAAAAAAA", aad: "AAAA" } }), "MALFORMED_BASE64"],
     [() => pkg.openMessages(ring, "not an array"), "MALFORMED_JSON"],
-    [() => pkg.unlock({}, "pw"), "MALFORMED_JSON"],
-    [() => pkg.OpenedInvocation.open({ id: "inv_1" }, pkg.IdentityKey.generate("bot", "m")), "MALFORMED_JSON"],
+    [() => pkg.unlock({}, utf8("pw")), "MALFORMED_JSON"],
+    [() => pkg.OpenedInvocation.open({ id: "inv_1" }, new pkg.StreamState(ROOT), new pkg.TrustStore("tofu"), "bot_1", pkg.IdentityKey.generate("bot", "m")), "MALFORMED_JSON"],
+    [() => pkg.openKeyWraps(new pkg.StreamState(ROOT), new pkg.TrustStore("tofu"), { wraps: "x" }, []), "MALFORMED_JSON"],
+    [() => new pkg.TrustStore("trust-everyone"), "INVALID_FIELD"],
+    [() => new pkg.StreamState(ROOT).prepareRoll(pkg.IdentityKey.generate("user", "k"), [{ subject: "usr_1" }]), "INVALID_FIELD"],
     [() => pkg.sealMessage(ring, ROOT, "not-a-message-id", "usr_1", "x", null), "INVALID_FIELD"],
     [() => new pkg.Keyring(""), "INVALID_LENGTH"],
-    [() => pkg.openBundle("user", "k", "AAAA", { encryptedPrivateBundle: "", kdfSalt: "", kdfParams: FAST }, "pw"), "INVALID_LENGTH"],
+    [() => pkg.openBundle("user", "k", "AAAA", { encryptedPrivateBundle: "", kdfSalt: "", kdfParams: FLOOR }, utf8("pw")), "INVALID_LENGTH"],
   ];
   for (const [fn, code] of hostile) {
     throwsCode(assert, pkg, fn, code);

@@ -29,6 +29,16 @@ test("plain objects: records not Maps, no BigInt, numbers for generations", () =
   assert.match(dts, /export type StepType = "context_received" \| [^;]*\(string & \{\}\);/);
   assert.match(dts, /export type ErrorCode = "MALFORMED_BASE64" \|/);
   assert.match(dts, /export type Endpoint = "getMe" \|/);
+  // The trust store's spellings (the core's as_str of each).
+  assert.match(dts, /export type KeyState = "new" \| "added" \| "same" \| "changed" \| "verified" \| "verified-then-changed";/);
+  assert.match(dts, /export type TrustPolicyName = "tofu" \| "verified-only" \| "refuse-after-verified-change";/);
+  assert.match(dts, /export type TrustLevel = "verified" \| "unverified";/);
+  // Bytes are Uint8Array, classes are typed, identity lists take one key or an array.
+  assert.match(dts, /toBytes\(identity: IdentityKey\): Uint8Array;/);
+  assert.match(dts, /static fromBytes\(bytes: Uint8Array(?: \| number\[\])?, identity: IdentityKey\): StreamState;/);
+  assert.match(dts, /scannable\(\): Uint8Array;/);
+  assert.match(dts, /export function openKeyWraps\(state: StreamState, trust: TrustStore, key_wraps: KeyWraps, identities: IdentityKey \| IdentityKey\[\]\): WrapsReport;/);
+  assert.match(dts, /readonly history: HistoryItem\[\];/);
 });
 
 test("index.d.ts re-exports the generated declarations and adds only init", () => {
