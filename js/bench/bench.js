@@ -94,8 +94,7 @@ export async function runAll(lib, deps, log, opts = {}) {
   // --- one keyring, and the same key in WebCrypto -------------------------
   const keyBytes = bytes(32, 7);
   const ring = new lib.Keyring(ROOT);
-  ring.importKey(0, keyBytes);
-  ring.setCurrentGeneration(0);
+  ring.importKey(0, keyBytes); // the newest key held: sealing uses it
   const cryptoKey = await subtle.importKey("raw", keyBytes, "AES-GCM", false, [
     "encrypt",
     "decrypt",
@@ -213,12 +212,15 @@ export async function runAll(lib, deps, log, opts = {}) {
   );
 
   // --- HPKE wrap / unwrap of a stream key ----------------------------------
+  // Wraps are HPKE auth mode (wrap format 2): the comparisons run auth mode too.
   log("hpke wrap/unwrap");
   const bot = lib.IdentityKey.generate("bot", "machine-a");
+  const sender = lib.IdentityKey.generate("user", "owner-key");
   const recipient = bot.recipient();
-  const record = lib.wrapStreamKey(ring, 0, recipient);
+  const senders = [sender.recipient()];
+  const record = lib.wrapStreamKey(ring, 0, sender, recipient);
   const into = new lib.Keyring(ROOT);
-  lib.unwrapStreamKey(into, record, bot);
+  lib.unwrapStreamKey(into, record, bot, senders);
   const suites = [["@hpke/core + @hpke/dhkem-x25519", deps.dhkemX25519.DhkemX25519HkdfSha256]];
   if (opts.nativeX25519 !== false) {
     // @hpke/core's own KEM runs X25519 through WebCrypto where the platform has it.
@@ -234,23 +236,28 @@ export async function runAll(lib, deps, log, opts = {}) {
         aead: new deps.hpke.Aes256Gcm(),
       });
       const pair = await suite.kem.generateKeyPair();
-      const sealed = await suite.seal({ recipientPublicKey: pair.publicKey, info }, keyBytes);
-      await suite.open({ recipientKey: pair.privateKey, enc: sealed.enc, info }, sealed.ct);
-      hpkeState.push({ name, suite, pair, sealed });
+      const senderPair = await suite.kem.generateKeyPair();
+      const sealed = await suite.seal({ recipientPublicKey: pair.publicKey, senderKey: senderPair, info }, keyBytes);
+      await suite.open({ recipientKey: pair, enc: sealed.enc, senderPublicKey: senderPair.publicKey, info }, sealed.ct);
+      hpkeState.push({ name, suite, pair, senderPair, sealed });
     } catch (e) {
       log(`  ${name}: unavailable here (${e && e.message})`);
     }
   }
-  const wrapContenders = [["streamseal wrapStreamKey", () => lib.wrapStreamKey(ring, 0, recipient)]];
-  const unwrapContenders = [["streamseal unwrapStreamKey", () => lib.unwrapStreamKey(into, record, bot)]];
+  const wrapContenders = [["streamseal wrapStreamKey", () => lib.wrapStreamKey(ring, 0, sender, recipient)]];
+  const unwrapContenders = [["streamseal unwrapStreamKey", () => lib.unwrapStreamKey(into, record, bot, senders)]];
   for (const s of hpkeState) {
     wrapContenders.push([
       s.name,
-      () => s.suite.seal({ recipientPublicKey: s.pair.publicKey, info }, keyBytes),
+      () => s.suite.seal({ recipientPublicKey: s.pair.publicKey, senderKey: s.senderPair, info }, keyBytes),
     ]);
     unwrapContenders.push([
       s.name,
-      () => s.suite.open({ recipientKey: s.pair.privateKey, enc: s.sealed.enc, info }, s.sealed.ct),
+      () =>
+        s.suite.open(
+          { recipientKey: s.pair, enc: s.sealed.enc, senderPublicKey: s.senderPair.publicKey, info },
+          s.sealed.ct,
+        ),
     ]);
   }
   const hpkeOpts = { samples: quick ? 5 : 15, minSampleMs: quick ? 5 : 20 };
@@ -356,6 +363,7 @@ export async function runAll(lib, deps, log, opts = {}) {
   ring.free();
   into.free();
   bot.free();
+  sender.free();
   return { rows, budgets };
 }
 

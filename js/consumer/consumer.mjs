@@ -12,6 +12,10 @@ import {
   open,
   wrapStreamKey,
   unwrapStreamKey,
+  StreamState,
+  TrustStore,
+  TrustedKey,
+  openKeyWraps,
   buildRequest,
   parseResponse,
   endpoints,
@@ -26,9 +30,10 @@ const slot = { kind: "message", streamId: ROOT, messageId: "msg_1", authorId: "u
 
 const owner = new Keyring(ROOT);
 owner.generateKey(0);
+const ownerKey = IdentityKey.generate("user", "owner-key");
 const bot = IdentityKey.generate("bot", "machine-a");
 const ring = new Keyring(ROOT);
-unwrapStreamKey(ring, wrapStreamKey(owner, 0, bot.recipient()), bot);
+unwrapStreamKey(ring, wrapStreamKey(owner, 0, ownerKey, bot.recipient()), bot, [ownerKey.recipient()]);
 const sealed = seal(owner, slot, new TextEncoder().encode("from the tarball"));
 assert.equal(new TextDecoder().decode(open(ring, slot, sealed)), "from the tarball");
 assert.throws(() => open(ring, { ...slot, revision: 2 }, sealed), (e) => e instanceof StreamsealError && e.code === "AAD_MISMATCH");
@@ -53,5 +58,17 @@ for (const file of ["src/index.d.ts", "dist/streamseal_wasm.d.ts", "dist/streams
   assert.ok(existsSync(dir + file), `${file} is in the package`);
 }
 assert.ok(!existsSync(`${dir}dist-test`), "the test flavour is not in the package");
-for (const k of [owner, ring, bot]) k.free();
+// A generation through the stream state and the trust store, persisted and restored.
+const state = new StreamState(ROOT);
+const trust = new TrustStore("tofu");
+const self = TrustedKey.own("usr_1", ownerKey);
+const roll = state.prepareRoll(ownerKey, [self, trust.admit("bot_1", bot.recipient())]);
+state.commitRoll(roll);
+const botState = new StreamState(ROOT);
+botState.acceptSender(trust.admit("usr_1", ownerKey.recipient()));
+const report = openKeyWraps(botState, trust, { currentKeyGeneration: 0, ownerUserId: "usr_1", wraps: roll.wraps }, [bot]);
+assert.deepEqual(report.admitted.map((a) => a.sender), ["usr_1"]);
+const restored = StreamState.fromBytes(botState.toBytes(bot), bot);
+assert.equal(restored.highWater, 0);
+for (const k of [owner, ring, bot, ownerKey, state, trust, self, roll, botState, restored]) k.free();
 console.log("consumer: the packed package installs, imports and works");

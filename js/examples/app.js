@@ -1,8 +1,9 @@
 // The example page: unlock the user's key with a passphrase, open the
-// stream's key wraps, open the whole sealed history in one call, then show
-// that an independent AES-GCM (WebCrypto) decrypts what the package sealed,
-// with the AAD bytes built here from FORMAT.md section 3.
-import { init, unlock, openKeyWraps, openMessages, seal, StreamsealError } from "../src/browser.js";
+// stream's key wraps into its stream state, open the whole sealed history
+// in one call, then show that an independent AES-GCM (WebCrypto) decrypts
+// what the package sealed, with the AAD bytes built here from FORMAT.md
+// section 3.
+import { init, unlock, openKeyWraps, openMessages, seal, StreamState, TrustStore, StreamsealError } from "../src/browser.js";
 
 const $ = (id) => document.getElementById(id);
 const fixture = await (await fetch("./fixture.json")).json();
@@ -35,7 +36,7 @@ const b64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 
 $("unlock").addEventListener("submit", async (event) => {
   event.preventDefault();
-  let key, ring;
+  let key, ring, state, trust;
   try {
     // The passphrase crosses as bytes the page can wipe once unlocked (the
     // input's string value itself cannot be wiped; clear the field).
@@ -45,9 +46,13 @@ $("unlock").addEventListener("submit", async (event) => {
     } finally {
       passphrase.fill(0);
     }
-    const opened = openKeyWraps(fixture.rootStreamId, fixture.keyWraps, key);
-    ring = opened.takeKeyring();
-    opened.free();
+    // A real app restores both from storage (StreamState.fromBytes, TrustStore.fromBytes)
+    // and persists them after each change; this stream's generation was made by the
+    // user's own key, which is always an accepted sender.
+    state = new StreamState(fixture.rootStreamId);
+    trust = new TrustStore("tofu");
+    openKeyWraps(state, trust, fixture.keyWraps, key);
+    ring = state.keyring();
     const results = openMessages(ring, fixture.messages);
     $("history").replaceChildren(
       ...results.map((r) => {
@@ -77,6 +82,8 @@ $("unlock").addEventListener("submit", async (event) => {
     $("status").textContent = err instanceof StreamsealError ? `error ${err.code}` : `error ${err}`;
   } finally {
     ring?.free();
+    state?.free();
+    trust?.free();
     key?.free();
   }
 });

@@ -2,7 +2,10 @@
 // driven by playwright-core; no browser download): unlock a bundle with a
 // passphrase, open a sealed history, and WebCrypto decrypts an envelope the
 // package sealed, with FORMAT.md's AAD. Also: the page still loads when the
-// server sends the .wasm without the application/wasm type.
+// server sends the .wasm without the application/wasm type. And the hostile
+// server of issue 15 in Chromium: the members of test/victims.mjs, imported
+// into the page, refuse a generation minted with @hpke/core (in Node, as the
+// server would) and a prompt forged under it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -11,6 +14,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import * as pkg from "../src/node.js";
 import { serve } from "./server.mjs";
+import { expectOwnerDevice, expectRuntime, stage } from "../test/hostile-server.mjs";
 
 const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const OWNER = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
@@ -23,10 +27,14 @@ function fixture() {
   const owner = setup.takeIdentity();
   const ownKey = { ...setup.record, createdAt: "2026-11-21T10:00:00Z" };
   setup.free();
-  const zero = pkg.generationZero(ROOT, [owner.recipient()]);
-  const ring = zero.takeKeyring();
-  const wraps = zero.generation.wraps;
-  zero.free();
+  // The owner's device made generation 0 (its own key is always an accepted sender).
+  const state = new pkg.StreamState(ROOT);
+  const self = pkg.TrustedKey.own(OWNER, owner);
+  const roll = state.prepareRoll(owner, self);
+  const wraps = roll.wraps;
+  state.commitRoll(roll);
+  const ring = state.keyring();
+  for (const o of [state, self, roll]) o.free();
   const messages = TEXTS.map((text, i) => ({
     id: IDS[i],
     streamId: ROOT,
@@ -109,6 +117,36 @@ test("without the application/wasm type the package falls back to bytes", async 
       await page.goto(`${url}/examples/index.html`);
       await page.waitForFunction(() => document.getElementById("status").textContent === "ready");
       assert.ok(warnings.some((w) => w.includes("application/wasm")), "the streaming failure was reported");
+    });
+  } finally {
+    server.close();
+  }
+});
+
+test("in Chromium: a generation minted with @hpke/core and a prompt forged under it are refused", async () => {
+  const scenario = await stage(pkg);
+  const { server, url } = await serve({ fixture: fixture() });
+  try {
+    await withBrowser(async (context) => {
+      const page = await context.newPage();
+      const errors = [];
+      page.on("pageerror", (e) => errors.push(e));
+      await page.goto(`${url}/examples/index.html`);
+      await page.waitForFunction(() => document.getElementById("status").textContent === "ready");
+      const results = await page.evaluate(async (s) => {
+        const pkg = await import("/src/browser.js");
+        await pkg.init();
+        const victims = await import("/test/victims.mjs");
+        return {
+          userAgent: navigator.userAgent,
+          owner: await victims.ownerDevice(pkg, s),
+          runtime: victims.runtime(pkg, s),
+        };
+      }, scenario);
+      assert.match(results.userAgent, /HeadlessChrome\//);
+      expectOwnerDevice(assert, results.owner);
+      expectRuntime(assert, results.runtime, scenario);
+      assert.deepEqual(errors, []);
     });
   } finally {
     server.close();
