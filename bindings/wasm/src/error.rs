@@ -105,7 +105,7 @@ pub fn from_js<T: DeserializeOwned>(param: &str, value: JsValue) -> JsResult<T> 
 }
 
 /// Moves a value out of a holder that gives it away once (`takeIdentity`,
-/// `takeKeyring`); a second call is `INVALID_FIELD` naming `what`.
+/// a prepared roll on `commitRoll`); a second call is `INVALID_FIELD` naming `what`.
 pub fn take_once<T>(slot: &mut Option<T>, what: &str) -> JsResult<T> {
     slot.take().ok_or_else(|| {
         error_with(
