@@ -1032,11 +1032,11 @@ impl Demo {
                 &e,
             ),
         }
-        // Even the generation-0 keys its invocation still holds do not open it.
+        // Its invocation's copy of the keys was dropped with the state's (and held generation 0 only).
         match messages::open_message(opened.keyring(), &after) {
             Ok(_) => return Err(not_refused("the message sealed after the bot's removal")),
             Err(e) => self.t.refused_err(
-                "machine-b (with the keys its invocation still holds)",
+                "machine-b (through its earlier invocation)",
                 "cannot open the same message",
                 &e,
             ),
@@ -1342,7 +1342,7 @@ impl Demo {
         match messages::open_message(opened.keyring(), &sent) {
             Ok(_) => return Err(not_refused("the removed bot opening the new message")),
             Err(e) => self.t.refused_err(
-                "machine-b (with the keys its invocation still holds)",
+                "machine-b (through its earlier invocation)",
                 "cannot open it",
                 &e,
             ),

@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use subtle::ConstantTimeEq as _;
 use zeroize::{Zeroize, Zeroizing};
@@ -120,6 +120,10 @@ pub struct Keyring {
     announced: Option<u32>,
     conflicted: BTreeSet<u32>,
     seal_budget: u64,
+    /// Set by [`Keyring::clear`]; shared by clones, so a copy a runtime's
+    /// opened invocation holds stops opening and sealing when the stream's
+    /// keys are dropped.
+    dropped: Arc<AtomicBool>,
 }
 
 impl Keyring {
@@ -133,6 +137,7 @@ impl Keyring {
             announced: None,
             conflicted: BTreeSet::new(),
             seal_budget: DEFAULT_SEAL_BUDGET,
+            dropped: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -205,6 +210,9 @@ impl Keyring {
 
     /// The key of `generation`.
     pub fn key(&self, generation: u32) -> Result<&StreamKey> {
+        if self.dropped.load(Ordering::Relaxed) {
+            return Err(Error::UnknownKeyGeneration { generation });
+        }
         self.keys
             .get(&generation)
             .map(|h| &h.key)
@@ -221,6 +229,9 @@ impl Keyring {
             .ok_or(Error::UnknownKeyGeneration { generation: 0 })?;
         if self.conflicted.contains(&generation) {
             return Err(Error::KeyGenerationConflict { generation });
+        }
+        if self.dropped.load(Ordering::Relaxed) {
+            return Err(Error::UnknownKeyGeneration { generation });
         }
         let held = self
             .keys
@@ -269,8 +280,12 @@ impl Keyring {
         self.keys.keys().copied().collect()
     }
 
-    /// Drops every key (after `bot:e2e_revoke`); the keys are zeroized.
+    /// Drops every key (after `bot:e2e_revoke`); the keys are zeroized, and
+    /// every clone made before (an opened invocation's copy) stops opening
+    /// and sealing too. Keys added afterwards are this keyring's alone.
     pub fn clear(&mut self) {
+        self.dropped.store(true, Ordering::Relaxed);
+        self.dropped = Arc::new(AtomicBool::new(false));
         self.keys.clear();
         self.announced = None;
         self.conflicted.clear();
@@ -339,6 +354,21 @@ mod tests {
         assert_eq!(ring.current_generation(), Some(5));
         ring.clear_announced();
         assert_eq!(ring.current_generation(), Some(0));
+        let copy = ring.clone();
+        assert!(copy.key(0).is_ok());
+        ring.clear();
+        // The copy made before is dropped with it.
+        assert_eq!(
+            copy.key(0).unwrap_err().code(),
+            ErrorCode::UnknownKeyGeneration
+        );
+        assert_eq!(
+            copy.key_for_sealing().unwrap_err().code(),
+            ErrorCode::UnknownKeyGeneration
+        );
+        ring.insert(3, StreamKey::from_bytes(&[3; 32])).unwrap();
+        assert!(ring.key(3).is_ok());
+        assert!(copy.key(0).is_err());
         ring.clear();
         assert_eq!(ring.current_generation(), None);
         assert!(ring.key_for_sealing().is_err());
