@@ -144,11 +144,7 @@ impl Owner {
     fn roll(&mut self, server: &mut Server, users: &[(usize, &IdentityKey)]) -> (u32, usize) {
         let mut recipients = vec![TrustedKey::own(OWNER, &self.key)];
         for (i, key) in users {
-            recipients.push(
-                self.trust
-                    .admit(&user_id(*i), &Recipient::of(key))
-                    .unwrap(),
-            );
+            recipients.push(self.trust.admit(&user_id(*i), &Recipient::of(key)).unwrap());
         }
         let roll = self.state.prepare_roll(&self.key, &recipients).unwrap();
         let made = (roll.key_generation(), roll.wraps().len());
