@@ -174,7 +174,10 @@ fn check(listed: &KeyWraps, mine: &[IdentityKey], senders: u8) {
             let again = back
                 .encode_body()
                 .unwrap_or_else(|e| panic!("a decoded state does not encode: {e}"));
-            assert!(*again == *body, "the persisted state changed on the way back");
+            assert!(
+                *again == *body,
+                "the persisted state changed on the way back"
+            );
         }
         Err(e) => assert!(
             matches!(e.code(), ErrorCode::TooManyKeys | ErrorCode::InvalidLength),

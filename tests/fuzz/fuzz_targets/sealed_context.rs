@@ -76,14 +76,8 @@ fn fixture() -> &'static Option<Fixture> {
         let mut state = StreamState::new(invocation.root_stream_id.as_str()).ok()?;
         state.set_owner(&owner).ok()?;
         state.accept_sender(&owner_key).ok()?;
-        let opened = OpenedInvocation::open(
-            &invocation,
-            &mut state.clone(),
-            &trust,
-            &bot_id,
-            &mine,
-        )
-        .ok()?;
+        let opened =
+            OpenedInvocation::open(&invocation, &mut state.clone(), &trust, &bot_id, &mine).ok()?;
         let mut known = vec![(
             opened.prompt.clone(),
             Slot::invocation_prompt(
@@ -248,7 +242,10 @@ fn check(f: &Fixture, inv: &Invocation) -> bool {
     let Ok(opened) = OpenedInvocation::open(inv, &mut state, &f.trust, &f.bot_id, &f.mine) else {
         return false;
     };
-    assert_eq!(inv.author_user_id, f.owner, "acted on a prompt of another author");
+    assert_eq!(
+        inv.author_user_id, f.owner,
+        "acted on a prompt of another author"
+    );
     for g in state.keyring().generations() {
         assert!(
             state.keyring().key(g).is_ok_and(|k| *k == f.stream_key),
@@ -290,7 +287,10 @@ fn check(f: &Fixture, inv: &Invocation) -> bool {
         let Some(reply) = body.reply else {
             panic!("a reply body without its reply")
         };
-        assert_eq!(ctx.reply.sender_id, f.bot_id, "a reply under another sender");
+        assert_eq!(
+            ctx.reply.sender_id, f.bot_id,
+            "a reply under another sender"
+        );
         let slot = Slot::BotReply {
             stream_id: inv.response_stream_id.clone(),
             message_id: reply_id.to_owned(),

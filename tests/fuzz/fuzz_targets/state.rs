@@ -73,7 +73,11 @@ struct Built {
 
 fn sender_key(seed: u8) -> IdentityKey {
     let key_id = KeyId::new(format!("k{seed}")).unwrap_or_else(|e| unreachable!("{e}"));
-    IdentityKey::from_secret(RecipientKind::Bot, key_id, SecretKey::from_bytes(&[seed; 32]))
+    IdentityKey::from_secret(
+        RecipientKind::Bot,
+        key_id,
+        SecretKey::from_bytes(&[seed; 32]),
+    )
 }
 
 fn built_mode(input: &Built) {

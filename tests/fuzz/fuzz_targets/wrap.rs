@@ -158,7 +158,10 @@ fn structured_mode(input: Structured) {
         Ok(opened) => {
             assert!(bound_unchanged, "an edited wrap opened");
             assert!(addressee_tried, "opened without the addressee's key");
-            assert!(sender_accepted, "opened without its sender accepted as it is");
+            assert!(
+                sender_accepted,
+                "opened without its sender accepted as it is"
+            );
             assert_eq!(&opened.key, wrapped_key, "opened to another key");
             assert_eq!(
                 senders.get(opened.sender),
