@@ -20,10 +20,8 @@
 //! stream's key sender, the runtime accepts the owner's. The server stores
 //! the wraps and serves them back, and it builds the claims.
 
-use std::convert::Infallible;
+mod attacker;
 
-use hpke::rand_core::{TryCryptoRng, TryRng};
-use hpke::{Deserializable as _, OpModeS, Serializable as _};
 use serde_json::{Value, json};
 use streamseal::encoding::encode_base64;
 use streamseal::envelope::{self, SealedPayload};
@@ -48,7 +46,7 @@ use streamseal::wire::message::Message;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
 use streamseal::wire::requests::messages::SendMessageRequest;
 use streamseal::wire::stream::Stream;
-use streamseal::wrap::{KeyWrap, wrap_info, wrap_stream_key};
+use streamseal::wrap::{KeyWrap, wrap_stream_key};
 use streamseal::{Error, ErrorCode};
 
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
@@ -182,72 +180,14 @@ fn minted(generation: u32, key: &StreamKey, server: &IdentityKey, to: &Recipient
     wrap_stream_key(ROOT, generation, key, server, to).unwrap()
 }
 
-/// Serves hpke a fixed 32-byte seed (the ephemeral key material).
-struct SeedRng([u8; 32], usize);
-
-impl TryRng for SeedRng {
-    type Error = Infallible;
-
-    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        let mut b = [0u8; 4];
-        self.try_fill_bytes(&mut b)?;
-        Ok(u32::from_le_bytes(b))
-    }
-
-    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        let mut b = [0u8; 8];
-        self.try_fill_bytes(&mut b)?;
-        Ok(u64::from_le_bytes(b))
-    }
-
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-        for b in dst {
-            *b = self.0[self.1 % 32];
-            self.1 += 1;
-        }
-        Ok(())
-    }
-}
-
-impl TryCryptoRng for SeedRng {}
-
-/// What the server could mint before wrap format 2: an HPKE **base-mode**
-/// wrap (it needs only the recipient's public key) whose `info` names
-/// `posing_as` as the sender, byte for byte as a genuine wrap would.
+/// A base-mode wrap naming `posing_as` as its sender (see [`attacker::base_mode_wrap`]).
 fn base_mode_wrap(
     generation: u32,
     key: &StreamKey,
     posing_as: &Recipient,
     to: &Recipient,
 ) -> KeyWrap {
-    type Kem = hpke::kem::X25519HkdfSha256;
-    let info = wrap_info(
-        ROOT,
-        generation,
-        &to.kind,
-        to.key_id.as_str(),
-        &posing_as.kind,
-        posing_as.key_id.as_str(),
-    )
-    .unwrap();
-    let pk = <Kem as hpke::Kem>::PublicKey::from_bytes(to.public_key.as_bytes()).unwrap();
-    let (enc, ct) =
-        hpke::single_shot_seal_with_rng::<hpke::aead::AesGcm256, hpke::kdf::HkdfSha256, Kem>(
-            &OpModeS::Base,
-            &pk,
-            &info,
-            key.to_bytes().as_slice(),
-            b"",
-            &mut SeedRng([0x42; 32], 0),
-        )
-        .unwrap();
-    KeyWrap {
-        key_generation: generation,
-        recipient_key_id: Some(to.key_id.as_str().to_owned()),
-        recipient_kind: Some(to.kind.clone()),
-        wrap_enc: encode_base64(&enc.to_bytes()),
-        wrap_ct: encode_base64(&ct),
-    }
+    attacker::base_mode_wrap(ROOT, generation, key, posing_as, to, [0x42; 32])
 }
 
 // ---------------------------------------------------------------------------

@@ -34,14 +34,12 @@
 //! server or a former member made; a seal that fails says why
 //! (`UNKNOWN_KEY_GENERATION`, `KEY_GENERATION_CONFLICT`).
 
-use std::collections::BTreeMap;
-use std::convert::Infallible;
+mod attacker;
 
-use hpke::rand_core::{TryCryptoRng, TryRng};
-use hpke::{Deserializable as _, OpModeS, Serializable as _};
+use std::collections::BTreeMap;
+
 use proptest::prelude::*;
 use streamseal::ErrorCode;
-use streamseal::encoding::encode_base64;
 use streamseal::envelope;
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind, SecretKey};
 use streamseal::sealed::keyring::open_key_wraps;
@@ -50,7 +48,7 @@ use streamseal::slot::Slot;
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::keys::KeyWraps;
-use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_info, wrap_stream_key};
+use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_stream_key};
 
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const OWNER: &str = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
@@ -172,72 +170,21 @@ fn op_strategy() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// Serves hpke a fixed 32-byte seed (the ephemeral key material).
-struct SeedRng([u8; 32], usize);
-
-impl TryRng for SeedRng {
-    type Error = Infallible;
-
-    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        let mut b = [0u8; 4];
-        self.try_fill_bytes(&mut b)?;
-        Ok(u32::from_le_bytes(b))
-    }
-
-    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        let mut b = [0u8; 8];
-        self.try_fill_bytes(&mut b)?;
-        Ok(u64::from_le_bytes(b))
-    }
-
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-        for b in dst {
-            *b = self.0[self.1 % 32];
-            self.1 += 1;
-        }
-        Ok(())
-    }
-}
-
-impl TryCryptoRng for SeedRng {}
-
-/// An HPKE base-mode wrap (needs only the recipient's public key) whose
-/// `info` names `posing_as` as its sender.
+/// A base-mode wrap naming `posing_as` as its sender (see [`attacker::base_mode_wrap`]).
 fn base_mode_wrap(
     generation: u32,
     key: &StreamKey,
     posing_as: &Recipient,
     to: &Recipient,
 ) -> KeyWrap {
-    type Kem = hpke::kem::X25519HkdfSha256;
-    let info = wrap_info(
+    attacker::base_mode_wrap(
         ROOT,
         generation,
-        &to.kind,
-        to.key_id.as_str(),
-        &posing_as.kind,
-        posing_as.key_id.as_str(),
+        key,
+        posing_as,
+        to,
+        *StreamKey::generate().unwrap().to_bytes(),
     )
-    .unwrap();
-    let pk = <Kem as hpke::Kem>::PublicKey::from_bytes(to.public_key.as_bytes()).unwrap();
-    let seed = *StreamKey::generate().unwrap().to_bytes();
-    let (enc, ct) =
-        hpke::single_shot_seal_with_rng::<hpke::aead::AesGcm256, hpke::kdf::HkdfSha256, Kem>(
-            &OpModeS::Base,
-            &pk,
-            &info,
-            key.to_bytes().as_slice(),
-            b"",
-            &mut SeedRng(seed, 0),
-        )
-        .unwrap();
-    KeyWrap {
-        key_generation: generation,
-        recipient_key_id: Some(to.key_id.as_str().to_owned()),
-        recipient_kind: Some(to.kind.clone()),
-        wrap_enc: encode_base64(&enc.to_bytes()),
-        wrap_ct: encode_base64(&ct),
-    }
 }
 
 struct Member {
