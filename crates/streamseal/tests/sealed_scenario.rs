@@ -42,7 +42,7 @@ use streamseal::sealed::runtime::{HistoryEntry, HistoryItem, OpenedInvocation, o
 use streamseal::sealed::state::{AdmittedGeneration, StreamState};
 use streamseal::sealed::{session, user_key};
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
-use streamseal::stream_key::Keyring;
+use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::events::{DecisionResolved, E2eRevoke, Event, SealedSteps};
 use streamseal::wire::ids::{DecisionId, MessageId};
@@ -1120,7 +1120,24 @@ fn shared_sealed_scratchpad_end_to_end() {
 
     // --- The bot is removed ----------------------------------------------------------
     // The runtime's machines keep keyrings by root stream.
-    let a_ring = rt_a.ring().clone();
+    // What a removed member could keep: its keys copied out (an honest
+    // runtime's in-process copies are dropped with its state, below).
+    let a_ring = {
+        let mut copy = Keyring::new(ROOT).unwrap();
+        for g in rt_a.ring().generations() {
+            let bytes = rt_a.ring().key(g).unwrap().to_bytes();
+            copy.insert(g, StreamKey::from_bytes(&bytes)).unwrap();
+        }
+        copy
+    };
+    let b_kept = {
+        let mut copy = Keyring::new(ROOT).unwrap();
+        for g in opened.keyring().generations() {
+            let bytes = opened.keyring().key(g).unwrap().to_bytes();
+            copy.insert(g, StreamKey::from_bytes(&bytes)).unwrap();
+        }
+        copy
+    };
     let mut machine_rings: Vec<BTreeMap<String, Keyring>> = vec![
         BTreeMap::from([(ROOT.to_owned(), a_ring.clone())]),
         BTreeMap::from([(ROOT.to_owned(), opened.keyring().clone())]),
@@ -1277,8 +1294,15 @@ fn shared_sealed_scratchpad_end_to_end() {
                 .all(|s| s.code == ErrorCode::UntrustedWrap)
         );
     }
-    // The keys the machines held before removal open only what they held.
-    for held in [&a_ring, opened.keyring()] {
+    // The invocation's in-process copy was dropped with the state's keys.
+    assert_eq!(
+        open_message(opened.keyring(), &after[0])
+            .unwrap_err()
+            .code(),
+        ErrorCode::UnknownKeyGeneration
+    );
+    // Keys copied out before removal open only what they held.
+    for held in [&a_ring, &b_kept] {
         for m in &new_messages {
             assert_eq!(
                 open_message(held, m).unwrap_err().code(),
