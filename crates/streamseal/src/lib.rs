@@ -136,7 +136,6 @@ pub mod kdf;
 mod persist;
 mod random;
 pub mod sealed;
-pub mod signature;
 pub mod slot;
 pub mod stream_key;
 pub mod trust;
