@@ -1,0 +1,234 @@
+//! XEdDSA signatures (XEd25519) made with the X25519 identity keys.
+//!
+//! A member signs with the same X25519 key pair it already publishes and
+//! wraps stream keys with, so a signature needs no second key to distribute.
+//! The algorithm is Signal's XEdDSA over Curve25519 ("The XEdDSA and
+//! VXEdDSA Signature Schemes", revision 1, 2016-10-20,
+//! <https://signal.org/docs/specifications/xeddsa/>), with the Curve25519
+//! parameters of its section 5. Section 2.3 derives the Ed25519 key pair
+//! with sign bit 0 from the X25519 private key (`calculate_key_pair`) and
+//! the Ed25519 public key from the Montgomery `u` (`convert_mont`); section
+//! 3 signs with 64 random bytes `Z` hashed into the nonce with `hash_1`
+//! (section 2.5) (`xeddsa_sign`) and verifies (`xeddsa_verify`). A
+//! signature is an ordinary 64-byte Ed25519 signature `R || s` (RFC 8032,
+//! sections 5.1.6 and 5.1.7) under that Ed25519 key.
+//!
+//! The primitive is the `xeddsa` crate (1.1.0, pinned); this module only
+//! draws the randomness, checks the public key and maps errors.
+//! `tests/xeddsa_vectors.rs` cross-checks it against libxeddsa, an
+//! independent C implementation: the crate verifies libxeddsa's signatures
+//! and reproduces them byte for byte from the same `Z`, and libxeddsa
+//! verifies the crate's.
+//!
+//! Before verifying, a public key must be canonical (`u < p`, as
+//! `xeddsa_verify` requires) and must not be a point of small order: under a
+//! small-order key anyone can make a signature that the plain Ed25519
+//! equation accepts, and libsodium (which libxeddsa verifies with) refuses
+//! such keys too. Both are refused with `INVALID_PUBLIC_KEY`, as key wraps
+//! refuse low-order keys.
+//!
+//! Nothing on the wire carries a signature yet (issue 16 adds them to the
+//! envelope).
+//!
+//! ```
+//! use streamseal::identity::{IdentityKey, KeyId, RecipientKind};
+//! use streamseal::signature::{self, Signature};
+//!
+//! let alice = IdentityKey::generate(RecipientKind::User, KeyId::new("key_laptop")?)?;
+//! let signed = signature::sign(&alice, b"ship it")?;
+//!
+//! // Anyone holding Alice's public key checks it...
+//! signature::verify(&alice.public_key(), b"ship it", &signed)?;
+//! // ...over exactly these bytes, and under her key only.
+//! assert!(signature::verify(&alice.public_key(), b"ship it!", &signed).is_err());
+//! let mallory = IdentityKey::generate(RecipientKind::User, KeyId::new("key_laptop")?)?;
+//! assert!(signature::verify(&mallory.public_key(), b"ship it", &signed).is_err());
+//!
+//! // 88 characters of padded base64 on the wire.
+//! let text = signed.to_base64();
+//! assert_eq!(text.len(), 88);
+//! assert_eq!(Signature::from_base64(&text)?, signed);
+//! # Ok::<(), streamseal::Error>(())
+//! ```
+
+use std::convert::Infallible;
+use std::fmt;
+
+use curve25519_dalek::montgomery::MontgomeryPoint;
+use xeddsa::xed25519;
+use xeddsa::{Sign, Verify};
+use zeroize::Zeroizing;
+
+use crate::encoding::{decode_base64_array, encode_base64};
+use crate::error::{Error, Result};
+use crate::identity::{IdentityKey, PublicKey};
+use crate::random;
+
+/// Length of a signature in bytes (`R || s`).
+pub const SIGNATURE_LEN: usize = 64;
+/// Length of a signature in its base64 form: always exactly 88 characters.
+pub const SIGNATURE_BASE64_LEN: usize = 88;
+/// Random bytes drawn for each signature (`Z`, XEdDSA section 3).
+pub const NONCE_LEN: usize = 64;
+
+/// An XEd25519 signature: `R || s`, 64 bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Signature([u8; SIGNATURE_LEN]);
+
+impl Signature {
+    /// Wraps raw signature bytes.
+    pub const fn from_bytes(bytes: [u8; SIGNATURE_LEN]) -> Self {
+        Signature(bytes)
+    }
+
+    /// The raw signature bytes.
+    pub const fn as_bytes(&self) -> &[u8; SIGNATURE_LEN] {
+        &self.0
+    }
+
+    /// Parses the wire form: exactly 88 characters of canonical padded base64.
+    pub fn from_base64(text: &str) -> Result<Self> {
+        let chars = text.chars().count();
+        if chars != SIGNATURE_BASE64_LEN {
+            return Err(Error::length("signature", SIGNATURE_BASE64_LEN, chars));
+        }
+        decode_base64_array::<SIGNATURE_LEN>("signature", text).map(Signature)
+    }
+
+    /// The wire form: 88 characters of padded base64.
+    pub fn to_base64(&self) -> String {
+        encode_base64(&self.0)
+    }
+}
+
+impl fmt::Debug for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Signature({})", self.to_base64())
+    }
+}
+
+/// Signs `message` with `key`'s X25519 secret key (XEdDSA section 3,
+/// `xeddsa_sign`), drawing the 64 bytes `Z` from the system's randomness.
+///
+/// Fails only with `RANDOMNESS_UNAVAILABLE`.
+pub fn sign(key: &IdentityKey, message: &[u8]) -> Result<Signature> {
+    let nonce = Zeroizing::new(random::array::<NONCE_LEN>()?);
+    let secret = key.secret_key().to_bytes();
+    // Zeroized on drop by the crate.
+    let private = xed25519::PrivateKey(*secret);
+    let mut rng = OneNonce {
+        nonce: &nonce,
+        served: false,
+        misused: false,
+    };
+    let signature: [u8; SIGNATURE_LEN] = private.sign(message, &mut rng);
+    if rng.misused {
+        // The pinned crate draws exactly `Z`, once (tests/xeddsa_vectors.rs
+        // reproduces its bytes); anything else would mean a nonce that is
+        // not the one drawn above, so the signature is not handed out.
+        return Err(Error::RandomnessUnavailable);
+    }
+    Ok(Signature(signature))
+}
+
+/// Checks that `signature` is `public`'s signature over `message` (XEdDSA
+/// section 3, `xeddsa_verify`).
+///
+/// A public key that is not canonical (`u >= p`), not on the curve, or of
+/// small order is `INVALID_PUBLIC_KEY`; a signature that does not verify is
+/// `INVALID_FIELD` (`signature`).
+pub fn verify(public: &PublicKey, message: &[u8], signature: &Signature) -> Result<()> {
+    check_public_key(public)?;
+    xed25519::PublicKey(*public.as_bytes())
+        .verify(message, &signature.0)
+        .map_err(|e| match e {
+            xeddsa::Error::UnusablePublicKey => Error::InvalidPublicKey,
+            xeddsa::Error::InvalidSignature => Error::invalid("signature", "does not verify"),
+        })
+}
+
+/// `u` is canonical (`xeddsa_verify`: `u >= p` fails) and its Edwards point
+/// with sign bit 0 exists and is not of small order.
+fn check_public_key(public: &PublicKey) -> Result<()> {
+    let u = public.as_bytes();
+    if !is_canonical_field_element(u) {
+        return Err(Error::InvalidPublicKey);
+    }
+    match MontgomeryPoint(*u).to_edwards(0) {
+        Some(point) if !point.is_small_order() => Ok(()),
+        _ => Err(Error::InvalidPublicKey),
+    }
+}
+
+/// `bytes`, read little-endian, is below p = 2^255 - 19.
+fn is_canonical_field_element(bytes: &[u8; 32]) -> bool {
+    // p = ed ff ff ... ff 7f (little-endian). Compare from the top byte down.
+    const P: [u8; 32] = {
+        let mut p = [0xff; 32];
+        p[0] = 0xed;
+        p[31] = 0x7f;
+        p
+    };
+    for (b, q) in bytes.iter().zip(P.iter()).rev() {
+        if b != q {
+            return b < q;
+        }
+    }
+    false
+}
+
+/// The random-number source the crate's `sign` draws `Z` from: serves the
+/// 64 bytes drawn in [`sign`] once, and records any other draw.
+struct OneNonce<'a> {
+    nonce: &'a [u8; NONCE_LEN],
+    served: bool,
+    misused: bool,
+}
+
+impl rand_core::TryRng for OneNonce<'_> {
+    type Error = Infallible;
+
+    fn try_next_u32(&mut self) -> std::result::Result<u32, Infallible> {
+        self.misused = true;
+        Ok(0)
+    }
+
+    fn try_next_u64(&mut self) -> std::result::Result<u64, Infallible> {
+        self.misused = true;
+        Ok(0)
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> std::result::Result<(), Infallible> {
+        if self.served || dst.len() != NONCE_LEN {
+            self.misused = true;
+            dst.fill(0);
+        } else {
+            dst.copy_from_slice(self.nonce);
+            self.served = true;
+        }
+        Ok(())
+    }
+}
+
+impl rand_core::TryCryptoRng for OneNonce<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_bound_is_p() {
+        let mut p_minus_1 = [0xff; 32];
+        p_minus_1[0] = 0xec;
+        p_minus_1[31] = 0x7f;
+        assert!(is_canonical_field_element(&p_minus_1));
+        let mut p = p_minus_1;
+        p[0] = 0xed;
+        assert!(!is_canonical_field_element(&p));
+        assert!(!is_canonical_field_element(&[0xff; 32]));
+        assert!(is_canonical_field_element(&[0; 32]));
+        let mut top_bit = [0; 32];
+        top_bit[31] = 0x80;
+        assert!(!is_canonical_field_element(&top_bit));
+    }
+}
