@@ -2,10 +2,13 @@
 //!
 //! ```text
 //! aad = "streamseal/aad"        14 bytes, domain label
-//!       u8   envelope version    (1)
+//!       u8   envelope version    (2)
 //!       u8   slot kind code      (1..=5, see SlotKind)
 //!       str  root stream id      (the stream that owns the key)
 //!       u32  key generation      (big-endian)
+//!       str  sender subject      (the user or bot id that signed)
+//!       str  sender kind         (`user`, `bot`, ...)
+//!       str  sender key id       (the key it signed with, 1 to 128 characters)
 //!       ...  the slot's fields, in the fixed order of its kind
 //! str   = u16 byte length (1..=1024, big-endian) || UTF-8 bytes
 //! opt   = u8 0 (absent) | u8 1 || str
@@ -18,7 +21,8 @@
 //! one spelling. FORMAT.md gives every field of every kind with examples.
 //!
 //! ```
-//! use streamseal::aad::{self, AadContents};
+//! use streamseal::aad::{self, AadContents, AadSender};
+//! use streamseal::identity::RecipientKind;
 //! use streamseal::slot::Slot;
 //!
 //! let slot = Slot::DecisionNote {
@@ -26,15 +30,21 @@
 //!     option_id: "yes".into(),
 //!     decided_by: "usr_1".into(),
 //! };
-//! let bytes = aad::encode(1, "stream_root", 3, &slot)?;
-//! assert!(bytes.starts_with(b"streamseal/aad\x01\x05"));
+//! let sender = AadSender { subject: "usr_1".into(), kind: RecipientKind::User, key_id: "key_a".into() };
+//! let bytes = aad::encode(2, "stream_root", 3, &sender, &slot)?;
+//! assert!(bytes.starts_with(b"streamseal/aad\x02\x05"));
 //! let parsed = aad::parse(&bytes)?;
-//! assert_eq!(parsed, AadContents { version: 1, root_stream_id: "stream_root".into(), key_generation: 3, slot });
+//! assert_eq!(parsed, AadContents { version: 2, root_stream_id: "stream_root".into(), key_generation: 3, sender, slot });
+//!
+//! // A note whose signer is not its decider has no encoding.
+//! let other = AadSender { subject: "usr_2".into(), kind: RecipientKind::User, key_id: "key_b".into() };
+//! assert!(aad::encode(2, "stream_root", 3, &other, &parsed.slot).is_err());
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
 use crate::codec::{Reader, Writer};
 use crate::error::{Error, Result};
+use crate::identity::{MAX_KEY_ID_LEN, RecipientKind};
 use crate::slot::{DecisionOption, Slot, SlotKind, StepPhase};
 
 /// The domain label every AAD starts with.
@@ -59,22 +69,66 @@ pub struct AadContents {
     pub root_stream_id: String,
     /// The key generation.
     pub key_generation: u32,
+    /// Who signed the sealed content (the sender's identity key).
+    pub sender: AadSender,
     /// The slot.
     pub slot: Slot,
 }
 
-/// Encodes the AAD of `slot` for an envelope `version`, under the key of
-/// `root_stream_id` at `key_generation`.
+/// The sender an AAD names: the user or bot whose identity key signed the
+/// sealed content, and which of its keys. Where the slot names an author
+/// ([`Slot::author_id`]), the sender's subject is that author.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct AadSender {
+    /// The user or bot id.
+    pub subject: String,
+    /// The kind its key is registered as.
+    pub kind: RecipientKind,
+    /// The id its key is registered under (1 to 128 characters).
+    pub key_id: String,
+}
+
+impl AadSender {
+    /// Whether the sender may seal `slot`: its subject is the slot's author
+    /// where the slot names one, and its key id is 1 to 128 characters.
+    fn check(&self, slot: &Slot) -> std::result::Result<(), &'static str> {
+        let len = self.key_id.chars().count();
+        if !(1..=MAX_KEY_ID_LEN).contains(&len) {
+            return Err("sender key id out of range");
+        }
+        match slot.author_id() {
+            Some(author) if author != self.subject => Err("the sender is not the slot's author"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Encodes the AAD of `slot` sealed by `sender`, for an envelope `version`,
+/// under the key of `root_stream_id` at `key_generation`. A sender that is
+/// not the slot's author is `INVALID_FIELD`.
 pub fn encode(
     version: u8,
     root_stream_id: &str,
     key_generation: u32,
+    sender: &AadSender,
     slot: &Slot,
 ) -> Result<Vec<u8>> {
+    sender
+        .check(slot)
+        .map_err(|reason| Error::invalid("sender", reason))?;
     let mut w = Writer::with_magic(AAD_LABEL);
     w.u8(version).u8(slot.kind().code());
     w.str("rootStreamId", root_stream_id)?;
     w.u32(key_generation);
+    w.str("sender.subject", &sender.subject)?
+        .str("sender.kind", sender.kind.as_str())?
+        .str("sender.keyId", &sender.key_id)?;
     encode_slot(&mut w, slot)?;
     Ok(w.finish())
 }
@@ -86,11 +140,13 @@ pub(crate) fn encode_slot(w: &mut Writer, slot: &Slot) -> Result<()> {
             stream_id,
             message_id,
             author_id,
+            author_type,
             revision,
         } => {
             w.str("streamId", stream_id)?
                 .str("messageId", message_id)?
                 .str("authorId", author_id)?
+                .str("authorType", author_type)?
                 .u32(*revision);
         }
         Slot::BotReply {
@@ -120,12 +176,16 @@ pub(crate) fn encode_slot(w: &mut Writer, slot: &Slot) -> Result<()> {
         Slot::DecisionCard {
             stream_id,
             decision_id,
+            invocation_id,
+            runtime_session_id,
             options,
             allow_note,
         } => {
             Slot::check_options(options)?;
             w.str("streamId", stream_id)?
-                .str("decisionId", decision_id)?;
+                .str("decisionId", decision_id)?
+                .str("invocationId", invocation_id)?
+                .str("runtimeSessionId", runtime_session_id)?;
             // check_options bounds the count to 64.
             w.u16(u16::try_from(options.len()).unwrap_or(u16::MAX));
             for option in options {
@@ -166,11 +226,17 @@ pub fn parse(bytes: &[u8]) -> Result<AadContents> {
     let kind = SlotKind::from_code(r.u8()?).ok_or_else(|| malformed("unknown slot kind"))?;
     let root_stream_id = r.str()?;
     let key_generation = r.u32()?;
+    let sender = AadSender {
+        subject: r.str()?,
+        kind: RecipientKind::parse(&r.str()?),
+        key_id: r.str()?,
+    };
     let slot = match kind {
         SlotKind::Message => Slot::Message {
             stream_id: r.str()?,
             message_id: r.str()?,
             author_id: r.str()?,
+            author_type: r.str()?,
             revision: r.u32()?,
         },
         SlotKind::BotReply => Slot::BotReply {
@@ -189,6 +255,8 @@ pub fn parse(bytes: &[u8]) -> Result<AadContents> {
         SlotKind::DecisionCard => {
             let stream_id = r.str()?;
             let decision_id = r.str()?;
+            let invocation_id = r.str()?;
+            let runtime_session_id = r.str()?;
             let count = usize::from(r.u16()?);
             if count == 0 || count > crate::slot::MAX_DECISION_OPTIONS {
                 return Err(malformed("option count out of range"));
@@ -204,6 +272,8 @@ pub fn parse(bytes: &[u8]) -> Result<AadContents> {
             Slot::DecisionCard {
                 stream_id,
                 decision_id,
+                invocation_id,
+                runtime_session_id,
                 options,
                 allow_note: r.bool()?,
             }
@@ -215,10 +285,12 @@ pub fn parse(bytes: &[u8]) -> Result<AadContents> {
         },
     };
     r.end()?;
+    sender.check(&slot).map_err(malformed)?;
     Ok(AadContents {
         version,
         root_stream_id,
         key_generation,
+        sender,
         slot,
     })
 }
@@ -233,22 +305,70 @@ mod tests {
             stream_id: "s".into(),
             message_id: "m".into(),
             author_id: "a".into(),
+            author_type: "user".into(),
             revision: 2,
+        }
+    }
+
+    fn sender() -> AadSender {
+        AadSender {
+            subject: "a".into(),
+            kind: RecipientKind::User,
+            key_id: "k".into(),
         }
     }
 
     #[test]
     fn exact_bytes_of_a_message_slot() {
-        let got = encode(1, "r", 7, &msg()).unwrap();
+        let got = encode(2, "r", 7, &sender(), &msg()).unwrap();
         let mut want = b"streamseal/aad".to_vec();
-        want.extend_from_slice(&[1, 1, 0, 1, b'r', 0, 0, 0, 7]);
-        want.extend_from_slice(&[0, 1, b's', 0, 1, b'm', 0, 1, b'a', 0, 0, 0, 2]);
+        want.extend_from_slice(&[2, 1, 0, 1, b'r', 0, 0, 0, 7]);
+        want.extend_from_slice(&[0, 1, b'a', 0, 4, b'u', b's', b'e', b'r', 0, 1, b'k']);
+        want.extend_from_slice(&[0, 1, b's', 0, 1, b'm', 0, 1, b'a']);
+        want.extend_from_slice(&[0, 4, b'u', b's', b'e', b'r', 0, 0, 0, 2]);
         assert_eq!(got, want);
+        assert_eq!(parse(&got).unwrap().sender, sender());
+    }
+
+    #[test]
+    fn the_sender_is_the_author() {
+        let other = AadSender {
+            subject: "b".into(),
+            ..sender()
+        };
+        assert_eq!(
+            encode(2, "r", 7, &other, &msg()).unwrap_err().code(),
+            ErrorCode::InvalidField
+        );
+        // Bytes naming another signer than the author do not parse either.
+        let good = encode(2, "r", 7, &sender(), &msg()).unwrap();
+        let mut bad = good.clone();
+        let at = b"streamseal/aad".len() + 2 + 3 + 4 + 2;
+        assert_eq!(bad[at], b'a');
+        bad[at] = b'b';
+        assert_eq!(parse(&bad).unwrap_err().code(), ErrorCode::MalformedAad);
+        // A trace step names no author: any signer may seal it.
+        let step = Slot::TraceStep {
+            invocation_id: "i".into(),
+            step_id: "s".into(),
+            step_type: "thinking".into(),
+            phase: StepPhase::Started,
+            message_id: None,
+        };
+        assert!(encode(2, "r", 7, &other, &step).is_ok());
+        let long_key = AadSender {
+            key_id: "k".repeat(129),
+            ..sender()
+        };
+        assert_eq!(
+            encode(2, "r", 7, &long_key, &msg()).unwrap_err().code(),
+            ErrorCode::InvalidField
+        );
     }
 
     #[test]
     fn strictness() {
-        let good = encode(1, "r", 7, &msg()).unwrap();
+        let good = encode(2, "r", 7, &sender(), &msg()).unwrap();
         let mut trailing = good.clone();
         trailing.push(0);
         assert_eq!(
@@ -275,10 +395,11 @@ mod tests {
             stream_id: String::new(),
             message_id: "m".into(),
             author_id: "a".into(),
+            author_type: "user".into(),
             revision: 1,
         };
         assert_eq!(
-            encode(1, "r", 0, &slot).unwrap_err().code(),
+            encode(2, "r", 0, &sender(), &slot).unwrap_err().code(),
             ErrorCode::InvalidLength
         );
     }

@@ -1,43 +1,64 @@
-//! Envelopes: sealing a plaintext into its slot, and opening it again.
+//! Envelopes: sealing a plaintext into its slot, signed by its sender, and
+//! opening it again.
 //!
-//! A sealed payload travels as `{ciphertext, envelope: {v, keyGeneration, iv, aad}}`,
-//! every binary value in padded base64. The ciphertext is AES-256-GCM under
-//! the keyring's key of `keyGeneration`, with a fresh random 96-bit `iv`, and
-//! the [`crate::aad`] encoding of the slot as additional data.
+//! A sealed payload travels as `{ciphertext, envelope: {v, keyGeneration, iv, aad, commitment}}`,
+//! every binary value in padded base64 (FORMAT.md section 2, version 2):
+//!
+//! - the AAD ([`crate::aad`]) binds the slot, the root stream, the generation
+//!   and the **sender** (subject, kind, key id);
+//! - the ciphertext is AES-256-GCM under the keyring's key of `keyGeneration`
+//!   with a fresh random 96-bit `iv` over `signature || content`, where the
+//!   signature is the sender's XEdDSA signature ([`crate::signature`]) over
+//!   the AAD and the content: a key holder can seal, but only as itself;
+//! - `commitment` commits to the key (HKDF-SHA256 of the stream key and the
+//!   iv), so one ciphertext never opens under two keys (AES-GCM alone would
+//!   let a key holder craft one that does).
 //!
 //! Opening never trusts `aad` alone: the opener states the slot it expects
 //! (or, knowing only part of it, a check over the parsed slot), the root
-//! stream comes from its keyring, and the generation from the envelope must
-//! equal the one inside the AAD.
+//! stream comes from its keyring, the generation from the envelope must
+//! equal the one inside the AAD, and the signature is checked against the
+//! key the caller's [`SenderKeys`] hold for the sender the AAD names.
 //!
 //! ```
 //! use streamseal::envelope::{open, seal};
+//! use streamseal::identity::{IdentityKey, KeyId, RecipientKind};
+//! use streamseal::sender::{SenderKeys, Signer};
 //! use streamseal::slot::Slot;
 //! use streamseal::stream_key::{Keyring, StreamKey};
+//! use streamseal::trust::{TrustPolicy, TrustStore};
 //!
+//! let me = IdentityKey::generate(RecipientKind::User, KeyId::new("laptop")?)?;
 //! let mut ring = Keyring::new("stream_root")?;
 //! ring.insert(0, StreamKey::generate()?)?;
 //! let slot = Slot::Message {
 //!     stream_id: "stream_root".into(),
 //!     message_id: "msg_1".into(),
 //!     author_id: "usr_1".into(),
+//!     author_type: "user".into(),
 //!     revision: 1,
 //! };
-//! let sealed = seal(&ring, &slot, b"hello")?;
-//! assert_eq!(&*open(&ring, &slot, &sealed)?, b"hello");
+//! let sealed = seal(&ring, &Signer::new("usr_1", &me)?, &slot, b"hello")?;
+//! let trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+//! let keys = SenderKeys::new(&trust).with_own("usr_1", &me);
+//! assert_eq!(&*open(&ring, &keys, &slot, &sealed)?.plaintext, b"hello");
 //!
 //! // The server moves it to another message: rejected.
 //! let moved = Slot::Message {
 //!     stream_id: "stream_root".into(),
 //!     message_id: "msg_2".into(),
 //!     author_id: "usr_1".into(),
+//!     author_type: "user".into(),
 //!     revision: 1,
 //! };
-//! assert_eq!(open(&ring, &moved, &sealed).unwrap_err().code().as_str(), "AAD_MISMATCH");
+//! assert_eq!(open(&ring, &keys, &moved, &sealed).unwrap_err().code().as_str(), "AAD_MISMATCH");
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
+use hkdf::Hkdf;
 use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+use subtle::ConstantTimeEq as _;
 use zeroize::Zeroizing;
 
 use crate::aad::{self, AadContents, MAX_AAD_LEN};
@@ -45,18 +66,30 @@ use crate::aead::{self, IV_LEN, TAG_LEN};
 use crate::encoding::{decode_base64_array, decode_base64_bounded, encode_base64};
 use crate::error::{Error, Result};
 use crate::random;
+use crate::sender::{SealedBy, SenderKeys, Signer};
+use crate::signature::{self, SIGNATURE_LEN, Signature};
 use crate::slot::Slot;
-use crate::stream_key::Keyring;
+use crate::stream_key::{Keyring, STREAM_KEY_LEN};
 
-/// The only envelope version this library writes and reads.
-pub const ENVELOPE_VERSION: u32 = 1;
+/// The only envelope version this library writes and reads. Version 1 (no
+/// sender signature, no key commitment) is not read: nothing shipped it.
+pub const ENVELOPE_VERSION: u32 = 2;
 
 /// Largest plaintext sealed or opened (4 MiB): a message is at most 50 000
 /// characters; this bound keeps hostile ciphertexts from costing memory.
 pub const MAX_PLAINTEXT_LEN: usize = 4 * 1024 * 1024;
 
-/// Largest ciphertext accepted: the plaintext bound plus the tag.
-pub const MAX_CIPHERTEXT_LEN: usize = MAX_PLAINTEXT_LEN + TAG_LEN;
+/// Largest ciphertext accepted: the signature, the plaintext bound and the tag.
+pub const MAX_CIPHERTEXT_LEN: usize = SIGNATURE_LEN + MAX_PLAINTEXT_LEN + TAG_LEN;
+
+/// Length of the key commitment, in bytes.
+pub const COMMITMENT_LEN: usize = 32;
+
+/// The HKDF salt of the key commitment.
+pub const COMMITMENT_LABEL: &[u8] = b"streamseal/commit";
+
+/// The label the signature input starts with.
+pub const SIGNATURE_LABEL: &[u8] = b"streamseal/signature";
 
 /// The envelope of a sealed payload, as the wire carries it. Values are kept
 /// as text so that a list containing one odd envelope still parses; they are
@@ -66,7 +99,7 @@ pub const MAX_CIPHERTEXT_LEN: usize = MAX_PLAINTEXT_LEN + TAG_LEN;
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Envelope {
-    /// Envelope version (1).
+    /// Envelope version (2).
     pub v: u32,
     /// The key generation the ciphertext is sealed under.
     pub key_generation: u32,
@@ -74,6 +107,9 @@ pub struct Envelope {
     pub iv: String,
     /// The AAD bytes, base64.
     pub aad: String,
+    /// The 32-byte key commitment, base64 (empty when absent: refused on opening).
+    #[serde(default)]
+    pub commitment: String,
 }
 
 /// `{ciphertext, envelope}`: what every sealed surface of the API carries.
@@ -128,10 +164,53 @@ fn from_json_object<T: serde::de::DeserializeOwned>(json: &str) -> Result<T> {
     })
 }
 
-/// Seals `plaintext` into `slot` under the keyring's current generation
-/// (the newest it holds; see [`Keyring`]), counted against that generation's
-/// seal budget.
-pub fn seal(keyring: &Keyring, slot: &Slot, plaintext: &[u8]) -> Result<SealedPayload> {
+/// The key commitment of an envelope (FORMAT.md section 2):
+/// `HKDF-SHA256(salt = "streamseal/commit", ikm = stream key, info = u8 version || iv)`, 32 bytes.
+pub fn key_commitment(
+    key: &[u8; STREAM_KEY_LEN],
+    version: u8,
+    iv: &[u8; IV_LEN],
+) -> [u8; COMMITMENT_LEN] {
+    let hk = Hkdf::<Sha256>::new(Some(COMMITMENT_LABEL), key);
+    let mut out = [0u8; COMMITMENT_LEN];
+    let mut info = [0u8; 1 + IV_LEN];
+    info[0] = version;
+    info[1..].copy_from_slice(iv);
+    // 32 bytes is far below HKDF-SHA256's 8160-byte limit.
+    let _ = hk.expand(&info, &mut out);
+    out
+}
+
+/// What the sender signs: `"streamseal/signature" || u8 version || u32 len(aad) || aad || content`
+/// (FORMAT.md section 2).
+pub fn signature_input(version: u8, aad: &[u8], content: &[u8]) -> Result<Vec<u8>> {
+    let aad_len = u32::try_from(aad.len()).map_err(|_| Error::InputTooLarge {
+        field: "aad",
+        limit: MAX_AAD_LEN,
+        actual: aad.len(),
+    })?;
+    let mut input = Vec::with_capacity(SIGNATURE_LABEL.len() + 5 + aad.len() + content.len());
+    input.extend_from_slice(SIGNATURE_LABEL);
+    input.push(version);
+    input.extend_from_slice(&aad_len.to_be_bytes());
+    input.extend_from_slice(aad);
+    input.extend_from_slice(content);
+    Ok(input)
+}
+
+/// Seals `plaintext` into `slot`, signed by `signer`, under the keyring's
+/// sealing generation (see [`Keyring`]), counted against that generation's
+/// seal budget. Where the slot names an author, it must be the signer's
+/// subject (`INVALID_FIELD`).
+///
+/// Randomness is drawn in this order: the 12-byte iv, then the signature's
+/// 64 bytes.
+pub fn seal(
+    keyring: &Keyring,
+    signer: &Signer<'_>,
+    slot: &Slot,
+    plaintext: &[u8],
+) -> Result<SealedPayload> {
     if plaintext.len() > MAX_PLAINTEXT_LEN {
         return Err(Error::InputTooLarge {
             field: "plaintext",
@@ -143,10 +222,23 @@ pub fn seal(keyring: &Keyring, slot: &Slot, plaintext: &[u8]) -> Result<SealedPa
     let generation = keyring
         .current_generation()
         .ok_or(Error::UnknownKeyGeneration { generation: 0 })?;
-    let aad_bytes = aad::encode(version, keyring.root_stream_id(), generation, slot)?;
+    let aad_bytes = aad::encode(
+        version,
+        keyring.root_stream_id(),
+        generation,
+        &signer.aad_sender(),
+        slot,
+    )?;
     let (generation, key) = keyring.key_for_sealing()?;
     let iv = random::array::<IV_LEN>()?;
-    let ciphertext = aead::seal(key.as_array(), &iv, plaintext, &aad_bytes)?;
+    let signed = signature::sign(
+        signer.key(),
+        &signature_input(version, &aad_bytes, plaintext)?,
+    )?;
+    let mut inner = Zeroizing::new(Vec::with_capacity(SIGNATURE_LEN + plaintext.len()));
+    inner.extend_from_slice(signed.as_bytes());
+    inner.extend_from_slice(plaintext);
+    let ciphertext = aead::seal(key.as_array(), &iv, &inner, &aad_bytes)?;
     Ok(SealedPayload {
         ciphertext: encode_base64(&ciphertext),
         envelope: Envelope {
@@ -154,26 +246,52 @@ pub fn seal(keyring: &Keyring, slot: &Slot, plaintext: &[u8]) -> Result<SealedPa
             key_generation: generation,
             iv: encode_base64(&iv),
             aad: encode_base64(&aad_bytes),
+            commitment: encode_base64(&key_commitment(key.as_array(), version, &iv)),
         },
     })
 }
 
 fn envelope_version_byte() -> u8 {
-    // ENVELOPE_VERSION is 1; the AAD carries it as one byte.
+    // ENVELOPE_VERSION is 2; the AAD carries it as one byte.
     u8::try_from(ENVELOPE_VERSION).unwrap_or(u8::MAX)
+}
+
+/// An opened envelope: the slot its AAD bound, who sealed it and the content.
+pub struct Opened {
+    /// The slot the AAD bound (the caller's, or the one its check accepted).
+    pub slot: Slot,
+    /// The generation it was sealed under.
+    pub key_generation: u32,
+    /// Who sealed it, and how sure the opener is.
+    pub sealed_by: SealedBy,
+    /// The content (without the signature).
+    pub plaintext: Zeroizing<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opened")
+            .field("slot", &self.slot)
+            .field("key_generation", &self.key_generation)
+            .field("sealed_by", &self.sealed_by)
+            .field("plaintext", &"[redacted]")
+            .finish()
+    }
 }
 
 /// Opens a payload whose slot the caller knows completely.
 ///
-/// The AAD is recomputed from `expected`, the keyring's root stream and the
-/// envelope's generation, and must equal the envelope's `aad` byte for byte.
+/// The AAD is recomputed from `expected`, the keyring's root stream, the
+/// envelope's generation and the sender it names, and must equal the
+/// envelope's `aad` byte for byte; the signature must verify under the key
+/// `senders` hold for that sender.
 pub fn open(
     keyring: &Keyring,
+    senders: &SenderKeys<'_>,
     expected: &Slot,
     sealed: &SealedPayload,
-) -> Result<Zeroizing<Vec<u8>>> {
-    let (_, plaintext) = open_matching(keyring, sealed, |slot| slot == expected)?;
-    Ok(plaintext)
+) -> Result<Opened> {
+    open_matching(keyring, senders, sealed, |slot| slot == expected)
 }
 
 /// Opens a payload whose slot the caller knows only in part (a history item
@@ -181,11 +299,19 @@ pub fn open(
 /// version, root stream and generation are checked against the envelope and
 /// keyring, `accept` decides on the slot, and the slot is returned with the
 /// plaintext so the caller learns the fields the AAD carried.
+///
+/// The checks run in this order, each refusing with its code: version
+/// (`UNSUPPORTED_ENVELOPE_VERSION`), sizes and base64, the AAD's parse
+/// (`MALFORMED_AAD`), its binding and slot (`AAD_MISMATCH`), the key
+/// (`UNKNOWN_KEY_GENERATION`), the sender's key (`UNKNOWN_KEY`,
+/// `KEY_CHANGED`, `KEY_NOT_VERIFIED`), the key commitment and AES-GCM
+/// (`DECRYPTION_FAILED`), the signature (`SENDER_MISMATCH`).
 pub fn open_matching(
     keyring: &Keyring,
+    senders: &SenderKeys<'_>,
     sealed: &SealedPayload,
     accept: impl FnOnce(&Slot) -> bool,
-) -> Result<(Slot, Zeroizing<Vec<u8>>)> {
+) -> Result<Opened> {
     let envelope = &sealed.envelope;
     if envelope.v != ENVELOPE_VERSION {
         return Err(Error::UnsupportedEnvelopeVersion {
@@ -193,8 +319,16 @@ pub fn open_matching(
         });
     }
     let iv = decode_base64_array::<IV_LEN>("iv", &envelope.iv)?;
+    let committed = decode_base64_array::<COMMITMENT_LEN>("commitment", &envelope.commitment)?;
     let aad_bytes = decode_base64_bounded("aad", &envelope.aad, MAX_AAD_LEN)?;
     let ciphertext = decode_base64_bounded("ciphertext", &sealed.ciphertext, MAX_CIPHERTEXT_LEN)?;
+    if ciphertext.len() < SIGNATURE_LEN + TAG_LEN {
+        return Err(Error::length(
+            "ciphertext",
+            "at least 80 bytes (signature and tag)",
+            ciphertext.len(),
+        ));
+    }
     let contents = aad::parse(&aad_bytes)?;
     check_binding(&contents, keyring, envelope)?;
     if !accept(&contents.slot) {
@@ -205,6 +339,7 @@ pub fn open_matching(
         contents.version,
         &contents.root_stream_id,
         contents.key_generation,
+        &contents.sender,
         &contents.slot,
     )?;
     if expected != aad_bytes {
@@ -213,9 +348,48 @@ pub fn open_matching(
         });
     }
     let key = keyring.key(envelope.key_generation)?;
+    let (public, status) = senders.resolve(&contents.sender)?;
+    let version = contents.version;
+    if !bool::from(key_commitment(key.as_array(), version, &iv).ct_eq(&committed)) {
+        return Err(Error::DecryptionFailed);
+    }
     // Decrypted where it was decoded: one buffer, no copy of the message.
-    let plaintext = aead::open_in_place(key.as_array(), &iv, ciphertext, &expected)?;
-    Ok((contents.slot, Zeroizing::new(plaintext)))
+    let mut inner = Zeroizing::new(aead::open_in_place(
+        key.as_array(),
+        &iv,
+        ciphertext,
+        &expected,
+    )?);
+    let mismatch = |reason| Error::SenderMismatch {
+        subject: contents.sender.subject.clone(),
+        key_id: contents.sender.key_id.clone(),
+        reason,
+    };
+    let signed: [u8; SIGNATURE_LEN] = inner
+        .get(..SIGNATURE_LEN)
+        .and_then(|s| s.try_into().ok())
+        .ok_or_else(|| mismatch("no signature"))?;
+    let content = inner.get(SIGNATURE_LEN..).unwrap_or_default();
+    signature::verify(
+        &public,
+        &signature_input(version, &expected, content)?,
+        &Signature::from_bytes(signed),
+    )
+    .map_err(|_| mismatch("the signature does not verify under the sender's key"))?;
+    // Drop the signature in place: the content stays in the one buffer.
+    inner.drain(..SIGNATURE_LEN);
+    let sealed_by = SealedBy {
+        subject: contents.sender.subject,
+        kind: contents.sender.kind,
+        key_id: contents.sender.key_id,
+        status,
+    };
+    Ok(Opened {
+        slot: contents.slot,
+        key_generation: contents.key_generation,
+        sealed_by,
+        plaintext: inner,
+    })
 }
 
 fn check_binding(contents: &AadContents, keyring: &Keyring, envelope: &Envelope) -> Result<()> {

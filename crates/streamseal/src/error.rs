@@ -97,6 +97,14 @@ pub enum ErrorCode {
     MalformedState,
     /// Persisted state does not authenticate under the caller's identity key.
     StateAuthFailed,
+    /// The envelope's signature does not verify under the key pinned (or
+    /// presented) for the sender its AAD names: sealed by another key holder.
+    SenderMismatch,
+    /// New work (a prompt, a decision answer) sealed under a generation older
+    /// than the newest the caller holds: a removed member's key, or a replay.
+    StaleKeyGeneration,
+    /// A page repeats a message it already opened (the same bound id and revision).
+    DuplicateMessage,
 }
 
 impl ErrorCode {
@@ -139,6 +147,9 @@ impl ErrorCode {
         ErrorCode::StaleRoll,
         ErrorCode::MalformedState,
         ErrorCode::StateAuthFailed,
+        ErrorCode::SenderMismatch,
+        ErrorCode::StaleKeyGeneration,
+        ErrorCode::DuplicateMessage,
     ];
 
     /// The stable string spelling of the code, e.g. `"AAD_MISMATCH"`.
@@ -181,6 +192,9 @@ impl ErrorCode {
             ErrorCode::StaleRoll => "STALE_ROLL",
             ErrorCode::MalformedState => "MALFORMED_STATE",
             ErrorCode::StateAuthFailed => "STATE_AUTH_FAILED",
+            ErrorCode::SenderMismatch => "SENDER_MISMATCH",
+            ErrorCode::StaleKeyGeneration => "STALE_KEY_GENERATION",
+            ErrorCode::DuplicateMessage => "DUPLICATE_MESSAGE",
         }
     }
 
@@ -193,7 +207,7 @@ impl ErrorCode {
 /// The TypeScript union of every code (feature `wasm`); a test keeps it
 /// equal to [`ErrorCode::ALL`].
 #[cfg(feature = "wasm")]
-pub const ERROR_CODE_TS: &str = "export type ErrorCode = \"MALFORMED_BASE64\" | \"INVALID_LENGTH\" | \"INPUT_TOO_LARGE\" | \"MALFORMED_JSON\" | \"INVALID_FIELD\" | \"UNSUPPORTED_ENVELOPE_VERSION\" | \"MALFORMED_AAD\" | \"AAD_MISMATCH\" | \"UNKNOWN_KEY_GENERATION\" | \"KEY_GENERATION_CONFLICT\" | \"DECRYPTION_FAILED\" | \"INVALID_PUBLIC_KEY\" | \"NO_MATCHING_KEY\" | \"UNTRUSTED_WRAP\" | \"TOO_MANY_KEYS\" | \"UNSUPPORTED_BUNDLE_VERSION\" | \"MALFORMED_BUNDLE\" | \"WRONG_PASSPHRASE\" | \"BUNDLE_KEY_MISMATCH\" | \"UNSUPPORTED_KDF\" | \"KDF_PARAMS_OUT_OF_BOUNDS\" | \"RANDOMNESS_UNAVAILABLE\" | \"VALIDATION_FAILED\" | \"E2E_STREAM_REQUIRES_CIPHERTEXT\" | \"E2E_PAYLOAD_REQUIRES_E2E_STREAM\" | \"KEY_CHANGED\" | \"KEY_NOT_VERIFIED\" | \"UNKNOWN_KEY\" | \"PROMPT_REPLAYED\" | \"SEALED_STREAM_DOWNGRADE\" | \"REPLY_SENDER_MISMATCH\" | \"UNEXPECTED_AUTHOR\" | \"UNPROVEN_DECISION_ANSWER\" | \"SEAL_BUDGET_EXHAUSTED\" | \"STALE_ROLL\" | \"MALFORMED_STATE\" | \"STATE_AUTH_FAILED\";";
+pub const ERROR_CODE_TS: &str = "export type ErrorCode = \"MALFORMED_BASE64\" | \"INVALID_LENGTH\" | \"INPUT_TOO_LARGE\" | \"MALFORMED_JSON\" | \"INVALID_FIELD\" | \"UNSUPPORTED_ENVELOPE_VERSION\" | \"MALFORMED_AAD\" | \"AAD_MISMATCH\" | \"UNKNOWN_KEY_GENERATION\" | \"KEY_GENERATION_CONFLICT\" | \"DECRYPTION_FAILED\" | \"INVALID_PUBLIC_KEY\" | \"NO_MATCHING_KEY\" | \"UNTRUSTED_WRAP\" | \"TOO_MANY_KEYS\" | \"UNSUPPORTED_BUNDLE_VERSION\" | \"MALFORMED_BUNDLE\" | \"WRONG_PASSPHRASE\" | \"BUNDLE_KEY_MISMATCH\" | \"UNSUPPORTED_KDF\" | \"KDF_PARAMS_OUT_OF_BOUNDS\" | \"RANDOMNESS_UNAVAILABLE\" | \"VALIDATION_FAILED\" | \"E2E_STREAM_REQUIRES_CIPHERTEXT\" | \"E2E_PAYLOAD_REQUIRES_E2E_STREAM\" | \"KEY_CHANGED\" | \"KEY_NOT_VERIFIED\" | \"UNKNOWN_KEY\" | \"PROMPT_REPLAYED\" | \"SEALED_STREAM_DOWNGRADE\" | \"REPLY_SENDER_MISMATCH\" | \"UNEXPECTED_AUTHOR\" | \"UNPROVEN_DECISION_ANSWER\" | \"SEAL_BUDGET_EXHAUSTED\" | \"STALE_ROLL\" | \"MALFORMED_STATE\" | \"STATE_AUTH_FAILED\" | \"SENDER_MISMATCH\" | \"STALE_KEY_GENERATION\" | \"DUPLICATE_MESSAGE\";";
 ts_decl!(ERROR_CODE_TS);
 
 // Crosses UniFFI as its stable spelling (`"UNTRUSTED_WRAP"`), as it does to
@@ -467,6 +481,32 @@ pub enum Error {
     /// See [`ErrorCode::StateAuthFailed`].
     #[error("the persisted state does not authenticate under this identity key")]
     StateAuthFailed,
+    /// See [`ErrorCode::SenderMismatch`].
+    #[error("the envelope is not signed by key `{key_id}` of `{subject}`: {reason}")]
+    SenderMismatch {
+        /// The sender the AAD names.
+        subject: String,
+        /// The key id the AAD names.
+        key_id: String,
+        /// What does not match.
+        reason: &'static str,
+    },
+    /// See [`ErrorCode::StaleKeyGeneration`].
+    #[error("sealed under generation {generation}, older than the newest held ({newest})")]
+    StaleKeyGeneration {
+        /// The generation the content is sealed under.
+        generation: u32,
+        /// The newest generation the caller holds.
+        newest: u32,
+    },
+    /// See [`ErrorCode::DuplicateMessage`].
+    #[error("message `{message_id}` at revision {revision} appears twice")]
+    DuplicateMessage {
+        /// The bound message id.
+        message_id: String,
+        /// The revision.
+        revision: u32,
+    },
 }
 
 fn summarize(details: &ValidationDetails) -> String {
@@ -518,6 +558,9 @@ impl Error {
             Error::StaleRoll { .. } => ErrorCode::StaleRoll,
             Error::MalformedState { .. } => ErrorCode::MalformedState,
             Error::StateAuthFailed => ErrorCode::StateAuthFailed,
+            Error::SenderMismatch { .. } => ErrorCode::SenderMismatch,
+            Error::StaleKeyGeneration { .. } => ErrorCode::StaleKeyGeneration,
+            Error::DuplicateMessage { .. } => ErrorCode::DuplicateMessage,
         }
     }
 

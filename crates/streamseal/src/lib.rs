@@ -136,6 +136,7 @@ pub mod kdf;
 mod persist;
 mod random;
 pub mod sealed;
+pub mod sender;
 pub mod signature;
 pub mod slot;
 pub mod stream_key;

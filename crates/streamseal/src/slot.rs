@@ -21,6 +21,7 @@
 //!     stream_id: "stream_01J0000000000000000000000A".into(),
 //!     message_id: "msg_01J0000000000000000000000B".into(),
 //!     author_id: "usr_01J0000000000000000000000C".into(),
+//!     author_type: "user".into(),
 //!     revision: 1,
 //! };
 //! assert_eq!(slot.kind(), SlotKind::Message);
@@ -139,8 +140,10 @@ pub enum Slot {
         stream_id: String,
         /// The client-minted message id.
         message_id: String,
-        /// The author's id (`usr_...` or the bot id).
+        /// The author's id (`usr_...` or the bot id); the envelope's signer.
         author_id: String,
+        /// The author's `authorType` (`user`, `persona`, `system`, `bot`).
+        author_type: String,
         /// 1 for the original body, +1 per edit.
         revision: u32,
     },
@@ -177,6 +180,10 @@ pub enum Slot {
         stream_id: String,
         /// The `dreq_` id.
         decision_id: String,
+        /// The invocation that asks.
+        invocation_id: String,
+        /// The runtime session that asks.
+        runtime_session_id: String,
         /// The options, in order.
         options: Vec<DecisionOption>,
         /// Whether a note may be attached.
@@ -200,17 +207,19 @@ impl Slot {
     /// invocation: `sealedContext.prompt` is that message's own ciphertext. So
     /// the prompt opens as the trigger's [`Slot::Message`], with the
     /// invocation's `activeStreamId`, `sourceMessageId` (= `trigger.messageId`),
-    /// `authorUserId` and `sourceRevision`.
+    /// `authorUserId`, `trigger.authorType` and `sourceRevision`.
     pub fn invocation_prompt(
         active_stream_id: impl Into<String>,
         source_message_id: impl Into<String>,
         author_user_id: impl Into<String>,
+        author_type: impl Into<String>,
         source_revision: u32,
     ) -> Slot {
         Slot::Message {
             stream_id: active_stream_id.into(),
             message_id: source_message_id.into(),
             author_id: author_user_id.into(),
+            author_type: author_type.into(),
             revision: source_revision,
         }
     }
@@ -236,10 +245,13 @@ impl Slot {
         }
     }
 
-    /// The author id for message-like slots (`Message`, `BotReply`).
+    /// The author the slot names, which must be the envelope's signer:
+    /// `authorId` of a message or bot reply, `decidedBy` of a decision note.
+    /// Trace steps and decision cards name none (their signer is the bot).
     pub fn author_id(&self) -> Option<&str> {
         match self {
             Slot::Message { author_id, .. } | Slot::BotReply { author_id, .. } => Some(author_id),
+            Slot::DecisionNote { decided_by, .. } => Some(decided_by),
             _ => None,
         }
     }

@@ -16,12 +16,14 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use streamseal::bundle::{SealedBundle, open_bundle};
-use streamseal::envelope::{SealedPayload, open, open_matching};
+use streamseal::envelope::{SealedPayload, open, open_matching, seal};
 use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::KdfLimits;
+use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::Slot;
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::testing::{golden, with_fixed_randomness};
+use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
 use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_info, wrap_stream_key};
 use streamseal::{Error, ErrorCode};
 
@@ -77,17 +79,72 @@ fn envelope_vectors_open() {
         .unwrap();
         let slot: Slot = serde_json::from_value(v["slot"].clone()).unwrap();
         let sealed: SealedPayload = serde_json::from_value(v["sealed"].clone()).unwrap();
-        let plain = open(&ring, &slot, &sealed).unwrap();
+        let sender = identity(v, "sender");
+        let subject = v["senderSubject"].as_str().unwrap();
+        // The opener pinned the sender's key on first use: unverified.
+        let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        trust.observe(subject, &Recipient::of(&sender)).unwrap();
+        let keys = SenderKeys::new(&trust);
+        let opened = open(&ring, &keys, &slot, &sealed).unwrap();
         assert_eq!(
-            plain.as_slice(),
+            opened.plaintext.as_slice(),
             v["plaintext"].as_str().unwrap().as_bytes()
         );
-        // The envelope carries exactly the AAD bytes the vector states.
+        assert_eq!(opened.sealed_by.subject, subject);
+        assert_eq!(opened.sealed_by.status, TrustLevel::Unverified);
+        // Sealed again from the sender's key and the drawn randomness: the same bytes.
+        let random = hex::decode(v["randomHex"].as_str().unwrap()).unwrap();
+        let signer = Signer::new(subject, &sender).unwrap();
+        let again = with_fixed_randomness(&random, || {
+            seal(
+                &ring,
+                &signer,
+                &slot,
+                v["plaintext"].as_str().unwrap().as_bytes(),
+            )
+        })
+        .unwrap();
+        assert_eq!(again, sealed, "{}", v["name"]);
+        // The envelope carries exactly the AAD bytes and commitment the vector states.
         let aad = streamseal::encoding::decode_base64("aad", &sealed.envelope.aad).unwrap();
-        assert_eq!(hex::encode(aad), v["aadHex"].as_str().unwrap());
+        assert_eq!(hex::encode(&aad), v["aadHex"].as_str().unwrap());
+        let commitment =
+            streamseal::encoding::decode_base64("commitment", &sealed.envelope.commitment).unwrap();
+        assert_eq!(
+            hex::encode(commitment),
+            v["commitmentHex"].as_str().unwrap()
+        );
+        let input =
+            streamseal::envelope::signature_input(2, &aad, opened.plaintext.as_slice()).unwrap();
+        assert_eq!(
+            hex::encode(&input),
+            v["signatureInputHex"].as_str().unwrap()
+        );
+        let signature: [u8; 64] = hex::decode(v["signatureHex"].as_str().unwrap())
+            .unwrap()
+            .try_into()
+            .unwrap();
+        streamseal::signature::verify(
+            &sender.public_key(),
+            &input,
+            &streamseal::signature::Signature::from_bytes(signature),
+        )
+        .unwrap();
         // An opener that knows only the kind learns the slot from the AAD.
-        let (learned, _) = open_matching(&ring, &sealed, |s| s.kind() == slot.kind()).unwrap();
-        assert_eq!(learned, slot);
+        let learned = open_matching(&ring, &keys, &sealed, |s| s.kind() == slot.kind()).unwrap();
+        assert_eq!(learned.slot, slot);
+        // An opener that pins another key for the sender refuses it.
+        let mut other_trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let impostor = IdentityKey::from_secret(
+            sender.kind().clone(),
+            sender.key_id().clone(),
+            SecretKey::from_bytes(&[0x99; 32]),
+        );
+        other_trust
+            .observe(subject, &Recipient::of(&impostor))
+            .unwrap();
+        let refused = open(&ring, &SenderKeys::new(&other_trust), &slot, &sealed);
+        assert_eq!(refused.unwrap_err().code(), ErrorCode::SenderMismatch);
     }
 }
 
@@ -218,7 +275,6 @@ fn format_md_worked_examples_match_the_vectors() {
 fn invocation_vector_opens_and_its_reply_reproduces() {
     use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation};
     use streamseal::sealed::state::StreamState;
-    use streamseal::trust::{TrustPolicy, TrustStore};
     use streamseal::wire::ids::MessageId;
     use streamseal::wire::invocation::Invocation;
 
@@ -236,6 +292,8 @@ fn invocation_vector_opens_and_its_reply_reproduces() {
         // The runtime pinned the owner's key and accepts it as key sender.
         let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
         let owner_trusted = trust.admit(owner, &Recipient::of(&owner_key)).unwrap();
+        let member = identity(v, "member");
+        let member_id = v["memberUserId"].as_str().unwrap();
         let fresh = || {
             let mut state = StreamState::new(invocation.root_stream_id.as_str()).unwrap();
             state.set_owner(owner).unwrap();
@@ -246,40 +304,43 @@ fn invocation_vector_opens_and_its_reply_reproduces() {
         let refused = OpenedInvocation::open(
             &invocation,
             &mut unaccepting,
-            &trust,
+            &SenderKeys::new(&trust),
             bot,
             std::slice::from_ref(&runtime),
         );
         assert_eq!(refused.unwrap_err().code(), ErrorCode::UntrustedWrap);
         let mut state = fresh();
         state.accept_sender(&owner_trusted).unwrap();
+        let senders = SenderKeys::new(&trust).with_presented(member_id, &Recipient::of(&member));
         let opened = OpenedInvocation::open(
             &invocation,
             &mut state,
-            &trust,
+            &senders,
             bot,
             std::slice::from_ref(&runtime),
         )
         .unwrap();
+        assert_eq!(
+            opened.prompt_sealed_by.status.as_str(),
+            v["expectedPromptStatus"].as_str().unwrap()
+        );
         assert_eq!(opened.wraps().admitted.len(), 1);
         assert_eq!(opened.wraps().admitted[0].sender, owner);
         assert!(state.was_acted_on(&invocation.source_message_id, invocation.source_revision));
         assert_eq!(opened.prompt, v["expectedPrompt"].as_str().unwrap());
-        let history: Vec<&str> = opened
+        let history: Vec<Value> = opened
             .history
             .iter()
             .map(|h| match h {
-                HistoryItem::Opened { entry } => entry.text.as_str(),
+                HistoryItem::Opened { entry } => serde_json::json!({
+                    "text": entry.text,
+                    "sealedBy": entry.sealed_by.subject,
+                    "status": entry.sealed_by.status.as_str(),
+                }),
                 HistoryItem::Failed { code, .. } => panic!("history item failed: {code}"),
             })
             .collect();
-        let expected: Vec<&str> = v["expectedHistory"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t.as_str().unwrap())
-            .collect();
-        assert_eq!(history, expected);
+        assert_eq!(Value::from(history), v["expectedHistory"]);
         let id = MessageId::parse(v["replyMessageId"].as_str().unwrap()).unwrap();
         let random = hex::decode(v["replyRandomHex"].as_str().unwrap()).unwrap();
         let body = streamseal::testing::with_fixed_randomness(&random, || {

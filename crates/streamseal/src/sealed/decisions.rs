@@ -6,16 +6,24 @@
 //! restyle or drop options. The answer (`decision:resolved`) carries the
 //! chosen option in the clear; it counts only with the decider's sealed note
 //! (always sealed, empty text allowed), bound to the decision, the chosen
-//! option and the decider: [`open_decision_answer`] refuses an answer the
-//! server forged (`UNPROVEN_DECISION_ANSWER`).
+//! option and the decider, and signed by the decider's key:
+//! [`open_decision_answer`] refuses an answer the server forged
+//! (`UNPROVEN_DECISION_ANSWER`), a note sealed by another key holder
+//! (`SENDER_MISMATCH`) and one sealed under a generation older than the
+//! newest held (`STALE_KEY_GENERATION`: an answer is new work). The card's
+//! AAD also binds the invocation and runtime session that ask.
 //!
 //! ```
 //! use std::collections::BTreeMap;
+//! use streamseal::identity::{IdentityKey, KeyId, RecipientKind};
 //! use streamseal::sealed::decisions::*;
+//! use streamseal::sender::{SenderKeys, Signer};
 //! use streamseal::stream_key::{Keyring, StreamKey};
 //! use streamseal::slot::DecisionOption;
+//! use streamseal::trust::{TrustPolicy, TrustStore};
 //! use streamseal::wire::ids::DecisionId;
 //!
+//! let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("machine-a")?)?;
 //! let mut ring = Keyring::new("stream_r")?;
 //! ring.insert(0, StreamKey::generate()?)?;
 //! let id = DecisionId::mint(1_700_000_000_000)?;
@@ -26,8 +34,10 @@
 //! };
 //! let placement = CardPlacement { stream_id: "stream_r", decision_id: &id, runtime_session_id: "s1", invocation_id: "inv_1" };
 //! let options = vec![DecisionOption { id: "go".into(), tone: "primary".into() }];
-//! let card = seal_decision_card(&ring, placement, options, true, &content)?;
-//! assert_eq!(open_decision_card(&ring, "stream_r", &card)?, content);
+//! let card = seal_decision_card(&ring, &Signer::new("bot_1", &bot)?, placement, options, true, &content)?;
+//! let trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+//! let keys = SenderKeys::new(&trust).with_own("bot_1", &bot);
+//! assert_eq!(open_decision_card(&ring, &keys, "stream_r", &card)?.content, content);
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
@@ -38,6 +48,7 @@ use serde::{Deserialize, Serialize};
 use crate::envelope::{SealedPayload, open, seal};
 use crate::error::{Error, Result};
 use crate::sealed::{plaintext_json, utf8};
+use crate::sender::{SealedBy, SenderKeys, Signer};
 use crate::slot::{DecisionOption, Slot};
 use crate::stream_key::Keyring;
 use crate::wire::events::DecisionResolved;
@@ -70,24 +81,36 @@ pub struct CardPlacement<'a> {
     pub invocation_id: &'a str,
 }
 
-fn card_slot(
-    stream_id: &str,
-    decision_id: &str,
-    options: &[DecisionOption],
-    allow_note: bool,
-) -> Slot {
+fn card_slot(stream_id: &str, card: &CreateDecisionRequest) -> Slot {
     Slot::DecisionCard {
         stream_id: stream_id.to_owned(),
-        decision_id: decision_id.to_owned(),
-        options: options.to_vec(),
-        allow_note,
+        decision_id: card.decision_id.clone(),
+        invocation_id: card.invocation_id.clone(),
+        runtime_session_id: card.runtime_session_id.clone(),
+        options: card.options.clone(),
+        allow_note: card.allow_note,
     }
 }
 
-/// The `POST streams/{streamId}/decisions` body of a sealed card. Every label
-/// must name one of `options`.
+/// A sealed card, opened: its content and who sealed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+pub struct OpenedDecisionCard {
+    /// Title, body and labels.
+    pub content: DecisionCardContent,
+    /// The bot that sealed the card, and whether its key is verified.
+    pub sealed_by: SealedBy,
+}
+
+/// The `POST streams/{streamId}/decisions` body of a sealed card, signed by
+/// `signer` (the runtime's bot). Every label must name one of `options`.
 pub fn seal_decision_card(
     keyring: &Keyring,
+    signer: &Signer<'_>,
     placement: CardPlacement<'_>,
     options: Vec<DecisionOption>,
     allow_note: bool,
@@ -106,58 +129,59 @@ pub fn seal_decision_card(
     let plaintext = serde_json::to_vec(content).map_err(|e| Error::MalformedJson {
         reason: e.to_string(),
     })?;
-    let slot = card_slot(
-        placement.stream_id,
-        placement.decision_id.as_str(),
-        &options,
-        allow_note,
-    );
-    let body = CreateDecisionRequest {
+    let mut body = CreateDecisionRequest {
         decision_id: placement.decision_id.as_str().to_owned(),
-        sealed: Some(seal(keyring, &slot, &plaintext)?),
+        sealed: None,
         options,
         allow_note,
         runtime_session_id: placement.runtime_session_id.to_owned(),
         invocation_id: placement.invocation_id.to_owned(),
     };
+    let slot = card_slot(placement.stream_id, &body);
+    body.sealed = Some(seal(keyring, signer, &slot, &plaintext)?);
     body.validate()?;
     Ok(body)
 }
 
-/// Opens a sealed card as posted to `stream_id`, checking its clear options
-/// and `allowNote` are the ones sealed.
+/// Opens a sealed card as posted to `stream_id`, checking its clear options,
+/// `allowNote`, `invocationId` and `runtimeSessionId` are the ones sealed,
+/// and who signed it.
 pub fn open_decision_card(
     keyring: &Keyring,
+    senders: &SenderKeys<'_>,
     stream_id: &str,
     card: &CreateDecisionRequest,
-) -> Result<DecisionCardContent> {
+) -> Result<OpenedDecisionCard> {
     let sealed = card
         .sealed
         .as_ref()
         .ok_or_else(|| Error::invalid("sealed", "the card is not sealed"))?;
-    let slot = card_slot(stream_id, &card.decision_id, &card.options, card.allow_note);
-    let plain = open(keyring, &slot, sealed)?;
-    // The error names the failure's kind and position, never the content.
-    plaintext_json(&plain)
+    let opened = open(keyring, senders, &card_slot(stream_id, card), sealed)?;
+    Ok(OpenedDecisionCard {
+        // The error names the failure's kind and position, never the content.
+        content: plaintext_json(&opened.plaintext)?,
+        sealed_by: opened.sealed_by,
+    })
 }
 
 /// Seals the decider's note for the chosen option: the proof of the
-/// answer, bound to the decision, the chosen option and the decider. The
-/// decider always seals one on a sealed card (an empty `note` is fine): an
-/// answer to a sealed card without it is refused by [`open_decision_answer`].
+/// answer, bound to the decision, the chosen option and the decider (the
+/// signer's subject), and signed by the decider. The decider always seals
+/// one on a sealed card (an empty `note` is fine): an answer to a sealed card
+/// without it is refused by [`open_decision_answer`].
 pub fn seal_decision_note(
     keyring: &Keyring,
+    signer: &Signer<'_>,
     decision_id: &str,
     option_id: &str,
-    decided_by: &str,
     note: &str,
 ) -> Result<SealedPayload> {
     let slot = Slot::DecisionNote {
         decision_id: decision_id.to_owned(),
         option_id: option_id.to_owned(),
-        decided_by: decided_by.to_owned(),
+        decided_by: signer.subject().to_owned(),
     };
-    seal(keyring, &slot, note.as_bytes())
+    seal(keyring, signer, &slot, note.as_bytes())
 }
 
 /// The answer to a sealed card, proven by its sealed note.
@@ -177,6 +201,8 @@ pub struct DecisionAnswer {
     pub decided_by: String,
     /// The decider's note (may be empty).
     pub note: String,
+    /// Who sealed the note (the decider), and whether its key is verified.
+    pub sealed_by: SealedBy,
 }
 
 impl std::fmt::Debug for DecisionAnswer {
@@ -186,6 +212,7 @@ impl std::fmt::Debug for DecisionAnswer {
             .field("option_id", &self.option_id)
             .field("decided_by", &self.decided_by)
             .field("note", &"[redacted]")
+            .field("sealed_by", &self.sealed_by)
             .finish()
     }
 }
@@ -193,12 +220,17 @@ impl std::fmt::Debug for DecisionAnswer {
 /// Opens the answer of a `decision:resolved` event to `card` (the sealed
 /// card as it was posted, whose options the asker knows). The server carries
 /// `optionId` in the clear, so the answer counts only with its proof: the
-/// sealed note bound to this decision, this option and this decider.
+/// sealed note bound to this decision, this option and this decider, signed
+/// by the decider.
 /// `UNPROVEN_DECISION_ANSWER` when the event is for another decision, names
 /// an option the card does not have, or carries no sealed note; a note moved
-/// from another decision, option or decider does not open (`AAD_MISMATCH`).
+/// from another decision, option or decider does not open (`AAD_MISMATCH`);
+/// a note sealed by another key holder is `SENDER_MISMATCH`; one sealed
+/// under a generation older than the newest the keyring holds is
+/// `STALE_KEY_GENERATION` (a removed member's old key, or a replayed answer).
 pub fn open_decision_answer(
     keyring: &Keyring,
+    senders: &SenderKeys<'_>,
     card: &CreateDecisionRequest,
     event: &DecisionResolved,
 ) -> Result<DecisionAnswer> {
@@ -220,13 +252,15 @@ pub fn open_decision_answer(
             });
         }
     };
+    refuse_stale(keyring, envelope.key_generation)?;
     let slot = Slot::DecisionNote {
         decision_id: event.decision_id.clone(),
         option_id: event.option_id.clone(),
         decided_by: event.decided_by.clone(),
     };
-    let plain = open(
+    let opened = open(
         keyring,
+        senders,
         &slot,
         &SealedPayload {
             ciphertext,
@@ -237,15 +271,29 @@ pub fn open_decision_answer(
         decision_id: event.decision_id.clone(),
         option_id: event.option_id.clone(),
         decided_by: event.decided_by.clone(),
-        note: utf8(plain)?,
+        note: utf8(opened.plaintext)?,
+        sealed_by: opened.sealed_by,
     })
+}
+
+/// New work (a prompt, a decision answer) sealed under a generation older
+/// than the newest the keyring holds is `STALE_KEY_GENERATION`.
+pub(crate) fn refuse_stale(keyring: &Keyring, generation: u32) -> Result<()> {
+    match keyring.newest_generation() {
+        Some(newest) if generation < newest => {
+            Err(Error::StaleKeyGeneration { generation, newest })
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ErrorCode;
+    use crate::identity::{IdentityKey, KeyId, RecipientKind};
     use crate::stream_key::StreamKey;
+    use crate::trust::{TrustPolicy, TrustStore};
 
     /// A card whose sealed plaintext is JSON of the wrong shape: the error
     /// says so without quoting any of the decrypted content.
@@ -258,7 +306,10 @@ mod tests {
             id: "go".into(),
             tone: "primary".into(),
         }];
-        let slot = card_slot("stream_r", "dreq_1", &options, true);
+        let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("m").unwrap()).unwrap();
+        let signer = Signer::new("bot_1", &bot).unwrap();
+        let trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let keys = SenderKeys::new(&trust).with_own("bot_1", &bot);
         for plaintext in [
             // A string where a map belongs: serde_json's message would be
             // `invalid type: string "launch code 7216-ALPHA", expected a map`.
@@ -269,15 +320,17 @@ mod tests {
             // Not JSON at all.
             format!("{SECRET} {{"),
         ] {
-            let card = CreateDecisionRequest {
+            let mut card = CreateDecisionRequest {
                 decision_id: "dreq_1".into(),
-                sealed: Some(seal(&ring, &slot, plaintext.as_bytes()).unwrap()),
+                sealed: None,
                 options: options.clone(),
                 allow_note: true,
                 runtime_session_id: "s1".into(),
                 invocation_id: "inv_1".into(),
             };
-            let err = open_decision_card(&ring, "stream_r", &card).unwrap_err();
+            let slot = card_slot("stream_r", &card);
+            card.sealed = Some(seal(&ring, &signer, &slot, plaintext.as_bytes()).unwrap());
+            let err = open_decision_card(&ring, &keys, "stream_r", &card).unwrap_err();
             assert_eq!(err.code(), ErrorCode::MalformedJson, "{plaintext}");
             let shown = format!("{err} {err:?}");
             for word in ["launch", "7216", "ALPHA"] {

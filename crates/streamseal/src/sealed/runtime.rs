@@ -2,7 +2,8 @@
 //! invocation's `sealedContext`, then seal what goes back.
 //!
 //! Opening ([`OpenedInvocation::open`]) goes through the runtime's
-//! [`StreamState`] of the root stream and its [`TrustStore`]:
+//! [`StreamState`] of the root stream and its [`SenderKeys`] (its
+//! [`crate::trust::TrustStore`], plus keys the server presented):
 //! 1. an invocation without `sealedContext` on a root the state knows to be
 //!    sealed is `SEALED_STREAM_DOWNGRADE`;
 //! 2. `reply.senderId` must be the runtime's own bot id
@@ -16,32 +17,42 @@
 //! 4. the prompt's author must be the owner the state pinned
 //!    (`UNEXPECTED_AUTHOR`); the prompt is the trigger message's own
 //!    ciphertext, opened as the message slot of `activeStreamId` /
-//!    `sourceMessageId` / `authorUserId` / `sourceRevision`
-//!    (`trigger.messageId` must name the same message). A prompt already
-//!    acted on by another invocation is `PROMPT_REPLAYED`. Any failure of
-//!    the prompt fails the invocation;
+//!    `sourceMessageId` / `authorUserId` / `trigger.authorType` /
+//!    `sourceRevision` (`trigger.messageId` must name the same message). It
+//!    must be sealed under the newest generation the runtime holds
+//!    (`STALE_KEY_GENERATION`: a member removed at an older generation, or a
+//!    replay, cannot hand it work) and signed by the owner's key as the trust
+//!    store pins it under its policy (`SENDER_MISMATCH` for another key
+//!    holder's signature; `KEY_NOT_VERIFIED` for an unverified owner key
+//!    under `verified-only`). A prompt already acted on by another invocation
+//!    is `PROMPT_REPLAYED`. Any failure of the prompt fails the invocation;
 //! 5. each `history` item carries a sequence but no message id: it is opened
-//!    as any message or bot reply of the root stream, item by item
-//!    ([`HistoryItem::Opened`] with the slot its AAD bound, or
-//!    [`HistoryItem::Failed`] with the code): one bad item does not hide the rest.
+//!    as any message or bot reply of the root stream or its threads (the AAD's
+//!    root must be the invocation's), item by item ([`HistoryItem::Opened`]
+//!    with the slot its AAD bound and who sealed it, or [`HistoryItem::Failed`]
+//!    with the code): one bad item does not hide the rest, and a repeat of a
+//!    message and revision already opened is `DUPLICATE_MESSAGE`.
 //!
-//! Sealing: replies and follow-up messages are [`Slot::BotReply`]s under the
+//! Sealing: everything is signed by the runtime's first key in `mine`, as
+//! its bot. Replies and follow-up messages are [`Slot::BotReply`]s under the
 //! state's sealing generation (never below its high-water, whatever
 //! `reply.keyGeneration` says), authored by the runtime's bot, in the response
 //! stream, bound to the invocation and a client-minted message id; steps are
 //! [`Slot::TraceStep`]s bound to the invocation, step id, step type and phase.
 //! Seals count against the generation's budget in the state.
+use std::collections::HashSet;
 use std::fmt;
 
 use crate::envelope::{SealedPayload, open, open_matching, seal};
 use crate::error::{Error, ErrorCode, Result};
 use crate::identity::{IdentityKey, MAX_KEYS};
+use crate::sealed::decisions::refuse_stale;
 use crate::sealed::keyring::{WrapsReport, admit_wraps};
 use crate::sealed::state::StreamState;
 use crate::sealed::utf8;
+use crate::sender::{SealedBy, SenderKeys, Signer};
 use crate::slot::{DecisionOption, Slot, SlotKind, StepPhase};
 use crate::stream_key::Keyring;
-use crate::trust::TrustStore;
 use crate::wire::events::{SealedStepFrame, SealedSteps};
 use crate::wire::ids::{DecisionId, MessageId};
 use crate::wire::invocation::Invocation;
@@ -74,6 +85,10 @@ pub struct HistoryEntry {
     pub sequence: String,
     /// The slot the ciphertext is bound to (its stream, message id, author).
     pub slot: Slot,
+    /// The generation it was sealed under.
+    pub key_generation: u32,
+    /// Who sealed it (the slot's author), and whether its key is verified.
+    pub sealed_by: SealedBy,
     /// The plaintext.
     pub text: String,
 }
@@ -84,6 +99,8 @@ impl fmt::Debug for HistoryEntry {
             .field("role", &self.role)
             .field("sequence", &self.sequence)
             .field("slot", &self.slot)
+            .field("key_generation", &self.key_generation)
+            .field("sealed_by", &self.sealed_by)
             .field("text", &"[redacted]")
             .finish()
     }
@@ -97,6 +114,9 @@ impl fmt::Debug for HistoryEntry {
     serde(tag = "status", rename_all = "camelCase")
 )]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+// Boxing the entry would cost UniFFI its plain record shape; a history is
+// a few dozen items.
+#[allow(clippy::large_enum_variant)]
 pub enum HistoryItem {
     /// The item opened.
     Opened {
@@ -123,8 +143,11 @@ pub struct OpenedInvocation {
     callback_token: CallbackToken,
     keyring: Keyring,
     wraps: WrapsReport,
+    signer: IdentityKey,
     /// The prompt: the trigger message's text.
     pub prompt: String,
+    /// Who sealed the prompt (the owner), and whether its key is verified.
+    pub prompt_sealed_by: SealedBy,
     /// The history, in the order the server sent it.
     pub history: Vec<HistoryItem>,
 }
@@ -138,6 +161,7 @@ impl fmt::Debug for OpenedInvocation {
             .field("keyring", &self.keyring)
             .field("wraps", &self.wraps)
             .field("prompt", &"[redacted]")
+            .field("prompt_sealed_by", &self.prompt_sealed_by)
             .field("history", &self.history)
             .finish_non_exhaustive()
     }
@@ -145,16 +169,22 @@ impl fmt::Debug for OpenedInvocation {
 
 impl OpenedInvocation {
     /// Opens `invocation` for the runtime of bot `bot_id` with its keys
-    /// (at most 32), through its state of the root stream and its trust
-    /// store (see the module docs). The state records the sealed flag, the
-    /// generations admitted and the prompt acted on: persist it afterwards.
+    /// (1 to 32; the first signs what the runtime seals), through its state
+    /// of the root stream and the sender keys of its trust store (see the
+    /// module docs; its own keys are added as `bot_id`'s). The state records
+    /// the sealed flag, the generations admitted and the prompt acted on:
+    /// persist it afterwards.
     pub fn open(
         invocation: &Invocation,
         state: &mut StreamState,
-        trust: &TrustStore,
+        senders: &SenderKeys<'_>,
         bot_id: &str,
         mine: &[IdentityKey],
     ) -> Result<Self> {
+        let Some(signer) = mine.first() else {
+            return Err(Error::invalid("keys", "the runtime needs a key"));
+        };
+        Signer::new(bot_id, signer)?;
         if mine.len() > MAX_KEYS {
             return Err(Error::TooManyKeys {
                 limit: MAX_KEYS,
@@ -220,7 +250,7 @@ impl OpenedInvocation {
             });
         }
         state.mark_sealed();
-        let wraps = admit_wraps(state, trust, &ctx.wraps, mine)?;
+        let wraps = admit_wraps(state, senders.trust(), &ctx.wraps, mine)?;
         if state.keyring().generations().is_empty() {
             return Err(Error::UntrustedWrap);
         }
@@ -231,33 +261,60 @@ impl OpenedInvocation {
         let mut keyring = state.keyring().clone();
         keyring.announce(ctx.reply.key_generation);
 
+        let senders = mine
+            .iter()
+            .fold(senders.clone(), |keys, key| keys.with_own(bot_id, key));
         let prompt_slot = Slot::invocation_prompt(
             invocation.active_stream_id.clone(),
             invocation.source_message_id.clone(),
             invocation.author_user_id.clone(),
+            ctx.trigger.author_type.as_str(),
             invocation.source_revision,
         );
-        let prompt = utf8(open(&keyring, &prompt_slot, &ctx.prompt)?)?;
+        // New work: never from a generation older than the newest held.
+        refuse_stale(state.keyring(), ctx.prompt.envelope.key_generation)?;
+        let opened = open(&keyring, &senders, &prompt_slot, &ctx.prompt)?;
+        let prompt_sealed_by = opened.sealed_by;
+        let prompt = utf8(opened.plaintext)?;
         state.record_prompt(
             &invocation.id,
             &invocation.source_message_id,
             invocation.source_revision,
         )?;
 
+        let mut seen = HashSet::new();
         let history = ctx
             .history
             .iter()
             .map(|item| {
-                let opened = open_matching(&keyring, &item.payload(), |s| {
+                let opened = open_matching(&keyring, &senders, &item.payload(), |s| {
                     matches!(s.kind(), SlotKind::Message | SlotKind::BotReply)
                 })
-                .and_then(|(slot, plain)| Ok((slot, utf8(plain)?)));
+                .and_then(|o| {
+                    let (id, revision) = match &o.slot {
+                        Slot::Message {
+                            message_id,
+                            revision,
+                            ..
+                        } => (message_id.clone(), *revision),
+                        other => (other.message_id().unwrap_or_default().to_owned(), 1),
+                    };
+                    if !seen.insert((id.clone(), revision)) {
+                        return Err(Error::DuplicateMessage {
+                            message_id: id,
+                            revision,
+                        });
+                    }
+                    Ok((o.slot, o.key_generation, o.sealed_by, utf8(o.plaintext)?))
+                });
                 match opened {
-                    Ok((slot, text)) => HistoryItem::Opened {
+                    Ok((slot, key_generation, sealed_by, text)) => HistoryItem::Opened {
                         entry: HistoryEntry {
                             role: item.role.clone(),
                             sequence: item.sequence.to_string(),
                             slot,
+                            key_generation,
+                            sealed_by,
                             text,
                         },
                     },
@@ -277,7 +334,9 @@ impl OpenedInvocation {
             callback_token: ctx.callback_token.clone(),
             keyring,
             wraps,
+            signer: signer.clone(),
             prompt,
+            prompt_sealed_by,
             history,
         })
     }
@@ -303,6 +362,11 @@ impl OpenedInvocation {
         &self.callback_token
     }
 
+    /// The runtime's bot, signing with its first key.
+    fn signer(&self) -> Result<Signer<'_>> {
+        Signer::new(&self.bot_id, &self.signer)
+    }
+
     fn seal_bot_message(&self, message_id: &MessageId, text: &str) -> Result<SealedPayload> {
         let slot = Slot::BotReply {
             stream_id: self.response_stream_id.clone(),
@@ -310,7 +374,7 @@ impl OpenedInvocation {
             author_id: self.bot_id.clone(),
             invocation_id: self.invocation_id.clone(),
         };
-        seal(&self.keyring, &slot, text.as_bytes())
+        seal(&self.keyring, &self.signer()?, &slot, text.as_bytes())
     }
 
     /// The `sealed-complete` body with the reply `text` under `message_id`.
@@ -366,7 +430,7 @@ impl OpenedInvocation {
             phase,
             message_id: message_id.map(str::to_owned),
         };
-        seal(&self.keyring, &slot, text.as_bytes())
+        seal(&self.keyring, &self.signer()?, &slot, text.as_bytes())
     }
 
     /// A `sealed-steps/started` body; `text` (the in-flight content) is optional.
@@ -448,6 +512,7 @@ impl OpenedInvocation {
     ) -> Result<CreateDecisionRequest> {
         crate::sealed::decisions::seal_decision_card(
             &self.keyring,
+            &self.signer()?,
             crate::sealed::decisions::CardPlacement {
                 stream_id,
                 decision_id,
@@ -461,23 +526,72 @@ impl OpenedInvocation {
     }
 }
 
-/// Opens a sealed trace step as a viewer: `phase` says whether it is the
-/// started or the finalised record.
+/// A trace step, opened: its text and who sealed it.
+#[derive(Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct OpenedStep {
+    /// The step's text.
+    pub text: String,
+    /// The bot that sealed it, and whether its key is verified.
+    pub sealed_by: SealedBy,
+}
+
+impl fmt::Debug for OpenedStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenedStep")
+            .field("text", &"[redacted]")
+            .field("sealed_by", &self.sealed_by)
+            .finish()
+    }
+}
+
+/// Where a trace step belongs, as a viewer knows it.
+#[derive(Clone, Copy, Debug)]
+pub struct StepPlacement<'a> {
+    /// The invocation.
+    pub invocation_id: &'a str,
+    /// The bot the invocation is for: the step's signer must be it.
+    pub bot_id: &'a str,
+    /// The step id.
+    pub step_id: &'a str,
+    /// The step type.
+    pub step_type: &'a StepType,
+    /// Started or completed.
+    pub phase: StepPhase,
+    /// The message the step names, if any.
+    pub message_id: Option<&'a str>,
+}
+
+/// Opens a sealed trace step as a viewer: the placement says which
+/// invocation, bot, step and phase it must be bound to; a step sealed by
+/// anyone but that bot is `UNEXPECTED_AUTHOR`.
 pub fn open_step(
     keyring: &Keyring,
-    invocation_id: &str,
-    step_id: &str,
-    step_type: &StepType,
-    phase: StepPhase,
-    message_id: Option<&str>,
+    senders: &SenderKeys<'_>,
+    placement: StepPlacement<'_>,
     sealed: &SealedPayload,
-) -> Result<String> {
+) -> Result<OpenedStep> {
     let slot = Slot::TraceStep {
-        invocation_id: invocation_id.to_owned(),
-        step_id: step_id.to_owned(),
-        step_type: step_type.as_str().to_owned(),
-        phase,
-        message_id: message_id.map(str::to_owned),
+        invocation_id: placement.invocation_id.to_owned(),
+        step_id: placement.step_id.to_owned(),
+        step_type: placement.step_type.as_str().to_owned(),
+        phase: placement.phase,
+        message_id: placement.message_id.map(str::to_owned),
     };
-    utf8(open(keyring, &slot, sealed)?)
+    let opened = open(keyring, senders, &slot, sealed)?;
+    if opened.sealed_by.subject != placement.bot_id {
+        return Err(Error::UnexpectedAuthor {
+            expected: placement.bot_id.to_owned(),
+            actual: opened.sealed_by.subject,
+        });
+    }
+    Ok(OpenedStep {
+        text: utf8(opened.plaintext)?,
+        sealed_by: opened.sealed_by,
+    })
 }

@@ -11,6 +11,8 @@ use crate::envelope::{self, ENVELOPE_VERSION};
 use crate::error::{Error, Result};
 use crate::identity::{IdentityKey, KeyId, Recipient, RecipientKind, SecretKey};
 use crate::kdf::{KdfParams, passphrase_bytes};
+use crate::sender::Signer;
+use crate::signature;
 use crate::slot::{DecisionOption, Slot, StepPhase};
 use crate::stream_key::{Keyring, StreamKey};
 use crate::wrap;
@@ -39,48 +41,77 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<Value> {
     })
 }
 
-/// One slot of every kind (and the prompt form of a message).
-pub fn sample_slots() -> Vec<(&'static str, Slot, &'static str)> {
+/// The owner (a user) of the vectors' stream.
+pub const OWNER: &str = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
+/// The bot of the vectors' stream.
+pub const BOT: &str = "bot_01JD3QB0T0000000000000000B";
+
+/// Who signs a vector: subject, key kind, key id, secret key seed.
+pub type SignerSpec = (&'static str, RecipientKind, &'static str, u8);
+
+/// The owner's laptop key (the wraps' `key_owner_laptop`).
+pub fn owner_signer() -> SignerSpec {
+    (OWNER, RecipientKind::User, "key_owner_laptop", 0x10)
+}
+
+/// The runtime's machine A key (the wraps' `machine-a`).
+pub fn bot_signer() -> SignerSpec {
+    (BOT, RecipientKind::Bot, "machine-a", 0x20)
+}
+
+/// The identity key of a signer spec.
+pub fn signer_key(spec: &SignerSpec) -> Result<IdentityKey> {
+    Ok(IdentityKey::from_secret(
+        spec.1.clone(),
+        KeyId::new(spec.2)?,
+        SecretKey::from_bytes(&array32(spec.3)),
+    ))
+}
+
+/// One slot of every kind (and the prompt form of a message), with its
+/// plaintext and signer.
+pub fn sample_slots() -> Vec<(&'static str, Slot, &'static str, SignerSpec)> {
     vec![
         (
             "message",
             Slot::Message {
                 stream_id: ROOT.into(),
                 message_id: "msg_01JD3QH2A7C4E6G8J0K2M4P6R8".into(),
-                author_id: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1".into(),
+                author_id: OWNER.into(),
+                author_type: "user".into(),
                 revision: 1,
             },
             "Ship the release on Thursday?",
+            owner_signer(),
         ),
         (
             "message-edited-in-thread",
             Slot::Message {
                 stream_id: "stream_01JD3QJ5THREAD00000000000A".into(),
                 message_id: "msg_01JD3QJ6B8D0F2H4K6M8P0R2T4".into(),
-                author_id: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1".into(),
+                author_id: OWNER.into(),
+                author_type: "user".into(),
                 revision: 3,
             },
             "Édité : « la version finale » ✅",
+            owner_signer(),
         ),
         (
             "invocation-prompt",
-            Slot::invocation_prompt(
-                ROOT,
-                "msg_01JD3QK7C9E1G3J5M7P9S1V3X5",
-                "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1",
-                2,
-            ),
+            Slot::invocation_prompt(ROOT, "msg_01JD3QK7C9E1G3J5M7P9S1V3X5", OWNER, "user", 2),
             "@helper summarise this thread",
+            owner_signer(),
         ),
         (
             "bot-reply",
             Slot::BotReply {
                 stream_id: ROOT.into(),
                 message_id: "msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6".into(),
-                author_id: "bot_01JD3QB0T0000000000000000B".into(),
+                author_id: BOT.into(),
                 invocation_id: "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7".into(),
             },
             "Here is the summary: three decisions, one open question.",
+            bot_signer(),
         ),
         (
             "trace-step-started",
@@ -92,6 +123,7 @@ pub fn sample_slots() -> Vec<(&'static str, Slot, &'static str)> {
                 message_id: None,
             },
             "search(\"release date\")",
+            bot_signer(),
         ),
         (
             "trace-step-completed",
@@ -103,12 +135,15 @@ pub fn sample_slots() -> Vec<(&'static str, Slot, &'static str)> {
                 message_id: Some("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6".into()),
             },
             "3 results",
+            bot_signer(),
         ),
         (
             "decision-card",
             Slot::DecisionCard {
                 stream_id: ROOT.into(),
                 decision_id: "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T".into(),
+                invocation_id: "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7".into(),
+                runtime_session_id: "session-1".into(),
                 options: vec![
                     DecisionOption {
                         id: "approve".into(),
@@ -122,15 +157,17 @@ pub fn sample_slots() -> Vec<(&'static str, Slot, &'static str)> {
                 allow_note: true,
             },
             "{\"title\":\"Deploy?\",\"body\":\"All checks green.\",\"labels\":{\"approve\":\"Deploy\",\"reject\":\"Wait\"}}",
+            bot_signer(),
         ),
         (
             "decision-note",
             Slot::DecisionNote {
                 decision_id: "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T".into(),
                 option_id: "approve".into(),
-                decided_by: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1".into(),
+                decided_by: OWNER.into(),
             },
             "Go ahead, I am on call.",
+            owner_signer(),
         ),
     ]
 }
@@ -142,25 +179,46 @@ pub fn envelopes() -> Result<Value> {
     let mut ring = Keyring::new(ROOT)?;
     ring.insert(generation, StreamKey::from_bytes(&key_bytes))?;
     let mut vectors = Vec::new();
-    for (i, (name, slot, plaintext)) in sample_slots().into_iter().enumerate() {
-        let iv = pattern(0xa0u8.wrapping_add(u8::try_from(i).unwrap_or(0)), 12);
-        let sealed =
-            with_fixed_randomness(&iv, || envelope::seal(&ring, &slot, plaintext.as_bytes()))?;
-        let aad_bytes = aad::encode(1, ROOT, generation, &slot)?;
+    for (i, (name, slot, plaintext, spec)) in sample_slots().into_iter().enumerate() {
+        let key = signer_key(&spec)?;
+        let signer = Signer::new(spec.0, &key)?;
+        let step = u8::try_from(i).unwrap_or(0);
+        let iv = pattern(0xa0u8.wrapping_add(step), 12);
+        let z = pattern(
+            0x30u8.wrapping_add(step.wrapping_mul(8)),
+            signature::NONCE_LEN,
+        );
+        let random = [iv.as_slice(), z.as_slice()].concat();
+        let sealed = with_fixed_randomness(&random, || {
+            envelope::seal(&ring, &signer, &slot, plaintext.as_bytes())
+        })?;
+        let version = u8::try_from(ENVELOPE_VERSION).unwrap_or(u8::MAX);
+        let aad_bytes = aad::encode(version, ROOT, generation, &signer.aad_sender(), &slot)?;
+        let input = envelope::signature_input(version, &aad_bytes, plaintext.as_bytes())?;
+        let signed = with_fixed_randomness(&z, || signature::sign(&key, &input))?;
+        let iv_array: [u8; 12] = iv.as_slice().try_into().unwrap_or_default();
         vectors.push(json!({
             "name": name,
             "rootStreamId": ROOT,
             "keyGeneration": generation,
             "streamKeyHex": hex::encode(key_bytes),
             "slot": to_json(&slot)?,
+            "senderSubject": spec.0,
+            "senderKind": spec.1.as_str(),
+            "senderKeyId": spec.2,
+            "senderSecretKeyHex": hex::encode(array32(spec.3)),
+            "senderPublicKey": key.public_key().to_base64(),
             "plaintext": plaintext,
-            "randomHex": hex::encode(&iv),
+            "randomHex": hex::encode(&random),
             "aadHex": hex::encode(&aad_bytes),
+            "signatureInputHex": hex::encode(&input),
+            "signatureHex": hex::encode(signed.as_bytes()),
+            "commitmentHex": hex::encode(envelope::key_commitment(&key_bytes, version, &iv_array)),
             "sealed": to_json(&sealed)?,
         }));
     }
     Ok(json!({
-        "description": "AES-256-GCM envelopes of every slot kind. randomHex is the iv the seal drew.",
+        "description": "Envelope version 2 of every slot kind: AES-256-GCM over signature || content, the sender's XEdDSA signature over the AAD and the content, and the key commitment. randomHex is what the seal drew: the 12-byte iv, then the signature's 64 bytes Z.",
         "envelopeVersion": ENVELOPE_VERSION,
         "vectors": vectors,
     }))
@@ -324,8 +382,15 @@ pub fn invocations() -> Result<Value> {
     use crate::wire::ids::MessageId;
     use crate::wire::invocation::Invocation;
 
-    let owner = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
-    let bot = "bot_01JD3QB0T0000000000000000B";
+    let owner = OWNER;
+    let bot = BOT;
+    let member = "usr_01JD3QS2E3C4N5D6000000000A";
+    let member_secret = array32(0x12);
+    let member_key = IdentityKey::from_secret(
+        RecipientKind::User,
+        KeyId::new("key_member_phone")?,
+        SecretKey::from_bytes(&member_secret),
+    );
     let invocation_id = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7";
     let source = "msg_01JD3QK7C9E1G3J5M7P9S1V3X5";
     let generation = 1u32;
@@ -357,24 +422,34 @@ pub fn invocations() -> Result<Value> {
     })?;
     wrap.recipient_key_id = None;
     wrap.recipient_kind = None;
-    let history_msg = |i: u8, id: &str, author: &str, text: &str| -> Result<Value> {
+    // Each seal draws its iv, then its signature's 64 bytes.
+    let seal_random = |start: u8| pattern(start, 12 + signature::NONCE_LEN);
+    let history_msg = |i: u8,
+                       id: &str,
+                       author: &str,
+                       key: &IdentityKey,
+                       text: &str|
+     -> Result<Value> {
         let slot = Slot::Message {
             stream_id: ROOT.into(),
             message_id: id.into(),
             author_id: author.into(),
+            author_type: "user".into(),
             revision: 1,
         };
-        let sealed = with_fixed_randomness(&pattern(0x70 + i * 16, 12), || {
-            envelope::seal(&ring, &slot, text.as_bytes())
+        let signer = Signer::new(author, key)?;
+        let sealed = with_fixed_randomness(&seal_random(0x70 + i * 16), || {
+            envelope::seal(&ring, &signer, &slot, text.as_bytes())
         })?;
         Ok(
             json!({"ciphertext": sealed.ciphertext, "envelope": to_json(&sealed.envelope)?, "role": "user", "sequence": (i + 1).to_string()}),
         )
     };
-    let prompt_slot = Slot::invocation_prompt(ROOT, source, owner, 2);
-    let prompt = with_fixed_randomness(&pattern(0x90, 12), || {
+    let prompt_slot = Slot::invocation_prompt(ROOT, source, owner, "user", 2);
+    let prompt = with_fixed_randomness(&seal_random(0x90), || {
         envelope::seal(
             &ring,
+            &Signer::new(owner, &owner_key)?,
             &prompt_slot,
             b"@helper what did we decide about the release?",
         )
@@ -400,8 +475,8 @@ pub fn invocations() -> Result<Value> {
             "callbackToken": "cbt_golden_vector_token",
             "wraps": [to_json(&wrap)?],
             "history": [
-                history_msg(0, "msg_01JD3QH2A7C4E6G8J0K2M4P6R8", owner, "Ship the release on Thursday?")?,
-                history_msg(1, "msg_01JD3QJ6B8D0F2H4K6M8P0R2T4", "usr_01JD3QS2E3C4N5D6000000000A", "Thursday works, after the freeze.")?,
+                history_msg(0, "msg_01JD3QH2A7C4E6G8J0K2M4P6R8", owner, &owner_key, "Ship the release on Thursday?")?,
+                history_msg(1, "msg_01JD3QJ6B8D0F2H4K6M8P0R2T4", member, &member_key, "Thursday works, after the freeze.")?,
             ],
             "prompt": to_json(&prompt)?,
             "reply": {"keyGeneration": generation, "senderId": bot},
@@ -420,28 +495,35 @@ pub fn invocations() -> Result<Value> {
     let mut state = crate::sealed::state::StreamState::new(ROOT)?;
     state.set_owner(owner)?;
     state.accept_sender(&owner_trusted)?;
+    // The member's key is only the server's word (presented, not pinned).
+    let senders =
+        crate::sender::SenderKeys::new(&trust).with_presented(member, &Recipient::of(&member_key));
     let opened = OpenedInvocation::open(
         &parsed,
         &mut state,
-        &trust,
+        &senders,
         bot,
         std::slice::from_ref(&runtime),
     )?;
     let reply_id = MessageId::parse("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6")?;
     let reply_text = "We decided: ship on Thursday, after the freeze.";
-    let reply_random = pattern(0xb0, 12);
+    let reply_random = seal_random(0xb0);
     let complete =
         with_fixed_randomness(&reply_random, || opened.seal_reply(&reply_id, reply_text))?;
-    let history: Vec<&str> = opened
+    let history: Vec<Value> = opened
         .history
         .iter()
         .filter_map(|h| match h {
-            crate::sealed::runtime::HistoryItem::Opened { entry } => Some(entry.text.as_str()),
+            crate::sealed::runtime::HistoryItem::Opened { entry } => Some(json!({
+                "text": entry.text,
+                "sealedBy": entry.sealed_by.subject,
+                "status": entry.sealed_by.status.as_str(),
+            })),
             crate::sealed::runtime::HistoryItem::Failed { .. } => None,
         })
         .collect();
     Ok(json!({
-        "description": "A claimed sealed invocation: the runtime, which pinned the owner's key (ownerPublicKey) and accepts it as the stream's key sender, opens sealedContext with its key and seals the reply as botId. replyRandomHex is the reply's iv.",
+        "description": "A claimed sealed invocation: the runtime, which pinned the owner's key (ownerPublicKey) and accepts it as the stream's key sender, and was presented the member's key (memberPublicKey, not pinned), opens sealedContext with its key and seals the reply as botId, signed with its key. replyRandomHex is the reply's iv then its signature's 64 bytes.",
         "vectors": [{
             "name": "mention-with-history",
             "runtimeKeyKind": "bot",
@@ -453,6 +535,12 @@ pub fn invocations() -> Result<Value> {
             "ownerKeyId": "key_owner_laptop",
             "ownerSecretKeyHex": hex::encode(owner_secret),
             "ownerPublicKey": owner_key.public_key().to_base64(),
+            "memberUserId": member,
+            "memberKeyKind": "user",
+            "memberKeyId": "key_member_phone",
+            "memberSecretKeyHex": hex::encode(member_secret),
+            "memberPublicKey": member_key.public_key().to_base64(),
+            "expectedPromptStatus": opened.prompt_sealed_by.status.as_str(),
             "streamKeyHex": hex::encode(stream_key),
             "invocation": invocation,
             "expectedPrompt": opened.prompt,

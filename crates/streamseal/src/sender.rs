@@ -1,0 +1,224 @@
+//! Who sealed an envelope: the signer of what a member seals, and the keys
+//! an opener checks signatures against.
+//!
+//! A stream key is a group key: every holder of a generation can seal into
+//! any slot of the stream. So envelope version 2 (FORMAT.md section 2)
+//! carries, inside the ciphertext, an XEdDSA signature ([`crate::signature`])
+//! by the sender's identity key over the AAD and the content, and the AAD
+//! names the sender (subject, kind, key id). Opening checks the signature
+//! against the key the caller's [`TrustStore`] pins for that sender, and
+//! reports how sure that is ([`SealedBy::status`]):
+//!
+//! | what the caller holds for the sender | signature checks | result |
+//! |---|---|---|
+//! | one of its own keys ([`SenderKeys::with_own`]) | yes | `verified` |
+//! | a pinned key the user verified | yes | `verified` |
+//! | a pinned key, not verified (TOFU) | yes | `unverified` |
+//! | no pin, a key the server presented ([`SenderKeys::with_presented`]) | yes | `unverified` |
+//! | any of the above | no | refused: `SENDER_MISMATCH` |
+//! | a pinned key with a pending change | - | refused: `KEY_CHANGED` |
+//! | an unverified key under `verified-only` | - | refused: `KEY_NOT_VERIFIED` |
+//! | nothing | - | refused: `UNKNOWN_KEY` |
+//!
+//! ```
+//! use streamseal::envelope::{open, seal};
+//! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
+//! use streamseal::sender::{SenderKeys, Signer};
+//! use streamseal::slot::Slot;
+//! use streamseal::stream_key::{Keyring, StreamKey};
+//! use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
+//!
+//! let alice = IdentityKey::generate(RecipientKind::User, KeyId::new("alice-phone")?)?;
+//! let mallory = IdentityKey::generate(RecipientKind::User, KeyId::new("alice-phone")?)?;
+//! let mut ring = Keyring::new("stream_root")?;
+//! ring.insert(0, StreamKey::generate()?)?;
+//! let slot = Slot::Message {
+//!     stream_id: "stream_root".into(),
+//!     message_id: "msg_1".into(),
+//!     author_id: "usr_alice".into(),
+//!     author_type: "user".into(),
+//!     revision: 1,
+//! };
+//! let sealed = seal(&ring, &Signer::new("usr_alice", &alice)?, &slot, b"hi")?;
+//!
+//! // Bob pinned Alice's key on first use: the message opens, unverified.
+//! let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+//! trust.observe("usr_alice", &Recipient::of(&alice))?;
+//! let opened = open(&ring, &SenderKeys::new(&trust), &slot, &sealed)?;
+//! assert_eq!(opened.sender.status, TrustLevel::Unverified);
+//!
+//! // Mallory holds the stream key too, and seals as Alice: refused.
+//! let forged = seal(&ring, &Signer::new("usr_alice", &mallory)?, &slot, b"wire it all")?;
+//! let err = open(&ring, &SenderKeys::new(&trust), &slot, &forged).unwrap_err();
+//! assert_eq!(err.code().as_str(), "SENDER_MISMATCH");
+//! # Ok::<(), streamseal::Error>(())
+//! ```
+
+use std::fmt;
+
+use crate::aad::AadSender;
+use crate::error::{Error, Result};
+use crate::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind};
+use crate::trust::{TrustLevel, TrustStore};
+
+/// Longest subject (user or bot id) a sender may have, in bytes (the AAD's
+/// string bound).
+const MAX_SUBJECT_LEN: usize = 1024;
+
+/// The member who seals: its user or bot id and the identity key it signs
+/// with. The AAD names the subject, the key's kind and its key id.
+#[derive(Clone, Copy)]
+pub struct Signer<'a> {
+    subject: &'a str,
+    key: &'a IdentityKey,
+}
+
+impl<'a> Signer<'a> {
+    /// `key`, registered as `subject`'s (1 to 1024 bytes).
+    pub fn new(subject: &'a str, key: &'a IdentityKey) -> Result<Self> {
+        if subject.is_empty() || subject.len() > MAX_SUBJECT_LEN {
+            return Err(Error::length("subject", "1..=1024", subject.len()));
+        }
+        Ok(Signer { subject, key })
+    }
+
+    /// The user or bot id.
+    pub fn subject(&self) -> &'a str {
+        self.subject
+    }
+
+    /// The identity key that signs.
+    pub fn key(&self) -> &'a IdentityKey {
+        self.key
+    }
+
+    /// The sender the AAD names.
+    pub fn aad_sender(&self) -> AadSender {
+        AadSender {
+            subject: self.subject.to_owned(),
+            kind: self.key.kind().clone(),
+            key_id: self.key.key_id().as_str().to_owned(),
+        }
+    }
+}
+
+impl fmt::Debug for Signer<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Signer")
+            .field("subject", &self.subject)
+            .field("key", self.key)
+            .finish()
+    }
+}
+
+/// Who sealed an opened envelope, and how sure the opener is of it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct SealedBy {
+    /// The user or bot id the AAD names, whose key signed.
+    pub subject: String,
+    /// The kind its key is registered as.
+    pub kind: RecipientKind,
+    /// The key that signed.
+    pub key_id: String,
+    /// `Verified`: the signature checks against one of the caller's own
+    /// keys or a key the user verified. `Unverified`: against a key pinned
+    /// on first use, or presented by the server and not pinned.
+    pub status: TrustLevel,
+}
+
+/// The keys an opener checks senders' signatures against: its trust store,
+/// its own keys, and keys the server presented that it has not pinned.
+#[derive(Clone, Debug)]
+pub struct SenderKeys<'a> {
+    trust: &'a TrustStore,
+    own: Vec<(String, Recipient)>,
+    presented: Vec<(String, Recipient)>,
+}
+
+impl<'a> SenderKeys<'a> {
+    /// The keys `trust` pins, under its policy.
+    pub fn new(trust: &'a TrustStore) -> Self {
+        SenderKeys {
+            trust,
+            own: Vec::new(),
+            presented: Vec::new(),
+        }
+    }
+
+    /// Adds one of the caller's own keys, registered as `subject`'s: what it
+    /// signed opens as `verified` (the caller holds the secret half).
+    #[must_use]
+    pub fn with_own(mut self, subject: &str, key: &IdentityKey) -> Self {
+        self.own.push((subject.to_owned(), Recipient::of(key)));
+        self
+    }
+
+    /// Adds a key the server presented for `subject` (a member list, a
+    /// presence entry) that the trust store does not pin: a signature by it
+    /// opens as `unverified`. A pin for the same (subject, key id) wins over
+    /// it, so a server cannot present its way around a pinned key.
+    #[must_use]
+    pub fn with_presented(mut self, subject: &str, key: &Recipient) -> Self {
+        self.presented.push((subject.to_owned(), key.clone()));
+        self
+    }
+
+    /// The trust store behind these keys.
+    pub fn trust(&self) -> &TrustStore {
+        self.trust
+    }
+
+    /// The public key to check `sender`'s signature against, and its status.
+    pub(crate) fn resolve(&self, sender: &AadSender) -> Result<(PublicKey, TrustLevel)> {
+        let key_id = KeyId::new(sender.key_id.as_str())?;
+        let same_kind = |kind: &RecipientKind| kind.as_str() == sender.kind.as_str();
+        let mismatch = |reason| Error::SenderMismatch {
+            subject: sender.subject.clone(),
+            key_id: sender.key_id.clone(),
+            reason,
+        };
+        if let Some((_, own)) = self
+            .own
+            .iter()
+            .find(|(s, r)| *s == sender.subject && r.key_id == key_id)
+        {
+            if !same_kind(&own.kind) {
+                return Err(mismatch("the key is registered as another kind"));
+            }
+            return Ok((own.public_key, TrustLevel::Verified));
+        }
+        if self.trust.pinned(&sender.subject, &key_id).is_some() {
+            let trusted = self.trust.trusted_by_id(&sender.subject, &key_id)?;
+            if !same_kind(&trusted.recipient().kind) {
+                return Err(mismatch("the key is registered as another kind"));
+            }
+            return Ok((trusted.recipient().public_key, trusted.level()));
+        }
+        if let Some((_, presented)) = self
+            .presented
+            .iter()
+            .find(|(s, r)| *s == sender.subject && r.key_id == key_id)
+        {
+            if !same_kind(&presented.kind) {
+                return Err(mismatch("the key is registered as another kind"));
+            }
+            if self.trust.policy() == crate::trust::TrustPolicy::VerifiedOnly {
+                return Err(Error::KeyNotVerified {
+                    subject: sender.subject.clone(),
+                    key_id: sender.key_id.clone(),
+                });
+            }
+            return Ok((presented.public_key, TrustLevel::Unverified));
+        }
+        Err(Error::UnknownKey {
+            subject: sender.subject.clone(),
+            key_id: sender.key_id.clone(),
+        })
+    }
+}
