@@ -13,7 +13,11 @@
 //!   key, in auth mode from the identity key of the member who made the generation.
 //! - [`slot`] and [`aad`]: where a ciphertext belongs, and the canonical AAD
 //!   that binds it there.
-//! - [`envelope`]: sealing and opening `{ciphertext, envelope}` payloads.
+//! - [`envelope`]: sealing and opening `{ciphertext, envelope}` payloads,
+//!   signed by their sender and committed to their key.
+//! - [`signature`] and [`sender`]: XEdDSA signatures with the X25519 identity
+//!   keys, the [`sender::Signer`] who seals and the [`sender::SenderKeys`] an
+//!   opener checks signatures against.
 //! - [`bundle`] and [`kdf`]: the Argon2id passphrase-protected private-key bundle.
 //! - [`trust`] and [`fingerprint`]: the keys each user and bot is known by
 //!   (pinned on first use, verified by comparing safety numbers).
@@ -55,16 +59,21 @@
 //! and marking the key verified; [`trust::TrustPolicy::VerifiedOnly`] makes
 //! that a precondition.
 //!
-//! **Key holders of a generation are trusted.** A stream key is a group key:
-//! any holder can seal a ciphertext into any slot of that stream, including
-//! one that names another member as its author. The AAD proves *where* a
-//! ciphertext belongs, not *who* among the key holders wrote it. Removing a
-//! member rolls the generation so that it cannot read what follows; what it
-//! already held stays readable to it. FORMAT.md section 8 lists what the
-//! format does not protect.
+//! **Who wrote it.** A stream key is a group key, so every envelope is also
+//! signed by its sender's identity key (XEdDSA over the AAD and the content)
+//! and the AAD names the sender, who must be the slot's author: a key holder
+//! cannot seal as another member (`SENDER_MISMATCH`), and every opened result
+//! says who sealed it and whether that key is verified or only pinned. The
+//! envelope commits to its key, so one ciphertext never opens under two. A
+//! member removed at a generation keeps that generation's key and can still
+//! read what it held, but a runtime acts on prompts, and an asker accepts
+//! answers, only under the newest generation (`STALE_KEY_GENERATION`).
+//! FORMAT.md section 8 lists what the format does not protect.
 //!
 //! ```
 //! use streamseal::{envelope, identity::*, slot::Slot, stream_key::*, wrap};
+//! use streamseal::sender::{SenderKeys, Signer};
+//! use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
 //!
 //! // The owner's key, and a bot runtime's key registered in presence.
 //! let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner-laptop")?)?;
@@ -81,9 +90,10 @@
 //!     stream_id: "stream_root".into(),
 //!     message_id: "msg_1".into(),
 //!     author_id: "usr_owner".into(),
+//!     author_type: "user".into(),
 //!     revision: 1,
 //! };
-//! let sealed = envelope::seal(&owner_ring, &slot, b"ship it")?;
+//! let sealed = envelope::seal(&owner_ring, &Signer::new("usr_owner", &owner)?, &slot, b"ship it")?;
 //!
 //! // The bot accepts this stream's keys from the owner's key only (in an
 //! // app: the senders its StreamState accepts, pinned in its TrustStore),
@@ -92,7 +102,12 @@
 //! assert_eq!(opened.sender, 0);
 //! let mut ring = Keyring::new("stream_root")?;
 //! ring.insert(0, opened.key)?;
-//! assert_eq!(&*envelope::open(&ring, &slot, &sealed)?, b"ship it");
+//! // It checks the signature against the owner's key as its trust store pins it.
+//! let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+//! trust.observe("usr_owner", &Recipient::of(&owner))?;
+//! let opened = envelope::open(&ring, &SenderKeys::new(&trust), &slot, &sealed)?;
+//! assert_eq!(&*opened.plaintext, b"ship it");
+//! assert_eq!((opened.sealed_by.subject.as_str(), opened.sealed_by.status), ("usr_owner", TrustLevel::Unverified));
 //!
 //! // A wrap the server made with a key pair of its own, even under the
 //! // owner's key id, is refused.
@@ -104,6 +119,12 @@
 //! ```
 
 #![forbid(unsafe_code)]
+
+/// The README's Rust example, compiled and run as a doc test so it cannot
+/// drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
 
 /// Declares a TypeScript type in the WASM binding's generated `.d.ts`
 /// (feature `wasm`) for a type whose serde form is hand-written, so that

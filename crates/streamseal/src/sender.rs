@@ -45,7 +45,7 @@
 //! let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
 //! trust.observe("usr_alice", &Recipient::of(&alice))?;
 //! let opened = open(&ring, &SenderKeys::new(&trust), &slot, &sealed)?;
-//! assert_eq!(opened.sender.status, TrustLevel::Unverified);
+//! assert_eq!(opened.sealed_by.status, TrustLevel::Unverified);
 //!
 //! // Mallory holds the stream key too, and seals as Alice: refused.
 //! let forged = seal(&ring, &Signer::new("usr_alice", &mallory)?, &slot, b"wire it all")?;

@@ -23,6 +23,9 @@
 //! HPKE auth mode from the identity key of the member who made the
 //! generation, and a member admits a generation only from the senders its
 //! [`state::StreamState`] accepts for that root: the server cannot mint one.
+//! Everything a member seals is signed by its identity key (a
+//! [`crate::sender::Signer`]) and every opener checks that signature against
+//! its [`crate::sender::SenderKeys`], so no key holder can seal as another.
 //! The state persists what the member knows (sealed flag, high-water
 //! generation, keys, acted-on prompts), so neither a response nor a restart
 //! rolls it back.
@@ -30,6 +33,7 @@
 //! ```
 //! use streamseal::identity::{IdentityKey, KeyId, RecipientKind};
 //! use streamseal::sealed::{messages, state::StreamState};
+//! use streamseal::sender::Signer;
 //! use streamseal::trust::TrustedKey;
 //! use streamseal::wire::ids::MessageId;
 //!
@@ -38,7 +42,7 @@
 //! let roll = state.prepare_roll(&owner, &[TrustedKey::own("usr_1", &owner)])?;
 //! state.commit_roll(roll)?; // after its POST succeeded
 //! let id = MessageId::mint(1_700_000_000_000)?;
-//! let body = messages::seal_message(state.keyring(), "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M", &id, "usr_1", "hi", None)?;
+//! let body = messages::seal_message(state.keyring(), &Signer::new("usr_1", &owner)?, "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M", &id, "hi")?;
 //! assert!(body.content.is_none() && body.sealed.is_some());
 //! # Ok::<(), streamseal::Error>(())
 //! ```
