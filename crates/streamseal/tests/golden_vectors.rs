@@ -256,7 +256,9 @@ fn format_md_worked_examples_match_the_vectors() {
     let bundle = find("bundles.json", "decomposed-passphrase");
     for quoted in [
         message["sealed"]["ciphertext"].as_str().unwrap(),
-        message["sealed"]["envelope"]["commitment"].as_str().unwrap(),
+        message["sealed"]["envelope"]["commitment"]
+            .as_str()
+            .unwrap(),
         message["signatureHex"].as_str().unwrap(),
         message["commitmentHex"].as_str().unwrap(),
         message["senderPublicKey"].as_str().unwrap(),
