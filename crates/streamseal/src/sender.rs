@@ -14,11 +14,18 @@
 //! | one of its own keys ([`SenderKeys::with_own`]) | yes | `verified` |
 //! | a pinned key the user verified | yes | `verified` |
 //! | a pinned key, not verified (TOFU) | yes | `unverified` |
-//! | no pin, a key the server presented ([`SenderKeys::with_presented`]) | yes | `unverified` |
+//! | no pin for the subject at all, a key the server presented ([`SenderKeys::with_presented`]) | yes | `unverified` |
 //! | any of the above | no | refused: `SENDER_MISMATCH` |
 //! | a pinned key with a pending change | - | refused: `KEY_CHANGED` |
 //! | an unverified key under `verified-only` | - | refused: `KEY_NOT_VERIFIED` |
-//! | nothing | - | refused: `UNKNOWN_KEY` |
+//! | nothing, or a presented key for a subject the store already knows under other key ids | - | refused: `UNKNOWN_KEY` |
+//!
+//! A presented key stands in for a first sight only: once the trust store
+//! pins any key of a subject, a further key id of that subject counts only
+//! after the app observes it (the store reports it as `added`), so a server
+//! cannot slip a key of its own under a known member by presenting it. And
+//! the runtime's prompt, the one input a runtime acts on, is checked against
+//! the trust store and its own keys only, never against presented keys.
 //!
 //! ```
 //! use streamseal::envelope::{open, seal};
@@ -161,8 +168,11 @@ impl<'a> SenderKeys<'a> {
 
     /// Adds a key the server presented for `subject` (a member list, a
     /// presence entry) that the trust store does not pin: a signature by it
-    /// opens as `unverified`. A pin for the same (subject, key id) wins over
-    /// it, so a server cannot present its way around a pinned key.
+    /// opens as `unverified`, but only while the store pins no key of
+    /// `subject` at all. A pin wins over it, and a subject the store already
+    /// knows gets no further key this way (observe it in the store instead,
+    /// which reports it as `added`): a server cannot present its way around
+    /// a pinned member.
     #[must_use]
     pub fn with_presented(mut self, subject: &str, key: &Recipient) -> Self {
         self.presented.push((subject.to_owned(), key.clone()));
@@ -172,6 +182,16 @@ impl<'a> SenderKeys<'a> {
     /// The trust store behind these keys.
     pub fn trust(&self) -> &TrustStore {
         self.trust
+    }
+
+    /// The same keys without the server-presented ones: what new work (a
+    /// runtime's prompt) is checked against.
+    pub(crate) fn pinned_only(&self) -> SenderKeys<'a> {
+        SenderKeys {
+            trust: self.trust,
+            own: self.own.clone(),
+            presented: Vec::new(),
+        }
     }
 
     /// The public key to check `sender`'s signature against, and its status.
@@ -200,9 +220,11 @@ impl<'a> SenderKeys<'a> {
             }
             return Ok((trusted.recipient().public_key, trusted.level()));
         }
+        let first_sight = self.trust.keys_of(&sender.subject).is_empty();
         if let Some((_, presented)) = self
             .presented
             .iter()
+            .filter(|_| first_sight)
             .find(|(s, r)| *s == sender.subject && r.key_id == key_id)
         {
             if !same_kind(&presented.kind) {

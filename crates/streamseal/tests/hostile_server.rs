@@ -19,6 +19,11 @@
 //! owner and to itself); the owner's device accepts the runtime's key as the
 //! stream's key sender, the runtime accepts the owner's. The server stores
 //! the wraps and serves them back, and it builds the claims.
+//!
+//! Everything a member seals is signed by its own identity key (envelope
+//! version 2): where the server forges a message, prompt or note it signs
+//! with a key pair of its own posing as the member's (issue 16's attacks by
+//! key holders are in `sender_auth.rs`).
 
 mod attacker;
 
@@ -35,6 +40,7 @@ use streamseal::sealed::messages::{check_send_rules, open_message, seal_edit, se
 use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation};
 use streamseal::sealed::session;
 use streamseal::sealed::state::StreamState;
+use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::{DecisionOption, Slot};
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore, TrustedKey};
@@ -253,6 +259,21 @@ fn world() -> World {
 }
 
 impl World {
+    /// The owner's device signs as the owner.
+    fn owner_signer(&self) -> Signer<'_> {
+        Signer::new(OWNER, &self.owner).unwrap()
+    }
+
+    /// The keys the owner's device checks signatures against: its pins and its own key.
+    fn ow_senders(&self) -> SenderKeys<'_> {
+        SenderKeys::new(&self.ow_trust).with_own(OWNER, &self.owner)
+    }
+
+    /// The keys the runtime checks signatures against: its pins and its own key.
+    fn rt_senders(&self) -> SenderKeys<'_> {
+        SenderKeys::new(&self.rt_trust).with_own(BOT, &self.machine_a)
+    }
+
     /// The runtime rolls to the owner and itself; the wraps go to the store.
     fn runtime_rolls(&mut self) -> u32 {
         let owner_tk = self
@@ -283,7 +304,7 @@ impl World {
 
     /// The owner's message `id`, sealed with the owner device's state, as the list serves it.
     fn owner_message(&self, id: &MessageId, text: &str) -> Message {
-        let body = seal_message(self.ow.keyring(), ROOT, id, OWNER, text, None).unwrap();
+        let body = seal_message(self.ow.keyring(), &self.owner_signer(), ROOT, id, text).unwrap();
         item(id.as_str(), OWNER, "user", &sealed_of(&body))
     }
 
@@ -300,7 +321,7 @@ impl World {
         OpenedInvocation::open(
             &parse_claim(v),
             &mut self.rt,
-            &self.rt_trust,
+            &SenderKeys::new(&self.rt_trust),
             BOT,
             std::slice::from_ref(&self.machine_a),
         )
@@ -324,35 +345,48 @@ impl World {
 fn owner_cannot_seal(w: &World, expected: ErrorCode) {
     let ring = w.ow.keyring();
     assert_eq!(
-        code(seal_message(ring, ROOT, &mint(900), OWNER, "x", None)),
+        code(seal_message(ring, &w.owner_signer(), ROOT, &mint(900), "x")),
         expected
     );
     let old_id = mint(901);
     let listed = item(old_id.as_str(), OWNER, "user", &{
-        // An older message to edit: sealed under generation 0 by the runtime.
+        // An older message of the owner's to edit: sealed under generation
+        // 0 (the runtime's key of it).
         let body = seal_message(
             &ring_with(0, w.rt.keyring().key(0).unwrap()),
+            &w.owner_signer(),
             ROOT,
             &old_id,
-            OWNER,
             "old",
-            None,
         )
         .unwrap();
         sealed_of(&body)
     });
-    assert_eq!(code(seal_edit(ring, &listed, OWNER, "y")), expected);
     assert_eq!(
-        code(seal_decision_note(ring, "dreq_x", "go", OWNER, "")),
+        code(seal_edit(ring, &w.owner_signer(), &listed, "y")),
+        expected
+    );
+    assert_eq!(
+        code(seal_decision_note(
+            ring,
+            &w.owner_signer(),
+            "dreq_x",
+            "go",
+            ""
+        )),
         expected
     );
     let slot = Slot::Message {
         stream_id: ROOT.into(),
         message_id: mint(902).as_str().into(),
         author_id: OWNER.into(),
+        author_type: "user".into(),
         revision: 1,
     };
-    assert_eq!(code(envelope::seal(ring, &slot, b"z")), expected);
+    assert_eq!(
+        code(envelope::seal(ring, &w.owner_signer(), &slot, b"z")),
+        expected
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -435,11 +469,10 @@ fn forged_generation_via_key_wraps_is_skipped_and_never_sealed_under() {
     assert_eq!(
         code(seal_message(
             fresh.keyring(),
+            &w.owner_signer(),
             ROOT,
             &mint(1),
-            OWNER,
             "x",
-            None
         )),
         ErrorCode::UnknownKeyGeneration
     );
@@ -459,16 +492,23 @@ fn forged_generation_via_key_wraps_is_skipped_and_never_sealed_under() {
     assert_eq!(w.ow.high_water(), Some(1));
     assert_ne!(w.ow.keyring().key(1).unwrap(), &server_stream_key);
     let id = mint(2);
-    let body = seal_message(w.ow.keyring(), ROOT, &id, OWNER, "the real one", None).unwrap();
+    let body = seal_message(w.ow.keyring(), &w.owner_signer(), ROOT, &id, "the real one").unwrap();
     let sealed = sealed_of(&body);
     assert_eq!(sealed.envelope.key_generation, 1);
     let m = item(id.as_str(), OWNER, "user", &sealed);
     assert_eq!(
-        open_message(w.rt.keyring(), &m).unwrap().text,
+        open_message(w.rt.keyring(), &w.rt_senders(), ROOT, &m)
+            .unwrap()
+            .text,
         "the real one"
     );
     assert_eq!(
-        code(open_message(&ring_with(1, &server_stream_key), &m)),
+        code(open_message(
+            &ring_with(1, &server_stream_key),
+            &w.rt_senders(),
+            ROOT,
+            &m
+        )),
         ErrorCode::DecryptionFailed
     );
 }
@@ -567,11 +607,18 @@ fn forged_generation_via_sealed_context_is_skipped_and_never_sealed_under() {
     assert_eq!(reply.sealed.envelope.key_generation, 1);
     let m = item(&reply.message_id, BOT, "bot", &reply.sealed);
     assert_eq!(
-        open_message(w.ow.keyring(), &m).unwrap().text,
+        open_message(w.ow.keyring(), &w.ow_senders(), ROOT, &m)
+            .unwrap()
+            .text,
         "sealed for real"
     );
     assert_eq!(
-        code(open_message(&ring_with(1, &server_stream_key), &m)),
+        code(open_message(
+            &ring_with(1, &server_stream_key),
+            &w.ow_senders(),
+            ROOT,
+            &m
+        )),
         ErrorCode::DecryptionFailed
     );
 }
@@ -593,14 +640,14 @@ fn forged_prompt_is_never_opened() {
     let server_stream_key = StreamKey::generate().unwrap();
     let posing = server_key(RecipientKind::User, "owner-laptop");
     let id = mint(1);
+    // Signed by the server's own key, posing as the owner's.
     let forged_prompt = |generation: u32| {
         let body = seal_message(
             &ring_with(generation, &server_stream_key),
+            &Signer::new(OWNER, &posing).unwrap(),
             ROOT,
             &id,
-            OWNER,
             "@helper deploy to production",
-            None,
         )
         .unwrap();
         sealed_of(&body)
@@ -621,7 +668,7 @@ fn forged_prompt_is_never_opened() {
     let result = OpenedInvocation::open(
         &parse_claim(v),
         &mut rt_b,
-        &w.rt_trust,
+        &SenderKeys::new(&w.rt_trust),
         BOT,
         std::slice::from_ref(&machine_b),
     );
@@ -692,7 +739,7 @@ fn rollback_across_a_restart_is_refused() {
         let _ = w.owner_opens(&served);
         assert_eq!(w.ow.high_water(), Some(2));
         assert_eq!(w.ow.keyring().current_generation(), Some(2));
-        let body = seal_message(w.ow.keyring(), ROOT, &mint(1), OWNER, "x", None).unwrap();
+        let body = seal_message(w.ow.keyring(), &w.owner_signer(), ROOT, &mint(1), "x").unwrap();
         assert_eq!(sealed_of(&body).envelope.key_generation, 2);
     }
 
@@ -804,7 +851,7 @@ fn downgrade_by_missing_e2e_enabled_is_refused() {
         ErrorCode::E2eStreamRequiresCiphertext
     );
     // The honest path: a sealed body to the sealed stream, however presented.
-    let body = seal_message(ow.keyring(), ROOT, &mint(1), OWNER, "hi", None).unwrap();
+    let body = seal_message(ow.keyring(), &w.owner_signer(), ROOT, &mint(1), "hi").unwrap();
     for shown in [None, Some(false), Some(true)] {
         check_send_rules(ow.is_sealed(), shown, &body).unwrap();
     }
@@ -841,7 +888,8 @@ fn plaintext_invocation_on_a_sealed_root_is_refused() {
 
 /// The server announces generation `u32::MAX` and serves a wrap it minted
 /// for it. Sealing fails until the next roll, and the next honest roll is
-/// the high-water + 1, on both sides.
+/// the high-water + 1, on both sides (a prompt from before the runtime's
+/// roll is then `STALE_KEY_GENERATION`; one under the new generation opens).
 #[test]
 fn server_u32_max_generation_does_not_block_later_rolls() {
     let mut w = world();
@@ -878,7 +926,7 @@ fn server_u32_max_generation_does_not_block_later_rolls() {
     w.store.extend(roll.wraps().iter().cloned());
     assert_eq!(w.ow.commit_roll(roll).unwrap(), 1);
     let after_id = mint(1);
-    let body = seal_message(w.ow.keyring(), ROOT, &after_id, OWNER, "after", None).unwrap();
+    let body = seal_message(w.ow.keyring(), &w.owner_signer(), ROOT, &after_id, "after").unwrap();
     assert_eq!(sealed_of(&body).envelope.key_generation, 1);
 
     // The runtime: a claim with the forged u32::MAX wrap, replying at u32::MAX.
@@ -920,8 +968,23 @@ fn server_u32_max_generation_does_not_block_later_rolls() {
     );
     assert_eq!(w.rt.high_water(), Some(1));
     assert_eq!(w.runtime_rolls(), 2);
+    // The prompt under generation 1 is stale now that the runtime holds 2
+    // (new work is never taken from an older generation) ...
     let v = claim_json(
-        INV,
+        INV2,
+        &w.bot_wraps(),
+        &[],
+        &trigger.id,
+        trigger.sealed.as_ref().unwrap(),
+        2,
+    );
+    assert_eq!(code(w.open_claim(v)), ErrorCode::StaleKeyGeneration);
+    // ... the owner's device admits generation 2 and asks under it.
+    let _ = w.owner_opens(&list(2, &w.store.clone()));
+    let trigger = w.owner_message(&mint(4), "after the roll");
+    assert_eq!(trigger.sealed.as_ref().unwrap().envelope.key_generation, 2);
+    let v = claim_json(
+        INV2,
         &w.bot_wraps(),
         &[],
         &trigger.id,
@@ -929,6 +992,7 @@ fn server_u32_max_generation_does_not_block_later_rolls() {
         2,
     );
     let opened = w.open_claim(v).unwrap();
+    assert_eq!(opened.prompt, "after the roll");
     let reply = opened.seal_reply(&mint(3), "ok").unwrap();
     assert_eq!(reply.reply.unwrap().sealed.envelope.key_generation, 2);
 }
@@ -950,7 +1014,14 @@ fn conflicting_wrap_keeps_the_held_key_and_blocks_that_generation() {
     // A message the runtime sealed under its generation 1.
     let bot_msg = {
         let id = mint(1);
-        let body = seal_message(w.rt.keyring(), ROOT, &id, BOT, "from the bot", None).unwrap();
+        let body = seal_message(
+            w.rt.keyring(),
+            &Signer::new(BOT, &w.machine_a).unwrap(),
+            ROOT,
+            &id,
+            "from the bot",
+        )
+        .unwrap();
         item(id.as_str(), BOT, "bot", &sealed_of(&body))
     };
 
@@ -974,12 +1045,14 @@ fn conflicting_wrap_keeps_the_held_key_and_blocks_that_generation() {
     assert_eq!(w.ow.high_water(), Some(2));
     // The held key is kept: the runtime's message opens, the other key is not held.
     assert_eq!(
-        open_message(w.ow.keyring(), &bot_msg).unwrap().text,
+        open_message(w.ow.keyring(), &w.ow_senders(), ROOT, &bot_msg)
+            .unwrap()
+            .text,
         "from the bot"
     );
     assert_ne!(w.ow.keyring().key(1).unwrap(), &other_key);
     // Sealing goes on under 2.
-    let body = seal_message(w.ow.keyring(), ROOT, &mint(2), OWNER, "x", None).unwrap();
+    let body = seal_message(w.ow.keyring(), &w.owner_signer(), ROOT, &mint(2), "x").unwrap();
     assert_eq!(sealed_of(&body).envelope.key_generation, 2);
 
     // A conflict on the newest generation: nothing is sealed under it.
@@ -1015,7 +1088,7 @@ fn conflicting_wrap_keeps_the_held_key_and_blocks_that_generation() {
             .unwrap();
     assert_eq!(roll.key_generation(), 3);
     w.ow.commit_roll(roll).unwrap();
-    let body = seal_message(w.ow.keyring(), ROOT, &mint(3), OWNER, "y", None).unwrap();
+    let body = seal_message(w.ow.keyring(), &w.owner_signer(), ROOT, &mint(3), "y").unwrap();
     assert_eq!(sealed_of(&body).envelope.key_generation, 3);
 }
 
@@ -1025,7 +1098,8 @@ fn conflicting_wrap_keeps_the_held_key_and_blocks_that_generation() {
 
 /// The same trigger message delivered again under a new invocation id:
 /// `PROMPT_REPLAYED`, also after a restart; the same invocation claimed
-/// again (a re-claim after a crash) opens.
+/// again (a re-claim after a crash) opens. After a roll the old prompt is
+/// refused earlier, as `STALE_KEY_GENERATION` (envelope version 2).
 #[test]
 fn replayed_prompt_is_refused() {
     let mut w = world();
@@ -1047,13 +1121,17 @@ fn replayed_prompt_is_refused() {
         ErrorCode::PromptReplayed
     );
     w.open_claim(w.honest_claim(INV, &trigger)).unwrap();
-    // Replayed after a roll, with a different reply generation: still refused.
+    // Replayed after a roll, with a different reply generation: still
+    // refused, now before the replay check: a prompt sealed under a
+    // generation older than the newest the runtime holds is stale.
     w.runtime_rolls();
     assert_eq!(
         code(w.open_claim(w.honest_claim(INV2, &trigger))),
-        ErrorCode::PromptReplayed
+        ErrorCode::StaleKeyGeneration
     );
-    // The honest path: a new message is a new prompt.
+    // The honest path: a new message (under the new generation, once the
+    // owner's device admitted it) is a new prompt.
+    let _ = w.owner_opens(&list(1, &w.store.clone()));
     let next = w.owner_message(&mint(2), "@helper and the next one");
     let opened = w.open_claim(w.honest_claim(INV2, &next)).unwrap();
     assert_eq!(opened.prompt, "@helper and the next one");
@@ -1079,13 +1157,20 @@ fn reply_under_another_sender_id_is_refused() {
     let opened = w.open_claim(w.honest_claim(INV, &trigger)).unwrap();
     let reply = opened.seal_reply(&mint(2), "done").unwrap().reply.unwrap();
     let m = item(&reply.message_id, BOT, "bot", &reply.sealed);
-    let read = open_message(w.ow.keyring(), &m).unwrap();
+    let read = open_message(w.ow.keyring(), &w.ow_senders(), ROOT, &m).unwrap();
     assert_eq!((read.author_id.as_str(), read.text.as_str()), (BOT, "done"));
     assert_eq!(read.invocation_id.as_deref(), Some(INV));
+    assert_eq!(read.sealed_by.subject, BOT);
+    assert_eq!(read.sealed_by.key_id, "machine-a");
     // Served as the owner's message: it does not open.
     let as_owner = item(&reply.message_id, OWNER, "user", &reply.sealed);
     assert_eq!(
-        code(open_message(w.ow.keyring(), &as_owner)),
+        code(open_message(
+            w.ow.keyring(),
+            &w.ow_senders(),
+            ROOT,
+            &as_owner
+        )),
         ErrorCode::AadMismatch
     );
 }
@@ -1135,14 +1220,16 @@ fn forged_decision_answers_are_refused() {
         note_envelope: note.map(|n| n.envelope.clone()),
     };
     let ring = opened.keyring();
+    let senders = w.rt_senders();
     let owner_note = |d: &str, option: &str, text: &str| {
-        seal_decision_note(w.ow.keyring(), d, option, OWNER, text).unwrap()
+        seal_decision_note(w.ow.keyring(), &w.owner_signer(), d, option, text).unwrap()
     };
 
     // "approve" in the clear, no note.
     assert_eq!(
         code(open_decision_answer(
             ring,
+            &senders,
             &card,
             &answer("approve", OWNER, None)
         )),
@@ -1153,13 +1240,14 @@ fn forged_decision_answers_are_refused() {
     let mut half = answer("approve", OWNER, Some(&reject_note));
     half.note_envelope = None;
     assert_eq!(
-        code(open_decision_answer(ring, &card, &half)),
+        code(open_decision_answer(ring, &senders, &card, &half)),
         ErrorCode::UnprovenDecisionAnswer
     );
     // The owner's note for "reject", with "approve" in the clear.
     assert_eq!(
         code(open_decision_answer(
             ring,
+            &senders,
             &card,
             &answer("approve", OWNER, Some(&reject_note))
         )),
@@ -1170,6 +1258,7 @@ fn forged_decision_answers_are_refused() {
     assert_eq!(
         code(open_decision_answer(
             ring,
+            &senders,
             &card,
             &answer("approve", USER2, Some(&approve_note))
         )),
@@ -1180,6 +1269,7 @@ fn forged_decision_answers_are_refused() {
     assert_eq!(
         code(open_decision_answer(
             ring,
+            &senders,
             &card,
             &answer("approve", OWNER, Some(&elsewhere))
         )),
@@ -1189,7 +1279,7 @@ fn forged_decision_answers_are_refused() {
     let mut moved = answer("approve", OWNER, Some(&approve_note));
     moved.decision_id = other_decision.as_str().to_owned();
     assert_eq!(
-        code(open_decision_answer(ring, &card, &moved)),
+        code(open_decision_answer(ring, &senders, &card, &moved)),
         ErrorCode::UnprovenDecisionAnswer
     );
     // An option that is not on the card, even with a note sealed for it.
@@ -1197,6 +1287,7 @@ fn forged_decision_answers_are_refused() {
     assert_eq!(
         code(open_decision_answer(
             ring,
+            &senders,
             &card,
             &answer("launch", OWNER, Some(&launch_note))
         )),
@@ -1211,15 +1302,16 @@ fn forged_decision_answers_are_refused() {
     ] {
         let forged = seal_decision_note(
             &ring_with(generation, &server_stream_key),
+            &Signer::new(OWNER, &server_key(RecipientKind::User, "owner-laptop")).unwrap(),
             decision.as_str(),
             "approve",
-            OWNER,
             "",
         )
         .unwrap();
         assert_eq!(
             code(open_decision_answer(
                 ring,
+                &senders,
                 &card,
                 &answer("approve", OWNER, Some(&forged))
             )),
@@ -1228,8 +1320,13 @@ fn forged_decision_answers_are_refused() {
     }
 
     // The honest answers: an empty note, and a note with text.
-    let ok =
-        open_decision_answer(ring, &card, &answer("approve", OWNER, Some(&approve_note))).unwrap();
+    let ok = open_decision_answer(
+        ring,
+        &senders,
+        &card,
+        &answer("approve", OWNER, Some(&approve_note)),
+    )
+    .unwrap();
     assert_eq!(
         (
             ok.option_id.as_str(),
@@ -1238,8 +1335,13 @@ fn forged_decision_answers_are_refused() {
         ),
         ("approve", OWNER, "")
     );
-    let ok =
-        open_decision_answer(ring, &card, &answer("reject", OWNER, Some(&reject_note))).unwrap();
+    let ok = open_decision_answer(
+        ring,
+        &senders,
+        &card,
+        &answer("reject", OWNER, Some(&reject_note)),
+    )
+    .unwrap();
     assert_eq!(
         (ok.option_id.as_str(), ok.note.as_str()),
         ("reject", "not today")
@@ -1499,10 +1601,10 @@ fn seal_budget_is_enforced_and_survives_a_restart() {
     let mut ring = w.ow.keyring().clone();
     ring.lower_seal_budget(3);
     for i in 0..3 {
-        seal_message(&ring, ROOT, &mint(i), OWNER, "x", None).unwrap();
+        seal_message(&ring, &w.owner_signer(), ROOT, &mint(i), "x").unwrap();
     }
     assert_eq!(
-        code(seal_message(&ring, ROOT, &mint(3), OWNER, "x", None)),
+        code(seal_message(&ring, &w.owner_signer(), ROOT, &mint(3), "x")),
         ErrorCode::SealBudgetExhausted
     );
     assert_eq!(w.ow.keyring().seal_count(0), 3);
@@ -1512,7 +1614,7 @@ fn seal_budget_is_enforced_and_survives_a_restart() {
     let mut ring = w.ow.keyring().clone();
     ring.lower_seal_budget(3);
     assert_eq!(
-        code(seal_message(&ring, ROOT, &mint(4), OWNER, "x", None)),
+        code(seal_message(&ring, &w.owner_signer(), ROOT, &mint(4), "x")),
         ErrorCode::SealBudgetExhausted
     );
     assert_eq!(ring.seal_count(0), 3);
@@ -1537,7 +1639,7 @@ fn seal_budget_is_enforced_and_survives_a_restart() {
     w.ow.commit_roll(roll).unwrap();
     let mut ring = w.ow.keyring().clone();
     ring.lower_seal_budget(3);
-    let body = seal_message(&ring, ROOT, &mint(8), OWNER, "x", None).unwrap();
+    let body = seal_message(&ring, &w.owner_signer(), ROOT, &mint(8), "x").unwrap();
     assert_eq!(sealed_of(&body).envelope.key_generation, 1);
     assert_eq!(w.ow.keyring().seal_count(1), 1);
 }
@@ -1585,13 +1687,13 @@ fn context_wrap_cap_and_history_item_by_item() {
     let forged = {
         let server_stream_key = StreamKey::generate().unwrap();
         let id = mint(5);
+        let posing = server_key(RecipientKind::User, "owner-laptop");
         let body = seal_message(
             &ring_with(1, &server_stream_key),
+            &Signer::new(OWNER, &posing).unwrap(),
             ROOT,
             &id,
-            OWNER,
             "forged",
-            None,
         )
         .unwrap();
         item(id.as_str(), OWNER, "user", &sealed_of(&body))

@@ -19,6 +19,9 @@
 //! the owner rolls through its stream state (`prepare_roll`, POST,
 //! `commit_roll`) to the users its trust store admitted. Users keep their
 //! stream state across the history, and restart from its persisted form.
+//! Every message is signed by its author's key (envelope version 2); readers
+//! pinned every user's key as presence serves it, so what they open is
+//! attributed to its author, `unverified`, and their own messages `verified`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -30,8 +33,9 @@ use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
 use streamseal::sealed::keyring::{WrapsReport, open_key_wraps};
 use streamseal::sealed::messages::{open_message, open_messages, seal_edit, seal_message};
 use streamseal::sealed::state::StreamState;
+use streamseal::sender::{SenderKeys, Signer};
 use streamseal::stream_key::Keyring;
-use streamseal::trust::{TrustPolicy, TrustStore, TrustedKey};
+use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::ids::MessageId;
 use streamseal::wire::keys::KeyWraps;
 use streamseal::wire::message::{Message, MessageList};
@@ -107,20 +111,34 @@ impl Server {
 }
 
 /// A member's fresh state of the root and its trust store, which pinned the
-/// owner's key and accepts it as the root's key sender.
-fn member(owner: &IdentityKey) -> (StreamState, TrustStore) {
+/// owner's key and accepts it as the root's key sender, and pinned the
+/// users' keys (`users`, as presence serves them) to check their signatures.
+fn member(owner: &IdentityKey, users: &[IdentityKey]) -> (StreamState, TrustStore) {
     let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
     let owner_key = trust.admit(OWNER, &Recipient::of(owner)).unwrap();
+    for (i, user) in users.iter().enumerate() {
+        trust.observe(&user_id(i), &Recipient::of(user)).unwrap();
+    }
     let mut state = StreamState::new(ROOT).unwrap();
     state.accept_sender(&owner_key).unwrap();
     (state, trust)
 }
 
-/// `me`'s fresh state after opening the server's key-wraps list.
-fn fresh(owner: &IdentityKey, me: &IdentityKey, listed: &KeyWraps) -> (StreamState, WrapsReport) {
-    let (mut state, trust) = member(owner);
+/// `me`'s fresh state after opening the server's key-wraps list, and its trust store.
+fn fresh(
+    owner: &IdentityKey,
+    users: &[IdentityKey],
+    me: &IdentityKey,
+    listed: &KeyWraps,
+) -> (StreamState, TrustStore, WrapsReport) {
+    let (mut state, trust) = member(owner, users);
     let report = open_key_wraps(&mut state, &trust, listed, std::slice::from_ref(me)).unwrap();
-    (state, report)
+    (state, trust, report)
+}
+
+/// The signer of `subject`'s key.
+fn signer<'a>(subject: &'a str, key: &'a IdentityKey) -> Signer<'a> {
+    Signer::new(subject, key).unwrap()
 }
 
 /// The owner's device: its key, state and trust store.
@@ -187,14 +205,18 @@ struct Revision {
     text: String,
 }
 
+/// `who` (whose own subject is `me`) opens every revision with `ring`,
+/// checking signatures against `senders`.
 fn check_reads(
     who: &str,
+    me: &str,
     ring: &Keyring,
+    senders: &SenderKeys<'_>,
     given: &BTreeSet<u32>,
     revisions: &[Revision],
 ) -> Result<(), TestCaseError> {
     for r in revisions {
-        match open_message(ring, &r.message) {
+        match open_message(ring, senders, ROOT, &r.message) {
             Ok(opened) => {
                 prop_assert!(
                     given.contains(&r.generation),
@@ -205,6 +227,14 @@ fn check_reads(
                 prop_assert_eq!(&opened.text, &r.text);
                 prop_assert_eq!(opened.revision, r.message.revision);
                 prop_assert_eq!(&opened.author_id, &r.message.author_id);
+                prop_assert_eq!(opened.key_generation, r.generation);
+                prop_assert_eq!(&opened.sealed_by.subject, &r.message.author_id);
+                let status = if r.message.author_id == me {
+                    TrustLevel::Verified
+                } else {
+                    TrustLevel::Unverified
+                };
+                prop_assert_eq!(opened.sealed_by.status, status);
             }
             Err(e) => {
                 prop_assert!(
@@ -245,7 +275,7 @@ proptest! {
         let mut members: BTreeSet<usize> = BTreeSet::new();
         // What each user was given, and the state each keeps across time.
         let mut given: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); POOL];
-        let mut kept: Vec<(StreamState, TrustStore)> = (0..POOL).map(|_| member(&owner)).collect();
+        let mut kept: Vec<(StreamState, TrustStore)> = (0..POOL).map(|_| member(&owner, &users)).collect();
         let mut revisions: Vec<Revision> = Vec::new();
         let mut clock = 0u64;
 
@@ -285,14 +315,15 @@ proptest! {
                     }
                 }
                 Op::Send(i) | Op::Edit(i, _) => {
-                    let (state, _) = fresh(&owner, &users[i], &server.key_wraps());
+                    let (state, _, _) = fresh(&owner, &users, &users[i], &server.key_wraps());
                     let ring = state.keyring();
                     let author = user_id(i);
+                    let signer = signer(&author, &users[i]);
                     let text = format!("user {i} at {clock}");
                     let id = MessageId::mint(1_763_700_000_000 + clock).unwrap();
                     if !members.contains(&i) {
                         // A former (or never) member cannot seal into the stream.
-                        let refused = seal_message(ring, ROOT, &id, &author, &text, None).unwrap_err();
+                        let refused = seal_message(ring, &signer, ROOT, &id, &text).unwrap_err();
                         prop_assert_eq!(refused.code(), ErrorCode::UnknownKeyGeneration);
                         continue;
                     }
@@ -306,13 +337,13 @@ proptest! {
                     let message = match (&op, own.is_empty()) {
                         (Op::Edit(_, k), false) => {
                             let previous = &own[k % own.len()];
-                            let sealed = seal_edit(ring, previous, &author, &text).unwrap();
+                            let sealed = seal_edit(ring, &signer, previous, &text).unwrap();
                             let edited = server.edit_message(&previous.id, &sealed);
                             prop_assert_eq!(edited.revision, previous.revision + 1);
                             edited
                         }
                         _ => {
-                            let body = seal_message(ring, ROOT, &id, &author, &text, None).unwrap();
+                            let body = seal_message(ring, &signer, ROOT, &id, &text).unwrap();
                             server.post_message(&id, &author, body.sealed.as_ref().unwrap())
                         }
                     };
@@ -328,16 +359,23 @@ proptest! {
         let listed = server.key_wraps();
         let all: BTreeSet<u32> = (0..=server.current).collect();
         // The owner reads everything.
-        let (owner_view, report) = fresh(&owner, &owner, &listed);
+        let (owner_view, owner_trust, report) = fresh(&owner, &users, &owner, &listed);
         prop_assert!(report.skipped.is_empty());
         prop_assert_eq!(owner_view.keyring().generations(), all.iter().copied().collect::<Vec<_>>());
-        check_reads("owner", owner_view.keyring(), &all, &revisions)?;
-        check_reads("owner (kept)", o.ring(), &all, &revisions)?;
+        let owner_senders = SenderKeys::new(&owner_trust).with_own(OWNER, &owner);
+        check_reads("owner", OWNER, owner_view.keyring(), &owner_senders, &all, &revisions)?;
+        // The owner's kept trust store pinned each user it ever rolled to,
+        // and only members (rolled to) send.
+        let kept_senders = SenderKeys::new(&o.trust).with_own(OWNER, &owner);
+        check_reads("owner (kept)", OWNER, o.ring(), &kept_senders, &all, &revisions)?;
 
         let current_list = server.list();
         for (i, user) in users.iter().enumerate() {
-            let (fresh, report) = fresh(&owner, user, &listed);
+            let (fresh, fresh_trust, report) = fresh(&owner, &users, user, &listed);
             prop_assert!(report.skipped.is_empty());
+            let me = user_id(i);
+            let fresh_senders = SenderKeys::new(&fresh_trust).with_own(&me, user);
+            let kept_senders = SenderKeys::new(&kept[i].1).with_own(&me, user);
             let fresh_ring = fresh.keyring();
             let kept_ring = kept[i].0.keyring();
             let expected: Vec<u32> = given[i].iter().copied().collect();
@@ -346,17 +384,17 @@ proptest! {
             let who = format!("user {i} (member now: {})", members.contains(&i));
             // Every revision ever served, with the keyring from the list and
             // with the one the user kept.
-            check_reads(&who, fresh_ring, &given[i], &revisions)?;
-            check_reads(&who, kept_ring, &given[i], &revisions)?;
+            check_reads(&who, &me, fresh_ring, &fresh_senders, &given[i], &revisions)?;
+            check_reads(&who, &me, kept_ring, &kept_senders, &given[i], &revisions)?;
             // The current page, opened in one call.
-            let page = open_messages(fresh_ring, &current_list.data);
+            let page = open_messages(fresh_ring, &fresh_senders, ROOT, &current_list.data);
             prop_assert_eq!(page.len(), current_list.data.len());
             for (m, r) in current_list.data.iter().zip(page) {
                 let generation = m.sealed.as_ref().unwrap().envelope.key_generation;
                 prop_assert_eq!(r.is_ok(), given[i].contains(&generation));
             }
             // Only current members can seal under the current generation.
-            let sealed = seal_message(fresh_ring, ROOT, &MessageId::mint(1).unwrap(), &user_id(i), "x", None);
+            let sealed = seal_message(fresh_ring, &signer(&me, user), ROOT, &MessageId::mint(1).unwrap(), "x");
             match sealed {
                 Ok(body) => {
                     prop_assert!(members.contains(&i));
@@ -387,13 +425,19 @@ proptest! {
         }
         let ring = o.ring().clone();
         prop_assert_eq!(ring.current_generation(), Some(2));
+        let authors: Vec<IdentityKey> = (0..3)
+            .map(|i| IdentityKey::generate(RecipientKind::User, KeyId::new(format!("user-{i}")).unwrap()).unwrap())
+            .collect();
+        let (_, trust) = member(&o.key, &authors);
+        let senders = SenderKeys::new(&trust);
         let streams = [ROOT, "stream_01JD3QJ5TH0000000000000T", "stream_01JD3QJ5TH0000000000000V"];
         let mut served: Vec<Message> = Vec::new();
-        for (n, (stream, author, revision)) in specs.iter().enumerate() {
+        for (n, (stream, author_index, revision)) in specs.iter().enumerate() {
             let id = MessageId::mint(1_763_700_000_000 + n as u64).unwrap();
-            let author = user_id(*author);
+            let author = user_id(*author_index);
+            let signer = signer(&author, &authors[*author_index]);
             // Seal as revision 1, then edit up to `revision`.
-            let body = seal_message(&ring, streams[*stream], &id, &author, "r1", None).unwrap();
+            let body = seal_message(&ring, &signer, streams[*stream], &id, "r1").unwrap();
             let mut m: Message = serde_json::from_value(json!({
                 "id": id.as_str(), "streamId": streams[*stream], "sequence": "1", "authorId": author,
                 "authorType": "user", "content": "[sealed]", "replyCount": 0, "metadata": {},
@@ -401,19 +445,23 @@ proptest! {
             })).unwrap();
             while m.revision < *revision {
                 let text = format!("r{}", m.revision + 1);
-                m.sealed = Some(seal_edit(&ring, &m, &author, &text).unwrap());
+                m.sealed = Some(seal_edit(&ring, &signer, &m, &text).unwrap());
                 m.revision += 1;
             }
             served.push(m);
         }
         let from = &served[from.index(served.len())];
         let to = &served[to.index(served.len())];
-        prop_assert_eq!(open_message(&ring, from).unwrap().text, format!("r{}", from.revision));
+        let opened = open_message(&ring, &senders, &from.stream_id, from).unwrap();
+        prop_assert_eq!(&opened.text, &format!("r{}", from.revision));
+        prop_assert_eq!(&opened.stream_id, &from.stream_id);
+        prop_assert_eq!(&opened.sealed_by.subject, &from.author_id);
         let mut moved = to.clone();
         moved.sealed = from.sealed.clone();
         let generation = from.sealed.as_ref().unwrap().envelope.key_generation;
         moved.sealed.as_mut().unwrap().envelope.key_generation = relabel;
-        let result = open_message(&ring, &moved);
+        // The reader opens it as a message of the stream it listed.
+        let result = open_message(&ring, &senders, &to.stream_id, &moved);
         let same_slot = (&from.stream_id, &from.id, &from.author_id, from.revision)
             == (&to.stream_id, &to.id, &to.author_id, to.revision);
         if same_slot && relabel == generation {
@@ -443,20 +491,24 @@ fn a_member_who_leaves_and_rejoins_skips_the_generation_in_between() {
         assert_eq!(o.roll(&mut server, &users).0, generation);
         let id = MessageId::mint(1_763_700_000_000 + u64::from(generation)).unwrap();
         let text = format!("generation {generation}");
-        let body = seal_message(o.ring(), ROOT, &id, OWNER, &text, None).unwrap();
+        let body = seal_message(o.ring(), &signer(OWNER, &o.key), ROOT, &id, &text).unwrap();
         server.post_message(&id, OWNER, body.sealed.as_ref().unwrap());
         texts.insert(id.as_str().to_owned(), (generation, text));
     }
-    let (user_state, report) = fresh(&o.key, &user, &server.key_wraps());
+    let users = [user.clone()];
+    let (user_state, user_trust, report) = fresh(&o.key, &users, &user, &server.key_wraps());
+    let senders = SenderKeys::new(&user_trust).with_own(&user_id(0), &user);
     assert_eq!(report.admitted.len(), 2);
     let user_ring = user_state.keyring();
     assert_eq!(user_ring.generations(), vec![1, 3]);
     for m in server.list().data {
         let (generation, text) = &texts[&m.id];
-        match open_message(user_ring, &m) {
+        match open_message(user_ring, &senders, ROOT, &m) {
             Ok(o) => {
                 assert_ne!(*generation, 2);
                 assert_eq!(&o.text, text);
+                assert_eq!(o.sealed_by.subject, OWNER);
+                assert_eq!(o.sealed_by.status, TrustLevel::Unverified);
             }
             Err(e) => {
                 assert_eq!(*generation, 2);

@@ -38,9 +38,12 @@ use streamseal::sealed::messages::{
     OpenedMessage, check_send_rules, open_message, open_messages, seal_edit, seal_message,
 };
 use streamseal::sealed::presence::{KeyPolicy, check_key_set, on_revoke, with_machine_key};
-use streamseal::sealed::runtime::{HistoryEntry, HistoryItem, OpenedInvocation, open_step};
+use streamseal::sealed::runtime::{
+    HistoryEntry, HistoryItem, OpenedInvocation, StepPlacement, open_step,
+};
 use streamseal::sealed::state::{AdmittedGeneration, StreamState};
 use streamseal::sealed::{session, user_key};
+use streamseal::sender::{SealedBy, SenderKeys, Signer};
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore, TrustedKey};
@@ -186,9 +189,10 @@ impl FakeServer {
         m
     }
 
-    /// `POST streams/{id}/messages`. The spec's body carries no message id;
-    /// the client-minted id the ciphertext is bound to is handed over here
-    /// (see the report: the flow binds an id the body does not carry).
+    /// `POST streams/{id}/messages`. The body carries the client-minted id
+    /// the ciphertext is bound to as `clientMessageId` (issue 16); this
+    /// server keeps it as the message's `id` too (`minted` is what the
+    /// sender says it minted, checked against the body).
     fn post_message(
         &mut self,
         stream_id: &str,
@@ -206,6 +210,7 @@ impl FakeServer {
         }
         let sealed: SealedPayload =
             serde_json::from_value(wire["sealed"].clone()).map_err(|_| http(400, None))?;
+        assert_eq!(wire["clientMessageId"], json!(minted.as_str()));
         let m = self.store_message(
             stream_id,
             minted.as_str(),
@@ -472,22 +477,44 @@ fn mint(n: u64) -> MessageId {
     MessageId::mint(1_763_700_000_000 + n).unwrap()
 }
 
-/// One device of a member: its key(s), the keys it pinned, and what it
-/// remembers of the root stream.
+/// One device of a member: who it is, its key(s) (the first signs what it
+/// seals), the keys it pinned, and what it remembers of the root stream.
 #[derive(Clone)]
 struct Member {
+    subject: &'static str,
     keys: Vec<IdentityKey>,
     trust: TrustStore,
     state: StreamState,
 }
 
 impl Member {
-    fn new(keys: &[IdentityKey]) -> Self {
+    fn new(subject: &'static str, keys: &[IdentityKey]) -> Self {
         Member {
+            subject,
             keys: keys.to_vec(),
             trust: TrustStore::new(TrustPolicy::TofuWithAlerts),
             state: StreamState::new(ROOT).unwrap(),
         }
+    }
+
+    /// Pins `key` as `subject`'s (as the member list or presence serves it),
+    /// to check that member's signatures; not a key sender.
+    fn pin(&mut self, subject: &str, key: &IdentityKey) {
+        self.trust.observe(subject, &Recipient::of(key)).unwrap();
+    }
+
+    /// The member's first key, signing as its subject.
+    fn signer(&self) -> Signer<'_> {
+        Signer::new(self.subject, &self.keys[0]).unwrap()
+    }
+
+    /// The keys this member checks signatures against: its pins, and its own keys.
+    fn senders(&self) -> SenderKeys<'_> {
+        self.keys
+            .iter()
+            .fold(SenderKeys::new(&self.trust), |k, key| {
+                k.with_own(self.subject, key)
+            })
     }
 
     /// Pins `key` as `subject`'s (as presence or `owner-e2e-key` serves it)
@@ -522,6 +549,16 @@ impl Member {
     }
 }
 
+/// Who sealed something, as an opener reports it.
+fn sealed_by(subject: &str, key: &IdentityKey, status: TrustLevel) -> SealedBy {
+    SealedBy {
+        subject: subject.to_owned(),
+        kind: key.kind().clone(),
+        key_id: key.key_id().as_str().to_owned(),
+        status,
+    }
+}
+
 fn admitted(generation: u32, sender: &str, key: &IdentityKey) -> AdmittedGeneration {
     AdmittedGeneration {
         key_generation: generation,
@@ -538,14 +575,15 @@ fn entry(item: &HistoryItem) -> &HistoryEntry {
     }
 }
 
-/// Opens every message of `stream_id` as `ring` sees it, by id.
+/// Opens every message of `stream_id` as `ring` and `senders` see it, by id.
 fn read_all(
     server: &FakeServer,
     stream_id: &str,
     ring: &Keyring,
+    senders: &SenderKeys<'_>,
 ) -> BTreeMap<String, OpenedMessage> {
     let list = server.list_messages(stream_id);
-    open_messages(ring, &list.data)
+    open_messages(ring, senders, stream_id, &list.data)
         .into_iter()
         .map(|r| {
             let m = r.unwrap();
@@ -631,10 +669,10 @@ fn shared_sealed_scratchpad_end_to_end() {
     // Who accepts whose wraps: machine A makes generation 0, the owner rolls
     // later. Every member pins both keys as the server serves them (presence,
     // `owner-e2e-key`) and accepts them as the root's key senders.
-    let mut rt_a = Member::new(std::slice::from_ref(&machine_a));
-    let mut rt_b = Member::new(std::slice::from_ref(&machine_b));
-    let mut o = Member::new(std::slice::from_ref(&owner));
-    let mut u2 = Member::new(std::slice::from_ref(&user2));
+    let mut rt_a = Member::new(BOT, std::slice::from_ref(&machine_a));
+    let mut rt_b = Member::new(BOT, std::slice::from_ref(&machine_b));
+    let mut o = Member::new(OWNER, std::slice::from_ref(&owner));
+    let mut u2 = Member::new(USER2, std::slice::from_ref(&user2));
     let owner_trusted = session::owner_key(&mut rt_a.trust, OWNER, &owner_key).unwrap();
     rt_a.state.set_owner(OWNER).unwrap();
     rt_a.state.accept_sender(&owner_trusted).unwrap();
@@ -646,6 +684,15 @@ fn shared_sealed_scratchpad_end_to_end() {
         m.accept(BOT, &Recipient::of(&machine_a));
     }
     u2.accept(OWNER, &owner_recipient);
+    // Every member also pins the other members' keys as the member list and
+    // presence serve them, to check who signed what it opens (the runtime's
+    // machine A pins machine B and the second user when it wraps to them).
+    for m in [&mut o, &mut rt_b] {
+        m.pin(USER2, &user2);
+    }
+    for m in [&mut o, &mut u2] {
+        m.pin(BOT, &machine_b);
+    }
 
     // --- Generation 0: made by the runtime when it creates the session -----
     let recipients = [
@@ -724,7 +771,7 @@ fn shared_sealed_scratchpad_end_to_end() {
         assert!(m.state.is_sealed());
     }
     // A process holding both machine keys opens both wraps into one key.
-    let mut both = Member::new(&[machine_a.clone(), machine_b.clone()]);
+    let mut both = Member::new(BOT, &[machine_a.clone(), machine_b.clone()]);
     let report = both.open_wraps(&server);
     assert_eq!(both.ring().generations(), vec![0]);
     assert_eq!(report.admitted.len(), 2);
@@ -739,30 +786,34 @@ fn shared_sealed_scratchpad_end_to_end() {
     let id1 = mint(1);
     let body1 = seal_message(
         o.ring(),
+        &o.signer(),
         ROOT,
         &id1,
-        OWNER,
         "Release freeze starts Wednesday.",
-        Some("owner-1".into()),
     )
     .unwrap();
     check_send_rules(o.state.is_sealed(), Some(true), &body1).unwrap();
     assert!(body1.content.is_none(), "no plaintext leaves the client");
+    // The minted id the ciphertext is bound to travels as `clientMessageId`.
+    assert_eq!(body1.client_message_id.as_deref(), Some(id1.as_str()));
     let sent1 = server.post_message(ROOT, &id1, OWNER, &body1).unwrap();
-    assert_eq!(sent1.data.client_message_id.as_deref(), Some("owner-1"));
+    assert_eq!(sent1.data.client_message_id.as_deref(), Some(id1.as_str()));
+    let mine = open_message(o.ring(), &o.senders(), ROOT, &sent1.data).unwrap();
+    assert_eq!(mine.text, "Release freeze starts Wednesday.");
+    assert_eq!(mine.author_type, "user");
+    assert_eq!(mine.stream_id, ROOT);
     assert_eq!(
-        open_message(o.ring(), &sent1.data).unwrap().text,
-        "Release freeze starts Wednesday."
+        mine.sealed_by,
+        sealed_by(OWNER, &owner, TrustLevel::Verified)
     );
 
     let id2 = mint(2);
     let body2 = seal_message(
         u2.ring(),
+        &u2.signer(),
         ROOT,
         &id2,
-        USER2,
         "@helper what is left before the freeze?",
-        None,
     )
     .unwrap();
     check_send_rules(u2.state.is_sealed(), Some(true), &body2).unwrap();
@@ -773,11 +824,10 @@ fn shared_sealed_scratchpad_end_to_end() {
     let id_t = mint(3);
     let body_t = seal_message(
         u2.ring(),
+        &u2.signer(),
         THREAD,
         &id_t,
-        USER2,
         "(thread) the docs are done",
-        None,
     )
     .unwrap();
     server.post_message(THREAD, &id_t, USER2, &body_t).unwrap();
@@ -810,29 +860,42 @@ fn shared_sealed_scratchpad_end_to_end() {
     );
 
     for m in [&o, &u2, &rt_a, &rt_b] {
-        let read = read_all(&server, ROOT, m.ring());
+        let read = read_all(&server, ROOT, m.ring(), &m.senders());
         assert_eq!(read.len(), 2);
         assert_eq!(read[id1.as_str()].text, "Release freeze starts Wednesday.");
         assert_eq!(read[id1.as_str()].author_id, OWNER);
         assert_eq!(read[id1.as_str()].revision, 1);
         assert_eq!(read[id1.as_str()].invocation_id, None);
+        assert_eq!(read[id1.as_str()].sealed_by.subject, OWNER);
         assert_eq!(
             read[id2.as_str()].text,
             "@helper what is left before the freeze?"
         );
         assert_eq!(read[id2.as_str()].author_id, USER2);
-        let thread = read_all(&server, THREAD, m.ring());
+        // Signed by the second user's key: verified for its own device,
+        // pinned on first use (unverified) for everyone else.
+        let status = if m.subject == USER2 {
+            TrustLevel::Verified
+        } else {
+            TrustLevel::Unverified
+        };
+        assert_eq!(
+            read[id2.as_str()].sealed_by,
+            sealed_by(USER2, &user2, status)
+        );
+        let thread = read_all(&server, THREAD, m.ring(), &m.senders());
         assert_eq!(thread[id_t.as_str()].text, "(thread) the docs are done");
+        assert_eq!(thread[id_t.as_str()].stream_id, THREAD);
     }
 
     // --- An edit (revision 2) opens for everyone -----------------------------
     let m1 = server.list_messages(ROOT).data[0].clone();
     assert_eq!(m1.id, id1.as_str());
-    let edit = seal_edit(o.ring(), &m1, OWNER, "Release freeze starts Tuesday.").unwrap();
+    let edit = seal_edit(o.ring(), &o.signer(), &m1, "Release freeze starts Tuesday.").unwrap();
     let edited = server.edit_message(id1.as_str(), &edit);
     assert_eq!(edited.data.revision, 2);
     for m in [&o, &u2, &rt_a, &rt_b] {
-        let read = read_all(&server, ROOT, m.ring());
+        let read = read_all(&server, ROOT, m.ring(), &m.senders());
         assert_eq!(read[id1.as_str()].text, "Release freeze starts Tuesday.");
         assert_eq!(read[id1.as_str()].revision, 2);
     }
@@ -845,7 +908,7 @@ fn shared_sealed_scratchpad_end_to_end() {
         OpenedInvocation::open(
             &by_user2,
             &mut rt_b.state,
-            &rt_b.trust,
+            &SenderKeys::new(&rt_b.trust),
             BOT,
             std::slice::from_ref(&machine_b)
         )
@@ -858,11 +921,10 @@ fn shared_sealed_scratchpad_end_to_end() {
     let id3 = mint(4);
     let body3 = seal_message(
         o.ring(),
+        &o.signer(),
         ROOT,
         &id3,
-        OWNER,
         "@helper answer them please",
-        None,
     )
     .unwrap();
     server.post_message(ROOT, &id3, OWNER, &body3).unwrap();
@@ -871,12 +933,17 @@ fn shared_sealed_scratchpad_end_to_end() {
     let opened = OpenedInvocation::open(
         &invocation,
         &mut rt_b.state,
-        &rt_b.trust,
+        &SenderKeys::new(&rt_b.trust),
         BOT,
         std::slice::from_ref(&machine_b),
     )
     .unwrap();
     assert!(rt_b.state.was_acted_on(id3.as_str(), 1));
+    // The prompt is signed by the owner's key, which the runtime pinned.
+    assert_eq!(
+        opened.prompt_sealed_by,
+        sealed_by(OWNER, &owner, TrustLevel::Unverified)
+    );
     assert_eq!(opened.invocation_id(), INV);
     assert_eq!(opened.callback_token().expose(), "cbt_s3cr3t");
     assert_eq!(opened.prompt, "@helper answer them please");
@@ -909,6 +976,26 @@ fn shared_sealed_scratchpad_end_to_end() {
             (THREAD, id_t.as_str(), USER2, "(thread) the docs are done"),
         ]
     );
+    let signers: Vec<(&str, &str, u32)> = opened
+        .history
+        .iter()
+        .map(|h| {
+            let h = entry(h);
+            (
+                h.sealed_by.subject.as_str(),
+                h.sealed_by.status.as_str(),
+                h.key_generation,
+            )
+        })
+        .collect();
+    assert_eq!(
+        signers,
+        vec![
+            (OWNER, "unverified", 0),
+            (USER2, "unverified", 0),
+            (USER2, "unverified", 0),
+        ]
+    );
     let first = entry(&opened.history[0]);
     assert!(matches!(first.slot, Slot::Message { revision: 2, .. }));
     assert_eq!(first.sequence, "1");
@@ -919,7 +1006,7 @@ fn shared_sealed_scratchpad_end_to_end() {
     OpenedInvocation::open(
         &invocation,
         &mut again.state,
-        &again.trust,
+        &SenderKeys::new(&again.trust),
         BOT,
         std::slice::from_ref(&machine_b),
     )
@@ -930,7 +1017,7 @@ fn shared_sealed_scratchpad_end_to_end() {
         OpenedInvocation::open(
             &replayed,
             &mut again.state,
-            &again.trust,
+            &SenderKeys::new(&again.trust),
             BOT,
             std::slice::from_ref(&machine_b)
         )
@@ -999,6 +1086,10 @@ fn shared_sealed_scratchpad_end_to_end() {
 
     for m in [&o, &u2, &rt_a] {
         let ring = m.ring();
+        let senders = m.senders();
+        // Machine B signed: its key is pinned by the owner and the second
+        // user, and one of its own bot's (pinned) keys for machine A.
+        let by_b = sealed_by(BOT, &machine_b, TrustLevel::Unverified);
         for ((inv, step_id), step) in &server.steps {
             assert_eq!(inv, INV);
             let expected = match step_id.as_str() {
@@ -1009,16 +1100,17 @@ fn shared_sealed_scratchpad_end_to_end() {
             };
             let read = |phase, payload: &Option<SealedPayload>| {
                 payload.as_ref().map(|p| {
-                    open_step(
-                        ring,
-                        inv,
+                    let placement = StepPlacement {
+                        invocation_id: inv,
+                        bot_id: BOT,
                         step_id,
-                        &step.step_type,
+                        step_type: &step.step_type,
                         phase,
-                        step.message_id.as_deref(),
-                        p,
-                    )
-                    .unwrap()
+                        message_id: step.message_id.as_deref(),
+                    };
+                    let opened = open_step(ring, &senders, placement, p).unwrap();
+                    assert_eq!(opened.sealed_by, by_b);
+                    opened.text
                 })
             };
             assert_eq!(
@@ -1030,10 +1122,12 @@ fn shared_sealed_scratchpad_end_to_end() {
                 expected.1
             );
         }
-        let read = read_all(&server, ROOT, ring);
+        let read = read_all(&server, ROOT, ring, &senders);
         let reply = &read[reply_id.as_str()];
         assert_eq!(reply.text, "Two items: the changelog and the tag.");
         assert_eq!(reply.author_id, BOT);
+        assert_eq!(reply.author_type, "bot");
+        assert_eq!(reply.sealed_by, by_b);
         assert_eq!(reply.invocation_id.as_deref(), Some(INV));
         let follow_up = &read[follow_id.as_str()];
         assert_eq!(follow_up.text, "Tag pushed.");
@@ -1070,34 +1164,42 @@ fn shared_sealed_scratchpad_end_to_end() {
     server.create_decision(ROOT, &card);
     let (card_stream, served_card) = server.decision_card(decision.as_str());
     for m in [&o, &u2, &rt_a] {
+        let read = open_decision_card(m.ring(), &m.senders(), &card_stream, &served_card).unwrap();
+        assert_eq!(read.content, content);
         assert_eq!(
-            open_decision_card(m.ring(), &card_stream, &served_card).unwrap(),
-            content
+            read.sealed_by,
+            sealed_by(BOT, &machine_b, TrustLevel::Unverified)
         );
     }
     let note = seal_decision_note(
         u2.ring(),
+        &u2.signer(),
         decision.as_str(),
         "ship",
-        USER2,
         "Go, I am on call tonight.",
     )
     .unwrap();
     let resolved = server.resolve(decision.as_str(), "ship", USER2, Some(&note));
-    for ring in [
-        o.ring(),
-        u2.ring(),
-        rt_a.ring(),
-        rt_b.ring(),
-        opened.keyring(),
+    for (m, ring) in [
+        (&o, o.ring()),
+        (&u2, u2.ring()),
+        (&rt_a, rt_a.ring()),
+        (&rt_b, rt_b.ring()),
+        (&rt_b, opened.keyring()),
     ] {
+        let status = if m.subject == USER2 {
+            TrustLevel::Verified
+        } else {
+            TrustLevel::Unverified
+        };
         assert_eq!(
-            open_decision_answer(ring, &card, &resolved).unwrap(),
+            open_decision_answer(ring, &m.senders(), &card, &resolved).unwrap(),
             DecisionAnswer {
                 decision_id: decision.as_str().to_owned(),
                 option_id: "ship".into(),
                 decided_by: USER2.into(),
                 note: "Go, I am on call tonight.".into(),
+                sealed_by: sealed_by(USER2, &user2, status),
             }
         );
     }
@@ -1105,18 +1207,20 @@ fn shared_sealed_scratchpad_end_to_end() {
     // have written it. A decider with nothing to say seals an empty note.
     let without_note = server.resolve(decision.as_str(), "wait", OWNER, None);
     assert_eq!(
-        open_decision_answer(o.ring(), &card, &without_note)
+        open_decision_answer(o.ring(), &o.senders(), &card, &without_note)
             .unwrap_err()
             .code(),
         ErrorCode::UnprovenDecisionAnswer
     );
-    let empty = seal_decision_note(o.ring(), decision.as_str(), "wait", OWNER, "").unwrap();
+    let empty = seal_decision_note(o.ring(), &o.signer(), decision.as_str(), "wait", "").unwrap();
     let with_empty = server.resolve(decision.as_str(), "wait", OWNER, Some(&empty));
-    let answer = open_decision_answer(opened.keyring(), &card, &with_empty).unwrap();
+    let answer =
+        open_decision_answer(opened.keyring(), &rt_b.senders(), &card, &with_empty).unwrap();
     assert_eq!(
         (answer.option_id.as_str(), answer.note.as_str()),
         ("wait", "")
     );
+    assert_eq!(answer.sealed_by.subject, OWNER);
 
     // --- The bot is removed ----------------------------------------------------------
     // The runtime's machines keep keyrings by root stream.
@@ -1165,9 +1269,15 @@ fn shared_sealed_scratchpad_end_to_end() {
     waiting.open_wraps(&server);
     assert_eq!(waiting.ring().current_generation(), Some(1));
     assert_eq!(
-        seal_message(waiting.ring(), ROOT, &mint(20), USER2, "too early", None)
-            .unwrap_err()
-            .code(),
+        seal_message(
+            waiting.ring(),
+            &waiting.signer(),
+            ROOT,
+            &mint(20),
+            "too early"
+        )
+        .unwrap_err()
+        .code(),
         ErrorCode::UnknownKeyGeneration
     );
 
@@ -1215,17 +1325,16 @@ fn shared_sealed_scratchpad_end_to_end() {
     }
 
     let id5 = mint(21);
-    let b5 = seal_message(o.ring(), ROOT, &id5, OWNER, "Launch moved to Friday.", None).unwrap();
+    let b5 = seal_message(o.ring(), &o.signer(), ROOT, &id5, "Launch moved to Friday.").unwrap();
     assert_eq!(b5.sealed.as_ref().unwrap().envelope.key_generation, 1);
     server.post_message(ROOT, &id5, OWNER, &b5).unwrap();
     let id6 = mint(22);
     let b6 = seal_message(
         u2.ring(),
+        &u2.signer(),
         ROOT,
         &id6,
-        USER2,
         "Noted, without the bot.",
-        None,
     )
     .unwrap();
     assert_eq!(b6.sealed.as_ref().unwrap().envelope.key_generation, 1);
@@ -1233,7 +1342,7 @@ fn shared_sealed_scratchpad_end_to_end() {
 
     // Owner and second user still read old and new messages.
     for m in [&o, &u2] {
-        let read = read_all(&server, ROOT, m.ring());
+        let read = read_all(&server, ROOT, m.ring(), &m.senders());
         assert_eq!(read.len(), 7);
         assert_eq!(read[id1.as_str()].text, "Release freeze starts Tuesday.");
         assert_eq!(
@@ -1249,7 +1358,9 @@ fn shared_sealed_scratchpad_end_to_end() {
         assert_eq!(read[id5.as_str()].text, "Launch moved to Friday.");
         assert_eq!(read[id6.as_str()].text, "Noted, without the bot.");
         assert_eq!(
-            open_decision_card(m.ring(), ROOT, &served_card).unwrap(),
+            open_decision_card(m.ring(), &m.senders(), ROOT, &served_card)
+                .unwrap()
+                .content,
             content
         );
     }
@@ -1263,7 +1374,7 @@ fn shared_sealed_scratchpad_end_to_end() {
     assert_eq!(new_messages.len(), 2);
     for machine in [&machine_a, &machine_b] {
         // Opening the new wraps gives nothing: none is addressed to it.
-        let mut fresh = Member::new(std::slice::from_ref(machine));
+        let mut fresh = Member::new(BOT, std::slice::from_ref(machine));
         fresh.accept(OWNER, &owner_recipient);
         fresh.accept(BOT, &Recipient::of(&machine_a));
         let reopened = fresh.open_wraps(&server);
@@ -1272,7 +1383,9 @@ fn shared_sealed_scratchpad_end_to_end() {
         assert!(reopened.skipped.is_empty());
         for m in &new_messages {
             assert_eq!(
-                open_message(fresh.ring(), m).unwrap_err().code(),
+                open_message(fresh.ring(), &fresh.senders(), ROOT, m)
+                    .unwrap_err()
+                    .code(),
                 ErrorCode::UnknownKeyGeneration
             );
         }
@@ -1296,20 +1409,23 @@ fn shared_sealed_scratchpad_end_to_end() {
     }
     // The invocation's in-process copy was dropped with the state's keys.
     assert_eq!(
-        open_message(opened.keyring(), &after[0])
+        open_message(opened.keyring(), &rt_b.senders(), ROOT, &after[0])
             .unwrap_err()
             .code(),
         ErrorCode::UnknownKeyGeneration
     );
     // Keys copied out before removal open only what they held.
+    let bot_senders = rt_a.senders();
     for held in [&a_ring, &b_kept] {
         for m in &new_messages {
             assert_eq!(
-                open_message(held, m).unwrap_err().code(),
+                open_message(held, &bot_senders, ROOT, m)
+                    .unwrap_err()
+                    .code(),
                 ErrorCode::UnknownKeyGeneration
             );
         }
-        assert!(open_message(held, &after[0]).is_ok());
+        assert!(open_message(held, &bot_senders, ROOT, &after[0]).is_ok());
     }
     // A claim after removal carries no wrap the bot can open.
     let later = server.claim(id5.as_str());
@@ -1319,7 +1435,7 @@ fn shared_sealed_scratchpad_end_to_end() {
         OpenedInvocation::open(
             &later,
             &mut runtime.state,
-            &runtime.trust,
+            &SenderKeys::new(&runtime.trust),
             BOT,
             &[machine_a.clone(), machine_b.clone()]
         )
@@ -1355,7 +1471,7 @@ fn runtime_machines_each_open_the_same_invocation() {
         .iter()
         .map(|k| IdentityKey::generate(RecipientKind::Bot, KeyId::new(*k).unwrap()).unwrap())
         .collect();
-    let mut o = Member::new(std::slice::from_ref(&owner));
+    let mut o = Member::new(OWNER, std::slice::from_ref(&owner));
     let recipients: Vec<TrustedKey> = std::iter::once(TrustedKey::own(OWNER, &owner))
         .chain(
             machines
@@ -1367,13 +1483,13 @@ fn runtime_machines_each_open_the_same_invocation() {
     server.post_key_wraps(ROOT, gen0.request()).unwrap();
     o.state.commit_roll(gen0).unwrap();
     let id = mint(1);
-    let body = seal_message(o.ring(), ROOT, &id, OWNER, "@helper hi", None).unwrap();
+    let body = seal_message(o.ring(), &o.signer(), ROOT, &id, "@helper hi").unwrap();
     server.post_message(ROOT, &id, OWNER, &body).unwrap();
     let invocation = server.claim(id.as_str());
 
     // Each runtime process accepts the owner's key as the key sender.
     let runtime = |keys: &[IdentityKey]| {
-        let mut m = Member::new(keys);
+        let mut m = Member::new(BOT, keys);
         m.accept(OWNER, &Recipient::of(&owner));
         m.state.set_owner(OWNER).unwrap();
         m
@@ -1384,7 +1500,14 @@ fn runtime_machines_each_open_the_same_invocation() {
         runtime(&machines),
     );
     let open = |m: &mut Member| {
-        OpenedInvocation::open(&invocation, &mut m.state, &m.trust, BOT, &m.keys).unwrap()
+        OpenedInvocation::open(
+            &invocation,
+            &mut m.state,
+            &SenderKeys::new(&m.trust),
+            BOT,
+            &m.keys,
+        )
+        .unwrap()
     };
     let a = open(&mut ma);
     let b = open(&mut mb);
@@ -1397,10 +1520,26 @@ fn runtime_machines_each_open_the_same_invocation() {
     server.sealed_complete(&reply);
     let follow = b.seal_message(&mint(3), "hello from B").unwrap();
     server.sealed_message(&follow);
-    for ring in [o.ring(), a.keyring(), b.keyring()] {
-        let read = read_all(&server, ROOT, ring);
-        assert_eq!(read[mint_id(&reply)].text, "hello from A");
-        assert_eq!(read[follow.message_id.as_str()].text, "hello from B");
+    // Each machine knows its sibling's key as presence serves it (not pinned).
+    let a_view = ma
+        .senders()
+        .with_presented(BOT, &Recipient::of(&machines[1]));
+    let b_view = mb
+        .senders()
+        .with_presented(BOT, &Recipient::of(&machines[0]));
+    let unverified = TrustLevel::Unverified;
+    for (ring, senders, status_a, status_b) in [
+        (o.ring(), o.senders(), unverified, unverified),
+        (a.keyring(), a_view, TrustLevel::Verified, unverified),
+        (b.keyring(), b_view, unverified, TrustLevel::Verified),
+    ] {
+        let read = read_all(&server, ROOT, ring, &senders);
+        let from_a = &read[mint_id(&reply)];
+        assert_eq!(from_a.text, "hello from A");
+        assert_eq!(from_a.sealed_by, sealed_by(BOT, &machines[0], status_a));
+        let from_b = &read[follow.message_id.as_str()];
+        assert_eq!(from_b.text, "hello from B");
+        assert_eq!(from_b.sealed_by, sealed_by(BOT, &machines[1], status_b));
     }
     // The owner's key is not one of the runtime's: the claim's wraps name
     // no recipient, and none opens for it.
@@ -1409,7 +1548,7 @@ fn runtime_machines_each_open_the_same_invocation() {
         OpenedInvocation::open(
             &invocation,
             &mut as_owner.state,
-            &as_owner.trust,
+            &SenderKeys::new(&as_owner.trust),
             BOT,
             &as_owner.keys
         )
@@ -1431,7 +1570,7 @@ fn a_new_member_reads_from_its_generation_on() {
     let mut server = FakeServer::new();
     let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner").unwrap()).unwrap();
     let late = IdentityKey::generate(RecipientKind::User, KeyId::new("late").unwrap()).unwrap();
-    let mut o = Member::new(std::slice::from_ref(&owner));
+    let mut o = Member::new(OWNER, std::slice::from_ref(&owner));
     let gen0 = o
         .state
         .prepare_roll(&owner, &[TrustedKey::own(OWNER, &owner)])
@@ -1439,7 +1578,7 @@ fn a_new_member_reads_from_its_generation_on() {
     server.post_key_wraps(ROOT, gen0.request()).unwrap();
     o.state.commit_roll(gen0).unwrap();
     let before = mint(1);
-    let b = seal_message(o.ring(), ROOT, &before, OWNER, "before", None).unwrap();
+    let b = seal_message(o.ring(), &o.signer(), ROOT, &before, "before").unwrap();
     server.post_message(ROOT, &before, OWNER, &b).unwrap();
 
     server.roll(None);
@@ -1451,24 +1590,24 @@ fn a_new_member_reads_from_its_generation_on() {
     server.post_key_wraps(ROOT, gen1.request()).unwrap();
     o.state.commit_roll(gen1).unwrap();
     let after = mint(2);
-    let a = seal_message(o.ring(), ROOT, &after, OWNER, "after", None).unwrap();
+    let a = seal_message(o.ring(), &o.signer(), ROOT, &after, "after").unwrap();
     server.post_message(ROOT, &after, OWNER, &a).unwrap();
 
-    let mut newcomer = Member::new(std::slice::from_ref(&late));
+    let mut newcomer = Member::new(late_user, std::slice::from_ref(&late));
     newcomer.accept(OWNER, &Recipient::of(&owner));
     let report = newcomer.open_wraps(&server);
     assert_eq!(report.admitted, vec![admitted(1, OWNER, &owner)]);
     assert_eq!(newcomer.ring().generations(), vec![1]);
     let list = server.list_messages(ROOT);
-    let results = open_messages(newcomer.ring(), &list.data);
+    let results = open_messages(newcomer.ring(), &newcomer.senders(), ROOT, &list.data);
     assert_eq!(
         results[0].as_ref().unwrap_err().code(),
         ErrorCode::UnknownKeyGeneration
     );
     assert_eq!(results[1].as_ref().unwrap().text, "after");
-    let mut owner_again = Member::new(std::slice::from_ref(&owner));
+    let mut owner_again = Member::new(OWNER, std::slice::from_ref(&owner));
     owner_again.open_wraps(&server);
-    let owner_view = read_all(&server, ROOT, owner_again.ring());
+    let owner_view = read_all(&server, ROOT, owner_again.ring(), &owner_again.senders());
     assert_eq!(owner_view[before.as_str()].text, "before");
     assert_eq!(owner_view[after.as_str()].text, "after");
 }

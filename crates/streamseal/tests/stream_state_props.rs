@@ -44,9 +44,10 @@ use streamseal::envelope;
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind, SecretKey};
 use streamseal::sealed::keyring::open_key_wraps;
 use streamseal::sealed::state::StreamState;
+use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::Slot;
 use streamseal::stream_key::{Keyring, StreamKey};
-use streamseal::trust::{TrustPolicy, TrustStore, TrustedKey};
+use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::keys::KeyWraps;
 use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_stream_key};
 
@@ -371,9 +372,11 @@ impl World {
             stream_id: ROOT.into(),
             message_id: format!("msg_{}", self.seals),
             author_id: m.subject.into(),
+            author_type: m.key.kind().as_str().into(),
             revision: 1,
         };
-        match envelope::seal(m.state.keyring(), &slot, b"hello") {
+        let signer = Signer::new(m.subject, &m.key).unwrap();
+        match envelope::seal(m.state.keyring(), &signer, &slot, b"hello") {
             Ok(sealed) => {
                 let g = sealed.envelope.key_generation;
                 assert!(
@@ -386,16 +389,32 @@ impl World {
                     ring.insert(g, key.clone()).unwrap();
                     ring
                 };
+                // The sealer's own view (its key: verified), and another
+                // honest member's (the sealer's key pinned on first use).
+                let own = SenderKeys::new(&m.trust).with_own(m.subject, &m.key);
+                let other = &self.members[(i + 1) % self.members.len()];
+                let peer = SenderKeys::new(&other.trust);
                 let honest = self.honest.get(&g).map(Vec::as_slice).unwrap_or(&[]);
-                assert!(
-                    honest
-                        .iter()
-                        .any(|k| envelope::open(&ring(k), &slot, &sealed).is_ok()),
-                    "sealed under generation {g} with no honest key of it"
-                );
+                let opened = honest
+                    .iter()
+                    .find_map(|k| envelope::open(&ring(k), &own, &slot, &sealed).ok());
+                let opened = opened.unwrap_or_else(|| {
+                    panic!("sealed under generation {g} with no honest key of it")
+                });
+                assert_eq!(opened.key_generation, g);
+                assert_eq!(opened.sealed_by.subject, m.subject);
+                assert_eq!(opened.sealed_by.status, TrustLevel::Verified);
+                let seen = honest
+                    .iter()
+                    .find_map(|k| envelope::open(&ring(k), &peer, &slot, &sealed).ok())
+                    .unwrap();
+                assert_eq!(seen.sealed_by.status, TrustLevel::Unverified);
+                assert_eq!(seen.sealed_by.key_id, m.key.key_id().as_str());
                 for k in self.forbidden.get(&g).map(Vec::as_slice).unwrap_or(&[]) {
                     assert_eq!(
-                        envelope::open(&ring(k), &slot, &sealed).unwrap_err().code(),
+                        envelope::open(&ring(k), &own, &slot, &sealed)
+                            .unwrap_err()
+                            .code(),
                         ErrorCode::DecryptionFailed
                     );
                 }

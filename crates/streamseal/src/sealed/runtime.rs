@@ -22,7 +22,8 @@
 //!    must be sealed under the newest generation the runtime holds
 //!    (`STALE_KEY_GENERATION`: a member removed at an older generation, or a
 //!    replay, cannot hand it work) and signed by the owner's key as the trust
-//!    store pins it under its policy (`SENDER_MISMATCH` for another key
+//!    store pins it under its policy (a key the server merely presented does
+//!    not count for a prompt) (`SENDER_MISMATCH` for another key
 //!    holder's signature; `KEY_NOT_VERIFIED` for an unverified owner key
 //!    under `verified-only`). A prompt already acted on by another invocation
 //!    is `PROMPT_REPLAYED`. Any failure of the prompt fails the invocation;
@@ -273,7 +274,9 @@ impl OpenedInvocation {
         );
         // New work: never from a generation older than the newest held.
         refuse_stale(state.keyring(), ctx.prompt.envelope.key_generation)?;
-        let opened = open(&keyring, &senders, &prompt_slot, &ctx.prompt)?;
+        // The one input the runtime acts on: checked against the keys its
+        // trust store pins (and its own), never against presented keys.
+        let opened = open(&keyring, &senders.pinned_only(), &prompt_slot, &ctx.prompt)?;
         let prompt_sealed_by = opened.sealed_by;
         let prompt = utf8(opened.plaintext)?;
         state.record_prompt(
