@@ -1,6 +1,8 @@
 //! Crypto core benchmarks (issue 8): envelope seal/open against the raw
-//! `aes-gcm` crate at the same sizes, HPKE wrap/unwrap of a stream key, and
-//! bundle unlock (Argon2id) at the demo's and the library's parameters.
+//! `aes-gcm` crate at the same sizes, the sender's XEdDSA signature that
+//! every seal makes and every open verifies (issue 16: envelope version 2),
+//! HPKE wrap/unwrap of a stream key, and bundle unlock (Argon2id) at the
+//! demo's and the library's parameters.
 //!
 //! Run with `cargo bench -p streamseal --bench crypto`; `cargo xtask bench`
 //! runs it and puts the medians and ratios in `BENCHMARKS.md`.
@@ -27,11 +29,15 @@ use streamseal::bundle::{create_bundle, open_bundle};
 use streamseal::envelope::{open, seal};
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::{KdfLimits, KdfParams};
+use streamseal::sender::{SenderKeys, Signer};
+use streamseal::signature;
 use streamseal::slot::Slot;
 use streamseal::stream_key::{Keyring, StreamKey};
+use streamseal::trust::{TrustPolicy, TrustStore};
 use streamseal::wrap::{unwrap_stream_key, wrap_stream_key};
 
 const ROOT: &str = "stream_01J80000000000000000000010";
+const AUTHOR: &str = "usr_01J80000000000000000000002";
 
 /// The payload sizes of every seal/open row.
 const SIZES: [(usize, &str); 4] = [
@@ -45,9 +51,27 @@ fn slot() -> Slot {
     Slot::Message {
         stream_id: ROOT.into(),
         message_id: "msg_01J80000000000000000000020".into(),
-        author_id: "usr_01J80000000000000000000002".into(),
+        author_id: AUTHOR.into(),
+        author_type: "user".into(),
         revision: 1,
     }
+}
+
+/// The author's identity key: it signs every envelope sealed here.
+fn author_key() -> IdentityKey {
+    IdentityKey::from_secret(
+        RecipientKind::User,
+        KeyId::new("author-laptop").unwrap(),
+        SecretKey::from_bytes(&[5u8; 32]),
+    )
+}
+
+/// An opener that pinned the author's key (on first use, unverified): the
+/// common case of a member reading another member's message.
+fn pinned(author: &IdentityKey) -> TrustStore {
+    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+    trust.admit(AUTHOR, &Recipient::of(author)).unwrap();
+    trust
 }
 
 fn keyring() -> (Keyring, [u8; 32]) {
@@ -72,6 +96,10 @@ fn timing<'a>(
 fn envelope_vs_aes_gcm(c: &mut Criterion) {
     let (ring, key_bytes) = keyring();
     let slot = slot();
+    let author = author_key();
+    let signer = Signer::new(AUTHOR, &author).unwrap();
+    let trust = pinned(&author);
+    let keys = SenderKeys::new(&trust);
     let iv = [9u8; 12];
     let aad = [1u8; 100]; // about the length of a message slot's AAD
     for (size, label) in SIZES {
@@ -79,7 +107,7 @@ fn envelope_vs_aes_gcm(c: &mut Criterion) {
         let mut g = timing(c, "seal");
         g.throughput(Throughput::Bytes(size as u64));
         g.bench_with_input(BenchmarkId::new("envelope", label), &plaintext, |b, p| {
-            b.iter(|| seal(&ring, &slot, black_box(p)).unwrap());
+            b.iter(|| seal(&ring, &signer, &slot, black_box(p)).unwrap());
         });
         g.bench_with_input(BenchmarkId::new("aes-gcm", label), &plaintext, |b, p| {
             b.iter(|| {
@@ -97,7 +125,7 @@ fn envelope_vs_aes_gcm(c: &mut Criterion) {
         });
         g.finish();
 
-        let sealed = seal(&ring, &slot, &plaintext).unwrap();
+        let sealed = seal(&ring, &signer, &slot, &plaintext).unwrap();
         let raw_ct = Aes256Gcm::new(&key_bytes.into())
             .encrypt(
                 &Nonce::from(iv),
@@ -110,7 +138,7 @@ fn envelope_vs_aes_gcm(c: &mut Criterion) {
         let mut g = timing(c, "open");
         g.throughput(Throughput::Bytes(size as u64));
         g.bench_with_input(BenchmarkId::new("envelope", label), &sealed, |b, s| {
-            b.iter(|| open(&ring, &slot, black_box(s)).unwrap());
+            b.iter(|| open(&ring, &keys, &slot, black_box(s)).unwrap());
         });
         g.bench_with_input(BenchmarkId::new("aes-gcm", label), &raw_ct, |b, ct| {
             b.iter(|| {
@@ -130,6 +158,25 @@ fn envelope_vs_aes_gcm(c: &mut Criterion) {
     }
 }
 
+/// The sender's signature alone, over a 1 KiB message: what every envelope
+/// seal spends signing (XEdDSA over the AAD and the content) and every open
+/// spends verifying, reported beside the 1 KiB envelope seal and open.
+fn signature_sign_verify(c: &mut Criterion) {
+    let author = author_key();
+    let public = author.public_key();
+    let message = vec![0x5au8; 1024];
+    let signed = signature::sign(&author, &message).unwrap();
+    let mut g = timing(c, "signature");
+    g.throughput(Throughput::Bytes(1024));
+    g.bench_function("sign 1 KiB", |b| {
+        b.iter(|| signature::sign(&author, black_box(&message)).unwrap());
+    });
+    g.bench_function("verify 1 KiB", |b| {
+        b.iter(|| signature::verify(&public, black_box(&message), &signed).unwrap());
+    });
+    g.finish();
+}
+
 /// What a 64 KiB envelope open spends beyond AES-GCM, each part alone in
 /// the same run: the strict base64 decode of the wire text (the codec in use,
 /// and the `base64` crate it replaced), and zeroizing a 64 KiB buffer (what
@@ -139,7 +186,9 @@ fn open_parts(c: &mut Criterion) {
     use zeroize::Zeroize as _;
     let size = 64 * 1024;
     let (ring, _) = keyring();
-    let sealed = seal(&ring, &slot(), &vec![0x5au8; size]).unwrap();
+    let author = author_key();
+    let signer = Signer::new(AUTHOR, &author).unwrap();
+    let sealed = seal(&ring, &signer, &slot(), &vec![0x5au8; size]).unwrap();
     let text = sealed.ciphertext.clone();
     let mut g = timing(c, "open_parts");
     g.throughput(Throughput::Bytes(size as u64));
@@ -224,6 +273,7 @@ fn bundle_unlock(c: &mut Criterion) {
 criterion_group!(
     benches,
     envelope_vs_aes_gcm,
+    signature_sign_verify,
     open_parts,
     wrap_unwrap,
     bundle_unlock

@@ -4,7 +4,9 @@
 //! runtime's claim: parsing the claim response with a 200-item sealed
 //! history, and parsing it and opening the `sealedContext` through the
 //! runtime's stream state (the auth-mode wrap admitted from the owner's
-//! key, prompt and every history item checked against its slot).
+//! key, prompt and every history item checked against its slot and its
+//! sender's signature). Every message is an envelope of version 2: signed
+//! by its author, so each open verifies a signature.
 //!
 //! Run with `cargo bench -p streamseal --bench flows`.
 
@@ -34,6 +36,7 @@ use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
 use streamseal::sealed::messages::open_messages;
 use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation};
 use streamseal::sealed::state::StreamState;
+use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::Slot;
 use streamseal::stream_key::Keyring;
 use streamseal::trust::{TrustPolicy, TrustStore, TrustedKey};
@@ -61,17 +64,19 @@ fn message_id(i: usize) -> String {
 }
 
 /// A message resource as `GET streams/{id}/messages` returns it, sealed to
-/// its slot with `text_len` bytes of text.
-fn sealed_message(ring: &Keyring, i: usize, text_len: usize) -> Value {
+/// its slot by the owner with `text_len` bytes of text.
+fn sealed_message(ring: &Keyring, owner: &IdentityKey, i: usize, text_len: usize) -> Value {
     let id = message_id(i);
     let slot = Slot::Message {
         stream_id: ROOT.into(),
         message_id: id.clone(),
         author_id: OWNER.into(),
+        author_type: "user".into(),
         revision: 1,
     };
     let text = "x".repeat(text_len);
-    let sealed = seal(ring, &slot, text.as_bytes()).unwrap();
+    let signer = Signer::new(OWNER, owner).unwrap();
+    let sealed = seal(ring, &signer, &slot, text.as_bytes()).unwrap();
     json!({
         "id": id,
         "streamId": ROOT,
@@ -102,16 +107,22 @@ fn generation_zero(owner: &IdentityKey, recipients: &[TrustedKey]) -> (Keyring, 
     (state.keyring().clone(), wraps)
 }
 
-fn owner_ring() -> Keyring {
+/// The owner's key and its keyring of generation 0.
+fn owner_ring() -> (IdentityKey, Keyring) {
     let owner = owner_key();
-    generation_zero(&owner, &[TrustedKey::own(OWNER, &owner)]).0
+    let ring = generation_zero(&owner, &[TrustedKey::own(OWNER, &owner)]).0;
+    (owner, ring)
 }
 
 fn open_history(c: &mut Criterion) {
-    let ring = owner_ring();
+    let (owner, ring) = owner_ring();
     let messages: Vec<Message> = (0..1000)
-        .map(|i| serde_json::from_value(sealed_message(&ring, i, 512)).unwrap())
+        .map(|i| serde_json::from_value(sealed_message(&ring, &owner, i, 512)).unwrap())
         .collect();
+    // A member that pinned the owner's key reads the owner's history.
+    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+    trust.admit(OWNER, &Recipient::of(&owner)).unwrap();
+    let keys = SenderKeys::new(&trust);
     let mut g = c.benchmark_group("history");
     g.warm_up_time(Duration::from_millis(500));
     g.measurement_time(Duration::from_secs(3));
@@ -119,7 +130,7 @@ fn open_history(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1000));
     g.bench_function("open 1000 x 512 B", |b| {
         b.iter(|| {
-            let opened = open_messages(&ring, black_box(&messages));
+            let opened = open_messages(&ring, &keys, ROOT, black_box(&messages));
             assert!(opened.iter().all(Result::is_ok));
             opened
         });
@@ -158,8 +169,10 @@ fn response(body: String) -> HttpResponse {
 }
 
 fn parse_list(c: &mut Criterion) {
-    let ring = owner_ring();
-    let data: Vec<Value> = (0..100).map(|i| sealed_message(&ring, i, 512)).collect();
+    let (owner, ring) = owner_ring();
+    let data: Vec<Value> = (0..100)
+        .map(|i| sealed_message(&ring, &owner, i, 512))
+        .collect();
     let body = json!({"data": data, "hasMore": true, "slots": {}}).to_string();
     let request = list_request();
     let response = response(body);
@@ -190,11 +203,18 @@ fn claim_body(owner: &IdentityKey, bot: &IdentityKey, items: usize) -> String {
         w.remove("recipientKeyId");
         w.remove("recipientKind");
     }
-    let prompt_slot = Slot::invocation_prompt(ROOT, SOURCE, OWNER, 1);
-    let prompt = seal(&ring, &prompt_slot, b"summarise the thread, please").unwrap();
+    let prompt_slot = Slot::invocation_prompt(ROOT, SOURCE, OWNER, "user", 1);
+    let signer = Signer::new(OWNER, owner).unwrap();
+    let prompt = seal(
+        &ring,
+        &signer,
+        &prompt_slot,
+        b"summarise the thread, please",
+    )
+    .unwrap();
     let history: Vec<Value> = (0..items)
         .map(|i| {
-            let mut m = sealed_message(&ring, i, 256);
+            let mut m = sealed_message(&ring, owner, i, 256);
             let sealed = m["sealed"].take();
             json!({
                 "ciphertext": sealed["ciphertext"],
@@ -255,7 +275,8 @@ fn claim(c: &mut Criterion) {
         };
         let invocation = claim.data.unwrap();
         let mut state = runtime_state.clone();
-        OpenedInvocation::open(&invocation, &mut state, &trust, BOT, &mine).unwrap()
+        let senders = SenderKeys::new(&trust);
+        OpenedInvocation::open(&invocation, &mut state, &senders, BOT, &mine).unwrap()
     };
     // The benchmark measures a successful open of every item.
     let opened = parse_and_open();

@@ -61,8 +61,9 @@ fn ctx() -> Context {
 }
 
 fn sealed() -> Value {
-    json!({"ciphertext": "c3RlcA==", "envelope": {"v": 1, "keyGeneration": 2,
-        "iv": "AAECAwQFBgcICQoL", "aad": "c3RyZWFtc2VhbC1hYWQ="}})
+    json!({"ciphertext": "c3RlcA==", "envelope": {"v": 2, "keyGeneration": 2,
+        "iv": "AAECAwQFBgcICQoL", "aad": "c3RyZWFtc2VhbC1hYWQ=",
+        "commitment": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="}})
 }
 
 fn merged(a: Value, b: Value) -> Value {

@@ -18,7 +18,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
-use streamseal::aad::{self, AAD_LABEL, MAX_AAD_LEN};
+use streamseal::aad::{self, AAD_LABEL, AadSender, MAX_AAD_LEN};
 use streamseal::bundle::{self, BUNDLE_VERSION, SealedBundle, create_bundle, open_bundle};
 use streamseal::encoding::{decode_base64, encode_base64};
 use streamseal::envelope::{
@@ -29,6 +29,8 @@ use streamseal::kdf::{self, KdfLimits, KdfParams};
 use streamseal::sealed::keyring::open_key_wraps;
 use streamseal::sealed::state::StreamState;
 use streamseal::sealed::user_key::{self, NewOwnKey};
+use streamseal::sender::{SenderKeys, Signer};
+use streamseal::signature::SIGNATURE_LEN;
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::testing::{aes256gcm_seal, bundle_below_floor, with_fixed_randomness};
@@ -40,6 +42,10 @@ use streamseal::{Error, ErrorCode};
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const GENERATION: u32 = 2;
 const PASS: &str = "correct horse battery staple";
+/// The author of the fixture's message, who seals it with the owner's key.
+const AUTHOR: &str = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
+/// The owner's key id (`Fx::sender`).
+const AUTHOR_KEY_ID: &str = "key_owner";
 
 // ---------------------------------------------------------------------------
 // The fixture every case starts from
@@ -48,11 +54,15 @@ const PASS: &str = "correct horse battery staple";
 struct Fx {
     ring: Keyring,
     slot: Slot,
-    /// Sealed with the iv `[0xfb; 12]`, whose base64 uses `+` and `/`; the
-    /// ciphertext and AAD lengths are not multiples of 3 (so they are padded).
+    /// Sealed by `AUTHOR` with `sender`'s key, with the iv `[0xfb; 12]`,
+    /// whose base64 uses `+` and `/`, and `Z = [0xfb; 64]`; the ciphertext
+    /// and AAD lengths are not multiples of 3 (so they are padded).
     sealed: SealedPayload,
+    /// Pins `sender` as `AUTHOR`'s key: the opener of every case.
+    trust: TrustStore,
     me: IdentityKey,
-    /// The owner's key, which made `wrap` (the sender `me` accepts).
+    /// The owner's key, which made `wrap` (the sender `me` accepts) and
+    /// signs the fixture's message as `AUTHOR`.
     sender: IdentityKey,
     /// Addressed to `me` from `sender`; both base64 fields use `+` or `/`.
     wrap: KeyWrap,
@@ -80,37 +90,44 @@ fn fixture() -> Fx {
             .unwrap();
         r
     };
+    let sender = IdentityKey::from_secret(
+        RecipientKind::User,
+        KeyId::new(AUTHOR_KEY_ID).unwrap(),
+        SecretKey::from_bytes(&[0x10; 32]),
+    );
+    let signer = Signer::new(AUTHOR, &sender).unwrap();
     // Pick ids and a body whose encodings have the shape the cases need.
     let (slot, sealed) = (0..1000)
         .find_map(|n| {
             let slot = Slot::Message {
                 stream_id: ROOT.into(),
                 message_id: format!("msg_{n}"),
-                author_id: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1".into(),
+                author_id: AUTHOR.into(),
+                author_type: "user".into(),
                 revision: 1,
             };
             let body = format!("sealed body {n}!");
-            let sealed =
-                with_fixed_randomness(&[0xfb; 12], || seal(&ring, &slot, body.as_bytes())).unwrap();
+            // The iv, then the signature's 64 bytes.
+            let sealed = with_fixed_randomness(&[0xfb; 12 + 64], || {
+                seal(&ring, &signer, &slot, body.as_bytes())
+            })
+            .unwrap();
             let aad_len = decode_base64("aad", &sealed.envelope.aad).unwrap().len();
             let ok = !aad_len.is_multiple_of(3)
-                && !(body.len() + 16).is_multiple_of(3)
+                && !(SIGNATURE_LEN + body.len() + 16).is_multiple_of(3)
                 && has_plus_or_slash(&sealed.ciphertext);
             ok.then_some((slot, sealed))
         })
         .unwrap();
     assert_eq!(sealed.envelope.iv, "+/v7+/v7+/v7+/v7");
+    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+    trust.admit(AUTHOR, &Recipient::of(&sender)).unwrap();
 
     let secret = SecretKey::from_bytes(&[0x20; 32]);
     let me = IdentityKey::from_secret(
         RecipientKind::Bot,
         KeyId::new("machine-a").unwrap(),
         secret.clone(),
-    );
-    let sender = IdentityKey::from_secret(
-        RecipientKind::User,
-        KeyId::new("key_owner").unwrap(),
-        SecretKey::from_bytes(&[0x10; 32]),
     );
     let wrap = (0u8..=255)
         .find_map(|seed| {
@@ -138,6 +155,7 @@ fn fixture() -> Fx {
         ring,
         slot,
         sealed,
+        trust,
         me,
         sender,
         wrap,
@@ -214,17 +232,27 @@ fn b64_len(n: usize) -> String {
 
 type Outcome = Result<(), Error>;
 
+/// The fixture's opener: it pinned the owner's key as `AUTHOR`'s.
+fn keys(fx: &Fx) -> SenderKeys<'_> {
+    SenderKeys::new(&fx.trust)
+}
+
 fn open_with(fx: &Fx, f: impl FnOnce(&mut SealedPayload)) -> Outcome {
     let mut sealed = fx.sealed.clone();
     f(&mut sealed);
-    open(&fx.ring, &fx.slot, &sealed).map(|_| ())
+    open(&fx.ring, &keys(fx), &fx.slot, &sealed).map(|_| ())
 }
 
 /// Opens the fixture's ciphertext with `aad` as its AAD bytes, accepting any slot.
 fn open_aad(fx: &Fx, aad: &[u8]) -> Outcome {
     let mut sealed = fx.sealed.clone();
     sealed.envelope.aad = encode_base64(aad);
-    open_matching(&fx.ring, &sealed, |_| true).map(|_| ())
+    open_matching(&fx.ring, &keys(fx), &sealed, |_| true).map(|_| ())
+}
+
+/// `AUTHOR` signing with the owner's key.
+fn signer(fx: &Fx) -> Signer<'_> {
+    Signer::new(AUTHOR, &fx.sender).unwrap()
 }
 
 fn unwrap_with(fx: &Fx, f: impl FnOnce(&mut KeyWrap)) -> Outcome {
@@ -299,14 +327,19 @@ fn own_key(fx: &Fx) -> OwnKey {
     .into_own_key("2026-11-21T00:00:00Z")
 }
 
+/// Seals into `slot` with the owner's key, as the slot's author where it
+/// names one (else as `AUTHOR`).
 fn seal_slot(fx: &Fx, slot: &Slot) -> Outcome {
-    seal(&fx.ring, slot, b"x").map(|_| ())
+    let signer = Signer::new(slot.author_id().unwrap_or(AUTHOR), &fx.sender)?;
+    seal(&fx.ring, &signer, slot, b"x").map(|_| ())
 }
 
 fn card(options: Vec<DecisionOption>) -> Slot {
     Slot::DecisionCard {
         stream_id: ROOT.into(),
         decision_id: "dreq_1".into(),
+        invocation_id: "inv_1".into(),
+        runtime_session_id: "session-1".into(),
         options,
         allow_note: true,
     }
@@ -329,16 +362,41 @@ fn trace_step() -> Slot {
     }
 }
 
+/// The sender of `aad_of(slot)`: the slot's author (else `AUTHOR`) with
+/// the owner's key.
+fn aad_sender(slot: &Slot) -> AadSender {
+    AadSender {
+        subject: slot.author_id().unwrap_or(AUTHOR).to_owned(),
+        kind: RecipientKind::User,
+        key_id: AUTHOR_KEY_ID.into(),
+    }
+}
+
 fn aad_of(slot: &Slot) -> Vec<u8> {
-    aad::encode(1, ROOT, GENERATION, slot).unwrap()
+    aad::encode(2, ROOT, GENERATION, &aad_sender(slot), slot).unwrap()
 }
 
 /// Offset of the root stream id's length prefix: label, version, kind.
 const ROOT_LEN_AT: usize = 14 + 2;
 
+/// Offset of the sender subject's length prefix: the root stream id, the generation.
+const SUBJECT_LEN_AT: usize = ROOT_LEN_AT + 2 + ROOT.len() + 4;
+
+/// Length of the sender in `aad_of(..)` (subject, kind `user`, key id).
+const SENDER_LEN: usize = 2 + AUTHOR.len() + 2 + 4 + 2 + AUTHOR_KEY_ID.len();
+
 /// Offset of a decision card's option count in `aad_of(card(..))`.
 fn option_count_at() -> usize {
-    ROOT_LEN_AT + 2 + ROOT.len() + 4 + 2 + ROOT.len() + 2 + "dreq_1".len()
+    SUBJECT_LEN_AT
+        + SENDER_LEN
+        + 2
+        + ROOT.len()
+        + 2
+        + "dreq_1".len()
+        + 2
+        + "inv_1".len()
+        + 2
+        + "session-1".len()
 }
 
 /// The AAD of the fixture's slot, changed by `f`.
@@ -385,6 +443,32 @@ fn malformed_aads(fx: &Fx) -> Vec<(&'static str, Vec<u8>)> {
             }),
         ),
         ("invalid UTF-8", aad_edit(fx, |b| b[ROOT_LEN_AT + 2] = 0xff)),
+        (
+            "sender subject is not the message's author",
+            aad_edit(fx, |b| {
+                let last = SUBJECT_LEN_AT + 2 + AUTHOR.len() - 1;
+                assert_eq!(b[last], b'1');
+                b[last] = b'2';
+            }),
+        ),
+        (
+            "empty sender key id",
+            aad_edit(fx, |b| {
+                let at = SUBJECT_LEN_AT + SENDER_LEN - AUTHOR_KEY_ID.len() - 2;
+                b.drain(at..at + 2 + AUTHOR_KEY_ID.len());
+                b.splice(at..at, [0, 0]);
+            }),
+        ),
+        (
+            "sender key id of 129 characters",
+            aad_edit(fx, |b| {
+                let at = SUBJECT_LEN_AT + SENDER_LEN - AUTHOR_KEY_ID.len() - 2;
+                b.drain(at..at + 2 + AUTHOR_KEY_ID.len());
+                let long = "k".repeat(129);
+                let prefix = u16::try_from(long.len()).unwrap().to_be_bytes();
+                b.splice(at..at, [&prefix[..], long.as_bytes()].concat());
+            }),
+        ),
         ("bad presence flag 2", {
             let mut b = aad_of(&trace_step());
             *b.last_mut().unwrap() = 2;
@@ -511,6 +595,30 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         case("ciphertext: embedded tab", E::MalformedBase64, |fx| {
             open_with(fx, |s| s.ciphertext = insert_at(&s.ciphertext, 4, "\t"))
         }),
+        case("commitment: bad alphabet '*'", E::MalformedBase64, |fx| {
+            open_with(fx, |s| {
+                s.envelope.commitment = replace_char(&s.envelope.commitment, 7, '*')
+            })
+        }),
+        case("commitment: missing padding", E::MalformedBase64, |fx| {
+            open_with(fx, |s| {
+                s.envelope.commitment = unpadded(&s.envelope.commitment)
+            })
+        }),
+        case(
+            "commitment: non-canonical trailing bits",
+            E::MalformedBase64,
+            |fx| {
+                open_with(fx, |s| {
+                    s.envelope.commitment = noncanonical(&s.envelope.commitment)
+                })
+            },
+        ),
+        case("commitment: embedded newline", E::MalformedBase64, |fx| {
+            open_with(fx, |s| {
+                s.envelope.commitment = insert_at(&s.envelope.commitment, 20, "\n")
+            })
+        }),
         case("wrapEnc: URL-safe alphabet", E::MalformedBase64, |fx| {
             unwrap_with(fx, |w| w.wrap_enc = url_safe(&w.wrap_enc))
         }),
@@ -601,6 +709,31 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         case("iv: empty", E::InvalidLength, |fx| {
             open_with(fx, |s| s.envelope.iv = String::new())
         }),
+        case("commitment: removed (empty)", E::InvalidLength, |fx| {
+            open_with(fx, |s| s.envelope.commitment = String::new())
+        }),
+        case("commitment: 31 bytes", E::InvalidLength, |fx| {
+            open_with(fx, |s| s.envelope.commitment = b64_len(31))
+        }),
+        case("commitment: 33 bytes", E::InvalidLength, |fx| {
+            open_with(fx, |s| s.envelope.commitment = b64_len(33))
+        }),
+        case(
+            "commitment: absent from the envelope JSON",
+            E::InvalidLength,
+            |fx| {
+                let mut value: serde_json::Value =
+                    serde_json::from_str(&fx.sealed.to_json()).unwrap();
+                value["envelope"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("commitment")
+                    .unwrap();
+                let parsed = SealedPayload::from_json(&value.to_string())?;
+                assert!(parsed.envelope.commitment.is_empty());
+                open(&fx.ring, &keys(fx), &fx.slot, &parsed)
+            },
+        ),
         case("wrapEnc: 31 bytes", E::InvalidLength, |fx| {
             unwrap_with(fx, |w| w.wrap_enc = b64_len(31))
         }),
@@ -672,11 +805,76 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
                         stream_id: ROOT.into(),
                         message_id: "m".into(),
                         author_id: String::new(),
+                        author_type: "user".into(),
                         revision: 1,
                     },
                 )
             },
         ),
+        case(
+            "slot: empty message id when sealing",
+            E::InvalidLength,
+            |fx| {
+                seal_slot(
+                    fx,
+                    &Slot::Message {
+                        stream_id: ROOT.into(),
+                        message_id: String::new(),
+                        author_id: AUTHOR.into(),
+                        author_type: "user".into(),
+                        revision: 1,
+                    },
+                )
+            },
+        ),
+        case(
+            "slot: empty author type when sealing",
+            E::InvalidLength,
+            |fx| {
+                seal_slot(
+                    fx,
+                    &Slot::Message {
+                        stream_id: ROOT.into(),
+                        message_id: "m".into(),
+                        author_id: AUTHOR.into(),
+                        author_type: String::new(),
+                        revision: 1,
+                    },
+                )
+            },
+        ),
+        case(
+            "slot: an author other than the signer when sealing",
+            E::InvalidField,
+            |fx| {
+                let slot = Slot::Message {
+                    stream_id: ROOT.into(),
+                    message_id: "m".into(),
+                    author_id: "usr_someone_else".into(),
+                    author_type: "user".into(),
+                    revision: 1,
+                };
+                seal(&fx.ring, &signer(fx), &slot, b"x")
+            },
+        ),
+        case(
+            "slot: a decider other than the signer when sealing",
+            E::InvalidField,
+            |fx| {
+                let slot = Slot::DecisionNote {
+                    decision_id: "dreq_1".into(),
+                    option_id: "yes".into(),
+                    decided_by: "usr_someone_else".into(),
+                };
+                seal(&fx.ring, &signer(fx), &slot, b"x")
+            },
+        ),
+        case("signer: empty subject", E::InvalidLength, |fx| {
+            Signer::new("", &fx.sender).map(|_| ())
+        }),
+        case("signer: 1025-byte subject", E::InvalidLength, |fx| {
+            Signer::new(&"u".repeat(1025), &fx.sender).map(|_| ())
+        }),
         case(
             "slot: 1025-byte step type when sealing",
             E::InvalidLength,
@@ -730,6 +928,26 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
             |fx| seal_slot(fx, &card(vec![option("yes"), option("no"), option("yes")])),
         ),
         case(
+            "decision card: empty runtime session id when sealing",
+            E::InvalidLength,
+            |fx| {
+                let Slot::DecisionCard { options, .. } = card(vec![option("yes")]) else {
+                    unreachable!()
+                };
+                seal_slot(
+                    fx,
+                    &Slot::DecisionCard {
+                        stream_id: ROOT.into(),
+                        decision_id: "dreq_1".into(),
+                        invocation_id: "inv_1".into(),
+                        runtime_session_id: String::new(),
+                        options,
+                        allow_note: false,
+                    },
+                )
+            },
+        ),
+        case(
             "decision card: empty option tone when sealing",
             E::InvalidLength,
             |fx| {
@@ -761,7 +979,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
             aad::parse(&vec![0; MAX_AAD_LEN + 1])
         }),
         case(
-            "ciphertext: base64 longer than 4 MiB + tag decoded",
+            "ciphertext: base64 longer than signature + 4 MiB + tag decoded",
             E::InputTooLarge,
             |fx| {
                 open_with(fx, |s| {
@@ -772,14 +990,25 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         case(
             "plaintext: 4 MiB + 1 byte when sealing",
             E::InputTooLarge,
-            |fx| seal(&fx.ring, &fx.slot, &vec![0; MAX_PLAINTEXT_LEN + 1]),
+            |fx| {
+                seal(
+                    &fx.ring,
+                    &signer(fx),
+                    &fx.slot,
+                    &vec![0; MAX_PLAINTEXT_LEN + 1],
+                )
+            },
         ),
         // --- versions
         case("envelope: v 0", E::UnsupportedEnvelopeVersion, |fx| {
             open_with(fx, |s| s.envelope.v = 0)
         }),
-        case("envelope: v 2", E::UnsupportedEnvelopeVersion, |fx| {
-            open_with(fx, |s| s.envelope.v = 2)
+        // Version 1 had no signature and no commitment: never read.
+        case("envelope: v 1", E::UnsupportedEnvelopeVersion, |fx| {
+            open_with(fx, |s| s.envelope.v = 1)
+        }),
+        case("envelope: v 3", E::UnsupportedEnvelopeVersion, |fx| {
+            open_with(fx, |s| s.envelope.v = 3)
         }),
         case(
             "envelope: v u32::MAX",
@@ -787,9 +1016,20 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
             |fx| open_with(fx, |s| s.envelope.v = u32::MAX),
         ),
         case(
-            "aad: version byte 2 under envelope v 1",
+            "aad: version byte 1 under envelope v 2",
             E::AadMismatch,
-            |fx| open_aad(fx, &aad::encode(2, ROOT, GENERATION, &fx.slot).unwrap()),
+            |fx| {
+                let sender = aad_sender(&fx.slot);
+                open_aad(fx, &aad::encode(1, ROOT, GENERATION, &sender, &fx.slot)?)
+            },
+        ),
+        case(
+            "aad: version byte 3 under envelope v 2",
+            E::AadMismatch,
+            |fx| {
+                let sender = aad_sender(&fx.slot);
+                open_aad(fx, &aad::encode(3, ROOT, GENERATION, &sender, &fx.slot)?)
+            },
         ),
         case(
             "bundle: version byte 0",
@@ -831,14 +1071,19 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
                 other
                     .insert(GENERATION - 1, StreamKey::from_bytes(&[0x40; 32]))
                     .unwrap();
-                open(&other, &fx.slot, &fx.sealed)
+                open(&other, &keys(fx), &fx.slot, &fx.sealed)
             },
         ),
         case("open: empty keyring", E::UnknownKeyGeneration, |fx| {
-            open(&Keyring::new(ROOT).unwrap(), &fx.slot, &fx.sealed)
+            open(
+                &Keyring::new(ROOT).unwrap(),
+                &keys(fx),
+                &fx.slot,
+                &fx.sealed,
+            )
         }),
         case("seal: empty keyring", E::UnknownKeyGeneration, |fx| {
-            seal(&Keyring::new(ROOT).unwrap(), &fx.slot, b"x")
+            seal(&Keyring::new(ROOT).unwrap(), &signer(fx), &fx.slot, b"x")
         }),
         // `seal_with_generation` and `set_current_generation` are gone: a
         // seal uses the current generation, which only a held key or the
@@ -850,7 +1095,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
             |fx| {
                 let state = state_after(fx, GENERATION + 7, vec![fx.wrap.clone()])?;
                 assert_eq!(state.keyring().current_generation(), Some(GENERATION + 7));
-                seal(state.keyring(), &fx.slot, b"x")
+                seal(state.keyring(), &signer(fx), &fx.slot, b"x")
             },
         ),
         case(
@@ -866,13 +1111,13 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
                 )?;
                 let state = state_after(fx, GENERATION, vec![fx.wrap.clone(), other])?;
                 assert_eq!(state.keyring().conflicted_generations(), vec![GENERATION]);
-                seal(state.keyring(), &fx.slot, b"x")
+                seal(state.keyring(), &signer(fx), &fx.slot, b"x")
             },
         ),
         case("seal: seal budget spent", E::SealBudgetExhausted, |fx| {
             let mut ring = fx.ring.clone();
             ring.lower_seal_budget(0);
-            seal(&ring, &fx.slot, b"x")
+            seal(&ring, &signer(fx), &fx.slot, b"x")
         }),
         case(
             "keyring: another key for a held generation",
@@ -888,10 +1133,31 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
             let moved = Slot::Message {
                 stream_id: ROOT.into(),
                 message_id: "msg_other".into(),
-                author_id: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1".into(),
+                author_id: AUTHOR.into(),
+                author_type: "user".into(),
                 revision: 1,
             };
-            open(&fx.ring, &moved, &fx.sealed)
+            open(&fx.ring, &keys(fx), &moved, &fx.sealed)
+        }),
+        case("open: another author type", E::AadMismatch, |fx| {
+            let Slot::Message {
+                stream_id,
+                message_id,
+                author_id,
+                revision,
+                ..
+            } = fx.slot.clone()
+            else {
+                unreachable!()
+            };
+            let moved = Slot::Message {
+                stream_id,
+                message_id,
+                author_id,
+                author_type: "persona".into(),
+                revision,
+            };
+            open(&fx.ring, &keys(fx), &moved, &fx.sealed)
         }),
         case(
             "open: another root stream's keyring with the same key",
@@ -901,28 +1167,130 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
                 other
                     .insert(GENERATION, StreamKey::from_bytes(&[0x40; 32]))
                     .unwrap();
-                open(&other, &fx.slot, &fx.sealed)
+                open(&other, &keys(fx), &fx.slot, &fx.sealed)
             },
         ),
         case("envelope: keyGeneration relabelled", E::AadMismatch, |fx| {
             open_with(fx, |s| s.envelope.key_generation = GENERATION + 1)
         }),
+        // Shorter than the signature and the tag: refused on its length,
+        // before any key is used.
         case(
-            "ciphertext: empty (shorter than the tag)",
-            E::DecryptionFailed,
+            "ciphertext: empty (shorter than signature and tag)",
+            E::InvalidLength,
             |fx| open_with(fx, |s| s.ciphertext = String::new()),
+        ),
+        case(
+            "ciphertext: 16 bytes (a tag, no signature)",
+            E::InvalidLength,
+            |fx| open_with(fx, |s| s.ciphertext = b64_len(16)),
+        ),
+        case(
+            "ciphertext: 79 bytes (one short of signature and tag)",
+            E::InvalidLength,
+            |fx| {
+                let ct = decode_base64("ciphertext", &fx.sealed.ciphertext).unwrap();
+                open_with(fx, |s| {
+                    s.ciphertext = encode_base64(&ct[..SIGNATURE_LEN + 15])
+                })
+            },
+        ),
+        case(
+            "ciphertext: 80 bytes (signature and tag, no content) of garbage",
+            E::DecryptionFailed,
+            |fx| open_with(fx, |s| s.ciphertext = b64_len(SIGNATURE_LEN + 16)),
         ),
         case(
             "ciphertext: of another payload in the same slot",
             E::DecryptionFailed,
             |fx| {
-                let other = seal(&fx.ring, &fx.slot, b"another body").unwrap();
+                let other = seal(&fx.ring, &signer(fx), &fx.slot, b"another body").unwrap();
                 open_with(fx, |s| s.ciphertext = other.ciphertext)
             },
         ),
         case("iv: of another payload", E::DecryptionFailed, |fx| {
             open_with(fx, |s| s.envelope.iv = encode_base64(&[0; 12]))
         }),
+        case(
+            "commitment: of another payload",
+            E::DecryptionFailed,
+            |fx| {
+                let other = seal(&fx.ring, &signer(fx), &fx.slot, b"x").unwrap();
+                open_with(fx, |s| s.envelope.commitment = other.envelope.commitment)
+            },
+        ),
+        case("commitment: one bit flipped", E::DecryptionFailed, |fx| {
+            let mut c = decode_base64("commitment", &fx.sealed.envelope.commitment).unwrap();
+            c[31] ^= 0x80;
+            open_with(fx, |s| s.envelope.commitment = encode_base64(&c))
+        }),
+        // --- who sealed it
+        case("open: the author's key is not known", E::UnknownKey, |fx| {
+            let nobody = TrustStore::new(TrustPolicy::TofuWithAlerts);
+            open(&fx.ring, &SenderKeys::new(&nobody), &fx.slot, &fx.sealed)
+        }),
+        case(
+            "open: the author's key is pinned under another key id",
+            E::UnknownKey,
+            |fx| {
+                let mut other = TrustStore::new(TrustPolicy::TofuWithAlerts);
+                let renamed = Recipient {
+                    key_id: KeyId::new("key_owner_phone").unwrap(),
+                    ..Recipient::of(&fx.sender)
+                };
+                other.admit(AUTHOR, &renamed)?;
+                open(&fx.ring, &SenderKeys::new(&other), &fx.slot, &fx.sealed)
+            },
+        ),
+        case(
+            "open: the author's key id registered as another kind",
+            E::SenderMismatch,
+            |fx| {
+                let bot = Recipient {
+                    kind: RecipientKind::Bot,
+                    ..Recipient::of(&fx.sender)
+                };
+                let nobody = TrustStore::new(TrustPolicy::TofuWithAlerts);
+                let keys = SenderKeys::new(&nobody).with_presented(AUTHOR, &bot);
+                open(&fx.ring, &keys, &fx.slot, &fx.sealed)
+            },
+        ),
+        case(
+            "open: a key holder signs as the author with its own key",
+            E::SenderMismatch,
+            |fx| {
+                // Same kind and key id as the author's key, another secret.
+                let mallory = IdentityKey::from_secret(
+                    RecipientKind::User,
+                    KeyId::new(AUTHOR_KEY_ID).unwrap(),
+                    SecretKey::from_bytes(&[0x66; 32]),
+                );
+                let forged = seal(&fx.ring, &Signer::new(AUTHOR, &mallory)?, &fx.slot, b"x")?;
+                open(&fx.ring, &keys(fx), &fx.slot, &forged)
+            },
+        ),
+        case(
+            "open: the author's key changed, the change not handled",
+            E::KeyChanged,
+            |fx| {
+                let mut changed = fx.trust.clone();
+                let replaced = Recipient {
+                    public_key: SecretKey::from_bytes(&[0x67; 32]).public_key(),
+                    ..Recipient::of(&fx.sender)
+                };
+                changed.observe(AUTHOR, &replaced)?;
+                open(&fx.ring, &SenderKeys::new(&changed), &fx.slot, &fx.sealed)
+            },
+        ),
+        case(
+            "open: the author's key unverified under verified-only",
+            E::KeyNotVerified,
+            |fx| {
+                let mut strict = TrustStore::new(TrustPolicy::VerifiedOnly);
+                let _ = strict.admit(AUTHOR, &Recipient::of(&fx.sender));
+                open(&fx.ring, &SenderKeys::new(&strict), &fx.slot, &fx.sealed)
+            },
+        ),
         case(
             "open: another key under the same generation",
             E::DecryptionFailed,
@@ -931,7 +1299,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
                 other
                     .insert(GENERATION, StreamKey::from_bytes(&[0x41; 32]))
                     .unwrap();
-                open(&other, &fx.slot, &fx.sealed)
+                open(&other, &keys(fx), &fx.slot, &fx.sealed)
             },
         ),
         // --- passphrase bundles
@@ -1264,20 +1632,20 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         // The wire shape is an object; serde's derived `Deserialize` would
         // also take the positional array form, a second spelling.
         case("envelope JSON: an array", E::MalformedJson, |_| {
-            Envelope::from_json("[1, 2, \"iv\", \"aad\"]")
+            Envelope::from_json("[2, 2, \"iv\", \"aad\", \"commitment\"]")
         }),
         case("envelope JSON: v as a string", E::MalformedJson, |_| {
-            Envelope::from_json(r#"{"v":"1","keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA","aad":""}"#)
+            Envelope::from_json(r#"{"v":"2","keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA","aad":""}"#)
         }),
         case("envelope JSON: v as a float", E::MalformedJson, |_| {
-            Envelope::from_json(r#"{"v":1.5,"keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA","aad":""}"#)
+            Envelope::from_json(r#"{"v":2.5,"keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA","aad":""}"#)
         }),
         case(
             "envelope JSON: negative keyGeneration",
             E::MalformedJson,
             |_| {
                 Envelope::from_json(
-                    r#"{"v":1,"keyGeneration":-1,"iv":"AAAAAAAAAAAAAAAA","aad":""}"#,
+                    r#"{"v":2,"keyGeneration":-1,"iv":"AAAAAAAAAAAAAAAA","aad":""}"#,
                 )
             },
         ),
@@ -1286,25 +1654,39 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
             E::MalformedJson,
             |_| {
                 Envelope::from_json(
-                    r#"{"v":1,"keyGeneration":4294967296,"iv":"AAAAAAAAAAAAAAAA","aad":""}"#,
+                    r#"{"v":2,"keyGeneration":4294967296,"iv":"AAAAAAAAAAAAAAAA","aad":""}"#,
                 )
             },
         ),
         case("envelope JSON: iv missing", E::MalformedJson, |_| {
-            Envelope::from_json(r#"{"v":1,"keyGeneration":0,"aad":""}"#)
+            Envelope::from_json(r#"{"v":2,"keyGeneration":0,"aad":""}"#)
         }),
         case("envelope JSON: iv null", E::MalformedJson, |_| {
-            Envelope::from_json(r#"{"v":1,"keyGeneration":0,"iv":null,"aad":""}"#)
+            Envelope::from_json(r#"{"v":2,"keyGeneration":0,"iv":null,"aad":""}"#)
         }),
         case(
             "envelope JSON: aad as a byte array",
             E::MalformedJson,
             |_| {
                 Envelope::from_json(
-                    r#"{"v":1,"keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA","aad":[1,2]}"#,
+                    r#"{"v":2,"keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA","aad":[1,2]}"#,
                 )
             },
         ),
+        case(
+            "envelope JSON: commitment as a number",
+            E::MalformedJson,
+            |_| {
+                Envelope::from_json(
+                    r#"{"v":2,"keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA","aad":"","commitment":7}"#,
+                )
+            },
+        ),
+        case("envelope JSON: commitment null", E::MalformedJson, |_| {
+            Envelope::from_json(
+                r#"{"v":2,"keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA","aad":"","commitment":null}"#,
+            )
+        }),
         case(
             "payload JSON: ciphertext as a number",
             E::MalformedJson,
@@ -1327,8 +1709,11 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         ),
         case("payload JSON: an array", E::MalformedJson, |fx| {
             SealedPayload::from_json(&format!(
-                r#"["{}", [1, {GENERATION}, "{}", "{}"]]"#,
-                fx.sealed.ciphertext, fx.sealed.envelope.iv, fx.sealed.envelope.aad
+                r#"["{}", [2, {GENERATION}, "{}", "{}", "{}"]]"#,
+                fx.sealed.ciphertext,
+                fx.sealed.envelope.iv,
+                fx.sealed.envelope.aad,
+                fx.sealed.envelope.commitment
             ))
         }),
         case("payload JSON: envelope missing", E::MalformedJson, |fx| {
@@ -1341,7 +1726,16 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         case(
             "seam: seal with 11 of 12 iv bytes",
             E::RandomnessUnavailable,
-            |fx| with_fixed_randomness(&[0; 11], || seal(&fx.ring, &fx.slot, b"x")),
+            |fx| with_fixed_randomness(&[0; 11], || seal(&fx.ring, &signer(fx), &fx.slot, b"x")),
+        ),
+        case(
+            "seam: seal with the iv and 63 of the signature's 64 bytes",
+            E::RandomnessUnavailable,
+            |fx| {
+                with_fixed_randomness(&[0; 12 + 63], || {
+                    seal(&fx.ring, &signer(fx), &fx.slot, b"x")
+                })
+            },
         ),
         case(
             "seam: wrap with 31 of 32 ephemeral bytes",
@@ -1424,10 +1818,9 @@ fn catalogue_of_bad_inputs() {
 
     // The fixture itself is sound: every case changes one thing of something
     // that opens.
-    assert_eq!(
-        &*open(&fx.ring, &fx.slot, &fx.sealed).unwrap(),
-        fx_body(&fx).as_bytes()
-    );
+    let opened = open(&fx.ring, &keys(&fx), &fx.slot, &fx.sealed).unwrap();
+    assert_eq!(&*opened.plaintext, fx_body(&fx).as_bytes());
+    assert_eq!(opened.sealed_by.subject, AUTHOR);
     unwrap_stream_key(ROOT, &fx.wrap, std::slice::from_ref(&fx.me), &accepted(&fx)).unwrap();
     open_bundle(&fx.public, &fx.bundle, PASS, &KdfLimits::default()).unwrap();
     crafted_bundle(&fx, &[0x20; 32]).unwrap();
@@ -1485,6 +1878,11 @@ fn self_contradictory(e: &Error) -> bool {
     else {
         return false;
     };
+    if let Some(min) = expected.strip_prefix("at least ") {
+        // "at least 80 bytes (signature and tag)"
+        let min: usize = min.split(' ').next().unwrap().parse().unwrap();
+        return *actual >= min;
+    }
     let spec = expected.trim_end_matches(" bytes");
     match spec.split_once("..=") {
         Some((lo, hi)) => {
@@ -1507,12 +1905,18 @@ fn invalid_length_errors_report_the_length_given() {
     let fx = fixture();
     let mut wrong = Vec::new();
     let mut checked = 0;
-    let fields: [(&str, usize); 3] = [("iv", 12), ("wrapEnc", 32), ("wrapCt", 48)];
+    let fields: [(&str, usize); 4] = [
+        ("iv", 12),
+        ("commitment", 32),
+        ("wrapEnc", 32),
+        ("wrapCt", 48),
+    ];
     for (field, len) in fields {
         for n in [0, 1, len - 1, len + 1, len + 2, len + 3, 2 * len] {
             let text = b64_len(n);
             let outcome = match field {
                 "iv" => open_with(&fx, |s| s.envelope.iv.clone_from(&text)),
+                "commitment" => open_with(&fx, |s| s.envelope.commitment.clone_from(&text)),
                 "wrapEnc" => unwrap_with(&fx, |w| w.wrap_enc.clone_from(&text)),
                 _ => unwrap_with(&fx, |w| w.wrap_ct.clone_from(&text)),
             };
@@ -1706,11 +2110,14 @@ fn json_like() -> impl Strategy<Value = String> {
         scalar.clone(),
         scalar.clone(),
         scalar.clone(),
+        scalar.clone(),
         scalar,
         any::<bool>(),
     )
-        .prop_map(|(ct, v, g, iv, aad_v, nested)| {
-            let envelope = format!(r#"{{"v":{v},"keyGeneration":{g},"iv":{iv},"aad":{aad_v}}}"#);
+        .prop_map(|(ct, v, g, iv, aad_v, commitment, nested)| {
+            let envelope = format!(
+                r#"{{"v":{v},"keyGeneration":{g},"iv":{iv},"aad":{aad_v},"commitment":{commitment}}}"#
+            );
             if nested {
                 format!(r#"{{"ciphertext":{ct},"envelope":{envelope}}}"#)
             } else {
@@ -1721,29 +2128,25 @@ fn json_like() -> impl Strategy<Value = String> {
 
 /// AAD-shaped bytes: random, label + random, or a valid AAD with edits.
 fn aad_like() -> impl Strategy<Value = Vec<u8>> {
-    let valid = aad::encode(
-        1,
-        ROOT,
-        GENERATION,
-        &Slot::DecisionCard {
-            stream_id: ROOT.into(),
-            decision_id: "dreq_1".into(),
-            options: vec![option("a"), option("b")],
-            allow_note: true,
-        },
-    )
-    .unwrap();
+    let valid = aad_of(&card(vec![option("a"), option("b")]));
     let valid2 = aad_of(&trace_step());
+    let valid3 = aad_of(&Slot::Message {
+        stream_id: ROOT.into(),
+        message_id: "msg_1".into(),
+        author_id: AUTHOR.into(),
+        author_type: "user".into(),
+        revision: 1,
+    });
     prop_oneof![
         prop::collection::vec(any::<u8>(), 0..=256),
         prop::collection::vec(any::<u8>(), 0..=128).prop_map(|tail| [
             AAD_LABEL,
-            &[1u8][..],
+            &[2u8][..],
             &tail[..]
         ]
         .concat()),
         (
-            prop_oneof![Just(valid), Just(valid2)],
+            prop_oneof![Just(valid), Just(valid2), Just(valid3)],
             prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..=4),
             0usize..=8,
         )
@@ -1842,7 +2245,14 @@ proptest! {
             Ok(contents) => {
                 // Whatever parses re-encodes to the very same bytes.
                 prop_assert_eq!(
-                    aad::encode(contents.version, &contents.root_stream_id, contents.key_generation, &contents.slot).unwrap(),
+                    aad::encode(
+                        contents.version,
+                        &contents.root_stream_id,
+                        contents.key_generation,
+                        &contents.sender,
+                        &contents.slot,
+                    )
+                    .unwrap(),
                     bytes
                 );
             }
@@ -1856,23 +2266,28 @@ proptest! {
 
     #[test]
     fn open_never_panics(
-        v in prop_oneof![3 => Just(1u32), 1 => any::<u32>()],
+        v in prop_oneof![3 => Just(2u32), 1 => any::<u32>()],
         key_generation in prop_oneof![3 => 0u32..6, 1 => any::<u32>()],
         iv in prop_oneof![3 => prop::collection::vec(any::<u8>(), 12).prop_map(|b| encode_base64(&b)), 1 => b64_or_garbage(16)],
         aad_b64 in prop_oneof![3 => aad_like().prop_map(|b| encode_base64(&b)), 1 => garbage_text()],
-        ciphertext in b64_or_garbage(80),
+        commitment in prop_oneof![3 => prop::collection::vec(any::<u8>(), 32).prop_map(|b| encode_base64(&b)), 1 => b64_or_garbage(40)],
+        ciphertext in b64_or_garbage(160),
     ) {
         use ErrorCode as E;
         let ring = sweep_ring();
         let sealed = SealedPayload {
             ciphertext,
-            envelope: Envelope { v, key_generation, iv, aad: aad_b64 },
+            envelope: Envelope { v, key_generation, iv, aad: aad_b64, commitment },
         };
         let expect_slot = trace_step();
+        // The AADs of `aad_like` name `AUTHOR` with the key id `key_owner`;
+        // the opener holds a key under that name, and pins nothing.
+        let trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let keys = SenderKeys::new(&trust).with_own(AUTHOR, &sweep_keys()[1]);
         for result in [
-            open_matching(&ring, &sealed, |_| true).map(|_| ()),
-            open_matching(&ring, &sealed, |s| s == &expect_slot).map(|_| ()),
-            open(&ring, &expect_slot, &sealed).map(|_| ()),
+            open_matching(&ring, &keys, &sealed, |_| true).map(|_| ()),
+            open_matching(&ring, &keys, &sealed, |s| s == &expect_slot).map(|_| ()),
+            open(&ring, &keys, &expect_slot, &sealed).map(|_| ()),
         ] {
             match result {
                 Ok(()) => prop_assert!(false, "random bytes authenticated"),
@@ -1880,7 +2295,8 @@ proptest! {
                     allowed(e.code(), &[
                         E::UnsupportedEnvelopeVersion, E::MalformedBase64, E::InvalidLength,
                         E::InputTooLarge, E::MalformedAad, E::AadMismatch,
-                        E::UnknownKeyGeneration, E::DecryptionFailed,
+                        E::UnknownKeyGeneration, E::UnknownKey, E::SenderMismatch,
+                        E::DecryptionFailed,
                     ]),
                     "{}", e
                 ),

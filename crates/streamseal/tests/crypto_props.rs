@@ -16,17 +16,21 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::Config;
-use streamseal::aad::{self, AadContents};
+use streamseal::aad::{self, AadContents, AadSender};
 use streamseal::bundle::{BUNDLE_VERSION, SealedBundle, create_bundle, open_bundle};
 use streamseal::encoding::{decode_base64, encode_base64};
 use streamseal::envelope::{
-    self, ENVELOPE_VERSION, Envelope, MAX_PLAINTEXT_LEN, SealedPayload, open, open_matching, seal,
+    self, ENVELOPE_VERSION, Envelope, MAX_PLAINTEXT_LEN, Opened, SealedPayload, open,
+    open_matching, seal,
 };
 use streamseal::identity::{IdentityKey, KeyId, MAX_KEYS, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::{KdfLimits, KdfParams};
+use streamseal::sender::{SenderKeys, Signer};
+use streamseal::signature::{NONCE_LEN, SIGNATURE_LEN};
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::testing::{golden, remaining_fixed_randomness, with_fixed_randomness};
+use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
 use streamseal::wrap::{KeyWrap, WRAP_CT_LEN, WRAP_ENC_LEN, unwrap_stream_key, wrap_stream_key};
 use streamseal::{Error, ErrorCode};
 use unicode_normalization::UnicodeNormalization as _;
@@ -62,6 +66,58 @@ fn flip_bit(bytes: &mut [u8], bit: usize) {
     bytes[bit / 8] ^= 1 << (bit % 8);
 }
 
+/// Who seals a slot that names no author (a trace step, a decision card).
+const SIGNER_BOT: &str = "bot_sealer";
+
+/// The subject that seals `slot`: its author where it names one.
+fn subject_of(slot: &Slot) -> &str {
+    slot.author_id().unwrap_or(SIGNER_BOT)
+}
+
+/// The sender every property seals as: one fixed identity key (no key
+/// generation per case), registered as the subject of each slot it seals,
+/// and an opener that holds it as its own key.
+struct Sealer {
+    key: IdentityKey,
+    trust: TrustStore,
+}
+
+impl Sealer {
+    fn new() -> Self {
+        Sealer {
+            key: IdentityKey::from_secret(
+                RecipientKind::User,
+                KeyId::new("key_sealer").unwrap(),
+                SecretKey::from_bytes(&[0x5e; 32]),
+            ),
+            trust: TrustStore::new(TrustPolicy::TofuWithAlerts),
+        }
+    }
+
+    fn signer<'a>(&'a self, slot: &'a Slot) -> Signer<'a> {
+        Signer::new(subject_of(slot), &self.key).unwrap()
+    }
+
+    /// The AAD sender of what this sealer seals into `slot`.
+    fn sender(&self, slot: &Slot) -> AadSender {
+        self.signer(slot).aad_sender()
+    }
+
+    fn seal(&self, ring: &Keyring, slot: &Slot, plaintext: &[u8]) -> Result<SealedPayload, Error> {
+        seal(ring, &self.signer(slot), slot, plaintext)
+    }
+
+    /// Sender keys holding this sealer's key as `sealed_as`'s subject's.
+    fn keys(&self, sealed_as: &Slot) -> SenderKeys<'_> {
+        SenderKeys::new(&self.trust).with_own(subject_of(sealed_as), &self.key)
+    }
+
+    /// Opens as `slot`, holding the key of the subject that sealed `slot`.
+    fn open(&self, ring: &Keyring, slot: &Slot, sealed: &SealedPayload) -> Result<Opened, Error> {
+        open(ring, &self.keys(slot), slot, sealed)
+    }
+}
+
 fn aad_bytes(sealed: &SealedPayload) -> Vec<u8> {
     decode_base64("aad", &sealed.envelope.aad).unwrap()
 }
@@ -93,15 +149,25 @@ fn phase() -> impl Strategy<Value = StepPhase> {
     prop_oneof![Just(StepPhase::Started), Just(StepPhase::Completed)]
 }
 
+fn author_type() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("user".to_owned()),
+        Just("bot".to_owned()),
+        Just("persona".to_owned()),
+        id(),
+    ]
+}
+
 fn message_slot() -> impl Strategy<Value = Slot> {
-    (id(), id(), id(), any::<u32>()).prop_map(|(stream_id, message_id, author_id, revision)| {
-        Slot::Message {
+    (id(), id(), id(), author_type(), any::<u32>()).prop_map(
+        |(stream_id, message_id, author_id, author_type, revision)| Slot::Message {
             stream_id,
             message_id,
             author_id,
+            author_type,
             revision,
-        }
-    })
+        },
+    )
 }
 
 fn bot_reply_slot() -> impl Strategy<Value = Slot> {
@@ -150,12 +216,16 @@ fn options() -> impl Strategy<Value = Vec<DecisionOption>> {
 }
 
 fn decision_card_slot() -> impl Strategy<Value = Slot> {
-    (id(), id(), options(), any::<bool>()).prop_map(
-        |(stream_id, decision_id, options, allow_note)| Slot::DecisionCard {
-            stream_id,
-            decision_id,
-            options,
-            allow_note,
+    ((id(), id(), id(), id()), options(), any::<bool>()).prop_map(
+        |((stream_id, decision_id, invocation_id, runtime_session_id), options, allow_note)| {
+            Slot::DecisionCard {
+                stream_id,
+                decision_id,
+                invocation_id,
+                runtime_session_id,
+                options,
+                allow_note,
+            }
         },
     )
 }
@@ -177,6 +247,22 @@ fn slot() -> impl Strategy<Value = Slot> {
         decision_card_slot(),
         decision_note_slot(),
     ]
+}
+
+/// A slot and a sender allowed to seal it: the slot's author where it
+/// names one, any subject otherwise; any key kind and key id.
+fn sender_and_slot() -> impl Strategy<Value = (AadSender, Slot)> {
+    (slot(), id(), recipient_kind(), key_id()).prop_map(|(slot, subject, kind, key_id)| {
+        let subject = slot.author_id().map_or(subject, str::to_owned);
+        (
+            AadSender {
+                subject,
+                kind,
+                key_id: key_id.as_str().to_owned(),
+            },
+            slot,
+        )
+    })
 }
 
 fn plaintext() -> impl Strategy<Value = Vec<u8>> {
@@ -228,12 +314,14 @@ fn mutations(slot: &Slot, other: &str, other_n: u32) -> Vec<(&'static str, Slot)
             stream_id,
             message_id,
             author_id,
+            author_type,
             revision,
         } => {
-            let mk = |s: &str, m: &str, a: &str, r: u32| Slot::Message {
+            let mk = |s: &str, m: &str, a: &str, t: &str, r: u32| Slot::Message {
                 stream_id: s.into(),
                 message_id: m.into(),
                 author_id: a.into(),
+                author_type: t.into(),
                 revision: r,
             };
             let r2 = if other_n == *revision {
@@ -241,22 +329,60 @@ fn mutations(slot: &Slot, other: &str, other_n: u32) -> Vec<(&'static str, Slot)
             } else {
                 other_n
             };
+            let t = author_type.as_str();
             out.push((
                 "message.streamId",
-                mk(&differ(stream_id, other), message_id, author_id, *revision),
+                mk(
+                    &differ(stream_id, other),
+                    message_id,
+                    author_id,
+                    t,
+                    *revision,
+                ),
             ));
             out.push((
                 "message.messageId",
-                mk(stream_id, &differ(message_id, other), author_id, *revision),
+                mk(
+                    stream_id,
+                    &differ(message_id, other),
+                    author_id,
+                    t,
+                    *revision,
+                ),
             ));
             out.push((
                 "message.authorId",
-                mk(stream_id, message_id, &differ(author_id, other), *revision),
+                mk(
+                    stream_id,
+                    message_id,
+                    &differ(author_id, other),
+                    t,
+                    *revision,
+                ),
             ));
-            out.push(("message.revision", mk(stream_id, message_id, author_id, r2)));
+            out.push((
+                "message.authorType",
+                mk(
+                    stream_id,
+                    message_id,
+                    author_id,
+                    &differ(author_type, other),
+                    *revision,
+                ),
+            ));
+            out.push((
+                "message.revision",
+                mk(stream_id, message_id, author_id, t, r2),
+            ));
             out.push((
                 "message.revision+1",
-                mk(stream_id, message_id, author_id, revision.wrapping_add(1)),
+                mk(
+                    stream_id,
+                    message_id,
+                    author_id,
+                    t,
+                    revision.wrapping_add(1),
+                ),
             ));
             out.push((
                 "message as botReply",
@@ -322,6 +448,7 @@ fn mutations(slot: &Slot, other: &str, other_n: u32) -> Vec<(&'static str, Slot)
                     stream_id: stream_id.clone(),
                     message_id: message_id.clone(),
                     author_id: author_id.clone(),
+                    author_type: "bot".into(),
                     revision: 1,
                 },
             ));
@@ -424,15 +551,46 @@ fn mutations(slot: &Slot, other: &str, other_n: u32) -> Vec<(&'static str, Slot)
         Slot::DecisionCard {
             stream_id,
             decision_id,
+            invocation_id,
+            runtime_session_id,
             options,
             allow_note,
         } => {
-            let mk = |s: &str, d: &str, o: Vec<DecisionOption>, n: bool| Slot::DecisionCard {
-                stream_id: s.into(),
-                decision_id: d.into(),
-                options: o,
-                allow_note: n,
+            let card = |s: &str, d: &str, i: &str, r: &str, o: Vec<DecisionOption>, n: bool| {
+                Slot::DecisionCard {
+                    stream_id: s.into(),
+                    decision_id: d.into(),
+                    invocation_id: i.into(),
+                    runtime_session_id: r.into(),
+                    options: o,
+                    allow_note: n,
+                }
             };
+            let mk = |s: &str, d: &str, o: Vec<DecisionOption>, n: bool| {
+                card(s, d, invocation_id, runtime_session_id, o, n)
+            };
+            out.push((
+                "decisionCard.invocationId",
+                card(
+                    stream_id,
+                    decision_id,
+                    &differ(invocation_id, other),
+                    runtime_session_id,
+                    options.clone(),
+                    *allow_note,
+                ),
+            ));
+            out.push((
+                "decisionCard.runtimeSessionId",
+                card(
+                    stream_id,
+                    decision_id,
+                    invocation_id,
+                    &differ(runtime_session_id, other),
+                    options.clone(),
+                    *allow_note,
+                ),
+            ));
             out.push((
                 "decisionCard.streamId",
                 mk(
@@ -539,11 +697,14 @@ fn mutations(slot: &Slot, other: &str, other_n: u32) -> Vec<(&'static str, Slot)
 /// The outcome of opening a payload whose AAD bytes were replaced by
 /// `mutated`, predicted from re-parsing them.
 ///
-/// `full_knowledge`: the opener states the whole slot (`open`), so any parse
-/// that differs from what was sealed is a mismatch. Otherwise the opener
-/// accepts any slot (`open_matching(|_| true)`): only version, root stream and
-/// generation are checked, and a different slot reaches AES-GCM, which
-/// refuses the changed AAD.
+/// `full_knowledge`: the opener states the whole slot (`open`), so a parse
+/// whose slot or binding differs from what was sealed is a mismatch.
+/// Otherwise the opener accepts any slot (`open_matching(|_| true)`): only
+/// version, root stream and generation are checked. Either way, a changed
+/// sender then names a key the opener does not hold (`UNKNOWN_KEY`), or the
+/// opener's key for that subject and key id under another kind
+/// (`SENDER_MISMATCH`); a slot that changed and was accepted reaches the key
+/// commitment and AES-GCM, which refuses the changed AAD.
 fn predict_aad_flip(original: &AadContents, mutated: &[u8], full_knowledge: bool) -> ErrorCode {
     match aad::parse(mutated) {
         Err(e) => {
@@ -558,8 +719,13 @@ fn predict_aad_flip(original: &AadContents, mutated: &[u8], full_knowledge: bool
             let binding_differs = parsed.version != original.version
                 || parsed.root_stream_id != original.root_stream_id
                 || parsed.key_generation != original.key_generation;
-            if full_knowledge || binding_differs {
+            let (sender, was) = (&parsed.sender, &original.sender);
+            if binding_differs || (full_knowledge && parsed.slot != original.slot) {
                 ErrorCode::AadMismatch
+            } else if sender.subject != was.subject || sender.key_id != was.key_id {
+                ErrorCode::UnknownKey
+            } else if sender.kind != was.kind {
+                ErrorCode::SenderMismatch
             } else {
                 ErrorCode::DecryptionFailed
             }
@@ -567,18 +733,24 @@ fn predict_aad_flip(original: &AadContents, mutated: &[u8], full_knowledge: bool
     }
 }
 
-fn assert_aad_flip(ring: &Keyring, slot: &Slot, sealed: &SealedPayload, bit: usize) {
+fn assert_aad_flip(
+    sealer: &Sealer,
+    ring: &Keyring,
+    slot: &Slot,
+    sealed: &SealedPayload,
+    bit: usize,
+) {
     let original = aad::parse(&aad_bytes(sealed)).unwrap();
     let mut mutated = aad_bytes(sealed);
     flip_bit(&mut mutated, bit);
     let tampered = with_aad(sealed, &mutated);
 
     let want = predict_aad_flip(&original, &mutated, true);
-    let got = code(open(ring, slot, &tampered));
+    let got = code(sealer.open(ring, slot, &tampered));
     assert_eq!(got, want, "open, bit {bit}");
 
     let want = predict_aad_flip(&original, &mutated, false);
-    let got = code(open_matching(ring, &tampered, |_| true));
+    let got = code(open_matching(ring, &sealer.keys(slot), &tampered, |_| true));
     assert_eq!(got, want, "open_matching(accept all), bit {bit}");
 }
 
@@ -597,36 +769,58 @@ proptest! {
         slot in slot(),
         plaintext in plaintext(),
         iv in any::<[u8; 12]>(),
+        z in prop::collection::vec(any::<u8>(), NONCE_LEN),
     ) {
+        let sealer = Sealer::new();
         let ring = ring_with(&root, generation, &key);
-        let sealed = with_fixed_randomness(&iv, || seal(&ring, &slot, &plaintext)).unwrap();
+        // The seal draws the iv, then the signature's 64 bytes Z: nothing else.
+        let random = [iv.as_slice(), z.as_slice()].concat();
+        let sealed = with_fixed_randomness(&random, || {
+            let sealed = sealer.seal(&ring, &slot, &plaintext);
+            assert_eq!(remaining_fixed_randomness(), Some(0));
+            sealed
+        })
+        .unwrap();
 
         prop_assert_eq!(sealed.envelope.v, ENVELOPE_VERSION);
         prop_assert_eq!(sealed.envelope.key_generation, generation);
         prop_assert_eq!(decode_base64("iv", &sealed.envelope.iv).unwrap(), iv.to_vec());
         prop_assert_eq!(
+            decode_base64("commitment", &sealed.envelope.commitment).unwrap(),
+            envelope::key_commitment(&key, 2, &iv).to_vec()
+        );
+        prop_assert_eq!(
             decode_base64("ciphertext", &sealed.ciphertext).unwrap().len(),
-            plaintext.len() + 16
+            SIGNATURE_LEN + plaintext.len() + 16
         );
         prop_assert_eq!(
             aad::parse(&aad_bytes(&sealed)).unwrap(),
             AadContents {
-                version: 1,
+                version: 2,
                 root_stream_id: root.clone(),
                 key_generation: generation,
+                sender: sealer.sender(&slot),
                 slot: slot.clone(),
             }
         );
+        // The same randomness seals the same bytes.
+        let again = with_fixed_randomness(&random, || sealer.seal(&ring, &slot, &plaintext)).unwrap();
+        prop_assert_eq!(&again, &sealed);
 
-        prop_assert_eq!(&*open(&ring, &slot, &sealed).unwrap(), plaintext.as_slice());
-        let (opened_slot, opened) = open_matching(&ring, &sealed, |_| true).unwrap();
-        prop_assert_eq!(&opened_slot, &slot);
-        prop_assert_eq!(&*opened, plaintext.as_slice());
+        let opened = sealer.open(&ring, &slot, &sealed).unwrap();
+        prop_assert_eq!(&*opened.plaintext, plaintext.as_slice());
+        prop_assert_eq!(opened.key_generation, generation);
+        prop_assert_eq!(opened.sealed_by.subject.as_str(), subject_of(&slot));
+        prop_assert_eq!(opened.sealed_by.key_id.as_str(), "key_sealer");
+        prop_assert_eq!(opened.sealed_by.status, TrustLevel::Verified);
+        let opened = open_matching(&ring, &sealer.keys(&slot), &sealed, |_| true).unwrap();
+        prop_assert_eq!(&opened.slot, &slot);
+        prop_assert_eq!(&*opened.plaintext, plaintext.as_slice());
 
         // Through the wire form and back.
         let reparsed = SealedPayload::from_json(&sealed.to_json()).unwrap();
         prop_assert_eq!(&reparsed, &sealed);
-        prop_assert_eq!(&*open(&ring, &slot, &reparsed).unwrap(), plaintext.as_slice());
+        prop_assert_eq!(&*sealer.open(&ring, &slot, &reparsed).unwrap().plaintext, plaintext.as_slice());
     }
 
     /// `seal_with_generation` is gone: a seal always uses the keyring's
@@ -643,6 +837,7 @@ proptest! {
         slot in slot(),
         plaintext in prop::collection::vec(any::<u8>(), 0..=256),
     ) {
+        let who = Sealer::new();
         let generations: Vec<u32> = generations.into_iter().collect();
         let key_of = |i: usize| [key_seed.wrapping_add(u8::try_from(i).unwrap()); 32];
         let chosen = *pick.get(&generations);
@@ -655,21 +850,21 @@ proptest! {
                 prop_assert_eq!(sealer.current_generation(), Some(chosen));
             }
         }
-        let sealed = seal(&sealer, &slot, &plaintext).unwrap();
+        let sealed = who.seal(&sealer, &slot, &plaintext).unwrap();
         prop_assert_eq!(sealed.envelope.key_generation, chosen);
-        let (opened_slot, opened) = open_matching(&full, &sealed, |s| s == &slot).unwrap();
-        prop_assert_eq!(opened_slot, slot.clone());
-        prop_assert_eq!(&*opened, plaintext.as_slice());
+        let opened = open_matching(&full, &who.keys(&slot), &sealed, |s| s == &slot).unwrap();
+        prop_assert_eq!(opened.slot, slot.clone());
+        prop_assert_eq!(&*opened.plaintext, plaintext.as_slice());
         // The member holding every generation seals under the newest.
         let newest = *generations.last().unwrap();
-        prop_assert_eq!(seal(&full, &slot, &plaintext).unwrap().envelope.key_generation, newest);
+        prop_assert_eq!(who.seal(&full, &slot, &plaintext).unwrap().envelope.key_generation, newest);
 
         // Only the chosen generation's key opens it: a keyring holding every
         // other key (same root, generation renumbered to `chosen`) fails GCM.
         for g in generations.iter().filter(|g| **g != chosen) {
             let mut wrong = Keyring::new(root.as_str()).unwrap();
             wrong.insert(chosen, full.key(*g).unwrap().clone()).unwrap();
-            prop_assert_eq!(code(open(&wrong, &slot, &sealed)), ErrorCode::DecryptionFailed);
+            prop_assert_eq!(code(who.open(&wrong, &slot, &sealed)), ErrorCode::DecryptionFailed);
         }
     }
 
@@ -678,10 +873,12 @@ proptest! {
         slot in slot(),
         plaintext in prop::collection::vec(any::<u8>(), 0..=64),
     ) {
+        let sealer = Sealer::new();
         let ring = ring_with("stream_root", 0, &[7; 32]);
-        let a = seal(&ring, &slot, &plaintext).unwrap();
-        let b = seal(&ring, &slot, &plaintext).unwrap();
+        let a = sealer.seal(&ring, &slot, &plaintext).unwrap();
+        let b = sealer.seal(&ring, &slot, &plaintext).unwrap();
         prop_assert_ne!(&a.envelope.iv, &b.envelope.iv);
+        prop_assert_ne!(&a.envelope.commitment, &b.envelope.commitment);
         prop_assert_ne!(&a.ciphertext, &b.ciphertext);
         prop_assert_eq!(&a.envelope.aad, &b.envelope.aad);
     }
@@ -691,9 +888,10 @@ proptest! {
         version in any::<u8>(),
         root in id(),
         generation in generation(),
-        slot in slot(),
+        (sender, slot) in sender_and_slot(),
+        stranger in id(),
     ) {
-        let bytes = aad::encode(version, &root, generation, &slot).unwrap();
+        let bytes = aad::encode(version, &root, generation, &sender, &slot).unwrap();
         prop_assert!(bytes.starts_with(aad::AAD_LABEL));
         prop_assert_eq!(bytes[aad::AAD_LABEL.len()], version);
         let parsed = aad::parse(&bytes).unwrap();
@@ -703,26 +901,41 @@ proptest! {
                 version,
                 root_stream_id: root.clone(),
                 key_generation: generation,
+                sender: sender.clone(),
                 slot: slot.clone(),
             }
         );
         // Deterministic, and re-encoding the parse gives the same bytes.
-        prop_assert_eq!(&aad::encode(version, &root, generation, &slot).unwrap(), &bytes);
+        prop_assert_eq!(&aad::encode(version, &root, generation, &sender, &slot).unwrap(), &bytes);
         prop_assert_eq!(
-            aad::encode(parsed.version, &parsed.root_stream_id, parsed.key_generation, &parsed.slot)
-                .unwrap(),
+            aad::encode(
+                parsed.version,
+                &parsed.root_stream_id,
+                parsed.key_generation,
+                &parsed.sender,
+                &parsed.slot,
+            )
+            .unwrap(),
             bytes
         );
         prop_assert!(slot.validate().is_ok());
+        // A slot that names an author is sealed by that author only.
+        if let Some(author) = slot.author_id() {
+            let other = AadSender { subject: differ(author, &stranger), ..sender.clone() };
+            prop_assert_eq!(
+                code(aad::encode(version, &root, generation, &other, &slot)),
+                ErrorCode::InvalidField
+            );
+        }
     }
 
     #[test]
     fn aad_encoding_is_injective(
-        a in (any::<u8>(), id(), generation(), slot()),
-        b in (any::<u8>(), id(), generation(), slot()),
+        a in (any::<u8>(), id(), generation(), sender_and_slot()),
+        b in (any::<u8>(), id(), generation(), sender_and_slot()),
     ) {
-        let ea = aad::encode(a.0, &a.1, a.2, &a.3).unwrap();
-        let eb = aad::encode(b.0, &b.1, b.2, &b.3).unwrap();
+        let ea = aad::encode(a.0, &a.1, a.2, &a.3.0, &a.3.1).unwrap();
+        let eb = aad::encode(b.0, &b.1, b.2, &b.3.0, &b.3.1).unwrap();
         prop_assert_eq!(ea == eb, a == b);
     }
 
@@ -732,16 +945,17 @@ proptest! {
         key_generation in any::<u32>(),
         iv in ".*",
         aad_text in prop::collection::vec(any::<char>(), 0..=40).prop_map(String::from_iter),
+        commitment in ".*",
         ciphertext in ".*",
     ) {
-        let envelope = Envelope { v, key_generation, iv, aad: aad_text };
+        let envelope = Envelope { v, key_generation, iv, aad: aad_text, commitment };
         let json = envelope.to_json();
         prop_assert_eq!(&Envelope::from_json(&json).unwrap(), &envelope);
 
-        // The wire names of section 2.1: {v, keyGeneration, iv, aad}.
+        // The wire names of section 2.1: {v, keyGeneration, iv, aad, commitment}.
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         let keys: BTreeSet<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
-        prop_assert_eq!(keys, BTreeSet::from(["v", "keyGeneration", "iv", "aad"]));
+        prop_assert_eq!(keys, BTreeSet::from(["v", "keyGeneration", "iv", "aad", "commitment"]));
 
         let payload = SealedPayload { ciphertext, envelope };
         let json = payload.to_json();
@@ -757,16 +971,23 @@ proptest! {
 
 #[test]
 fn plaintext_at_the_size_limit_round_trips() {
+    let sealer = Sealer::new();
     let ring = ring_with("stream_root", 9, &[0x42; 32]);
     let slot = golden::sample_slots()[0].1.clone();
     let plaintext: Vec<u8> = (0..MAX_PLAINTEXT_LEN)
         .map(|i| u8::try_from(i % 251).unwrap())
         .collect();
-    let sealed = seal(&ring, &slot, &plaintext).unwrap();
-    assert_eq!(&*open(&ring, &slot, &sealed).unwrap(), plaintext.as_slice());
+    let sealed = sealer.seal(&ring, &slot, &plaintext).unwrap();
+    assert_eq!(
+        &*sealer.open(&ring, &slot, &sealed).unwrap().plaintext,
+        plaintext.as_slice()
+    );
     let mut over = plaintext;
     over.push(0);
-    assert_eq!(code(seal(&ring, &slot, &over)), ErrorCode::InputTooLarge);
+    assert_eq!(
+        code(sealer.seal(&ring, &slot, &over)),
+        ErrorCode::InputTooLarge
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -786,15 +1007,19 @@ proptest! {
         other_n in any::<u32>(),
         plaintext in prop::collection::vec(any::<u8>(), 0..=64),
     ) {
+        let sealer = Sealer::new();
         let ring = ring_with(&root, generation, &key);
-        let sealed = seal(&ring, &slot, &plaintext).unwrap();
+        let sealed = sealer.seal(&ring, &slot, &plaintext).unwrap();
+        // The opener holds the sealer's key, under the moved slot's author
+        // as well: the slot itself is what refuses it.
         let muts = mutations(&slot, &other, other_n);
         prop_assert!(muts.len() >= 4);
         for (what, moved) in muts {
             prop_assert_ne!(&moved, &slot, "{} did not change the slot", what);
-            prop_assert_eq!(code(open(&ring, &moved, &sealed)), ErrorCode::AadMismatch, "{}", what);
+            let keys = sealer.keys(&slot).with_own(subject_of(&moved), &sealer.key);
+            prop_assert_eq!(code(open(&ring, &keys, &moved, &sealed)), ErrorCode::AadMismatch, "{}", what);
             prop_assert_eq!(
-                code(open_matching(&ring, &sealed, |s| s == &moved)),
+                code(open_matching(&ring, &keys, &sealed, |s| s == &moved)),
                 ErrorCode::AadMismatch,
                 "{}", what
             );
@@ -810,11 +1035,15 @@ proptest! {
         slot in slot(),
     ) {
         prop_assume!(root != other_root);
-        let sealed = seal(&ring_with(&root, generation, &key), &slot, b"x").unwrap();
+        let sealer = Sealer::new();
+        let sealed = sealer.seal(&ring_with(&root, generation, &key), &slot, b"x").unwrap();
         // Even holding the very same key under the same generation.
         let other = ring_with(&other_root, generation, &key);
-        prop_assert_eq!(code(open(&other, &slot, &sealed)), ErrorCode::AadMismatch);
-        prop_assert_eq!(code(open_matching(&other, &sealed, |_| true)), ErrorCode::AadMismatch);
+        prop_assert_eq!(code(sealer.open(&other, &slot, &sealed)), ErrorCode::AadMismatch);
+        prop_assert_eq!(
+            code(open_matching(&other, &sealer.keys(&slot), &sealed, |_| true)),
+            ErrorCode::AadMismatch
+        );
     }
 
     #[test]
@@ -828,14 +1057,18 @@ proptest! {
         also_held in any::<bool>(),
     ) {
         prop_assume!(generation != new_generation);
+        let sealer = Sealer::new();
         let mut ring = ring_with(&root, generation, &key);
-        let mut sealed = seal(&ring, &slot, b"payload").unwrap();
+        let mut sealed = sealer.seal(&ring, &slot, b"payload").unwrap();
         if also_held {
             ring.insert(new_generation, StreamKey::from_bytes(&other_key)).unwrap();
         }
         sealed.envelope.key_generation = new_generation;
-        prop_assert_eq!(code(open(&ring, &slot, &sealed)), ErrorCode::AadMismatch);
-        prop_assert_eq!(code(open_matching(&ring, &sealed, |_| true)), ErrorCode::AadMismatch);
+        prop_assert_eq!(code(sealer.open(&ring, &slot, &sealed)), ErrorCode::AadMismatch);
+        prop_assert_eq!(
+            code(open_matching(&ring, &sealer.keys(&slot), &sealed, |_| true)),
+            ErrorCode::AadMismatch
+        );
     }
 
     #[test]
@@ -844,10 +1077,11 @@ proptest! {
         slot in slot(),
     ) {
         prop_assume!(v != ENVELOPE_VERSION);
+        let sealer = Sealer::new();
         let ring = ring_with("stream_root", 0, &[1; 32]);
-        let mut sealed = seal(&ring, &slot, b"payload").unwrap();
+        let mut sealed = sealer.seal(&ring, &slot, b"payload").unwrap();
         sealed.envelope.v = v;
-        prop_assert_eq!(code(open(&ring, &slot, &sealed)), ErrorCode::UnsupportedEnvelopeVersion);
+        prop_assert_eq!(code(sealer.open(&ring, &slot, &sealed)), ErrorCode::UnsupportedEnvelopeVersion);
     }
 
     #[test]
@@ -857,12 +1091,13 @@ proptest! {
         plaintext in prop::collection::vec(any::<u8>(), 0..=512),
         bit in 0usize..96,
     ) {
+        let sealer = Sealer::new();
         let ring = ring_with("stream_root", 3, &key);
-        let mut sealed = seal(&ring, &slot, &plaintext).unwrap();
+        let mut sealed = sealer.seal(&ring, &slot, &plaintext).unwrap();
         let mut iv = decode_base64("iv", &sealed.envelope.iv).unwrap();
         flip_bit(&mut iv, bit);
         sealed.envelope.iv = encode_base64(&iv);
-        prop_assert_eq!(code(open(&ring, &slot, &sealed)), ErrorCode::DecryptionFailed);
+        prop_assert_eq!(code(sealer.open(&ring, &slot, &sealed)), ErrorCode::DecryptionFailed);
     }
 
     #[test]
@@ -872,15 +1107,18 @@ proptest! {
         plaintext in prop::collection::vec(any::<u8>(), 0..=512),
         bit in any::<Index>(),
     ) {
+        let sealer = Sealer::new();
         let ring = ring_with("stream_root", 3, &key);
-        let mut sealed = seal(&ring, &slot, &plaintext).unwrap();
+        let mut sealed = sealer.seal(&ring, &slot, &plaintext).unwrap();
         let mut ct = decode_base64("ciphertext", &sealed.ciphertext).unwrap();
         let bit = bit.index(ct.len() * 8);
         flip_bit(&mut ct, bit);
         sealed.ciphertext = encode_base64(&ct);
-        prop_assert_eq!(code(open(&ring, &slot, &sealed)), ErrorCode::DecryptionFailed);
+        prop_assert_eq!(code(sealer.open(&ring, &slot, &sealed)), ErrorCode::DecryptionFailed);
     }
 
+    /// Cut below the signature and the tag (80 bytes), a ciphertext is
+    /// refused on its length before any key is used; longer, AES-GCM refuses it.
     #[test]
     fn truncated_or_extended_ciphertext_is_decryption_failed(
         slot in slot(),
@@ -888,15 +1126,22 @@ proptest! {
         cut in any::<Index>(),
         extra in prop::collection::vec(any::<u8>(), 1..=16),
     ) {
+        let sealer = Sealer::new();
         let ring = ring_with("stream_root", 3, &[5; 32]);
-        let sealed = seal(&ring, &slot, &plaintext).unwrap();
+        let sealed = sealer.seal(&ring, &slot, &plaintext).unwrap();
         let ct = decode_base64("ciphertext", &sealed.ciphertext).unwrap();
         let mut short = sealed.clone();
-        short.ciphertext = encode_base64(&ct[..cut.index(ct.len())]);
-        prop_assert_eq!(code(open(&ring, &slot, &short)), ErrorCode::DecryptionFailed);
+        let kept = cut.index(ct.len());
+        short.ciphertext = encode_base64(&ct[..kept]);
+        let want = if kept < SIGNATURE_LEN + 16 {
+            ErrorCode::InvalidLength
+        } else {
+            ErrorCode::DecryptionFailed
+        };
+        prop_assert_eq!(code(sealer.open(&ring, &slot, &short)), want);
         let mut long = sealed;
         long.ciphertext = encode_base64(&[ct, extra].concat());
-        prop_assert_eq!(code(open(&ring, &slot, &long)), ErrorCode::DecryptionFailed);
+        prop_assert_eq!(code(sealer.open(&ring, &slot, &long)), ErrorCode::DecryptionFailed);
     }
 
     #[test]
@@ -906,10 +1151,11 @@ proptest! {
         slot in slot(),
         bit in any::<Index>(),
     ) {
+        let sealer = Sealer::new();
         let ring = ring_with(&root, generation, &[9; 32]);
-        let sealed = seal(&ring, &slot, b"the plaintext").unwrap();
+        let sealed = sealer.seal(&ring, &slot, b"the plaintext").unwrap();
         let bit = bit.index(aad_bytes(&sealed).len() * 8);
-        assert_aad_flip(&ring, &slot, &sealed, bit);
+        assert_aad_flip(&sealer, &ring, &slot, &sealed, bit);
     }
 
     #[test]
@@ -921,12 +1167,13 @@ proptest! {
     ) {
         let others: Vec<u32> = others.into_iter().filter(|g| *g != generation).collect();
         prop_assume!(!others.is_empty());
-        let sealed = seal(&ring_with(&root, generation, &[3; 32]), &slot, b"p").unwrap();
+        let sealer = Sealer::new();
+        let sealed = sealer.seal(&ring_with(&root, generation, &[3; 32]), &slot, b"p").unwrap();
         let mut opener = Keyring::new(root.as_str()).unwrap();
         for g in &others {
             opener.insert(*g, StreamKey::from_bytes(&[3; 32])).unwrap();
         }
-        match open(&opener, &slot, &sealed) {
+        match sealer.open(&opener, &slot, &sealed) {
             Err(Error::UnknownKeyGeneration { generation: g }) => prop_assert_eq!(g, generation),
             other => prop_assert!(false, "expected UNKNOWN_KEY_GENERATION, got {:?}", other.map(|_| ())),
         }
@@ -939,11 +1186,13 @@ proptest! {
 fn every_aad_bit_of_the_sample_slots() {
     let mut slots: Vec<Slot> = golden::sample_slots()
         .into_iter()
-        .map(|(_, slot, _)| slot)
+        .map(|(_, slot, _, _)| slot)
         .collect();
     slots.push(Slot::DecisionCard {
         stream_id: "s".into(),
         decision_id: "d".into(),
+        invocation_id: "i".into(),
+        runtime_session_id: "r".into(),
         options: (0..5)
             .map(|i| DecisionOption {
                 id: format!("o{i}"),
@@ -952,37 +1201,57 @@ fn every_aad_bit_of_the_sample_slots() {
             .collect(),
         allow_note: false,
     });
+    let sealer = Sealer::new();
     let ring = ring_with(golden::ROOT, 2, &[0x40; 32]);
     let mut flips = 0usize;
     let mut full = std::collections::BTreeMap::<&str, usize>::new();
     let mut partial = std::collections::BTreeMap::<&str, usize>::new();
     for slot in &slots {
-        let sealed = seal(&ring, slot, b"x").unwrap();
+        let sealed = sealer.seal(&ring, slot, b"x").unwrap();
         for bit in 0..aad_bytes(&sealed).len() * 8 {
-            assert_aad_flip(&ring, slot, &sealed, bit);
+            assert_aad_flip(&sealer, &ring, slot, &sealed, bit);
             let mut m = aad_bytes(&sealed);
             flip_bit(&mut m, bit);
             let tampered = with_aad(&sealed, &m);
             *full
-                .entry(code(open(&ring, slot, &tampered)).as_str())
+                .entry(code(sealer.open(&ring, slot, &tampered)).as_str())
                 .or_default() += 1;
             *partial
-                .entry(code(open_matching(&ring, &tampered, |_| true)).as_str())
+                .entry(
+                    code(open_matching(&ring, &sealer.keys(slot), &tampered, |_| {
+                        true
+                    }))
+                    .as_str(),
+                )
                 .or_default() += 1;
             flips += 1;
         }
     }
     println!("aad bit flips: {flips}; open: {full:?}; open_matching(accept all): {partial:?}");
-    // Every predicted outcome occurs: label/length/flag bits break parsing,
-    // content bits still parse but move the ciphertext, and a moved slot that
-    // the opener accepts is refused by AES-GCM.
+    // Every predicted outcome occurs: label/length/flag bits (and an author
+    // no longer the sender) break parsing, content bits still parse but move
+    // the ciphertext, a changed sender key id (or an unauthored slot's
+    // subject) names a key the opener does not hold, a changed sender kind
+    // is not the kind of the opener's key, and a moved slot that the opener
+    // accepts is refused by the key commitment and AES-GCM.
     assert_eq!(
         full.keys().copied().collect::<Vec<_>>(),
-        ["AAD_MISMATCH", "MALFORMED_AAD"]
+        [
+            "AAD_MISMATCH",
+            "MALFORMED_AAD",
+            "SENDER_MISMATCH",
+            "UNKNOWN_KEY"
+        ]
     );
     assert_eq!(
         partial.keys().copied().collect::<Vec<_>>(),
-        ["AAD_MISMATCH", "DECRYPTION_FAILED", "MALFORMED_AAD"]
+        [
+            "AAD_MISMATCH",
+            "DECRYPTION_FAILED",
+            "MALFORMED_AAD",
+            "SENDER_MISMATCH",
+            "UNKNOWN_KEY"
+        ]
     );
 }
 
@@ -1339,13 +1608,14 @@ proptest! {
         let k0 = StreamKey::generate().unwrap();
         let k1 = StreamKey::generate().unwrap();
         let g1 = g0 + 1;
+        let sealer = Sealer::new();
         let mut ring = Keyring::new(root.as_str()).unwrap();
         ring.insert(g0, k0.clone()).unwrap();
-        let old_sealed = envelope::seal(&ring, &slot, &old).unwrap();
+        let old_sealed = sealer.seal(&ring, &slot, &old).unwrap();
         ring.insert(g1, k1.clone()).unwrap();
         // Inserting the newer key raised the sealing generation.
         prop_assert_eq!(ring.current_generation(), Some(g1));
-        let new_sealed = envelope::seal(&ring, &slot, &new).unwrap();
+        let new_sealed = sealer.seal(&ring, &slot, &new).unwrap();
         prop_assert_eq!(new_sealed.envelope.key_generation, g1);
 
         // The removed runtime got only generation g0's wrap.
@@ -1355,11 +1625,11 @@ proptest! {
         let mut theirs = Keyring::new(root.as_str()).unwrap();
         theirs.insert(g0, unwrap_stream_key(&root, &w0, std::slice::from_ref(&removed), &from_owner).unwrap().key).unwrap();
         prop_assert_eq!(code(unwrap_stream_key(&root, &w1, std::slice::from_ref(&removed), &from_owner)), ErrorCode::NoMatchingKey);
-        prop_assert_eq!(&*open(&theirs, &slot, &old_sealed).unwrap(), old.as_slice());
-        prop_assert_eq!(code(open(&theirs, &slot, &new_sealed)), ErrorCode::UnknownKeyGeneration);
+        prop_assert_eq!(&*sealer.open(&theirs, &slot, &old_sealed).unwrap().plaintext, old.as_slice());
+        prop_assert_eq!(code(sealer.open(&theirs, &slot, &new_sealed)), ErrorCode::UnknownKeyGeneration);
         // Relabelling the new ciphertext with the old generation does not help.
         let mut relabelled = new_sealed.clone();
         relabelled.envelope.key_generation = g0;
-        prop_assert_eq!(code(open(&theirs, &slot, &relabelled)), ErrorCode::AadMismatch);
+        prop_assert_eq!(code(sealer.open(&theirs, &slot, &relabelled)), ErrorCode::AadMismatch);
     }
 }

@@ -20,18 +20,19 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use streamseal::api::{Context, EndpointRequest, build_request, encode_component, paging};
 use streamseal::encoding::{decode_base64, encode_base64};
-use streamseal::identity::{IdentityKey, KeyId, PublicKey, RecipientKind, SecretKey};
+use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::{KdfLimits, KdfParams};
 use streamseal::sealed::decisions::{
     CardPlacement, DecisionAnswer, DecisionCardContent, open_decision_answer, open_decision_card,
     seal_decision_card, seal_decision_note,
 };
-use streamseal::sealed::runtime::{OpenedInvocation, open_step};
+use streamseal::sealed::runtime::{OpenedInvocation, StepPlacement, open_step};
 use streamseal::sealed::state::StreamState;
 use streamseal::sealed::user_key::{change_passphrase, set_up, unlock};
+use streamseal::sender::{SealedBy, SenderKeys, Signer};
 use streamseal::slot::{DecisionOption, Slot, SlotKind, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
-use streamseal::trust::{TrustPolicy, TrustStore};
+use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
 use streamseal::wire::common::StreamType;
 use streamseal::wire::error_body::{ApiError, ErrorBody};
 use streamseal::wire::events::{DecisionResolved, E2eRevoke, Event};
@@ -62,11 +63,14 @@ fn text() -> impl Strategy<Value = String> {
 fn slot() -> impl Strategy<Value = Slot> {
     let id = || "[a-z]{1,6}_[0-9A-Z]{1,10}";
     prop_oneof![
-        (id(), id(), id(), any::<u32>()).prop_map(|(s, m, a, r)| Slot::Message {
-            stream_id: s,
-            message_id: m,
-            author_id: a,
-            revision: r,
+        (id(), id(), id(), "[a-z]{1,8}", any::<u32>()).prop_map(|(s, m, a, t, r)| {
+            Slot::Message {
+                stream_id: s,
+                message_id: m,
+                author_id: a,
+                author_type: t,
+                revision: r,
+            }
         }),
         (id(), id(), id(), id()).prop_map(|(s, m, a, i)| Slot::BotReply {
             stream_id: s,
@@ -87,17 +91,22 @@ fn slot() -> impl Strategy<Value = Slot> {
                 message_id: m,
             }
         }),
-        (id(), id(), vec((id(), text()), 0..4), any::<bool>()).prop_map(|(s, d, o, n)| {
-            Slot::DecisionCard {
+        (
+            (id(), id(), id(), id()),
+            vec((id(), text()), 0..4),
+            any::<bool>(),
+        )
+            .prop_map(|((s, d, i, r), o, n)| Slot::DecisionCard {
                 stream_id: s,
                 decision_id: d,
+                invocation_id: i,
+                runtime_session_id: r,
                 options: o
                     .into_iter()
                     .map(|(id, tone)| DecisionOption { id, tone })
                     .collect(),
                 allow_note: n,
-            }
-        }),
+            }),
         (id(), id(), id()).prop_map(|(d, o, b)| Slot::DecisionNote {
             decision_id: d,
             option_id: o,
@@ -230,10 +239,11 @@ proptest! {
             decided_by: c.clone(),
             note_ciphertext: note.as_ref().map(|(t, _)| t.clone()),
             note_envelope: note.as_ref().map(|(t, g)| streamseal::envelope::Envelope {
-                v: 1,
+                v: 2,
                 key_generation: *g,
                 iv: t.clone(),
                 aad: t.clone(),
+                commitment: t.clone(),
             }),
         };
         let revoke = E2eRevoke { workspace_id: a, bot_id: b, stream_id: c };
@@ -404,11 +414,23 @@ proptest! {
             runtime_session_id: "session-1",
             invocation_id: "inv_1",
         };
-        let card = seal_decision_card(&ring, placement, option_list, allow_note, &content).unwrap();
-        prop_assert_eq!(open_decision_card(&ring, "stream_root", &card).unwrap(), content);
+        let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("machine-a").unwrap()).unwrap();
+        let user = IdentityKey::generate(RecipientKind::User, KeyId::new("laptop").unwrap()).unwrap();
+        let trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        // The asker holds the bot's key; the decider's key is presented, not pinned.
+        let keys = SenderKeys::new(&trust)
+            .with_own("bot_1", &bot)
+            .with_presented("usr_1", &Recipient::of(&user));
+        let bot_signer = Signer::new("bot_1", &bot).unwrap();
+        let card = seal_decision_card(&ring, &bot_signer, placement, option_list, allow_note, &content).unwrap();
+        let opened_card = open_decision_card(&ring, &keys, "stream_root", &card).unwrap();
+        prop_assert_eq!(opened_card.content, content);
+        prop_assert_eq!(opened_card.sealed_by.subject.as_str(), "bot_1");
+        prop_assert_eq!(opened_card.sealed_by.status, TrustLevel::Verified);
 
         let option_id = options.keys().next().cloned().unwrap_or_default();
-        let sealed = seal_decision_note(&ring, decision_id.as_str(), &option_id, "usr_1", &note).unwrap();
+        let user_signer = Signer::new("usr_1", &user).unwrap();
+        let sealed = seal_decision_note(&ring, &user_signer, decision_id.as_str(), &option_id, &note).unwrap();
         let event = DecisionResolved {
             decision_id: decision_id.as_str().to_owned(),
             option_id: option_id.clone(),
@@ -417,12 +439,18 @@ proptest! {
             note_envelope: Some(sealed.envelope),
         };
         prop_assert_eq!(
-            open_decision_answer(&ring, &card, &event).unwrap(),
+            open_decision_answer(&ring, &keys, &card, &event).unwrap(),
             DecisionAnswer {
                 decision_id: decision_id.as_str().to_owned(),
                 option_id,
                 decided_by: "usr_1".into(),
                 note,
+                sealed_by: SealedBy {
+                    subject: "usr_1".into(),
+                    kind: RecipientKind::User,
+                    key_id: "laptop".into(),
+                    status: TrustLevel::Unverified,
+                },
             }
         );
     }
@@ -431,7 +459,7 @@ proptest! {
 /// The claimed invocation of `tests/vectors/streamseal/invocations.json`,
 /// opened with its runtime key by a runtime that pinned the owner's key and
 /// accepts it as the stream's key sender.
-fn opened_invocation() -> (Invocation, OpenedInvocation) {
+fn opened_invocation() -> (Invocation, OpenedInvocation, IdentityKey) {
     let vectors = streamseal::testing::golden::invocations().unwrap();
     let vector = &vectors["vectors"][0];
     let invocation: Invocation = serde_json::from_value(vector["invocation"].clone()).unwrap();
@@ -442,7 +470,7 @@ fn opened_invocation() -> (Invocation, OpenedInvocation) {
         SecretKey::from_bytes(&secret.try_into().unwrap()),
     );
     let owner = vector["ownerUserId"].as_str().unwrap();
-    let owner_key = streamseal::identity::Recipient {
+    let owner_key = Recipient {
         kind: RecipientKind::parse(vector["ownerKeyKind"].as_str().unwrap()),
         key_id: KeyId::new(vector["ownerKeyId"].as_str().unwrap()).unwrap(),
         public_key: PublicKey::from_base64(vector["ownerPublicKey"].as_str().unwrap()).unwrap(),
@@ -452,9 +480,46 @@ fn opened_invocation() -> (Invocation, OpenedInvocation) {
     let mut state = StreamState::new(invocation.root_stream_id.as_str()).unwrap();
     state.set_owner(owner).unwrap();
     state.accept_sender(&owner_key).unwrap();
+    // The history's other member presents a key the runtime has not pinned.
+    let member_secret = hex::decode(vector["memberSecretKeyHex"].as_str().unwrap()).unwrap();
+    let member = IdentityKey::from_secret(
+        RecipientKind::parse(vector["memberKeyKind"].as_str().unwrap()),
+        KeyId::new(vector["memberKeyId"].as_str().unwrap()).unwrap(),
+        SecretKey::from_bytes(&member_secret.try_into().unwrap()),
+    );
+    let senders = SenderKeys::new(&trust).with_presented(
+        vector["memberUserId"].as_str().unwrap(),
+        &Recipient::of(&member),
+    );
     let bot = vector["botId"].as_str().unwrap();
-    let opened = OpenedInvocation::open(&invocation, &mut state, &trust, bot, &[runtime]).unwrap();
-    (invocation, opened)
+    let opened = OpenedInvocation::open(
+        &invocation,
+        &mut state,
+        &senders,
+        bot,
+        std::slice::from_ref(&runtime),
+    )
+    .unwrap();
+    (invocation, opened, runtime)
+}
+
+/// Where a viewer expects a step of `bot` in `invocation_id`.
+fn step_placement<'a>(
+    invocation_id: &'a str,
+    bot_id: &'a str,
+    step_id: &'a str,
+    step_type: &'a StepType,
+    phase: StepPhase,
+    message_id: Option<&'a str>,
+) -> StepPlacement<'a> {
+    StepPlacement {
+        invocation_id,
+        bot_id,
+        step_id,
+        step_type,
+        phase,
+        message_id,
+    }
 }
 
 fn step_type() -> impl Strategy<Value = StepType> {
@@ -480,17 +545,25 @@ proptest! {
         message_id in option::of("msg_[0-9A-Z]{26}"),
         ts in 0u64..(1 << 40),
     ) {
-        let (invocation, opened) = opened_invocation();
+        let (invocation, opened, runtime) = opened_invocation();
         let ring = opened.keyring();
+        let bot = invocation.sealed_context.as_ref().unwrap().reply.sender_id.clone();
+        let trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let keys = SenderKeys::new(&trust).with_own(&bot, &runtime);
+        let placement = |step_id, step_type, phase, message_id| {
+            step_placement(&invocation.id, &bot, step_id, step_type, phase, message_id)
+        };
         let started = opened
             .seal_step_started(&step_id, &step_type, message_id.as_deref(), Some(&text))
             .unwrap();
         let (ct, env) = (started.ciphertext.clone().unwrap(), started.envelope.clone().unwrap());
         let payload = streamseal::envelope::SealedPayload { ciphertext: ct, envelope: env };
-        prop_assert_eq!(
-            open_step(ring, &invocation.id, &step_id, &step_type, StepPhase::Started, message_id.as_deref(), &payload).unwrap(),
-            text.clone()
-        );
+        let started_step = open_step(
+            ring, &keys, placement(&step_id, &step_type, StepPhase::Started, message_id.as_deref()), &payload,
+        ).unwrap();
+        prop_assert_eq!(started_step.text, text.clone());
+        prop_assert_eq!(started_step.sealed_by.subject.as_str(), bot.as_str());
+        prop_assert_eq!(started_step.sealed_by.status, TrustLevel::Verified);
         let step = opened.seal_step(&step_id, &step_type, message_id.as_deref(), &text, Some(7)).unwrap();
         let frames = opened.step_frames(std::slice::from_ref(&step));
         prop_assert_eq!(frames.invocation_id.as_str(), invocation.id.as_str());
@@ -499,15 +572,17 @@ proptest! {
                 ciphertext: frame.ciphertext.clone().unwrap(),
                 envelope: frame.envelope.clone().unwrap(),
             };
-            let opened_text = open_step(
-                ring, &frames.invocation_id, &frame.step_id, &frame.step_type,
-                StepPhase::Completed, frame.message_id.as_deref(), &payload,
+            let opened_step = open_step(
+                ring, &keys,
+                placement(&frame.step_id, &frame.step_type, StepPhase::Completed, frame.message_id.as_deref()),
+                &payload,
             ).unwrap();
-            prop_assert_eq!(opened_text, text.clone());
+            prop_assert_eq!(opened_step.text, text.clone());
             // The started phase is another slot.
             prop_assert!(open_step(
-                ring, &frames.invocation_id, &frame.step_id, &frame.step_type,
-                StepPhase::Started, frame.message_id.as_deref(), &payload,
+                ring, &keys,
+                placement(&frame.step_id, &frame.step_type, StepPhase::Started, frame.message_id.as_deref()),
+                &payload,
             ).is_err());
         }
 
@@ -521,8 +596,9 @@ proptest! {
             author_id: ctx.reply.sender_id.clone(),
             invocation_id: invocation.id.clone(),
         };
-        let plain = streamseal::envelope::open(ring, &slot, &reply.sealed).unwrap();
-        prop_assert_eq!(&*plain, text.as_bytes());
+        let plain = streamseal::envelope::open(ring, &keys, &slot, &reply.sealed).unwrap();
+        prop_assert_eq!(&*plain.plaintext, text.as_bytes());
+        prop_assert_eq!(plain.sealed_by.subject.as_str(), bot.as_str());
     }
 
     /// `ServiceVersion::parse` -> `as_str` keeps any text; known versions

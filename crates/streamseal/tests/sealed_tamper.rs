@@ -15,7 +15,10 @@
 //!
 //! Generation 0 is made by the owner (HPKE auth mode from its key); every
 //! member and runtime accepts the owner's key as the root's key sender, so a
-//! wrap the server made itself never opens (`UNTRUSTED_WRAP`).
+//! wrap the server made itself never opens (`UNTRUSTED_WRAP`). Every
+//! envelope is version 2: signed by its sender, key-committing, and bound
+//! to the stream the opener asked for and to the clear fields issue 16 added
+//! (`authorType`, a card's `invocationId` and `runtimeSessionId`).
 
 use serde_json::{Value, json};
 use streamseal::envelope::SealedPayload;
@@ -26,14 +29,17 @@ use streamseal::sealed::decisions::{
 };
 use streamseal::sealed::keyring::{WrapsReport, open_key_wraps};
 use streamseal::sealed::messages::{
-    MessageToOpen, check_send_rules, open_message, open_message_to_open, open_messages_to_open,
-    seal_edit, seal_message,
+    MessageToOpen, OpenedMessage, check_send_rules, open_message, open_message_to_open,
+    open_messages_to_open, seal_edit, seal_message,
 };
-use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation, open_step};
+use streamseal::sealed::runtime::{
+    HistoryItem, OpenedInvocation, OpenedStep, StepPlacement, open_step,
+};
 use streamseal::sealed::state::StreamState;
+use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::{DecisionOption, StepPhase};
 use streamseal::stream_key::Keyring;
-use streamseal::trust::{TrustPolicy, TrustStore, TrustedKey};
+use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::events::DecisionResolved;
 use streamseal::wire::ids::{DecisionId, MessageId};
 use streamseal::wire::invocation::Invocation;
@@ -103,6 +109,8 @@ struct Fx {
     machine_b: IdentityKey,
     /// The owner's trust store: the second user's and the machines' keys pinned.
     trust: TrustStore,
+    /// The second user's trust store: the owner's and the machines' keys pinned.
+    u2_trust: TrustStore,
     /// The owner's state: it made generation 0.
     owner_state: StreamState,
     gen0: Vec<KeyWrap>,
@@ -135,6 +143,10 @@ fn fx() -> Fx {
     owner_state.commit_roll(roll).unwrap();
     let (u2_state, report) = open_as(&owner, ROOT, &list(0, &gen0), &user2);
     assert_eq!(report.admitted.len(), 1);
+    let mut u2_trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+    u2_trust.admit(OWNER, &Recipient::of(&owner)).unwrap();
+    u2_trust.admit(BOT, &Recipient::of(&machine_a)).unwrap();
+    u2_trust.admit(BOT, &Recipient::of(&machine_b)).unwrap();
     Fx {
         owner_ring: owner_state.keyring().clone(),
         u2_ring: u2_state.keyring().clone(),
@@ -143,9 +155,43 @@ fn fx() -> Fx {
         machine_a,
         machine_b,
         trust,
+        u2_trust,
         owner_state,
         gen0,
     }
+}
+
+impl Fx {
+    /// The owner signing with its laptop key.
+    fn owner_signer(&self) -> Signer<'_> {
+        Signer::new(OWNER, &self.owner).unwrap()
+    }
+
+    /// The second user signing with its phone key.
+    fn u2_signer(&self) -> Signer<'_> {
+        Signer::new(USER2, &self.user2).unwrap()
+    }
+
+    /// The bot signing with machine B's key (the runtime of `opened_invocation`).
+    fn bot_signer(&self) -> Signer<'_> {
+        Signer::new(BOT, &self.machine_b).unwrap()
+    }
+
+    /// The keys the owner checks senders against: its own, and the pins.
+    fn owner_keys(&self) -> SenderKeys<'_> {
+        SenderKeys::new(&self.trust).with_own(OWNER, &self.owner)
+    }
+
+    /// The keys the second user checks senders against.
+    fn u2_keys(&self) -> SenderKeys<'_> {
+        SenderKeys::new(&self.u2_trust).with_own(USER2, &self.user2)
+    }
+}
+
+/// Opens `m` as a member that listed the stream `m` says it is in: the
+/// stream asked for is the one the server put in the resource.
+fn open_listed(ring: &Keyring, keys: &SenderKeys<'_>, m: &Message) -> Result<OpenedMessage, Error> {
+    open_message(ring, keys, &m.stream_id, m)
 }
 
 /// A member's fresh state of `root` that pinned the owner's key and accepts
@@ -174,10 +220,15 @@ fn member_of(owner: &IdentityKey, root: &str) -> (StreamState, TrustStore) {
 /// A runtime opening `inv` with `keys` from a fresh state of the
 /// invocation's root that pinned the owner (as the stream's owner and its
 /// key sender).
+/// The runtime's trust store also pinned the second user's key and both
+/// machines' (the history's other senders).
 fn open_claim(fx: &Fx, inv: &Invocation, keys: &[IdentityKey]) -> Result<OpenedInvocation, Error> {
-    let (mut state, trust) = member_of(&fx.owner, &inv.root_stream_id);
+    let (mut state, mut trust) = member_of(&fx.owner, &inv.root_stream_id);
     state.set_owner(OWNER).unwrap();
-    OpenedInvocation::open(inv, &mut state, &trust, BOT, keys)
+    trust.admit(USER2, &Recipient::of(&fx.user2)).unwrap();
+    trust.admit(BOT, &Recipient::of(&fx.machine_a)).unwrap();
+    trust.admit(BOT, &Recipient::of(&fx.machine_b)).unwrap();
+    OpenedInvocation::open(inv, &mut state, &SenderKeys::new(&trust), BOT, keys)
 }
 
 /// A keyring of `root` at generation 0, made and held by the owner alone.
@@ -204,7 +255,8 @@ fn history_codes(opened: &OpenedInvocation) -> Vec<Option<ErrorCode>> {
 
 /// The owner's message `id` with `text`, as the list serves it.
 fn owner_message(fx: &Fx, id: &MessageId, text: &str) -> Message {
-    let body = seal_message(&fx.owner_ring, ROOT, id, OWNER, text, None).unwrap();
+    let body = seal_message(&fx.owner_ring, &fx.owner_signer(), ROOT, id, text).unwrap();
+    assert_eq!(body.client_message_id.as_deref(), Some(id.as_str()));
     item(ROOT, id.as_str(), OWNER, "user", 1, &sealed_of(&body))
 }
 
@@ -276,10 +328,11 @@ fn message_moved_to_another_stream_message_or_author() {
     let fx = fx();
     let id = mint(1);
     let good = owner_message(&fx, &id, "the launch code is 0000");
-    assert_eq!(
-        open_message(&fx.u2_ring, &good).unwrap().text,
-        "the launch code is 0000"
-    );
+    let opened = open_message(&fx.u2_ring, &fx.u2_keys(), ROOT, &good).unwrap();
+    assert_eq!(opened.text, "the launch code is 0000");
+    assert_eq!(opened.stream_id, ROOT);
+    assert_eq!(opened.sealed_by.subject, OWNER);
+    assert_eq!(opened.sealed_by.status, TrustLevel::Unverified);
     let sealed = good.sealed.clone().unwrap();
     let moved = [
         item(THREAD, id.as_str(), OWNER, "user", 1, &sealed),
@@ -287,14 +340,21 @@ fn message_moved_to_another_stream_message_or_author() {
         item(ROOT, mint(2).as_str(), OWNER, "user", 1, &sealed),
         item(ROOT, id.as_str(), USER2, "user", 1, &sealed),
         item(ROOT, id.as_str(), BOT, "bot", 1, &sealed),
+        item(ROOT, id.as_str(), OWNER, "persona", 1, &sealed),
     ];
     for m in &moved {
         assert_eq!(
-            code(open_message(&fx.u2_ring, m)),
+            code(open_listed(&fx.u2_ring, &fx.u2_keys(), m)),
             ErrorCode::AadMismatch,
             "{m:?}"
         );
     }
+    // Served in the thread's list as it is (its `streamId` still the
+    // root's): the stream checked is the one the caller asked for.
+    assert_eq!(
+        code(open_message(&fx.u2_ring, &fx.u2_keys(), THREAD, &good)),
+        ErrorCode::AadMismatch
+    );
     // Moved to another message's AAD: the slot then matches, but the
     // ciphertext does not authenticate under that AAD.
     let other_id = mint(3);
@@ -302,22 +362,22 @@ fn message_moved_to_another_stream_message_or_author() {
     let mut spliced = other.clone();
     spliced.sealed.as_mut().unwrap().ciphertext = sealed.ciphertext.clone();
     assert_eq!(
-        code(open_message(&fx.u2_ring, &spliced)),
+        code(open_message(&fx.u2_ring, &fx.u2_keys(), ROOT, &spliced)),
         ErrorCode::DecryptionFailed
     );
     // A ciphertext of another root stream's key, served here.
     let other_ring = ring_of(&fx, OTHER_ROOT);
-    let foreign = seal_message(&other_ring, ROOT, &id, OWNER, "x", None).unwrap();
+    let foreign = seal_message(&other_ring, &fx.owner_signer(), ROOT, &id, "x").unwrap();
     let foreign = item(ROOT, id.as_str(), OWNER, "user", 1, &sealed_of(&foreign));
     assert_eq!(
-        code(open_message(&fx.u2_ring, &foreign)),
+        code(open_message(&fx.u2_ring, &fx.u2_keys(), ROOT, &foreign)),
         ErrorCode::AadMismatch
     );
     // A list item without a sealed body in a sealed stream.
     let mut stripped = good.clone();
     stripped.sealed = None;
     assert_eq!(
-        code(open_message(&fx.u2_ring, &stripped)),
+        code(open_message(&fx.u2_ring, &fx.u2_keys(), ROOT, &stripped)),
         ErrorCode::InvalidField
     );
 }
@@ -327,13 +387,12 @@ fn an_old_revision_replayed_as_the_current_one() {
     let fx = fx();
     let id = mint(1);
     let rev1 = owner_message(&fx, &id, "deploy at 10:00");
-    let rev2_sealed = seal_edit(&fx.owner_ring, &rev1, OWNER, "deploy at 14:00").unwrap();
+    let rev2_sealed =
+        seal_edit(&fx.owner_ring, &fx.owner_signer(), &rev1, "deploy at 14:00").unwrap();
     let rev2 = item(ROOT, id.as_str(), OWNER, "user", 2, &rev2_sealed);
-    assert_eq!(
-        open_message(&fx.u2_ring, &rev2).unwrap().text,
-        "deploy at 14:00"
-    );
-    assert_eq!(open_message(&fx.u2_ring, &rev2).unwrap().revision, 2);
+    let u2_open = |m: &Message| open_message(&fx.u2_ring, &fx.u2_keys(), ROOT, m);
+    assert_eq!(u2_open(&rev2).unwrap().text, "deploy at 14:00");
+    assert_eq!(u2_open(&rev2).unwrap().revision, 2);
 
     // revision = 2, sealed payload of revision 1.
     let replayed = item(
@@ -344,23 +403,60 @@ fn an_old_revision_replayed_as_the_current_one() {
         2,
         rev1.sealed.as_ref().unwrap(),
     );
-    assert_eq!(
-        code(open_message(&fx.u2_ring, &replayed)),
-        ErrorCode::AadMismatch
-    );
+    assert_eq!(code(u2_open(&replayed)), ErrorCode::AadMismatch);
     // And the reverse: revision 1 announced, revision 2's payload.
     let ahead = item(ROOT, id.as_str(), OWNER, "user", 1, &rev2_sealed);
+    assert_eq!(code(u2_open(&ahead)), ErrorCode::AadMismatch);
+    // Someone else cannot seal an edit of the owner's message...
     assert_eq!(
-        code(open_message(&fx.u2_ring, &ahead)),
-        ErrorCode::AadMismatch
+        code(seal_edit(
+            &fx.u2_ring,
+            &fx.u2_signer(),
+            &rev1,
+            "deploy never"
+        )),
+        ErrorCode::UnexpectedAuthor
     );
-    // An edit by someone else is bound to that editor, not the author shown.
-    let by_u2 = seal_edit(&fx.u2_ring, &rev1, USER2, "deploy never").unwrap();
+    // ...an edit they seal is bound to them as its author, not the author shown...
+    let as_theirs = item(
+        ROOT,
+        id.as_str(),
+        USER2,
+        "user",
+        1,
+        &sealed_of_message(&rev1),
+    );
+    let by_u2 = seal_edit(&fx.u2_ring, &fx.u2_signer(), &as_theirs, "deploy never").unwrap();
     let shown_as_owner = item(ROOT, id.as_str(), OWNER, "user", 2, &by_u2);
     assert_eq!(
-        code(open_message(&fx.owner_ring, &shown_as_owner)),
+        code(open_message(
+            &fx.owner_ring,
+            &fx.owner_keys(),
+            ROOT,
+            &shown_as_owner
+        )),
         ErrorCode::AadMismatch
     );
+    // ...and one sealed in the owner's name with a key of their own, under
+    // the owner's key id, does not verify as the owner's.
+    let posing = IdentityKey::from_secret(
+        RecipientKind::User,
+        KeyId::new("owner-laptop").unwrap(),
+        fx.user2.secret_key().clone(),
+    );
+    let forged = seal_edit(
+        &fx.u2_ring,
+        &Signer::new(OWNER, &posing).unwrap(),
+        &rev1,
+        "deploy never",
+    )
+    .unwrap();
+    let forged = item(ROOT, id.as_str(), OWNER, "user", 2, &forged);
+    assert_eq!(code(u2_open(&forged)), ErrorCode::SenderMismatch);
+}
+
+fn sealed_of_message(m: &Message) -> SealedPayload {
+    m.sealed.clone().unwrap()
 }
 
 #[test]
@@ -375,19 +471,24 @@ fn ciphertext_moved_to_another_generation() {
     assert_eq!(state.commit_roll(gen1).unwrap(), 1);
     let ring = state.keyring().clone();
     let id1 = mint(2);
-    let b1 = seal_message(&ring, ROOT, &id1, OWNER, "sealed under generation 1", None).unwrap();
+    let b1 = seal_message(
+        &ring,
+        &fx.owner_signer(),
+        ROOT,
+        &id1,
+        "sealed under generation 1",
+    )
+    .unwrap();
     let at1 = item(ROOT, id1.as_str(), OWNER, "user", 1, &sealed_of(&b1));
     assert_eq!(at1.sealed.as_ref().unwrap().envelope.key_generation, 1);
-    assert!(open_message(&ring, &at0).is_ok() && open_message(&ring, &at1).is_ok());
+    let keys = fx.owner_keys();
+    let open = |m: &Message| open_message(&ring, &keys, ROOT, m);
+    assert!(open(&at0).is_ok() && open(&at1).is_ok());
 
     for (m, to) in [(&at0, 1u32), (&at0, 7), (&at1, 0), (&at1, u32::MAX)] {
         let mut moved = m.clone();
         moved.sealed.as_mut().unwrap().envelope.key_generation = to;
-        assert_eq!(
-            code(open_message(&ring, &moved)),
-            ErrorCode::AadMismatch,
-            "to {to}"
-        );
+        assert_eq!(code(open(&moved)), ErrorCode::AadMismatch, "to {to}");
     }
 }
 
@@ -399,10 +500,16 @@ fn garbled_envelopes_are_refused_with_their_code() {
     let with = |f: &dyn Fn(&mut SealedPayload)| {
         let mut m = good.clone();
         f(m.sealed.as_mut().unwrap());
-        open_message(&fx.u2_ring, &m)
+        open_message(&fx.u2_ring, &fx.u2_keys(), ROOT, &m)
     };
+    assert!(with(&|_| ()).is_ok());
+    // Version 1 (no signature, no commitment) is not read.
     assert_eq!(
-        code(with(&|s| s.envelope.v = 2)),
+        code(with(&|s| s.envelope.v = 1)),
+        ErrorCode::UnsupportedEnvelopeVersion
+    );
+    assert_eq!(
+        code(with(&|s| s.envelope.v = 3)),
         ErrorCode::UnsupportedEnvelopeVersion
     );
     assert_eq!(
@@ -447,14 +554,14 @@ fn garbled_envelopes_are_refused_with_their_code() {
         code(with(&|s| s.ciphertext = flipped.clone())),
         ErrorCode::DecryptionFailed
     );
-    // Shorter than a tag.
+    // Shorter than a signature and a tag: refused on its length.
     assert_eq!(
         code(with(&|s| s.ciphertext = "AAAA".into())),
-        ErrorCode::DecryptionFailed
+        ErrorCode::InvalidLength
     );
     assert_eq!(
         code(with(&|s| s.ciphertext = String::new())),
-        ErrorCode::DecryptionFailed
+        ErrorCode::InvalidLength
     );
 }
 
@@ -485,21 +592,22 @@ fn a_step_moved_to_another_step_type_phase_or_invocation() {
         )
         .unwrap();
     let started = payload_of_started(&started);
+    let keys = fx.owner_keys();
     let read = |inv: &str, step: &str, ty: &StepType, phase, m: Option<&str>, p: &SealedPayload| {
-        open_step(&fx.owner_ring, inv, step, ty, phase, m, p)
+        read_step(&fx.owner_ring, &keys, BOT, (inv, step, ty, phase, m), p)
     };
-    assert_eq!(
-        read(
-            INV,
-            "s1",
-            &StepType::ToolCall,
-            StepPhase::Completed,
-            Some(msg),
-            &done.sealed
-        )
-        .unwrap(),
-        "ran the tests"
-    );
+    let opened_done = read(
+        INV,
+        "s1",
+        &StepType::ToolCall,
+        StepPhase::Completed,
+        Some(msg),
+        &done.sealed,
+    )
+    .unwrap();
+    assert_eq!(opened_done.text, "ran the tests");
+    assert_eq!(opened_done.sealed_by.subject, BOT);
+    assert_eq!(opened_done.sealed_by.key_id, "machine-b");
     assert_eq!(
         read(
             INV,
@@ -509,8 +617,26 @@ fn a_step_moved_to_another_step_type_phase_or_invocation() {
             Some(msg),
             &started
         )
-        .unwrap(),
+        .unwrap()
+        .text,
         "running the tests"
+    );
+    // A viewer expecting another bot's steps: the signer is not that bot.
+    assert_eq!(
+        code(read_step(
+            &fx.owner_ring,
+            &keys,
+            "bot_01JD3QB0T0000000000000000C",
+            (
+                INV,
+                "s1",
+                &StepType::ToolCall,
+                StepPhase::Completed,
+                Some(msg)
+            ),
+            &done.sealed
+        )),
+        ErrorCode::UnexpectedAuthor
     );
     let other_msg = mint(51);
     let cases: [(&str, &str, StepType, StepPhase, Option<&str>); 7] = [
@@ -592,7 +718,7 @@ fn a_step_moved_to_another_step_type_phase_or_invocation() {
     // Served as a message, a step does not open, nor a message as a step.
     let as_message = item(ROOT, msg, BOT, "bot", 1, &done.sealed);
     assert_eq!(
-        code(open_message(&fx.owner_ring, &as_message)),
+        code(open_message(&fx.owner_ring, &keys, ROOT, &as_message)),
         ErrorCode::AadMismatch
     );
     assert_eq!(
@@ -606,6 +732,33 @@ fn a_step_moved_to_another_step_type_phase_or_invocation() {
         )),
         ErrorCode::AadMismatch
     );
+}
+
+/// Where a viewer expects a step: invocation, step id, type, phase, message.
+type StepAt<'a> = (&'a str, &'a str, &'a StepType, StepPhase, Option<&'a str>);
+
+/// Opens a step as a viewer who expects it from `bot` at `at`.
+fn read_step(
+    ring: &Keyring,
+    keys: &SenderKeys<'_>,
+    bot: &str,
+    at: StepAt<'_>,
+    payload: &SealedPayload,
+) -> Result<OpenedStep, Error> {
+    let (invocation_id, step_id, step_type, phase, message_id) = at;
+    open_step(
+        ring,
+        keys,
+        StepPlacement {
+            invocation_id,
+            bot_id: bot,
+            step_id,
+            step_type,
+            phase,
+            message_id,
+        },
+        payload,
+    )
 }
 
 fn two_options() -> Vec<DecisionOption> {
@@ -637,8 +790,15 @@ fn card(fx: &Fx, decision: &DecisionId) -> (CreateDecisionRequest, DecisionCardC
         runtime_session_id: "sess-1",
         invocation_id: INV,
     };
-    let card =
-        seal_decision_card(&fx.owner_ring, placement, two_options(), true, &content).unwrap();
+    let card = seal_decision_card(
+        &fx.owner_ring,
+        &fx.bot_signer(),
+        placement,
+        two_options(),
+        true,
+        &content,
+    )
+    .unwrap();
     (card, content)
 }
 
@@ -647,10 +807,10 @@ fn a_decision_card_moved_reordered_or_restyled() {
     let fx = fx();
     let decision = DecisionId::mint(1_763_700_000_100).unwrap();
     let (card, content) = card(&fx, &decision);
-    assert_eq!(
-        open_decision_card(&fx.u2_ring, ROOT, &card).unwrap(),
-        content
-    );
+    let keys = fx.u2_keys();
+    let opened = open_decision_card(&fx.u2_ring, &keys, ROOT, &card).unwrap();
+    assert_eq!(opened.content, content);
+    assert_eq!(opened.sealed_by.subject, BOT);
 
     let tampered: Vec<(&str, CreateDecisionRequest)> = vec![
         ("another decision", {
@@ -692,24 +852,34 @@ fn a_decision_card_moved_reordered_or_restyled() {
             c.allow_note = false;
             c
         }),
+        ("another invocation", {
+            let mut c = card.clone();
+            c.invocation_id = INV2.into();
+            c
+        }),
+        ("another runtime session", {
+            let mut c = card.clone();
+            c.runtime_session_id = "sess-2".into();
+            c
+        }),
     ];
     for (what, c) in &tampered {
         assert_eq!(
-            code(open_decision_card(&fx.u2_ring, ROOT, c)),
+            code(open_decision_card(&fx.u2_ring, &keys, ROOT, c)),
             ErrorCode::AadMismatch,
             "{what}"
         );
     }
     // Posted to another stream of the same root (a thread).
     assert_eq!(
-        code(open_decision_card(&fx.u2_ring, THREAD, &card)),
+        code(open_decision_card(&fx.u2_ring, &keys, THREAD, &card)),
         ErrorCode::AadMismatch
     );
     // Unsealed, or with a label for an option that does not exist.
     let mut bare = card.clone();
     bare.sealed = None;
     assert_eq!(
-        code(open_decision_card(&fx.u2_ring, ROOT, &bare)),
+        code(open_decision_card(&fx.u2_ring, &keys, ROOT, &bare)),
         ErrorCode::InvalidField
     );
     let stray = DecisionCardContent {
@@ -726,6 +896,7 @@ fn a_decision_card_moved_reordered_or_restyled() {
     assert_eq!(
         code(seal_decision_card(
             &fx.owner_ring,
+            &fx.bot_signer(),
             placement,
             two_options(),
             true,
@@ -755,13 +926,20 @@ fn a_note_moved_to_another_option_decider_or_decision() {
     let decision = DecisionId::mint(1_763_700_000_100).unwrap();
     let d = decision.as_str();
     let (card, _) = card(&fx, &decision);
-    let note = seal_decision_note(&fx.u2_ring, d, "approve", USER2, "after the backup").unwrap();
-    let answer = open_decision_answer(
-        &fx.owner_ring,
-        &card,
-        &resolved(d, "approve", USER2, Some(&note)),
+    let keys = fx.owner_keys();
+    let answer_to = |card: &CreateDecisionRequest, event: &DecisionResolved| {
+        open_decision_answer(&fx.owner_ring, &keys, card, event)
+    };
+    let note = seal_decision_note(
+        &fx.u2_ring,
+        &fx.u2_signer(),
+        d,
+        "approve",
+        "after the backup",
     )
     .unwrap();
+    let answer = answer_to(&card, &resolved(d, "approve", USER2, Some(&note))).unwrap();
+    assert_eq!(answer.sealed_by.subject, USER2);
     assert_eq!(
         (
             answer.option_id.as_str(),
@@ -775,7 +953,7 @@ fn a_note_moved_to_another_option_decider_or_decision() {
         resolved(d, "approve", OWNER, Some(&note)),
     ] {
         assert_eq!(
-            code(open_decision_answer(&fx.owner_ring, &card, &event)),
+            code(answer_to(&card, &event)),
             ErrorCode::AadMismatch,
             "{event:?}"
         );
@@ -785,49 +963,35 @@ fn a_note_moved_to_another_option_decider_or_decision() {
     let other = DecisionId::mint(1_763_700_000_101).unwrap();
     let moved = resolved(other.as_str(), "approve", USER2, Some(&note));
     assert_eq!(
-        code(open_decision_answer(&fx.owner_ring, &card, &moved)),
+        code(answer_to(&card, &moved)),
         ErrorCode::UnprovenDecisionAnswer
     );
     let (other_card, _) = self::card(&fx, &other);
-    assert_eq!(
-        code(open_decision_answer(&fx.owner_ring, &other_card, &moved)),
-        ErrorCode::AadMismatch
-    );
+    assert_eq!(code(answer_to(&other_card, &moved)), ErrorCode::AadMismatch);
     // A card's ciphertext served as a note.
     let as_note = resolved(d, "approve", USER2, card.sealed.as_ref());
-    assert_eq!(
-        code(open_decision_answer(&fx.owner_ring, &card, &as_note)),
-        ErrorCode::AadMismatch
-    );
+    assert_eq!(code(answer_to(&card, &as_note)), ErrorCode::AadMismatch);
     // Half a note, or none: the server could have written the option.
     let mut half = resolved(d, "approve", USER2, Some(&note));
     half.note_envelope = None;
     assert_eq!(
-        code(open_decision_answer(&fx.owner_ring, &card, &half)),
+        code(answer_to(&card, &half)),
         ErrorCode::UnprovenDecisionAnswer
     );
     let mut half = resolved(d, "approve", USER2, Some(&note));
     half.note_ciphertext = None;
     assert_eq!(
-        code(open_decision_answer(&fx.owner_ring, &card, &half)),
+        code(answer_to(&card, &half)),
         ErrorCode::UnprovenDecisionAnswer
     );
     assert_eq!(
-        code(open_decision_answer(
-            &fx.owner_ring,
-            &card,
-            &resolved(d, "approve", USER2, None)
-        )),
+        code(answer_to(&card, &resolved(d, "approve", USER2, None))),
         ErrorCode::UnprovenDecisionAnswer
     );
     // An option the card does not have, even with a note sealed for it.
-    let stray = seal_decision_note(&fx.u2_ring, d, "defer", USER2, "").unwrap();
+    let stray = seal_decision_note(&fx.u2_ring, &fx.u2_signer(), d, "defer", "").unwrap();
     assert_eq!(
-        code(open_decision_answer(
-            &fx.owner_ring,
-            &card,
-            &resolved(d, "defer", USER2, Some(&stray))
-        )),
+        code(answer_to(&card, &resolved(d, "defer", USER2, Some(&stray)))),
         ErrorCode::UnprovenDecisionAnswer
     );
 }
@@ -835,8 +999,13 @@ fn a_note_moved_to_another_option_decider_or_decision() {
 /// How a viewer (or a history consumer) takes the reply of `expected`:
 /// the reply opens only with the invocation it is bound to, which the
 /// consumer compares.
-fn reply_of(ring: &Keyring, m: &Message, expected: &str) -> Result<String, String> {
-    let opened = open_message(ring, m).map_err(|e| e.code().as_str().to_owned())?;
+fn reply_of(
+    ring: &Keyring,
+    keys: &SenderKeys<'_>,
+    m: &Message,
+    expected: &str,
+) -> Result<String, String> {
+    let opened = open_listed(ring, keys, m).map_err(|e| e.code().as_str().to_owned())?;
     match opened.invocation_id.as_deref() {
         Some(inv) if inv == expected => Ok(opened.text),
         other => Err(format!("bound to {other:?}")),
@@ -852,17 +1021,20 @@ fn a_reply_moved_to_another_invocation_message_author_or_stream() {
     let reply = complete.reply.unwrap();
     assert_eq!(reply.message_id, reply_id.as_str());
     let listed = item(ROOT, reply_id.as_str(), BOT, "bot", 1, &reply.sealed);
-    let got = open_message(&fx.owner_ring, &listed).unwrap();
+    let keys = fx.owner_keys();
+    let got = open_message(&fx.owner_ring, &keys, ROOT, &listed).unwrap();
     assert_eq!(got.invocation_id.as_deref(), Some(INV));
     assert_eq!(got.text, "all tests pass");
+    assert_eq!((got.author_type.as_str(), got.revision), ("bot", 1));
+    assert_eq!(got.sealed_by.key_id, "machine-b");
     assert_eq!(
-        reply_of(&fx.owner_ring, &listed, INV).as_deref(),
+        reply_of(&fx.owner_ring, &keys, &listed, INV).as_deref(),
         Ok("all tests pass")
     );
     // Served as the reply of another invocation: the list item is identical,
     // the opened invocation id tells the consumer.
     assert_eq!(
-        reply_of(&fx.owner_ring, &listed, INV2),
+        reply_of(&fx.owner_ring, &keys, &listed, INV2),
         Err(format!("bound to {:?}", Some(INV)))
     );
     // A runtime reading it in the history of INV2 learns the same binding.
@@ -889,15 +1061,16 @@ fn a_reply_moved_to_another_invocation_message_author_or_stream() {
         }
         other => panic!("unexpected slot {other:?}"),
     }
-    // Moved to another message, author, stream, or shown as an edit.
+    // Moved to another message, author, author type, stream, or shown as an edit.
     for m in [
         item(ROOT, mint(62).as_str(), BOT, "bot", 1, &reply.sealed),
         item(ROOT, reply_id.as_str(), OWNER, "user", 1, &reply.sealed),
+        item(ROOT, reply_id.as_str(), BOT, "user", 1, &reply.sealed),
         item(THREAD, reply_id.as_str(), BOT, "bot", 1, &reply.sealed),
         item(ROOT, reply_id.as_str(), BOT, "bot", 2, &reply.sealed),
     ] {
         assert_eq!(
-            code(open_message(&fx.owner_ring, &m)),
+            code(open_listed(&fx.owner_ring, &keys, &m)),
             ErrorCode::AadMismatch,
             "{m:?}"
         );
@@ -906,12 +1079,12 @@ fn a_reply_moved_to_another_invocation_message_author_or_stream() {
     let follow = opened.seal_message(&mint(63), "one more thing").unwrap();
     let moved = item(ROOT, mint(64).as_str(), BOT, "bot", 1, &follow.sealed);
     assert_eq!(
-        code(open_message(&fx.owner_ring, &moved)),
+        code(open_listed(&fx.owner_ring, &keys, &moved)),
         ErrorCode::AadMismatch
     );
     let placed = item(ROOT, &follow.message_id, BOT, "bot", 1, &follow.sealed);
     assert_eq!(
-        reply_of(&fx.owner_ring, &placed, INV).as_deref(),
+        reply_of(&fx.owner_ring, &keys, &placed, INV).as_deref(),
         Ok("one more thing")
     );
 }
@@ -933,11 +1106,10 @@ fn wraps_swapped_between_root_streams() {
     assert_eq!(
         code(seal_message(
             swapped.keyring(),
+            &fx.owner_signer(),
             OTHER_ROOT,
             &mint(1),
-            OWNER,
             "x",
-            None
         )),
         ErrorCode::UnknownKeyGeneration
     );
@@ -963,7 +1135,9 @@ fn wraps_swapped_between_root_streams() {
     );
     let m = owner_message(&fx, &mint(2), "still readable");
     assert_eq!(
-        open_message(opened.keyring(), &m).unwrap().text,
+        open_message(opened.keyring(), &fx.owner_keys(), ROOT, &m)
+            .unwrap()
+            .text,
         "still readable"
     );
 
@@ -1064,7 +1238,7 @@ fn wraps_swapped_between_root_streams() {
         code(OpenedInvocation::open(
             &renamed,
             &mut root_state,
-            &trust,
+            &SenderKeys::new(&trust),
             BOT,
             std::slice::from_ref(&fx.machine_a)
         )),
@@ -1116,22 +1290,36 @@ fn the_newest_wrap_dropped_makes_sealing_fail() {
     assert_eq!(ring.generations(), vec![0]);
     assert_eq!(ring.current_generation(), Some(1));
     let old = owner_message(&fx, &mint(1), "from generation 0");
-    assert_eq!(open_message(&ring, &old).unwrap().text, "from generation 0");
     assert_eq!(
-        code(seal_message(&ring, ROOT, &mint(2), USER2, "x", None)),
+        open_message(&ring, &fx.u2_keys(), ROOT, &old).unwrap().text,
+        "from generation 0"
+    );
+    let me = fx.u2_signer();
+    assert_eq!(
+        code(seal_message(&ring, &me, ROOT, &mint(2), "x")),
         ErrorCode::UnknownKeyGeneration
     );
+    // An edit of the second user's own message of generation 0.
+    let mine_id = mint(5);
+    let mine = seal_message(&fx.u2_ring, &me, ROOT, &mine_id, "mine").unwrap();
+    let mine = item(ROOT, mine_id.as_str(), USER2, "user", 1, &sealed_of(&mine));
     assert_eq!(
-        code(seal_edit(&ring, &old, USER2, "x")),
+        open_message(&fx.u2_ring, &fx.u2_keys(), ROOT, &mine)
+            .unwrap()
+            .text,
+        "mine"
+    );
+    assert_eq!(
+        code(seal_edit(&ring, &me, &mine, "x")),
         ErrorCode::UnknownKeyGeneration
     );
     let decision = DecisionId::mint(1_763_700_000_100).unwrap();
     assert_eq!(
         code(seal_decision_note(
             &ring,
+            &me,
             decision.as_str(),
             "approve",
-            USER2,
             "x"
         )),
         ErrorCode::UnknownKeyGeneration
@@ -1150,6 +1338,7 @@ fn the_newest_wrap_dropped_makes_sealing_fail() {
     assert_eq!(
         code(seal_decision_card(
             &ring,
+            &me,
             placement,
             two_options(),
             false,
@@ -1197,7 +1386,8 @@ fn a_rollback_still_seals_under_the_newest_generation() {
     assert_eq!(ring.generations(), vec![0, 1]);
     assert_eq!(ring.current_generation(), Some(1));
     assert_eq!(state.high_water(), Some(1));
-    let body = seal_message(&ring, ROOT, &mint(1), USER2, "x", None).unwrap();
+    let signer = fx.u2_signer();
+    let body = seal_message(&ring, &signer, ROOT, &mint(1), "x").unwrap();
     assert_eq!(body.sealed.unwrap().envelope.key_generation, 1);
 
     // A client that keeps its state: a later list that omits generation 1
@@ -1208,13 +1398,13 @@ fn a_rollback_still_seals_under_the_newest_generation() {
     let report = open_key_wraps(&mut state, &trust, &list(0, &gen0), me).unwrap();
     assert!(report.skipped.is_empty());
     assert_eq!(state.keyring().current_generation(), Some(1));
-    let body = seal_message(state.keyring(), ROOT, &mint(2), USER2, "x", None).unwrap();
+    let body = seal_message(state.keyring(), &signer, ROOT, &mint(2), "x").unwrap();
     assert_eq!(body.sealed.unwrap().envelope.key_generation, 1);
     let saved = state.to_bytes(&fx.user2).unwrap();
     let mut restarted = StreamState::from_bytes(&saved, &fx.user2).unwrap();
     assert_eq!(restarted.high_water(), Some(1));
     open_key_wraps(&mut restarted, &trust, &list(0, &gen0), me).unwrap();
-    let body = seal_message(restarted.keyring(), ROOT, &mint(3), USER2, "x", None).unwrap();
+    let body = seal_message(restarted.keyring(), &signer, ROOT, &mint(3), "x").unwrap();
     assert_eq!(body.sealed.unwrap().envelope.key_generation, 1);
 }
 
@@ -1223,7 +1413,8 @@ fn a_runtime_told_to_reply_under_an_older_generation_than_it_holds() {
     // The claim's wraps give the runtime generations 0 and 1, and
     // `reply.keyGeneration` names 0: the reply must not be sealed under a
     // generation a removed member can read (the keyring's rule: never below
-    // the newest generation held).
+    // the newest generation held). The prompt is new work: it is sealed
+    // under the newest generation, 1 (one under 0 is refused).
     let fx = fx();
     let mut state = fx.owner_state.clone();
     let mut trust = fx.trust.clone();
@@ -1235,7 +1426,15 @@ fn a_runtime_told_to_reply_under_an_older_generation_than_it_holds() {
     let mut wraps = fx.gen0.clone();
     wraps.extend(gen1.wraps().iter().cloned());
     state.commit_roll(gen1).unwrap();
-    let trigger = owner_message(&fx, &mint(1), "@helper");
+    let stale = owner_message(&fx, &mint(9), "@helper");
+    let inv = parse_claim(claim_json(&wraps, &[], &stale, 0));
+    assert_eq!(
+        code(open_claim(&fx, &inv, std::slice::from_ref(&fx.machine_a))),
+        ErrorCode::StaleKeyGeneration
+    );
+    let id = mint(1);
+    let body = seal_message(state.keyring(), &fx.owner_signer(), ROOT, &id, "@helper").unwrap();
+    let trigger = item(ROOT, id.as_str(), OWNER, "user", 1, &sealed_of(&body));
     let inv = parse_claim(claim_json(&wraps, &[], &trigger, 0));
     let opened = open_claim(&fx, &inv, std::slice::from_ref(&fx.machine_a)).unwrap();
     assert_eq!(opened.keyring().generations(), vec![0, 1]);
@@ -1324,11 +1523,10 @@ fn a_conflicting_wrap_for_a_held_generation() {
         assert_eq!(
             code(seal_message(
                 state.keyring(),
+                &fx.u2_signer(),
                 ROOT,
                 &mint(9),
-                USER2,
                 "x",
-                None
             )),
             ErrorCode::KeyGenerationConflict
         );
@@ -1341,17 +1539,18 @@ fn a_conflicting_wrap_for_a_held_generation() {
     assert_eq!(report.conflicts, vec![0]);
     let m = owner_message(&fx, &mint(1), "still the real key");
     assert_eq!(
-        open_message(kept.keyring(), &m).unwrap().text,
+        open_message(kept.keyring(), &fx.u2_keys(), ROOT, &m)
+            .unwrap()
+            .text,
         "still the real key"
     );
     assert_eq!(
         code(seal_message(
             kept.keyring(),
+            &fx.u2_signer(),
             ROOT,
             &mint(8),
-            USER2,
             "x",
-            None
         )),
         ErrorCode::KeyGenerationConflict
     );
@@ -1378,7 +1577,7 @@ fn a_conflicting_wrap_for_a_held_generation() {
 #[test]
 fn the_services_send_rules_before_sending() {
     let fx = fx();
-    let sealed = seal_message(&fx.owner_ring, ROOT, &mint(1), OWNER, "x", None).unwrap();
+    let sealed = seal_message(&fx.owner_ring, &fx.owner_signer(), ROOT, &mint(1), "x").unwrap();
     let plain = SendMessageRequest {
         content: Some("in the clear".into()),
         ..SendMessageRequest::default()
@@ -1454,16 +1653,22 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
     let fx = fx();
     let id = mint(1);
     let rev1 = owner_message(&fx, &id, "@helper summarise");
-    let rev2_sealed = seal_edit(&fx.owner_ring, &rev1, OWNER, "@helper summarise briefly").unwrap();
+    let rev2_sealed = seal_edit(
+        &fx.owner_ring,
+        &fx.owner_signer(),
+        &rev1,
+        "@helper summarise briefly",
+    )
+    .unwrap();
     let rev2 = item(ROOT, id.as_str(), OWNER, "user", 2, &rev2_sealed);
     let other = owner_message(&fx, &mint(2), "unrelated");
     let machine = std::slice::from_ref(&fx.machine_b);
     let open = |v: Value| open_claim(&fx, &parse_claim(v), machine);
 
-    assert_eq!(
-        open(claim_json(&fx.gen0, &[], &rev1, 0)).unwrap().prompt,
-        "@helper summarise"
-    );
+    let first = open(claim_json(&fx.gen0, &[], &rev1, 0)).unwrap();
+    assert_eq!(first.prompt, "@helper summarise");
+    assert_eq!(first.prompt_sealed_by.subject, OWNER);
+    assert_eq!(first.prompt_sealed_by.status, TrustLevel::Unverified);
     assert_eq!(
         open(claim_json(&fx.gen0, &[], &rev2, 0)).unwrap().prompt,
         "@helper summarise briefly"
@@ -1502,7 +1707,7 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
         code(OpenedInvocation::open(
             &parse_claim(v),
             &mut owned_by_u2,
-            &trust,
+            &SenderKeys::new(&trust),
             BOT,
             machine
         )),
@@ -1511,6 +1716,12 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
     let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
     v["activeStreamId"] = json!(THREAD);
     assert_eq!(code(open(v)), ErrorCode::AadMismatch);
+    // The trigger's author type changed (the prompt binds it).
+    for author_type in ["persona", "bot", "system"] {
+        let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
+        v["sealedContext"]["trigger"]["authorType"] = json!(author_type);
+        assert_eq!(code(open(v)), ErrorCode::AadMismatch, "{author_type}");
+    }
     // The prompt's generation relabelled.
     let mut v = claim_json(&fx.gen0, &[], &rev1, 0);
     v["sealedContext"]["prompt"]["envelope"]["keyGeneration"] = json!(1);
@@ -1520,7 +1731,7 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
     // generation. Each fails on its own with its code; the prompt and the
     // other items still open.
     let other_ring = ring_of(&fx, OTHER_ROOT);
-    let foreign = seal_message(&other_ring, ROOT, &mint(3), OWNER, "x", None).unwrap();
+    let foreign = seal_message(&other_ring, &fx.owner_signer(), ROOT, &mint(3), "x").unwrap();
     let foreign = item(
         ROOT,
         mint(3).as_str(),
@@ -1565,7 +1776,7 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
     OpenedInvocation::open(
         &parse_claim(claim_json(&fx.gen0, &[], &rev1, 0)),
         &mut seen,
-        &trust,
+        &SenderKeys::new(&trust),
         BOT,
         machine,
     )
@@ -1574,7 +1785,7 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
         code(OpenedInvocation::open(
             &parse_claim(v),
             &mut seen,
-            &trust,
+            &SenderKeys::new(&trust),
             BOT,
             machine
         )),
@@ -1597,43 +1808,219 @@ fn a_claim_whose_trigger_or_prompt_was_tampered_with() {
 /// The bindings read a history as `MessageToOpen` (the fields the AAD binds
 /// and the sealed body, from the message's JSON with every other field
 /// ignored): each hostile variant must open, or fail with the same code,
-/// exactly as the whole `Message` does.
+/// exactly as the whole `Message` does; a page opens each the same way, and
+/// a repeat of a bound id and revision already opened in it is
+/// `DUPLICATE_MESSAGE`.
 #[test]
 fn the_parts_a_binding_reads_open_exactly_like_the_message() {
     let fx = fx();
+    let keys = fx.owner_keys();
     let id = mint(90);
     let good = owner_message(&fx, &id, "parts");
     let sealed = good.sealed.clone().unwrap();
     let other = mint(91);
+    // The service assigned an id of its own and kept the minted one as
+    // `clientMessageId`: it opens under the bound id (a repeat of `good`).
+    let reassigned = Message {
+        id: "msg_assigned_by_the_service".into(),
+        client_message_id: Some(id.as_str().to_owned()),
+        ..good.clone()
+    };
     let variants = [
         good.clone(),
-        item(THREAD, id.as_str(), OWNER, "user", 1, &sealed),
         item(ROOT, other.as_str(), OWNER, "user", 1, &sealed),
         item(ROOT, id.as_str(), USER2, "user", 1, &sealed),
         item(ROOT, id.as_str(), OWNER, "user", 2, &sealed),
+        item(ROOT, id.as_str(), OWNER, "persona", 1, &sealed),
         Message {
             sealed: None,
             ..good.clone()
         },
+        reassigned,
+        good.clone(),
     ];
     let parts: Vec<MessageToOpen> = variants
         .iter()
         .map(|m| serde_json::from_value(serde_json::to_value(m).unwrap()).unwrap())
         .collect();
     assert_eq!(parts[0], MessageToOpen::from(&good));
-    let batch = open_messages_to_open(&fx.owner_ring, &parts);
+    let batch = open_messages_to_open(&fx.owner_ring, &keys, ROOT, &parts);
+    let mut seen = std::collections::HashSet::new();
     for ((message, part), from_batch) in variants.iter().zip(&parts).zip(batch) {
-        let whole = open_message(&fx.owner_ring, message);
-        let from_parts = open_message_to_open(&fx.owner_ring, part);
+        let whole = open_message(&fx.owner_ring, &keys, ROOT, message);
+        let from_parts = open_message_to_open(&fx.owner_ring, &keys, ROOT, part);
         assert_eq!(whole, from_parts, "{message:?}");
-        assert_eq!(whole, from_batch);
+        match &whole {
+            Ok(m) if !seen.insert((m.message_id.clone(), m.revision)) => {
+                assert_eq!(code(from_batch), ErrorCode::DuplicateMessage, "{message:?}");
+            }
+            _ => assert_eq!(whole, from_batch, "{message:?}"),
+        }
     }
+    let opened = open_message(&fx.owner_ring, &keys, ROOT, &variants[0]).unwrap();
+    assert_eq!(opened.text, "parts");
+    let by_client_id = open_message(&fx.owner_ring, &keys, ROOT, &variants[6]).unwrap();
+    assert_eq!(by_client_id.message_id, id.as_str());
+    assert_eq!(by_client_id.text, "parts");
+    for (i, want) in [
+        (1, ErrorCode::AadMismatch),
+        (2, ErrorCode::AadMismatch),
+        (3, ErrorCode::AadMismatch),
+        (4, ErrorCode::AadMismatch),
+        (5, ErrorCode::InvalidField),
+    ] {
+        assert_eq!(
+            code(open_message(&fx.owner_ring, &keys, ROOT, &variants[i])),
+            want,
+            "variant {i}"
+        );
+    }
+    // The stream is the caller's: asked for the thread, the parts of a root
+    // message fail exactly as the whole message does.
     assert_eq!(
-        open_message(&fx.owner_ring, &variants[0]).unwrap().text,
-        "parts"
+        code(open_message_to_open(
+            &fx.owner_ring,
+            &keys,
+            THREAD,
+            &parts[0]
+        )),
+        ErrorCode::AadMismatch
     );
     assert_eq!(
-        code(open_message(&fx.owner_ring, &variants[3])),
+        code(open_message(&fx.owner_ring, &keys, THREAD, &good)),
         ErrorCode::AadMismatch
+    );
+}
+
+// ---------------------------------------------------------------------------
+// What envelope version 2 binds and carries
+// ---------------------------------------------------------------------------
+
+/// The clear fields issue 16 bound, the key commitment, the version and the
+/// signature's room in the ciphertext, each tampered with on a message.
+#[test]
+fn the_fields_envelope_version_2_binds() {
+    let fx = fx();
+    let keys = fx.u2_keys();
+    let id = mint(70);
+    let good = owner_message(&fx, &id, "bound");
+    let open = |m: &Message| open_message(&fx.u2_ring, &keys, ROOT, m);
+    let with = |f: &dyn Fn(&mut SealedPayload)| {
+        let mut m = good.clone();
+        f(m.sealed.as_mut().unwrap());
+        open(&m)
+    };
+    assert_eq!(open(&good).unwrap().author_type, "user");
+
+    // authorType: served as another type than the one sealed.
+    for author_type in ["bot", "persona", "system", "a-future-type"] {
+        let mut retyped = good.clone();
+        retyped.author_type = serde_json::from_value(json!(author_type)).unwrap();
+        assert_eq!(
+            code(open(&retyped)),
+            ErrorCode::AadMismatch,
+            "{author_type}"
+        );
+    }
+    // A bot's message sealed by the bot is `bot`, and opens only as `bot`.
+    let bot_id = mint(71);
+    let bot_body = seal_message(&fx.owner_ring, &fx.bot_signer(), ROOT, &bot_id, "beep").unwrap();
+    let bot_item = item(ROOT, bot_id.as_str(), BOT, "bot", 1, &sealed_of(&bot_body));
+    assert_eq!(open(&bot_item).unwrap().author_type, "bot");
+    let as_user = item(ROOT, bot_id.as_str(), BOT, "user", 1, &sealed_of(&bot_body));
+    assert_eq!(code(open(&as_user)), ErrorCode::AadMismatch);
+
+    // The key commitment removed, altered, or another envelope's.
+    assert_eq!(
+        code(with(&|s| s.envelope.commitment = String::new())),
+        ErrorCode::InvalidLength
+    );
+    let mut json = serde_json::to_value(&good).unwrap();
+    json["sealed"]["envelope"]
+        .as_object_mut()
+        .unwrap()
+        .remove("commitment")
+        .unwrap();
+    let without: Message = serde_json::from_value(json).unwrap();
+    assert_eq!(code(open(&without)), ErrorCode::InvalidLength);
+    assert_eq!(
+        code(with(&|s| s.envelope.commitment = "AAAA".into())),
+        ErrorCode::InvalidLength
+    );
+    assert_eq!(
+        code(with(&|s| s.envelope.commitment = "not base64!".into())),
+        ErrorCode::MalformedBase64
+    );
+    let flipped = {
+        use base64::Engine as _;
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let mut bytes = b64
+            .decode(&good.sealed.as_ref().unwrap().envelope.commitment)
+            .unwrap();
+        assert_eq!(bytes.len(), 32);
+        bytes[7] ^= 0x10;
+        b64.encode(bytes)
+    };
+    assert_eq!(
+        code(with(&|s| s.envelope.commitment = flipped.clone())),
+        ErrorCode::DecryptionFailed
+    );
+    let other = owner_message(&fx, &mint(72), "another");
+    let other_commitment = other.sealed.as_ref().unwrap().envelope.commitment.clone();
+    assert_eq!(
+        code(with(&|s| s.envelope.commitment = other_commitment.clone())),
+        ErrorCode::DecryptionFailed
+    );
+
+    // Envelope version 1 (no signature, no commitment): not read.
+    assert_eq!(
+        code(with(&|s| s.envelope.v = 1)),
+        ErrorCode::UnsupportedEnvelopeVersion
+    );
+    // Nor a version-1 envelope with its AAD's version byte to match.
+    let v1_aad = {
+        use base64::Engine as _;
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let mut aad = b64
+            .decode(&good.sealed.as_ref().unwrap().envelope.aad)
+            .unwrap();
+        assert_eq!(aad[14], 2);
+        aad[14] = 1;
+        b64.encode(aad)
+    };
+    assert_eq!(
+        code(with(&|s| {
+            s.envelope.v = 1;
+            s.envelope.aad.clone_from(&v1_aad);
+        })),
+        ErrorCode::UnsupportedEnvelopeVersion
+    );
+    // A version-1 AAD under a version-2 envelope.
+    assert_eq!(
+        code(with(&|s| s.envelope.aad.clone_from(&v1_aad))),
+        ErrorCode::AadMismatch
+    );
+
+    // Ciphertexts shorter than the signature and the tag (80 bytes): refused
+    // on their length, without a panic, whatever their size below it.
+    let full = {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD
+            .decode(&good.sealed.as_ref().unwrap().ciphertext)
+            .unwrap()
+    };
+    for n in [0usize, 1, 15, 16, 17, 63, 64, 65, 79] {
+        let cut = streamseal::encoding::encode_base64(&full[..n]);
+        assert_eq!(
+            code(with(&|s| s.ciphertext.clone_from(&cut))),
+            ErrorCode::InvalidLength,
+            "{n} bytes"
+        );
+    }
+    // 80 bytes and more reach the commitment and AES-GCM.
+    let at_least = streamseal::encoding::encode_base64(&full[..80]);
+    assert_eq!(
+        code(with(&|s| s.ciphertext.clone_from(&at_least))),
+        ErrorCode::DecryptionFailed
     );
 }

@@ -87,10 +87,11 @@ fn sealed() -> SealedPayload {
     SealedPayload {
         ciphertext: "Y3Q=".into(),
         envelope: Envelope {
-            v: 1,
+            v: 2,
             key_generation: 0,
             iv: "AAECAwQFBgcICQoL".into(),
             aad: "YWFk".into(),
+            commitment: "Y29tbWl0bWVudA==".into(),
         },
     }
 }
