@@ -1,18 +1,21 @@
 //! Envelopes: sealing a plaintext into its slot, signed by its sender, and
 //! opening it again.
 //!
-//! A sealed payload travels as `{ciphertext, envelope: {v, keyGeneration, iv, aad, commitment}}`,
-//! every binary value in padded base64 (FORMAT.md section 2, version 2):
+//! A sealed payload travels as `{ciphertext, envelope: {v, keyGeneration, iv, aad}}`
+//! (the spec's shape, unchanged), every binary value in padded base64
+//! (FORMAT.md section 2, version 2):
 //!
 //! - the AAD ([`crate::aad`]) binds the slot, the root stream, the generation
 //!   and the **sender** (subject, kind, key id);
-//! - the ciphertext is AES-256-GCM under the keyring's key of `keyGeneration`
-//!   with a fresh random 96-bit `iv` over `signature || content`, where the
-//!   signature is the sender's XEdDSA signature ([`crate::signature`]) over
-//!   the AAD and the content: a key holder can seal, but only as itself;
-//! - `commitment` commits to the key (HKDF-SHA256 of the stream key and the
-//!   iv), so one ciphertext never opens under two keys (AES-GCM alone would
-//!   let a key holder craft one that does).
+//! - `ciphertext` is the key commitment (32 bytes, HKDF-SHA256 of the stream
+//!   key and the iv: one ciphertext never opens under two keys, which AES-GCM
+//!   alone would let a key holder craft), then AES-256-GCM under the keyring's
+//!   key of `keyGeneration` with a fresh random 96-bit `iv` over
+//!   `signature || content`, where the signature is the sender's XEdDSA
+//!   signature ([`crate::signature`]) over the AAD and the content: a key
+//!   holder can seal, but only as itself. The commitment travels inside the
+//!   opaque `ciphertext` so that a server storing only the spec's four
+//!   envelope fields keeps it.
 //!
 //! Opening never trusts `aad` alone: the opener states the slot it expects
 //! (or, knowing only part of it, a check over the parsed slot), the root
@@ -79,11 +82,16 @@ pub const ENVELOPE_VERSION: u32 = 2;
 /// characters; this bound keeps hostile ciphertexts from costing memory.
 pub const MAX_PLAINTEXT_LEN: usize = 4 * 1024 * 1024;
 
-/// Largest ciphertext accepted: the signature, the plaintext bound and the tag.
-pub const MAX_CIPHERTEXT_LEN: usize = SIGNATURE_LEN + MAX_PLAINTEXT_LEN + TAG_LEN;
-
 /// Length of the key commitment, in bytes.
 pub const COMMITMENT_LEN: usize = 32;
+
+/// Largest ciphertext accepted: the commitment, the signature, the plaintext
+/// bound and the tag.
+pub const MAX_CIPHERTEXT_LEN: usize = COMMITMENT_LEN + SIGNATURE_LEN + MAX_PLAINTEXT_LEN + TAG_LEN;
+
+/// Smallest ciphertext accepted: the commitment, the signature and the tag
+/// (an empty content).
+pub const MIN_CIPHERTEXT_LEN: usize = COMMITMENT_LEN + SIGNATURE_LEN + TAG_LEN;
 
 /// The HKDF salt of the key commitment.
 pub const COMMITMENT_LABEL: &[u8] = b"streamseal/commit";
@@ -107,9 +115,6 @@ pub struct Envelope {
     pub iv: String,
     /// The AAD bytes, base64.
     pub aad: String,
-    /// The 32-byte key commitment, base64 (empty when absent: refused on opening).
-    #[serde(default)]
-    pub commitment: String,
 }
 
 /// `{ciphertext, envelope}`: what every sealed surface of the API carries.
@@ -118,7 +123,7 @@ pub struct Envelope {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct SealedPayload {
-    /// `ciphertext || tag`, base64.
+    /// `commitment || AES-GCM ciphertext || tag`, base64.
     pub ciphertext: String,
     /// The envelope.
     pub envelope: Envelope,
@@ -238,7 +243,10 @@ pub fn seal(
     let mut inner = Zeroizing::new(Vec::with_capacity(SIGNATURE_LEN + plaintext.len()));
     inner.extend_from_slice(signed.as_bytes());
     inner.extend_from_slice(plaintext);
-    let ciphertext = aead::seal(key.as_array(), &iv, &inner, &aad_bytes)?;
+    let sealed = aead::seal(key.as_array(), &iv, &inner, &aad_bytes)?;
+    let mut ciphertext = Vec::with_capacity(COMMITMENT_LEN + sealed.len());
+    ciphertext.extend_from_slice(&key_commitment(key.as_array(), version, &iv));
+    ciphertext.extend_from_slice(&sealed);
     Ok(SealedPayload {
         ciphertext: encode_base64(&ciphertext),
         envelope: Envelope {
@@ -246,7 +254,6 @@ pub fn seal(
             key_generation: generation,
             iv: encode_base64(&iv),
             aad: encode_base64(&aad_bytes),
-            commitment: encode_base64(&key_commitment(key.as_array(), version, &iv)),
         },
     })
 }
@@ -319,13 +326,13 @@ pub fn open_matching(
         });
     }
     let iv = decode_base64_array::<IV_LEN>("iv", &envelope.iv)?;
-    let committed = decode_base64_array::<COMMITMENT_LEN>("commitment", &envelope.commitment)?;
     let aad_bytes = decode_base64_bounded("aad", &envelope.aad, MAX_AAD_LEN)?;
-    let ciphertext = decode_base64_bounded("ciphertext", &sealed.ciphertext, MAX_CIPHERTEXT_LEN)?;
-    if ciphertext.len() < SIGNATURE_LEN + TAG_LEN {
+    let mut ciphertext =
+        decode_base64_bounded("ciphertext", &sealed.ciphertext, MAX_CIPHERTEXT_LEN)?;
+    if ciphertext.len() < MIN_CIPHERTEXT_LEN {
         return Err(Error::length(
             "ciphertext",
-            "at least 80 bytes (signature and tag)",
+            "at least 112 bytes (commitment, signature and tag)",
             ciphertext.len(),
         ));
     }
@@ -350,10 +357,14 @@ pub fn open_matching(
     let key = keyring.key(envelope.key_generation)?;
     let (public, status) = senders.resolve(&contents.sender)?;
     let version = contents.version;
-    if !bool::from(key_commitment(key.as_array(), version, &iv).ct_eq(&committed)) {
+    let committed = ciphertext
+        .get(..COMMITMENT_LEN)
+        .ok_or(Error::DecryptionFailed)?;
+    if !bool::from(key_commitment(key.as_array(), version, &iv).ct_eq(committed)) {
         return Err(Error::DecryptionFailed);
     }
-    // Decrypted where it was decoded: one buffer, no copy of the message.
+    // The AES-GCM part, decrypted where it was decoded (no copy of the message).
+    ciphertext.drain(..COMMITMENT_LEN);
     let mut inner = Zeroizing::new(aead::open_in_place(
         key.as_array(),
         &iv,

@@ -166,6 +166,18 @@ impl TrustLevel {
     }
 }
 
+// Crosses UniFFI as its spelling (`"verified"`, `"unverified"`), as it does
+// to JS: `SealedBy.status` carries one.
+#[cfg(feature = "uniffi")]
+uniffi::custom_type!(TrustLevel, String, {
+    lower: |level| level.as_str().to_owned(),
+    try_lift: |text| match text.as_str() {
+        "verified" => Ok(TrustLevel::Verified),
+        "unverified" => Ok(TrustLevel::Unverified),
+        _ => Err(uniffi::deps::anyhow::anyhow!("unknown trust level")),
+    },
+});
+
 /// What [`TrustStore::observe`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyState {

@@ -218,7 +218,7 @@ pub fn envelopes() -> Result<Value> {
         }));
     }
     Ok(json!({
-        "description": "Envelope version 2 of every slot kind: AES-256-GCM over signature || content, the sender's XEdDSA signature over the AAD and the content, and the key commitment. randomHex is what the seal drew: the 12-byte iv, then the signature's 64 bytes Z.",
+        "description": "Envelope version 2 of every slot kind: the ciphertext is the key commitment (commitmentHex) then AES-256-GCM over signature || content, with the sender's XEdDSA signature over the AAD and the content. randomHex is what the seal drew: the 12-byte iv, then the signature's 64 bytes Z.",
         "envelopeVersion": ENVELOPE_VERSION,
         "vectors": vectors,
     }))
