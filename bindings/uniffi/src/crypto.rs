@@ -1,16 +1,19 @@
 //! The crypto core: base64, key wraps, envelopes, AAD and the passphrase bundle.
 //! Records and enums (`Slot`, `SealedPayload`, `KeyWrap`, `SealedBundle`,
-//! `KdfParams`, `AadContents`) are the core's own types, exported through
-//! the core's `uniffi` feature.
+//! `KdfParams`, `AadContents`, `AadSender`, `SealedBy`) are the core's own
+//! types, exported through the core's `uniffi` feature. Sealing is signed by
+//! the caller's identity key; opening checks the signature (see
+//! [`crate::sender`]).
 
 use std::sync::Arc;
 
-use streamseal::aad::{self, AadContents};
+use streamseal::aad::{self, AadContents, AadSender};
 use streamseal::bundle::{self, SealedBundle};
 use streamseal::encoding;
 use streamseal::envelope::{self, Envelope, SealedPayload};
 use streamseal::identity::{PublicKey, RecipientKind};
 use streamseal::kdf::KdfParams;
+use streamseal::sender::SealedBy;
 use streamseal::slot::Slot;
 use streamseal::wrap::{self, KeyWrap};
 
@@ -18,6 +21,8 @@ use crate::error::Result;
 use crate::keys::{
     IdentityKey, KdfLimits, Keyring, Recipient, SecretKey, StreamKey, identity_keys, recipients,
 };
+use crate::sender::{OwnKeys, PresentedKey, sender_keys, signer};
+use crate::trust::TrustStore;
 
 /// Canonical padded standard base64 of `bytes`.
 #[uniffi::export]
@@ -108,17 +113,71 @@ pub fn wrap_info(
 }
 
 /// Seals `plaintext` into `slot` under the keyring's current generation
-/// (the only one it seals under: no export picks or lowers it).
+/// (the only one it seals under: no export picks or lowers it), signed by
+/// `identity` as `subject`'s (the slot's author where the slot names one,
+/// else `INVALID_FIELD`).
 #[uniffi::export]
-pub fn seal(keyring: Arc<Keyring>, slot: Slot, plaintext: Vec<u8>) -> Result<SealedPayload> {
-    Ok(envelope::seal(&keyring.lock(), &slot, &plaintext)?)
+pub fn seal(
+    keyring: Arc<Keyring>,
+    identity: Arc<IdentityKey>,
+    subject: String,
+    slot: Slot,
+    plaintext: Vec<u8>,
+) -> Result<SealedPayload> {
+    let signer = signer(&identity, &subject)?;
+    Ok(envelope::seal(&keyring.lock(), &signer, &slot, &plaintext)?)
+}
+
+/// An opened envelope: the slot its AAD bound, the generation, who sealed
+/// it and the content.
+#[derive(Clone, PartialEq, Eq, uniffi::Record)]
+pub struct OpenedEnvelope {
+    /// The slot the AAD bound.
+    pub slot: Slot,
+    /// The generation it was sealed under.
+    pub key_generation: u32,
+    /// Who sealed it, and how sure the opener is.
+    pub sealed_by: SealedBy,
+    /// The content (without the signature).
+    pub plaintext: Vec<u8>,
+}
+
+impl std::fmt::Debug for OpenedEnvelope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenedEnvelope")
+            .field("slot", &self.slot)
+            .field("key_generation", &self.key_generation)
+            .field("sealed_by", &self.sealed_by)
+            .field("plaintext", &"[redacted]")
+            .finish()
+    }
 }
 
 /// Opens a payload the caller expects in `expected`; the AAD must bind
-/// exactly that slot, the keyring's root stream and the envelope's generation.
-#[uniffi::export]
-pub fn open(keyring: Arc<Keyring>, expected: Slot, sealed: SealedPayload) -> Result<Vec<u8>> {
-    Ok(envelope::open(&keyring.lock(), &expected, &sealed)?.to_vec())
+/// exactly that slot, the keyring's root stream and the envelope's
+/// generation, and the signature must verify under the key held for the
+/// sender the AAD names: one of `own` (`"verified"`), a key `trust` pins
+/// (`"verified"` or `"unverified"`; `KEY_CHANGED`, `KEY_NOT_VERIFIED` by its
+/// policy), or one of `presented` (`"unverified"`). None: `UNKNOWN_KEY`; a
+/// signature that does not verify: `SENDER_MISMATCH`.
+#[uniffi::export(default(own = None, presented = []))]
+pub fn open(
+    keyring: Arc<Keyring>,
+    trust: Arc<TrustStore>,
+    expected: Slot,
+    sealed: SealedPayload,
+    own: Option<OwnKeys>,
+    presented: Vec<PresentedKey>,
+) -> Result<OpenedEnvelope> {
+    let trust = trust.lock();
+    let senders = sender_keys(&trust, own.as_ref(), &presented)?;
+    let opened = envelope::open(&keyring.lock(), &senders, &expected, &sealed)?;
+    Ok(OpenedEnvelope {
+        slot: opened.slot,
+        key_generation: opened.key_generation,
+        sealed_by: opened.sealed_by,
+        plaintext: opened.plaintext.to_vec(),
+    })
 }
 
 /// Parses `{ciphertext, envelope}` from JSON (unknown fields ignored).
@@ -139,18 +198,21 @@ pub fn envelope_from_json(json: String) -> Result<Envelope> {
     Ok(Envelope::from_json(&json)?)
 }
 
-/// The canonical AAD bytes of `slot`.
+/// The canonical AAD bytes of `slot` sealed by `sender` (FORMAT.md section
+/// 3); a sender that is not the slot's author is `INVALID_FIELD`.
 #[uniffi::export]
 pub fn aad_encode(
     version: u8,
     root_stream_id: String,
     key_generation: u32,
+    sender: AadSender,
     slot: Slot,
 ) -> Result<Vec<u8>> {
     Ok(aad::encode(
         version,
         &root_stream_id,
         key_generation,
+        &sender,
         &slot,
     )?)
 }

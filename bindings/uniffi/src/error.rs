@@ -124,6 +124,9 @@ ffi_error!(
     StaleRoll,
     MalformedState,
     StateAuthFailed,
+    SenderMismatch,
+    StaleKeyGeneration,
+    DuplicateMessage,
 );
 
 /// The binding's result type.
@@ -184,7 +187,7 @@ mod tests {
                 field: "f",
                 reason: "r".into(),
             },
-            Error::UnsupportedEnvelopeVersion { version: 2 },
+            Error::UnsupportedEnvelopeVersion { version: 1 },
             Error::MalformedAad { reason: "r" },
             Error::AadMismatch { what: "slot" },
             Error::UnknownKeyGeneration { generation: 1 },
@@ -246,6 +249,19 @@ mod tests {
             Error::StaleRoll { generation: 1 },
             Error::MalformedState { reason: "r" },
             Error::StateAuthFailed,
+            Error::SenderMismatch {
+                subject: "usr_1".into(),
+                key_id: "k".into(),
+                reason: "r",
+            },
+            Error::StaleKeyGeneration {
+                generation: 0,
+                newest: 1,
+            },
+            Error::DuplicateMessage {
+                message_id: "msg_1".into(),
+                revision: 1,
+            },
         ]
     }
 
@@ -272,7 +288,7 @@ mod tests {
 
     #[test]
     fn error_codes_lists_the_core_codes() {
-        assert_eq!(error_codes().len(), 37);
+        assert_eq!(error_codes().len(), 40);
         assert_eq!(
             error_codes().first().map(String::as_str),
             Some("MALFORMED_BASE64")

@@ -22,6 +22,15 @@
 //!   change) whose core value zeroizes on drop. They have no
 //!   `Debug`/`Display` export; a `StreamState` serialises only sealed under
 //!   the caller's identity key (`to_bytes`).
+//! - **Who sealed it** ([`sender`], envelope format version 2): every
+//!   sealing function takes the sealer's `IdentityKey` and the `subject`
+//!   (user or bot id) it is registered as, and signs; every opening function
+//!   takes the `TrustStore` plus optional `OwnKeys` (`{subject, keys}`, whose
+//!   signatures open `"verified"`) and optional `PresentedKey`s
+//!   (`{subject, kind, keyId, publicKey}` the server presented and the store
+//!   does not pin: `"unverified"`), builds the core's `SenderKeys` for the
+//!   call, and returns who sealed it (`SealedBy {subject, kind, keyId,
+//!   status}`, status `"verified"` or `"unverified"`).
 //! - **Key verification** ([`trust`]): the `TrustStore` object (pins keys
 //!   on first use, policy `"tofu"`, `"verified-only"` or
 //!   `"refuse-after-verified-change"`), the `TrustedKey` objects it hands
@@ -38,8 +47,9 @@
 //!   feature (`#[cfg_attr(feature = "uniffi", derive(...))]`): `Slot`,
 //!   `SlotKind`, `StepPhase`, `DecisionOption`, `Envelope`,
 //!   `SealedPayload`, `KeyWrap`, `KdfParams`, `SealedBundle`,
-//!   `AadContents`, `OpenedMessage`, `HistoryEntry`, `HistoryItem`,
-//!   `DecisionAnswer`, and the catalogue's
+//!   `AadContents`, `AadSender`, `SealedBy`, `OpenedMessage`,
+//!   `HistoryEntry`, `HistoryItem`, `OpenedStep`, `DecisionAnswer`, and the
+//!   catalogue's
 //!   `EndpointInfo`, `Family`, `AuthKind`, `RequiredScope`, `HttpMethod`.
 //!   They are generated in the `streamseal` namespace (Kotlin package
 //!   `uniffi.streamseal`, Python module `streamseal`), the functions in
@@ -47,8 +57,9 @@
 //! - **Custom types** (`uniffi::custom_type!` in the core), each crossing
 //!   as its wire spelling: `RecipientKind` (an open enum with
 //!   `Other(String)`), `Scope` (`"messages:read"`), `Endpoint`
-//!   (`"sendMessage"`, the id in `EndpointInfo`) and `ErrorCode`
-//!   (`"UNTRUSTED_WRAP"`, in `HistoryItem.Failed`).
+//!   (`"sendMessage"`, the id in `EndpointInfo`), `ErrorCode`
+//!   (`"UNTRUSTED_WRAP"`, in `HistoryItem.Failed`) and `TrustLevel`
+//!   (`"verified"`, in `SealedBy.status`).
 //! - **Mirrored records** (small copies here, with the reason):
 //!   `KdfLimits` (the core's salt bounds are `usize`, which UniFFI does not
 //!   carry), `Recipient` (its `KeyId`/`PublicKey` newtypes cross as plain
@@ -57,8 +68,11 @@
 //!   code, which only a custom type's `try_lift` could do and which raises
 //!   an internal error, not ours), and for the same reason the records of
 //!   the stream state (`WrapsReport`, `AdmittedGeneration`, `SkippedWrap`,
-//!   `RosterEntry`, `KeySender`, `PinnedKey`), whose key ids, public keys,
-//!   codes and levels cross as strings.
+//!   `RosterEntry`, `KeySender`, `PinnedKey`) and `PresentedKey`, whose key
+//!   ids, public keys, codes and levels cross as strings; and the binding's
+//!   own results of opening (`OpenedEnvelope` with the plaintext as bytes,
+//!   `OpenedDecisionCard` with the content as JSON, `OpenResult` per message
+//!   of a page, since a list cannot carry errors).
 //! - **Wire documents as JSON text**, deliberately: the wire types of the
 //!   API (`Message`, `Invocation`, `KeyWraps`, `OwnKey`, request bodies,
 //!   events, ...) carry `serde_json::Value` metadata, `BTreeMap`s, open
@@ -90,6 +104,7 @@ pub mod crypto;
 pub mod error;
 pub mod keys;
 pub mod sealed;
+pub mod sender;
 pub mod state;
 pub mod trust;
 

@@ -2,15 +2,19 @@
 //! server sends (`OwnKey`, `KeyWraps`, `Message`, `Invocation`,
 //! `DecisionResolved`, a card's `CreateDecisionRequest`) come in as JSON
 //! text and request bodies go out as JSON text; see the crate docs for why.
+//! Sealing is signed by the caller's identity key as its subject; opening
+//! checks the signature and reports `sealed_by` (see [`crate::sender`]).
 
 use std::sync::Arc;
 
+use streamseal::ErrorCode;
 use streamseal::identity::KeyId;
 use streamseal::kdf::KdfParams;
 use streamseal::sealed::decisions::{self, CardPlacement, DecisionAnswer, DecisionCardContent};
-use streamseal::sealed::messages::{self, OpenedMessage};
-use streamseal::sealed::runtime::{self, HistoryItem};
+use streamseal::sealed::messages::{self, MessageToOpen, OpenedMessage};
+use streamseal::sealed::runtime::{self, HistoryItem, OpenedStep};
 use streamseal::sealed::{keyring as sealed_keyring, session, user_key};
+use streamseal::sender::SealedBy;
 use streamseal::slot::{DecisionOption, StepPhase};
 use streamseal::wire::events::DecisionResolved;
 use streamseal::wire::ids::{DecisionId, MessageId};
@@ -23,6 +27,7 @@ use streamseal::wire::requests::messages::SendMessageRequest;
 
 use crate::error::{Result, from_json, to_json};
 use crate::keys::{IdentityKey, KdfLimits, Keyring, identity_keys};
+use crate::sender::{OwnKeys, PresentedKey, sender_keys, signer};
 use crate::state::{StreamState, WrapsReport};
 use crate::trust::{TrustStore, TrustedKey};
 
@@ -140,23 +145,27 @@ pub fn owner_key(
     )?))
 }
 
-/// Seals a new message (revision 1); returns the `POST streams/{id}/messages` body (JSON).
+/// Seals a new message (revision 1), signed by `identity` as `subject`'s
+/// (the author; its `authorType` is the key's kind); returns the
+/// `POST streams/{id}/messages` body (JSON). `clientMessageId` is
+/// `message_id`, the minted id the AAD binds: a server that assigns an `id`
+/// of its own still lets it open.
 #[uniffi::export]
 pub fn seal_message(
     keyring: Arc<Keyring>,
+    identity: Arc<IdentityKey>,
+    subject: String,
     stream_id: String,
     message_id: String,
-    author_id: String,
     text: String,
-    client_message_id: Option<String>,
 ) -> Result<String> {
+    let signer = signer(&identity, &subject)?;
     let body = messages::seal_message(
         &keyring.lock(),
+        &signer,
         &stream_id,
         &MessageId::parse(&message_id)?,
-        &author_id,
         &text,
-        client_message_id,
     )?;
     to_json(&body)
 }
@@ -180,63 +189,145 @@ pub fn check_send_rules(
     )?)
 }
 
-/// Seals an edit of `message_json` (the next revision); returns `{ciphertext, envelope}`.
+/// Seals an edit of `message_json` (its next revision), signed by
+/// `identity` as `subject`'s, who must be its author (`UNEXPECTED_AUTHOR`);
+/// returns `{ciphertext, envelope}`. The AAD binds the message's bound id
+/// (its `clientMessageId` when the service assigned an `id` of its own).
 #[uniffi::export]
 pub fn seal_edit(
     keyring: Arc<Keyring>,
+    identity: Arc<IdentityKey>,
+    subject: String,
     message_json: String,
-    author_id: String,
     text: String,
 ) -> Result<streamseal::envelope::SealedPayload> {
     let message: Message = from_json(&message_json)?;
+    let signer = signer(&identity, &subject)?;
     Ok(messages::seal_edit(
         &keyring.lock(),
+        &signer,
         &message,
-        &author_id,
         &text,
     )?)
 }
 
-/// Opens one `Message` (JSON) of a list, send or find response.
-#[uniffi::export]
-pub fn open_message(keyring: Arc<Keyring>, message_json: String) -> Result<OpenedMessage> {
-    let message: Message = from_json(&message_json)?;
-    Ok(messages::open_message(&keyring.lock(), &message)?)
+/// Opens one `Message` (JSON) of `stream_id`, the stream the caller asked
+/// for (a ciphertext bound to another stream, its root's or a thread's, is
+/// `AAD_MISMATCH`): bound to the message's id (or its `clientMessageId`,
+/// whose id the result then carries), author, `authorType` and revision, and
+/// signed by its author (see [`crate::crypto::open`] for `trust`, `own` and
+/// `presented`). Only the fields the AAD binds and `sealed` are read.
+#[uniffi::export(default(own = None, presented = []))]
+pub fn open_message(
+    keyring: Arc<Keyring>,
+    trust: Arc<TrustStore>,
+    stream_id: String,
+    message_json: String,
+    own: Option<OwnKeys>,
+    presented: Vec<PresentedKey>,
+) -> Result<OpenedMessage> {
+    let message: MessageToOpen = from_json(&message_json)?;
+    let trust = trust.lock();
+    let senders = sender_keys(&trust, own.as_ref(), &presented)?;
+    Ok(messages::open_message_to_open(
+        &keyring.lock(),
+        &senders,
+        &stream_id,
+        &message,
+    )?)
+}
+
+/// One entry of [`open_messages`]: the opened message, or why it did not open.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Enum)]
+// Boxing the message would cost UniFFI its plain record shape; a page is a
+// few dozen messages.
+#[allow(clippy::large_enum_variant)]
+pub enum OpenResult {
+    /// Opened.
+    Opened {
+        /// The message.
+        message: OpenedMessage,
+    },
+    /// Not opened.
+    Failed {
+        /// The stable code (`DUPLICATE_MESSAGE` for a repeat).
+        code: ErrorCode,
+        /// The message of the error (never plaintext).
+        error_message: String,
+    },
+}
+
+/// Opens a whole page of `stream_id` in one call (`messages_json`: a JSON
+/// array of `Message`s): one entry per message, in order, each opened or
+/// failed on its own (one tampered message does not hide the others); a
+/// repeat of a bound id and revision already opened in the page is
+/// `DUPLICATE_MESSAGE`. The checks of [`open_message`] apply to each.
+#[uniffi::export(default(own = None, presented = []))]
+pub fn open_messages(
+    keyring: Arc<Keyring>,
+    trust: Arc<TrustStore>,
+    stream_id: String,
+    messages_json: String,
+    own: Option<OwnKeys>,
+    presented: Vec<PresentedKey>,
+) -> Result<Vec<OpenResult>> {
+    let list: Vec<MessageToOpen> = from_json(&messages_json)?;
+    let trust = trust.lock();
+    let senders = sender_keys(&trust, own.as_ref(), &presented)?;
+    Ok(
+        messages::open_messages_to_open(&keyring.lock(), &senders, &stream_id, &list)
+            .into_iter()
+            .map(|r| match r {
+                Ok(message) => OpenResult::Opened { message },
+                Err(e) => OpenResult::Failed {
+                    code: e.code(),
+                    error_message: e.to_string(),
+                },
+            })
+            .collect(),
+    )
 }
 
 /// A claimed sealed invocation, opened by a bot runtime. Holds the
-/// invocation's keyring and callback token; zeroized on drop.
+/// invocation's keyring, its signing key and callback token; zeroized on drop.
 #[derive(uniffi::Object)]
 pub struct OpenedInvocation(runtime::OpenedInvocation);
 
 #[uniffi::export]
 impl OpenedInvocation {
     /// Opens the `sealedContext` of a claimed invocation (JSON) for the
-    /// runtime of bot `bot_id` with its `identities`, through its `state` of
-    /// the root stream (owner set, the owner's key accepted as sender) and
-    /// its `trust` store. Refuses a reply under another sender
-    /// (`REPLY_SENDER_MISMATCH`), a prompt by anyone but the owner
-    /// (`UNEXPECTED_AUTHOR`), a prompt already acted on
+    /// runtime of bot `bot_id` with its `identities` (the first signs what
+    /// the runtime seals), through its `state` of the root stream (owner
+    /// set, the owner's key accepted as sender) and its `trust` store;
+    /// `presented` adds keys the server presented for members the store does
+    /// not pin (their history items open `"unverified"`). Refuses a reply
+    /// under another sender (`REPLY_SENDER_MISMATCH`), a prompt by anyone
+    /// but the owner (`UNEXPECTED_AUTHOR`) or signed by another key holder
+    /// (`SENDER_MISMATCH`), one sealed under a generation older than the
+    /// newest held (`STALE_KEY_GENERATION`), one already acted on
     /// (`PROMPT_REPLAYED`), a plaintext invocation on a sealed root
     /// (`SEALED_STREAM_DOWNGRADE`), and a prompt sealed under a generation
     /// no accepted sender gave (`UNKNOWN_KEY_GENERATION` / `UNTRUSTED_WRAP`).
-    /// History items open one by one. Persist the state afterwards.
-    #[uniffi::constructor]
+    /// History items open one by one (a repeat is `DUPLICATE_MESSAGE`).
+    /// Persist the state afterwards.
+    #[uniffi::constructor(default(presented = []))]
     pub fn open(
         invocation_json: String,
         state: Arc<StreamState>,
         trust: Arc<TrustStore>,
         bot_id: String,
         identities: Vec<Arc<IdentityKey>>,
+        presented: Vec<PresentedKey>,
     ) -> Result<Arc<Self>> {
         let invocation: Invocation = from_json(&invocation_json)?;
         let mine = identity_keys(&identities);
         let mut state = state.lock();
         let trust = trust.lock();
+        let senders = sender_keys(&trust, None, &presented)?;
         Ok(Arc::new(OpenedInvocation(runtime::OpenedInvocation::open(
             &invocation,
             &mut state,
-            &trust,
+            &senders,
             &bot_id,
             &mine,
         )?)))
@@ -247,7 +338,13 @@ impl OpenedInvocation {
         self.0.prompt.clone()
     }
 
-    /// The history, in order: each item opened or failed with its code.
+    /// Who sealed the prompt (the owner), and whether its key is verified.
+    pub fn prompt_sealed_by(&self) -> SealedBy {
+        self.0.prompt_sealed_by.clone()
+    }
+
+    /// The history, in order: each item opened (its slot, generation,
+    /// `sealed_by` and text) or failed with its code.
     pub fn history(&self) -> Vec<HistoryItem> {
         self.0.history.clone()
     }
@@ -268,9 +365,19 @@ impl OpenedInvocation {
         self.0.keyring().generations()
     }
 
-    /// The `sealed-complete` body with a sealed reply (JSON).
+    /// The `sealed-complete` body with a sealed reply (JSON), signed by the
+    /// runtime's first key as its bot.
     pub fn seal_reply(&self, message_id: String, text: String) -> Result<String> {
         to_json(&self.0.seal_reply(&MessageId::parse(&message_id)?, &text)?)
+    }
+
+    /// The `sealedReply` of a plain `complete` body (JSON).
+    pub fn seal_complete_reply(&self, message_id: String, text: String) -> Result<String> {
+        to_json(
+            &self
+                .0
+                .seal_complete_reply(&MessageId::parse(&message_id)?, &text)?,
+        )
     }
 
     /// The `sealed-messages` body of a follow-up message (JSON).
@@ -315,37 +422,91 @@ impl OpenedInvocation {
             duration_ms,
         )?)
     }
+
+    /// A sealed decision card posted from this invocation (bound to it and
+    /// `runtime_session_id`), signed by the runtime's bot; `content_json` is
+    /// `{title, body, labels: {optionId: label}}`. Returns the
+    /// `POST streams/{id}/decisions` body (JSON).
+    pub fn seal_decision_card(
+        &self,
+        stream_id: String,
+        decision_id: String,
+        options: Vec<DecisionOption>,
+        allow_note: bool,
+        content_json: String,
+        runtime_session_id: String,
+    ) -> Result<String> {
+        let content: DecisionCardContent = from_json(&content_json)?;
+        to_json(&self.0.seal_decision_card(
+            &stream_id,
+            &DecisionId::parse(&decision_id)?,
+            options,
+            allow_note,
+            &content,
+            &runtime_session_id,
+        )?)
+    }
 }
 
-/// Opens a sealed trace step (a step frame's or list item's payload).
-#[uniffi::export]
-#[allow(clippy::too_many_arguments)]
+/// Where a trace step belongs, as a viewer knows it (`runtime::StepPlacement`).
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct StepPlacement {
+    /// The invocation.
+    pub invocation_id: String,
+    /// The bot the invocation is for: the step's signer must be it.
+    pub bot_id: String,
+    /// The step id.
+    pub step_id: String,
+    /// The step type (`thinking`, `tool_call`, ...).
+    pub step_type: String,
+    /// Started or completed.
+    pub phase: StepPhase,
+    /// The message the step names, if any.
+    pub message_id: Option<String>,
+}
+
+/// Opens a sealed trace step (a step frame's or list item's payload): bound
+/// to `placement`'s invocation, step, type and phase, and sealed by its bot
+/// (`UNEXPECTED_AUTHOR` for any other signer; see [`crate::crypto::open`]
+/// for `trust`, `own` and `presented`).
+#[uniffi::export(default(own = None, presented = []))]
 pub fn open_step(
     keyring: Arc<Keyring>,
-    invocation_id: String,
-    step_id: String,
-    step_type: String,
-    phase: StepPhase,
-    message_id: Option<String>,
+    trust: Arc<TrustStore>,
+    placement: StepPlacement,
     sealed: streamseal::envelope::SealedPayload,
-) -> Result<String> {
+    own: Option<OwnKeys>,
+    presented: Vec<PresentedKey>,
+) -> Result<OpenedStep> {
+    let trust = trust.lock();
+    let senders = sender_keys(&trust, own.as_ref(), &presented)?;
+    let step_type = StepType::parse(&placement.step_type);
     Ok(runtime::open_step(
         &keyring.lock(),
-        &invocation_id,
-        &step_id,
-        &StepType::parse(&step_type),
-        phase,
-        message_id.as_deref(),
+        &senders,
+        runtime::StepPlacement {
+            invocation_id: &placement.invocation_id,
+            bot_id: &placement.bot_id,
+            step_id: &placement.step_id,
+            step_type: &step_type,
+            phase: placement.phase,
+            message_id: placement.message_id.as_deref(),
+        },
         &sealed,
     )?)
 }
 
-/// Seals a decision card; `content_json` is `{title, body, labels: {optionId: label}}`.
-/// Returns the `POST streams/{id}/decisions` body (JSON).
+/// Seals a decision card, signed by `identity` as `subject`'s (the
+/// runtime's bot); the stream, decision, invocation, runtime session,
+/// options and `allow_note` are bound. `content_json` is
+/// `{title, body, labels: {optionId: label}}`. Returns the
+/// `POST streams/{id}/decisions` body (JSON).
 #[uniffi::export]
 #[allow(clippy::too_many_arguments)]
 pub fn seal_decision_card(
     keyring: Arc<Keyring>,
+    identity: Arc<IdentityKey>,
+    subject: String,
     stream_id: String,
     decision_id: String,
     runtime_session_id: String,
@@ -356,6 +517,7 @@ pub fn seal_decision_card(
 ) -> Result<String> {
     let content: DecisionCardContent = from_json(&content_json)?;
     let decision_id = DecisionId::parse(&decision_id)?;
+    let signer = signer(&identity, &subject)?;
     let placement = CardPlacement {
         stream_id: &stream_id,
         decision_id: &decision_id,
@@ -364,6 +526,7 @@ pub fn seal_decision_card(
     };
     to_json(&decisions::seal_decision_card(
         &keyring.lock(),
+        &signer,
         placement,
         options,
         allow_note,
@@ -371,55 +534,85 @@ pub fn seal_decision_card(
     )?)
 }
 
-/// Opens a sealed card (`CreateDecisionRequest` JSON); returns its content as JSON.
-#[uniffi::export]
-pub fn open_decision_card(
-    keyring: Arc<Keyring>,
-    stream_id: String,
-    card_json: String,
-) -> Result<String> {
-    let card: CreateDecisionRequest = from_json(&card_json)?;
-    to_json(&decisions::open_decision_card(
-        &keyring.lock(),
-        &stream_id,
-        &card,
-    )?)
+/// A sealed card, opened: its content and who sealed it.
+#[derive(Clone, Debug, PartialEq, Eq, uniffi::Record)]
+pub struct OpenedDecisionCard {
+    /// `{title, body, labels: {optionId: label}}` as JSON.
+    pub content_json: String,
+    /// The bot that sealed the card, and whether its key is verified.
+    pub sealed_by: SealedBy,
 }
 
-/// Seals the decider's note: the proof of the answer, bound to the
+/// Opens a sealed card (`CreateDecisionRequest` JSON) posted in
+/// `stream_id`: its clear options, `allowNote`, `invocationId` and
+/// `runtimeSessionId` must be the ones sealed (`AAD_MISMATCH`); see
+/// [`crate::crypto::open`] for `trust`, `own` and `presented`.
+#[uniffi::export(default(own = None, presented = []))]
+pub fn open_decision_card(
+    keyring: Arc<Keyring>,
+    trust: Arc<TrustStore>,
+    stream_id: String,
+    card_json: String,
+    own: Option<OwnKeys>,
+    presented: Vec<PresentedKey>,
+) -> Result<OpenedDecisionCard> {
+    let card: CreateDecisionRequest = from_json(&card_json)?;
+    let trust = trust.lock();
+    let senders = sender_keys(&trust, own.as_ref(), &presented)?;
+    let opened = decisions::open_decision_card(&keyring.lock(), &senders, &stream_id, &card)?;
+    Ok(OpenedDecisionCard {
+        content_json: to_json(&opened.content)?,
+        sealed_by: opened.sealed_by,
+    })
+}
+
+/// Seals the decider's note, signed by `identity` as `subject`'s (the
+/// decider, whom the note names): the proof of the answer, bound to the
 /// decision, the option and the decider. Always seal one on a sealed card
 /// (an empty `note` is fine).
 #[uniffi::export]
 pub fn seal_decision_note(
     keyring: Arc<Keyring>,
+    identity: Arc<IdentityKey>,
+    subject: String,
     decision_id: String,
     option_id: String,
-    decided_by: String,
     note: String,
 ) -> Result<streamseal::envelope::SealedPayload> {
+    let signer = signer(&identity, &subject)?;
     Ok(decisions::seal_decision_note(
         &keyring.lock(),
+        &signer,
         &decision_id,
         &option_id,
-        &decided_by,
         &note,
     )?)
 }
 
 /// Opens the answer of a `decision:resolved` event (JSON) to `card` (the
 /// sealed card as posted, `CreateDecisionRequest` JSON): the option counts
-/// only with the sealed note that proves it and the decider
-/// (`UNPROVEN_DECISION_ANSWER` otherwise).
-#[uniffi::export]
+/// only with the decider's sealed note bound to this decision, option and
+/// decider, signed by the decider (`UNPROVEN_DECISION_ANSWER` without it,
+/// for an option not on the card or another decision; `SENDER_MISMATCH` for
+/// another key holder's signature; `STALE_KEY_GENERATION` under a
+/// generation older than the newest held). See [`crate::crypto::open`] for
+/// `trust`, `own` and `presented`.
+#[uniffi::export(default(own = None, presented = []))]
 pub fn open_decision_answer(
     keyring: Arc<Keyring>,
+    trust: Arc<TrustStore>,
     card_json: String,
     event_json: String,
+    own: Option<OwnKeys>,
+    presented: Vec<PresentedKey>,
 ) -> Result<DecisionAnswer> {
     let card: CreateDecisionRequest = from_json(&card_json)?;
     let event: DecisionResolved = from_json(&event_json)?;
+    let trust = trust.lock();
+    let senders = sender_keys(&trust, own.as_ref(), &presented)?;
     Ok(decisions::open_decision_answer(
         &keyring.lock(),
+        &senders,
         &card,
         &event,
     )?)

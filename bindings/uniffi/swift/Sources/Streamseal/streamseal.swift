@@ -582,6 +582,10 @@ public struct AadContents: Equatable, Hashable {
      */
     public var keyGeneration: UInt32
     /**
+     * Who signed the sealed content (the sender's identity key).
+     */
+    public var sender: AadSender
+    /**
      * The slot.
      */
     public var slot: Slot
@@ -599,11 +603,15 @@ public struct AadContents: Equatable, Hashable {
          * The key generation.
          */keyGeneration: UInt32, 
         /**
+         * Who signed the sealed content (the sender's identity key).
+         */sender: AadSender, 
+        /**
          * The slot.
          */slot: Slot) {
         self.version = version
         self.rootStreamId = rootStreamId
         self.keyGeneration = keyGeneration
+        self.sender = sender
         self.slot = slot
     }
 
@@ -626,6 +634,7 @@ public struct FfiConverterTypeAadContents: FfiConverterRustBuffer {
                 version: FfiConverterUInt8.read(from: &buf), 
                 rootStreamId: FfiConverterString.read(from: &buf), 
                 keyGeneration: FfiConverterUInt32.read(from: &buf), 
+                sender: FfiConverterTypeAadSender.read(from: &buf), 
                 slot: FfiConverterTypeSlot.read(from: &buf)
         )
     }
@@ -634,6 +643,7 @@ public struct FfiConverterTypeAadContents: FfiConverterRustBuffer {
         FfiConverterUInt8.write(value.version, into: &buf)
         FfiConverterString.write(value.rootStreamId, into: &buf)
         FfiConverterUInt32.write(value.keyGeneration, into: &buf)
+        FfiConverterTypeAadSender.write(value.sender, into: &buf)
         FfiConverterTypeSlot.write(value.slot, into: &buf)
     }
 }
@@ -651,6 +661,87 @@ public func FfiConverterTypeAadContents_lift(_ buf: RustBuffer) throws -> AadCon
 #endif
 public func FfiConverterTypeAadContents_lower(_ value: AadContents) -> RustBuffer {
     return FfiConverterTypeAadContents.lower(value)
+}
+
+
+/**
+ * The sender an AAD names: the user or bot whose identity key signed the
+ * sealed content, and which of its keys. Where the slot names an author
+ * ([`Slot::author_id`]), the sender's subject is that author.
+ */
+public struct AadSender: Equatable, Hashable {
+    /**
+     * The user or bot id.
+     */
+    public var subject: String
+    /**
+     * The kind its key is registered as.
+     */
+    public var kind: RecipientKind
+    /**
+     * The id its key is registered under (1 to 128 characters).
+     */
+    public var keyId: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The user or bot id.
+         */subject: String, 
+        /**
+         * The kind its key is registered as.
+         */kind: RecipientKind, 
+        /**
+         * The id its key is registered under (1 to 128 characters).
+         */keyId: String) {
+        self.subject = subject
+        self.kind = kind
+        self.keyId = keyId
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension AadSender: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeAadSender: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> AadSender {
+        return
+            try AadSender(
+                subject: FfiConverterString.read(from: &buf), 
+                kind: FfiConverterTypeRecipientKind.read(from: &buf), 
+                keyId: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: AadSender, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.subject, into: &buf)
+        FfiConverterTypeRecipientKind.write(value.kind, into: &buf)
+        FfiConverterString.write(value.keyId, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAadSender_lift(_ buf: RustBuffer) throws -> AadSender {
+    return try FfiConverterTypeAadSender.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeAadSender_lower(_ value: AadSender) -> RustBuffer {
+    return FfiConverterTypeAadSender.lower(value)
 }
 
 
@@ -674,6 +765,10 @@ public struct DecisionAnswer: Equatable, Hashable {
      * The decider's note (may be empty).
      */
     public var note: String
+    /**
+     * Who sealed the note (the decider), and whether its key is verified.
+     */
+    public var sealedBy: SealedBy
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -689,11 +784,15 @@ public struct DecisionAnswer: Equatable, Hashable {
          */decidedBy: String, 
         /**
          * The decider's note (may be empty).
-         */note: String) {
+         */note: String, 
+        /**
+         * Who sealed the note (the decider), and whether its key is verified.
+         */sealedBy: SealedBy) {
         self.decisionId = decisionId
         self.optionId = optionId
         self.decidedBy = decidedBy
         self.note = note
+        self.sealedBy = sealedBy
     }
 
     
@@ -715,7 +814,8 @@ public struct FfiConverterTypeDecisionAnswer: FfiConverterRustBuffer {
                 decisionId: FfiConverterString.read(from: &buf), 
                 optionId: FfiConverterString.read(from: &buf), 
                 decidedBy: FfiConverterString.read(from: &buf), 
-                note: FfiConverterString.read(from: &buf)
+                note: FfiConverterString.read(from: &buf), 
+                sealedBy: FfiConverterTypeSealedBy.read(from: &buf)
         )
     }
 
@@ -724,6 +824,7 @@ public struct FfiConverterTypeDecisionAnswer: FfiConverterRustBuffer {
         FfiConverterString.write(value.optionId, into: &buf)
         FfiConverterString.write(value.decidedBy, into: &buf)
         FfiConverterString.write(value.note, into: &buf)
+        FfiConverterTypeSealedBy.write(value.sealedBy, into: &buf)
     }
 }
 
@@ -984,7 +1085,7 @@ public func FfiConverterTypeEndpointInfo_lower(_ value: EndpointInfo) -> RustBuf
  */
 public struct Envelope: Equatable, Hashable {
     /**
-     * Envelope version (1).
+     * Envelope version (2).
      */
     public var v: UInt32
     /**
@@ -1004,7 +1105,7 @@ public struct Envelope: Equatable, Hashable {
     // declare one manually.
     public init(
         /**
-         * Envelope version (1).
+         * Envelope version (2).
          */v: UInt32, 
         /**
          * The key generation the ciphertext is sealed under.
@@ -1085,6 +1186,14 @@ public struct HistoryEntry: Equatable, Hashable {
      */
     public var slot: Slot
     /**
+     * The generation it was sealed under.
+     */
+    public var keyGeneration: UInt32
+    /**
+     * Who sealed it (the slot's author), and whether its key is verified.
+     */
+    public var sealedBy: SealedBy
+    /**
      * The plaintext.
      */
     public var text: String
@@ -1102,11 +1211,19 @@ public struct HistoryEntry: Equatable, Hashable {
          * The slot the ciphertext is bound to (its stream, message id, author).
          */slot: Slot, 
         /**
+         * The generation it was sealed under.
+         */keyGeneration: UInt32, 
+        /**
+         * Who sealed it (the slot's author), and whether its key is verified.
+         */sealedBy: SealedBy, 
+        /**
          * The plaintext.
          */text: String) {
         self.role = role
         self.sequence = sequence
         self.slot = slot
+        self.keyGeneration = keyGeneration
+        self.sealedBy = sealedBy
         self.text = text
     }
 
@@ -1129,6 +1246,8 @@ public struct FfiConverterTypeHistoryEntry: FfiConverterRustBuffer {
                 role: FfiConverterString.read(from: &buf), 
                 sequence: FfiConverterString.read(from: &buf), 
                 slot: FfiConverterTypeSlot.read(from: &buf), 
+                keyGeneration: FfiConverterUInt32.read(from: &buf), 
+                sealedBy: FfiConverterTypeSealedBy.read(from: &buf), 
                 text: FfiConverterString.read(from: &buf)
         )
     }
@@ -1137,6 +1256,8 @@ public struct FfiConverterTypeHistoryEntry: FfiConverterRustBuffer {
         FfiConverterString.write(value.role, into: &buf)
         FfiConverterString.write(value.sequence, into: &buf)
         FfiConverterTypeSlot.write(value.slot, into: &buf)
+        FfiConverterUInt32.write(value.keyGeneration, into: &buf)
+        FfiConverterTypeSealedBy.write(value.sealedBy, into: &buf)
         FfiConverterString.write(value.text, into: &buf)
     }
 }
@@ -1362,21 +1483,38 @@ public func FfiConverterTypeKeyWrap_lower(_ value: KeyWrap) -> RustBuffer {
  */
 public struct OpenedMessage: Equatable, Hashable {
     /**
-     * The message id.
+     * The message id the ciphertext is bound to (the resource's `id`, or
+     * its `clientMessageId` when the service assigned an id of its own).
      */
     public var messageId: String
     /**
-     * The author the ciphertext is bound to.
+     * The stream the ciphertext is bound to: the one the caller asked for.
+     */
+    public var streamId: String
+    /**
+     * The author the ciphertext is bound to, who signed it.
      */
     public var authorId: String
+    /**
+     * The author type the ciphertext is bound to (`bot` for bot replies).
+     */
+    public var authorType: String
     /**
      * The revision the ciphertext is bound to (1 for bot replies).
      */
     public var revision: UInt32
     /**
+     * The generation it was sealed under.
+     */
+    public var keyGeneration: UInt32
+    /**
      * For a bot's reply: the invocation it answered.
      */
     public var invocationId: String?
+    /**
+     * Who sealed it (the author) and whether its key is verified.
+     */
+    public var sealedBy: SealedBy
     /**
      * The plaintext markdown.
      */
@@ -1386,24 +1524,41 @@ public struct OpenedMessage: Equatable, Hashable {
     // declare one manually.
     public init(
         /**
-         * The message id.
+         * The message id the ciphertext is bound to (the resource's `id`, or
+         * its `clientMessageId` when the service assigned an id of its own).
          */messageId: String, 
         /**
-         * The author the ciphertext is bound to.
+         * The stream the ciphertext is bound to: the one the caller asked for.
+         */streamId: String, 
+        /**
+         * The author the ciphertext is bound to, who signed it.
          */authorId: String, 
+        /**
+         * The author type the ciphertext is bound to (`bot` for bot replies).
+         */authorType: String, 
         /**
          * The revision the ciphertext is bound to (1 for bot replies).
          */revision: UInt32, 
         /**
+         * The generation it was sealed under.
+         */keyGeneration: UInt32, 
+        /**
          * For a bot's reply: the invocation it answered.
          */invocationId: String?, 
+        /**
+         * Who sealed it (the author) and whether its key is verified.
+         */sealedBy: SealedBy, 
         /**
          * The plaintext markdown.
          */text: String) {
         self.messageId = messageId
+        self.streamId = streamId
         self.authorId = authorId
+        self.authorType = authorType
         self.revision = revision
+        self.keyGeneration = keyGeneration
         self.invocationId = invocationId
+        self.sealedBy = sealedBy
         self.text = text
     }
 
@@ -1424,18 +1579,26 @@ public struct FfiConverterTypeOpenedMessage: FfiConverterRustBuffer {
         return
             try OpenedMessage(
                 messageId: FfiConverterString.read(from: &buf), 
+                streamId: FfiConverterString.read(from: &buf), 
                 authorId: FfiConverterString.read(from: &buf), 
+                authorType: FfiConverterString.read(from: &buf), 
                 revision: FfiConverterUInt32.read(from: &buf), 
+                keyGeneration: FfiConverterUInt32.read(from: &buf), 
                 invocationId: FfiConverterOptionString.read(from: &buf), 
+                sealedBy: FfiConverterTypeSealedBy.read(from: &buf), 
                 text: FfiConverterString.read(from: &buf)
         )
     }
 
     public static func write(_ value: OpenedMessage, into buf: inout [UInt8]) {
         FfiConverterString.write(value.messageId, into: &buf)
+        FfiConverterString.write(value.streamId, into: &buf)
         FfiConverterString.write(value.authorId, into: &buf)
+        FfiConverterString.write(value.authorType, into: &buf)
         FfiConverterUInt32.write(value.revision, into: &buf)
+        FfiConverterUInt32.write(value.keyGeneration, into: &buf)
         FfiConverterOptionString.write(value.invocationId, into: &buf)
+        FfiConverterTypeSealedBy.write(value.sealedBy, into: &buf)
         FfiConverterString.write(value.text, into: &buf)
     }
 }
@@ -1453,6 +1616,75 @@ public func FfiConverterTypeOpenedMessage_lift(_ buf: RustBuffer) throws -> Open
 #endif
 public func FfiConverterTypeOpenedMessage_lower(_ value: OpenedMessage) -> RustBuffer {
     return FfiConverterTypeOpenedMessage.lower(value)
+}
+
+
+/**
+ * A trace step, opened: its text and who sealed it.
+ */
+public struct OpenedStep: Equatable, Hashable {
+    /**
+     * The step's text.
+     */
+    public var text: String
+    /**
+     * The bot that sealed it, and whether its key is verified.
+     */
+    public var sealedBy: SealedBy
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The step's text.
+         */text: String, 
+        /**
+         * The bot that sealed it, and whether its key is verified.
+         */sealedBy: SealedBy) {
+        self.text = text
+        self.sealedBy = sealedBy
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension OpenedStep: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOpenedStep: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OpenedStep {
+        return
+            try OpenedStep(
+                text: FfiConverterString.read(from: &buf), 
+                sealedBy: FfiConverterTypeSealedBy.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: OpenedStep, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.text, into: &buf)
+        FfiConverterTypeSealedBy.write(value.sealedBy, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOpenedStep_lift(_ buf: RustBuffer) throws -> OpenedStep {
+    return try FfiConverterTypeOpenedStep.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOpenedStep_lower(_ value: OpenedStep) -> RustBuffer {
+    return FfiConverterTypeOpenedStep.lower(value)
 }
 
 
@@ -1536,11 +1768,104 @@ public func FfiConverterTypeSealedBundle_lower(_ value: SealedBundle) -> RustBuf
 
 
 /**
+ * Who sealed an opened envelope, and how sure the opener is of it.
+ */
+public struct SealedBy: Equatable, Hashable {
+    /**
+     * The user or bot id the AAD names, whose key signed.
+     */
+    public var subject: String
+    /**
+     * The kind its key is registered as.
+     */
+    public var kind: RecipientKind
+    /**
+     * The key that signed.
+     */
+    public var keyId: String
+    /**
+     * `Verified`: the signature checks against one of the caller's own
+     * keys or a key the user verified. `Unverified`: against a key pinned
+     * on first use, or presented by the server and not pinned.
+     */
+    public var status: TrustLevel
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The user or bot id the AAD names, whose key signed.
+         */subject: String, 
+        /**
+         * The kind its key is registered as.
+         */kind: RecipientKind, 
+        /**
+         * The key that signed.
+         */keyId: String, 
+        /**
+         * `Verified`: the signature checks against one of the caller's own
+         * keys or a key the user verified. `Unverified`: against a key pinned
+         * on first use, or presented by the server and not pinned.
+         */status: TrustLevel) {
+        self.subject = subject
+        self.kind = kind
+        self.keyId = keyId
+        self.status = status
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension SealedBy: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSealedBy: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SealedBy {
+        return
+            try SealedBy(
+                subject: FfiConverterString.read(from: &buf), 
+                kind: FfiConverterTypeRecipientKind.read(from: &buf), 
+                keyId: FfiConverterString.read(from: &buf), 
+                status: FfiConverterTypeTrustLevel.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: SealedBy, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.subject, into: &buf)
+        FfiConverterTypeRecipientKind.write(value.kind, into: &buf)
+        FfiConverterString.write(value.keyId, into: &buf)
+        FfiConverterTypeTrustLevel.write(value.status, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSealedBy_lift(_ buf: RustBuffer) throws -> SealedBy {
+    return try FfiConverterTypeSealedBy.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSealedBy_lower(_ value: SealedBy) -> RustBuffer {
+    return FfiConverterTypeSealedBy.lower(value)
+}
+
+
+/**
  * `{ciphertext, envelope}`: what every sealed surface of the API carries.
  */
 public struct SealedPayload: Equatable, Hashable {
     /**
-     * `ciphertext || tag`, base64.
+     * `commitment || AES-GCM ciphertext || tag`, base64.
      */
     public var ciphertext: String
     /**
@@ -1552,7 +1877,7 @@ public struct SealedPayload: Equatable, Hashable {
     // declare one manually.
     public init(
         /**
-         * `ciphertext || tag`, base64.
+         * `commitment || AES-GCM ciphertext || tag`, base64.
          */ciphertext: String, 
         /**
          * The envelope.
@@ -2183,8 +2508,11 @@ public enum Slot: Equatable, Hashable {
          * The client-minted message id.
          */messageId: String, 
         /**
-         * The author's id (`usr_...` or the bot id).
+         * The author's id (`usr_...` or the bot id); the envelope's signer.
          */authorId: String, 
+        /**
+         * The author's `authorType` (`user`, `persona`, `system`, `bot`).
+         */authorType: String, 
         /**
          * 1 for the original body, +1 per edit.
          */revision: UInt32
@@ -2239,6 +2567,12 @@ public enum Slot: Equatable, Hashable {
          * The `dreq_` id.
          */decisionId: String, 
         /**
+         * The invocation that asks.
+         */invocationId: String, 
+        /**
+         * The runtime session that asks.
+         */runtimeSessionId: String, 
+        /**
          * The options, in order.
          */options: [DecisionOption], 
         /**
@@ -2280,7 +2614,7 @@ public struct FfiConverterTypeSlot: FfiConverterRustBuffer {
         let variant: Int32 = try readInt(&buf)
         switch variant {
         
-        case 1: return .message(streamId: try FfiConverterString.read(from: &buf), messageId: try FfiConverterString.read(from: &buf), authorId: try FfiConverterString.read(from: &buf), revision: try FfiConverterUInt32.read(from: &buf)
+        case 1: return .message(streamId: try FfiConverterString.read(from: &buf), messageId: try FfiConverterString.read(from: &buf), authorId: try FfiConverterString.read(from: &buf), authorType: try FfiConverterString.read(from: &buf), revision: try FfiConverterUInt32.read(from: &buf)
         )
         
         case 2: return .botReply(streamId: try FfiConverterString.read(from: &buf), messageId: try FfiConverterString.read(from: &buf), authorId: try FfiConverterString.read(from: &buf), invocationId: try FfiConverterString.read(from: &buf)
@@ -2289,7 +2623,7 @@ public struct FfiConverterTypeSlot: FfiConverterRustBuffer {
         case 3: return .traceStep(invocationId: try FfiConverterString.read(from: &buf), stepId: try FfiConverterString.read(from: &buf), stepType: try FfiConverterString.read(from: &buf), phase: try FfiConverterTypeStepPhase.read(from: &buf), messageId: try FfiConverterOptionString.read(from: &buf)
         )
         
-        case 4: return .decisionCard(streamId: try FfiConverterString.read(from: &buf), decisionId: try FfiConverterString.read(from: &buf), options: try FfiConverterSequenceTypeDecisionOption.read(from: &buf), allowNote: try FfiConverterBool.read(from: &buf)
+        case 4: return .decisionCard(streamId: try FfiConverterString.read(from: &buf), decisionId: try FfiConverterString.read(from: &buf), invocationId: try FfiConverterString.read(from: &buf), runtimeSessionId: try FfiConverterString.read(from: &buf), options: try FfiConverterSequenceTypeDecisionOption.read(from: &buf), allowNote: try FfiConverterBool.read(from: &buf)
         )
         
         case 5: return .decisionNote(decisionId: try FfiConverterString.read(from: &buf), optionId: try FfiConverterString.read(from: &buf), decidedBy: try FfiConverterString.read(from: &buf)
@@ -2303,11 +2637,12 @@ public struct FfiConverterTypeSlot: FfiConverterRustBuffer {
         switch value {
         
         
-        case let .message(streamId,messageId,authorId,revision):
+        case let .message(streamId,messageId,authorId,authorType,revision):
             writeInt(&buf, Int32(1))
             FfiConverterString.write(streamId, into: &buf)
             FfiConverterString.write(messageId, into: &buf)
             FfiConverterString.write(authorId, into: &buf)
+            FfiConverterString.write(authorType, into: &buf)
             FfiConverterUInt32.write(revision, into: &buf)
             
         
@@ -2328,10 +2663,12 @@ public struct FfiConverterTypeSlot: FfiConverterRustBuffer {
             FfiConverterOptionString.write(messageId, into: &buf)
             
         
-        case let .decisionCard(streamId,decisionId,options,allowNote):
+        case let .decisionCard(streamId,decisionId,invocationId,runtimeSessionId,options,allowNote):
             writeInt(&buf, Int32(4))
             FfiConverterString.write(streamId, into: &buf)
             FfiConverterString.write(decisionId, into: &buf)
+            FfiConverterString.write(invocationId, into: &buf)
+            FfiConverterString.write(runtimeSessionId, into: &buf)
             FfiConverterSequenceTypeDecisionOption.write(options, into: &buf)
             FfiConverterBool.write(allowNote, into: &buf)
             
@@ -2797,6 +3134,46 @@ public func FfiConverterTypeScope_lift(_ value: RustBuffer) throws -> Scope {
 #endif
 public func FfiConverterTypeScope_lower(_ value: Scope) -> RustBuffer {
     return FfiConverterTypeScope.lower(value)
+}
+
+
+
+public typealias TrustLevel = String
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTrustLevel: FfiConverter {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TrustLevel {
+        return try FfiConverterString.read(from: &buf)
+    }
+
+    public static func write(_ value: TrustLevel, into buf: inout [UInt8]) {
+        return FfiConverterString.write(value, into: &buf)
+    }
+
+    public static func lift(_ value: RustBuffer) throws -> TrustLevel {
+        return try FfiConverterString.lift(value)
+    }
+
+    public static func lower(_ value: TrustLevel) -> RustBuffer {
+        return FfiConverterString.lower(value)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTrustLevel_lift(_ value: RustBuffer) throws -> TrustLevel {
+    return try FfiConverterTypeTrustLevel.lift(value)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTrustLevel_lower(_ value: TrustLevel) -> RustBuffer {
+    return FfiConverterTypeTrustLevel.lower(value)
 }
 
 

@@ -1176,7 +1176,7 @@ public func FfiConverterTypeKeyring_lower(_ value: Keyring) -> UInt64 {
 
 /**
  * A claimed sealed invocation, opened by a bot runtime. Holds the
- * invocation's keyring and callback token; zeroized on drop.
+ * invocation's keyring, its signing key and callback token; zeroized on drop.
  */
 public protocol OpenedInvocationProtocol: AnyObject, Sendable {
     
@@ -1186,7 +1186,8 @@ public protocol OpenedInvocationProtocol: AnyObject, Sendable {
     func generations()  -> [UInt32]
     
     /**
-     * The history, in order: each item opened or failed with its code.
+     * The history, in order: each item opened (its slot, generation,
+     * `sealed_by` and text) or failed with its code.
      */
     func history()  -> [HistoryItem]
     
@@ -1201,12 +1202,31 @@ public protocol OpenedInvocationProtocol: AnyObject, Sendable {
     func prompt()  -> String
     
     /**
+     * Who sealed the prompt (the owner), and whether its key is verified.
+     */
+    func promptSealedBy()  -> SealedBy
+    
+    /**
+     * The `sealedReply` of a plain `complete` body (JSON).
+     */
+    func sealCompleteReply(messageId: String, text: String) throws  -> String
+    
+    /**
+     * A sealed decision card posted from this invocation (bound to it and
+     * `runtime_session_id`), signed by the runtime's bot; `content_json` is
+     * `{title, body, labels: {optionId: label}}`. Returns the
+     * `POST streams/{id}/decisions` body (JSON).
+     */
+    func sealDecisionCard(streamId: String, decisionId: String, options: [DecisionOption], allowNote: Bool, contentJson: String, runtimeSessionId: String) throws  -> String
+    
+    /**
      * The `sealed-messages` body of a follow-up message (JSON).
      */
     func sealMessage(messageId: String, text: String) throws  -> String
     
     /**
-     * The `sealed-complete` body with a sealed reply (JSON).
+     * The `sealed-complete` body with a sealed reply (JSON), signed by the
+     * runtime's first key as its bot.
      */
     func sealReply(messageId: String, text: String) throws  -> String
     
@@ -1229,7 +1249,7 @@ public protocol OpenedInvocationProtocol: AnyObject, Sendable {
 }
 /**
  * A claimed sealed invocation, opened by a bot runtime. Holds the
- * invocation's keyring and callback token; zeroized on drop.
+ * invocation's keyring, its signing key and callback token; zeroized on drop.
  */
 open class OpenedInvocation: OpenedInvocationProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
@@ -1284,17 +1304,22 @@ open class OpenedInvocation: OpenedInvocationProtocol, @unchecked Sendable {
     
     /**
      * Opens the `sealedContext` of a claimed invocation (JSON) for the
-     * runtime of bot `bot_id` with its `identities`, through its `state` of
-     * the root stream (owner set, the owner's key accepted as sender) and
-     * its `trust` store. Refuses a reply under another sender
-     * (`REPLY_SENDER_MISMATCH`), a prompt by anyone but the owner
-     * (`UNEXPECTED_AUTHOR`), a prompt already acted on
+     * runtime of bot `bot_id` with its `identities` (the first signs what
+     * the runtime seals), through its `state` of the root stream (owner
+     * set, the owner's key accepted as sender) and its `trust` store;
+     * `presented` adds keys the server presented for members the store does
+     * not pin (their history items open `"unverified"`). Refuses a reply
+     * under another sender (`REPLY_SENDER_MISMATCH`), a prompt by anyone
+     * but the owner (`UNEXPECTED_AUTHOR`) or signed by another key holder
+     * (`SENDER_MISMATCH`), one sealed under a generation older than the
+     * newest held (`STALE_KEY_GENERATION`), one already acted on
      * (`PROMPT_REPLAYED`), a plaintext invocation on a sealed root
      * (`SEALED_STREAM_DOWNGRADE`), and a prompt sealed under a generation
      * no accepted sender gave (`UNKNOWN_KEY_GENERATION` / `UNTRUSTED_WRAP`).
-     * History items open one by one. Persist the state afterwards.
+     * History items open one by one (a repeat is `DUPLICATE_MESSAGE`).
+     * Persist the state afterwards.
      */
-public static func `open`(invocationJson: String, state: StreamState, trust: TrustStore, botId: String, identities: [IdentityKey])throws  -> OpenedInvocation  {
+public static func `open`(invocationJson: String, state: StreamState, trust: TrustStore, botId: String, identities: [IdentityKey], presented: [PresentedKey] = [])throws  -> OpenedInvocation  {
     return try  FfiConverterTypeOpenedInvocation_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_constructor_openedinvocation_open(
@@ -1302,7 +1327,8 @@ public static func `open`(invocationJson: String, state: StreamState, trust: Tru
         FfiConverterTypeStreamState_lower(state),
         FfiConverterTypeTrustStore_lower(trust),
         FfiConverterString.lower(botId),
-        FfiConverterSequenceTypeIdentityKey.lower(identities),uniffiCallStatus
+        FfiConverterSequenceTypeIdentityKey.lower(identities),
+        FfiConverterSequenceTypePresentedKey.lower(presented),uniffiCallStatus
     )
 })
 }
@@ -1322,7 +1348,8 @@ open func generations() -> [UInt32]  {
 }
     
     /**
-     * The history, in order: each item opened or failed with its code.
+     * The history, in order: each item opened (its slot, generation,
+     * `sealed_by` and text) or failed with its code.
      */
 open func history() -> [HistoryItem]  {
     return try!  FfiConverterSequenceTypeHistoryItem.lift(try! rustCall() {
@@ -1358,6 +1385,53 @@ open func prompt() -> String  {
 }
     
     /**
+     * Who sealed the prompt (the owner), and whether its key is verified.
+     */
+open func promptSealedBy() -> SealedBy  {
+    return try!  FfiConverterTypeSealedBy_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_openedinvocation_prompt_sealed_by(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The `sealedReply` of a plain `complete` body (JSON).
+     */
+open func sealCompleteReply(messageId: String, text: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_openedinvocation_seal_complete_reply(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(messageId),
+        FfiConverterString.lower(text),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * A sealed decision card posted from this invocation (bound to it and
+     * `runtime_session_id`), signed by the runtime's bot; `content_json` is
+     * `{title, body, labels: {optionId: label}}`. Returns the
+     * `POST streams/{id}/decisions` body (JSON).
+     */
+open func sealDecisionCard(streamId: String, decisionId: String, options: [DecisionOption], allowNote: Bool, contentJson: String, runtimeSessionId: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_openedinvocation_seal_decision_card(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(streamId),
+        FfiConverterString.lower(decisionId),
+        FfiConverterSequenceTypeDecisionOption.lower(options),
+        FfiConverterBool.lower(allowNote),
+        FfiConverterString.lower(contentJson),
+        FfiConverterString.lower(runtimeSessionId),uniffiCallStatus
+    )
+})
+}
+    
+    /**
      * The `sealed-messages` body of a follow-up message (JSON).
      */
 open func sealMessage(messageId: String, text: String)throws  -> String  {
@@ -1372,7 +1446,8 @@ open func sealMessage(messageId: String, text: String)throws  -> String  {
 }
     
     /**
-     * The `sealed-complete` body with a sealed reply (JSON).
+     * The `sealed-complete` body with a sealed reply (JSON), signed by the
+     * runtime's first key as its bot.
      */
 open func sealReply(messageId: String, text: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
@@ -4117,6 +4192,235 @@ public func FfiConverterTypeNewUserKey_lower(_ value: NewUserKey) -> RustBuffer 
 
 
 /**
+ * A sealed card, opened: its content and who sealed it.
+ */
+public struct OpenedDecisionCard: Equatable, Hashable {
+    /**
+     * `{title, body, labels: {optionId: label}}` as JSON.
+     */
+    public var contentJson: String
+    /**
+     * The bot that sealed the card, and whether its key is verified.
+     */
+    public var sealedBy: SealedBy
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * `{title, body, labels: {optionId: label}}` as JSON.
+         */contentJson: String, 
+        /**
+         * The bot that sealed the card, and whether its key is verified.
+         */sealedBy: SealedBy) {
+        self.contentJson = contentJson
+        self.sealedBy = sealedBy
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension OpenedDecisionCard: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOpenedDecisionCard: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OpenedDecisionCard {
+        return
+            try OpenedDecisionCard(
+                contentJson: FfiConverterString.read(from: &buf), 
+                sealedBy: FfiConverterTypeSealedBy.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: OpenedDecisionCard, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.contentJson, into: &buf)
+        FfiConverterTypeSealedBy.write(value.sealedBy, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOpenedDecisionCard_lift(_ buf: RustBuffer) throws -> OpenedDecisionCard {
+    return try FfiConverterTypeOpenedDecisionCard.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOpenedDecisionCard_lower(_ value: OpenedDecisionCard) -> RustBuffer {
+    return FfiConverterTypeOpenedDecisionCard.lower(value)
+}
+
+
+/**
+ * An opened envelope: the slot its AAD bound, the generation, who sealed
+ * it and the content.
+ */
+public struct OpenedEnvelope: Equatable, Hashable {
+    /**
+     * The slot the AAD bound.
+     */
+    public var slot: Slot
+    /**
+     * The generation it was sealed under.
+     */
+    public var keyGeneration: UInt32
+    /**
+     * Who sealed it, and how sure the opener is.
+     */
+    public var sealedBy: SealedBy
+    /**
+     * The content (without the signature).
+     */
+    public var plaintext: Data
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The slot the AAD bound.
+         */slot: Slot, 
+        /**
+         * The generation it was sealed under.
+         */keyGeneration: UInt32, 
+        /**
+         * Who sealed it, and how sure the opener is.
+         */sealedBy: SealedBy, 
+        /**
+         * The content (without the signature).
+         */plaintext: Data) {
+        self.slot = slot
+        self.keyGeneration = keyGeneration
+        self.sealedBy = sealedBy
+        self.plaintext = plaintext
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension OpenedEnvelope: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOpenedEnvelope: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OpenedEnvelope {
+        return
+            try OpenedEnvelope(
+                slot: FfiConverterTypeSlot.read(from: &buf), 
+                keyGeneration: FfiConverterUInt32.read(from: &buf), 
+                sealedBy: FfiConverterTypeSealedBy.read(from: &buf), 
+                plaintext: FfiConverterData.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: OpenedEnvelope, into buf: inout [UInt8]) {
+        FfiConverterTypeSlot.write(value.slot, into: &buf)
+        FfiConverterUInt32.write(value.keyGeneration, into: &buf)
+        FfiConverterTypeSealedBy.write(value.sealedBy, into: &buf)
+        FfiConverterData.write(value.plaintext, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOpenedEnvelope_lift(_ buf: RustBuffer) throws -> OpenedEnvelope {
+    return try FfiConverterTypeOpenedEnvelope.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOpenedEnvelope_lower(_ value: OpenedEnvelope) -> RustBuffer {
+    return FfiConverterTypeOpenedEnvelope.lower(value)
+}
+
+
+/**
+ * The caller's own keys, registered as `subject`'s (its user or bot id):
+ * what they signed opens as `"verified"` (the caller holds the secret half).
+ */
+public struct OwnKeys {
+    /**
+     * The user or bot id the keys are registered as.
+     */
+    public var subject: String
+    /**
+     * The keys.
+     */
+    public var keys: [IdentityKey]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The user or bot id the keys are registered as.
+         */subject: String, 
+        /**
+         * The keys.
+         */keys: [IdentityKey]) {
+        self.subject = subject
+        self.keys = keys
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension OwnKeys: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOwnKeys: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OwnKeys {
+        return
+            try OwnKeys(
+                subject: FfiConverterString.read(from: &buf), 
+                keys: FfiConverterSequenceTypeIdentityKey.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: OwnKeys, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.subject, into: &buf)
+        FfiConverterSequenceTypeIdentityKey.write(value.keys, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOwnKeys_lift(_ buf: RustBuffer) throws -> OwnKeys {
+    return try FfiConverterTypeOwnKeys.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOwnKeys_lower(_ value: OwnKeys) -> RustBuffer {
+    return FfiConverterTypeOwnKeys.lower(value)
+}
+
+
+/**
  * What the store holds for one (subject, key id), for display.
  */
 public struct PinnedKey: Equatable, Hashable {
@@ -4216,6 +4520,99 @@ public func FfiConverterTypePinnedKey_lift(_ buf: RustBuffer) throws -> PinnedKe
 #endif
 public func FfiConverterTypePinnedKey_lower(_ value: PinnedKey) -> RustBuffer {
     return FfiConverterTypePinnedKey.lower(value)
+}
+
+
+/**
+ * A key the server presented for `subject` (a member list, a presence
+ * entry) that the trust store does not pin: a signature by it opens as
+ * `"unverified"` (under `"verified-only"`: `KEY_NOT_VERIFIED`). Plain
+ * strings, so a malformed key id or public key raises `StreamsealError`
+ * with its code.
+ */
+public struct PresentedKey: Equatable, Hashable {
+    /**
+     * The user or bot id the server presents the key for.
+     */
+    public var subject: String
+    /**
+     * The kind the key is registered as (`user`, `bot`, ...).
+     */
+    public var kind: String
+    /**
+     * The id the key is registered under.
+     */
+    public var keyId: String
+    /**
+     * The X25519 public key, 44 characters of base64.
+     */
+    public var publicKey: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The user or bot id the server presents the key for.
+         */subject: String, 
+        /**
+         * The kind the key is registered as (`user`, `bot`, ...).
+         */kind: String, 
+        /**
+         * The id the key is registered under.
+         */keyId: String, 
+        /**
+         * The X25519 public key, 44 characters of base64.
+         */publicKey: String) {
+        self.subject = subject
+        self.kind = kind
+        self.keyId = keyId
+        self.publicKey = publicKey
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PresentedKey: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePresentedKey: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PresentedKey {
+        return
+            try PresentedKey(
+                subject: FfiConverterString.read(from: &buf), 
+                kind: FfiConverterString.read(from: &buf), 
+                keyId: FfiConverterString.read(from: &buf), 
+                publicKey: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PresentedKey, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.subject, into: &buf)
+        FfiConverterString.write(value.kind, into: &buf)
+        FfiConverterString.write(value.keyId, into: &buf)
+        FfiConverterString.write(value.publicKey, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePresentedKey_lift(_ buf: RustBuffer) throws -> PresentedKey {
+    return try FfiConverterTypePresentedKey.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePresentedKey_lower(_ value: PresentedKey) -> RustBuffer {
+    return FfiConverterTypePresentedKey.lower(value)
 }
 
 
@@ -4469,6 +4866,115 @@ public func FfiConverterTypeSkippedWrap_lower(_ value: SkippedWrap) -> RustBuffe
 
 
 /**
+ * Where a trace step belongs, as a viewer knows it (`runtime::StepPlacement`).
+ */
+public struct StepPlacement: Equatable, Hashable {
+    /**
+     * The invocation.
+     */
+    public var invocationId: String
+    /**
+     * The bot the invocation is for: the step's signer must be it.
+     */
+    public var botId: String
+    /**
+     * The step id.
+     */
+    public var stepId: String
+    /**
+     * The step type (`thinking`, `tool_call`, ...).
+     */
+    public var stepType: String
+    /**
+     * Started or completed.
+     */
+    public var phase: StepPhase
+    /**
+     * The message the step names, if any.
+     */
+    public var messageId: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The invocation.
+         */invocationId: String, 
+        /**
+         * The bot the invocation is for: the step's signer must be it.
+         */botId: String, 
+        /**
+         * The step id.
+         */stepId: String, 
+        /**
+         * The step type (`thinking`, `tool_call`, ...).
+         */stepType: String, 
+        /**
+         * Started or completed.
+         */phase: StepPhase, 
+        /**
+         * The message the step names, if any.
+         */messageId: String?) {
+        self.invocationId = invocationId
+        self.botId = botId
+        self.stepId = stepId
+        self.stepType = stepType
+        self.phase = phase
+        self.messageId = messageId
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension StepPlacement: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeStepPlacement: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> StepPlacement {
+        return
+            try StepPlacement(
+                invocationId: FfiConverterString.read(from: &buf), 
+                botId: FfiConverterString.read(from: &buf), 
+                stepId: FfiConverterString.read(from: &buf), 
+                stepType: FfiConverterString.read(from: &buf), 
+                phase: FfiConverterTypeStepPhase.read(from: &buf), 
+                messageId: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: StepPlacement, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.invocationId, into: &buf)
+        FfiConverterString.write(value.botId, into: &buf)
+        FfiConverterString.write(value.stepId, into: &buf)
+        FfiConverterString.write(value.stepType, into: &buf)
+        FfiConverterTypeStepPhase.write(value.phase, into: &buf)
+        FfiConverterOptionString.write(value.messageId, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStepPlacement_lift(_ buf: RustBuffer) throws -> StepPlacement {
+    return try FfiConverterTypeStepPlacement.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStepPlacement_lower(_ value: StepPlacement) -> RustBuffer {
+    return FfiConverterTypeStepPlacement.lower(value)
+}
+
+
+/**
  * A stream key opened from a wrap, with who made it.
  */
 public struct Unwrapped {
@@ -4626,6 +5132,97 @@ public func FfiConverterTypeWrapsReport_lift(_ buf: RustBuffer) throws -> WrapsR
 public func FfiConverterTypeWrapsReport_lower(_ value: WrapsReport) -> RustBuffer {
     return FfiConverterTypeWrapsReport.lower(value)
 }
+
+
+/**
+ * One entry of [`open_messages`]: the opened message, or why it did not open.
+ */
+
+public enum OpenResult: Equatable, Hashable {
+    
+    /**
+     * Opened.
+     */
+    case opened(
+        /**
+         * The message.
+         */message: OpenedMessage
+    )
+    /**
+     * Not opened.
+     */
+    case failed(
+        /**
+         * The stable code (`DUPLICATE_MESSAGE` for a repeat).
+         */code: ErrorCode, 
+        /**
+         * The message of the error (never plaintext).
+         */errorMessage: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension OpenResult: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOpenResult: FfiConverterRustBuffer {
+    typealias SwiftType = OpenResult
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OpenResult {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .opened(message: try FfiConverterTypeOpenedMessage.read(from: &buf)
+        )
+        
+        case 2: return .failed(code: try FfiConverterTypeErrorCode.read(from: &buf), errorMessage: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: OpenResult, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .opened(message):
+            writeInt(&buf, Int32(1))
+            FfiConverterTypeOpenedMessage.write(message, into: &buf)
+            
+        
+        case let .failed(code,errorMessage):
+            writeInt(&buf, Int32(2))
+            FfiConverterTypeErrorCode.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOpenResult_lift(_ buf: RustBuffer) throws -> OpenResult {
+    return try FfiConverterTypeOpenResult.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOpenResult_lower(_ value: OpenResult) -> RustBuffer {
+    return FfiConverterTypeOpenResult.lower(value)
+}
+
 
 
 /**
@@ -5254,6 +5851,48 @@ enum StreamsealError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          */details: [String: [String]]
     )
     /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case SenderMismatch(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case StaleKeyGeneration(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
+     * See the core's `ErrorCode` of the same name.
+     */
+    case DuplicateMessage(
+        /**
+         * The stable code, e.g. `AAD_MISMATCH`.
+         */code: String, 
+        /**
+         * What failed; never secret material or plaintext.
+         */errorMessage: String, 
+        /**
+         * Field to reasons (`VALIDATION_FAILED` only; empty otherwise).
+         */details: [String: [String]]
+    )
+    /**
      * A code added to the core after this binding was written.
      */
     case Unknown(
@@ -5520,12 +6159,27 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             errorMessage: try FfiConverterString.read(from: &buf), 
             details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
             )
-        case 38: return .Unknown(
+        case 38: return .SenderMismatch(
             code: try FfiConverterString.read(from: &buf), 
             errorMessage: try FfiConverterString.read(from: &buf), 
             details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
             )
-        case 39: return .Api(
+        case 39: return .StaleKeyGeneration(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 40: return .DuplicateMessage(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 41: return .Unknown(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf)
+            )
+        case 42: return .Api(
             code: try FfiConverterString.read(from: &buf), 
             errorMessage: try FfiConverterString.read(from: &buf), 
             details: try FfiConverterDictionaryStringSequenceString.read(from: &buf), 
@@ -5805,15 +6459,36 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
             
         
-        case let .Unknown(code,errorMessage,details):
+        case let .SenderMismatch(code,errorMessage,details):
             writeInt(&buf, Int32(38))
             FfiConverterString.write(code, into: &buf)
             FfiConverterString.write(errorMessage, into: &buf)
             FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
             
         
-        case let .Api(code,errorMessage,details,status,retryAfter,retrySafe,mayHaveLanded):
+        case let .StaleKeyGeneration(code,errorMessage,details):
             writeInt(&buf, Int32(39))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .DuplicateMessage(code,errorMessage,details):
+            writeInt(&buf, Int32(40))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .Unknown(code,errorMessage,details):
+            writeInt(&buf, Int32(41))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            
+        
+        case let .Api(code,errorMessage,details,status,retryAfter,retrySafe,mayHaveLanded):
+            writeInt(&buf, Int32(42))
             FfiConverterString.write(code, into: &buf)
             FfiConverterString.write(errorMessage, into: &buf)
             FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
@@ -5932,6 +6607,30 @@ fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeOwnKeys: FfiConverterRustBuffer {
+    typealias SwiftType = OwnKeys?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeOwnKeys.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeOwnKeys.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -6287,6 +6986,31 @@ fileprivate struct FfiConverterSequenceTypePinnedKey: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypePresentedKey: FfiConverterRustBuffer {
+    typealias SwiftType = [PresentedKey]
+
+    public static func write(_ value: [PresentedKey], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypePresentedKey.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [PresentedKey] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [PresentedKey]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypePresentedKey.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeRecipient: FfiConverterRustBuffer {
     typealias SwiftType = [Recipient]
 
@@ -6379,6 +7103,31 @@ fileprivate struct FfiConverterSequenceTypeHistoryItem: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeHistoryItem.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeOpenResult: FfiConverterRustBuffer {
+    typealias SwiftType = [OpenResult]
+
+    public static func write(_ value: [OpenResult], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeOpenResult.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [OpenResult] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [OpenResult]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeOpenResult.read(from: &buf))
         }
         return seq
     }
@@ -6535,15 +7284,17 @@ public func parseResponse(request: HttpRequest, response: HttpResponse)throws  -
 })
 }
 /**
- * The canonical AAD bytes of `slot`.
+ * The canonical AAD bytes of `slot` sealed by `sender` (FORMAT.md section
+ * 3); a sender that is not the slot's author is `INVALID_FIELD`.
  */
-public func aadEncode(version: UInt8, rootStreamId: String, keyGeneration: UInt32, slot: Slot)throws  -> Data  {
+public func aadEncode(version: UInt8, rootStreamId: String, keyGeneration: UInt32, sender: AadSender, slot: Slot)throws  -> Data  {
     return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_aad_encode(
         FfiConverterUInt8.lower(version),
         FfiConverterString.lower(rootStreamId),
         FfiConverterUInt32.lower(keyGeneration),
+        FfiConverterTypeAadSender_lower(sender),
         FfiConverterTypeSlot_lower(slot),uniffiCallStatus
     )
 })
@@ -6623,15 +7374,23 @@ public func envelopeFromJson(json: String)throws  -> Envelope  {
 }
 /**
  * Opens a payload the caller expects in `expected`; the AAD must bind
- * exactly that slot, the keyring's root stream and the envelope's generation.
+ * exactly that slot, the keyring's root stream and the envelope's
+ * generation, and the signature must verify under the key held for the
+ * sender the AAD names: one of `own` (`"verified"`), a key `trust` pins
+ * (`"verified"` or `"unverified"`; `KEY_CHANGED`, `KEY_NOT_VERIFIED` by its
+ * policy), or one of `presented` (`"unverified"`). None: `UNKNOWN_KEY`; a
+ * signature that does not verify: `SENDER_MISMATCH`.
  */
-public func `open`(keyring: Keyring, expected: Slot, sealed: SealedPayload)throws  -> Data  {
-    return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+public func `open`(keyring: Keyring, trust: TrustStore, expected: Slot, sealed: SealedPayload, own: OwnKeys? = nil, presented: [PresentedKey] = [])throws  -> OpenedEnvelope  {
+    return try  FfiConverterTypeOpenedEnvelope_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_open(
         FfiConverterTypeKeyring_lower(keyring),
+        FfiConverterTypeTrustStore_lower(trust),
         FfiConverterTypeSlot_lower(expected),
-        FfiConverterTypeSealedPayload_lower(sealed),uniffiCallStatus
+        FfiConverterTypeSealedPayload_lower(sealed),
+        FfiConverterOptionTypeOwnKeys.lower(own),
+        FfiConverterSequenceTypePresentedKey.lower(presented),uniffiCallStatus
     )
 })
 }
@@ -6653,13 +7412,17 @@ public func openBundle(publicKey: String, bundle: SealedBundle, passphrase: Data
 }
 /**
  * Seals `plaintext` into `slot` under the keyring's current generation
- * (the only one it seals under: no export picks or lowers it).
+ * (the only one it seals under: no export picks or lowers it), signed by
+ * `identity` as `subject`'s (the slot's author where the slot names one,
+ * else `INVALID_FIELD`).
  */
-public func seal(keyring: Keyring, slot: Slot, plaintext: Data)throws  -> SealedPayload  {
+public func seal(keyring: Keyring, identity: IdentityKey, subject: String, slot: Slot, plaintext: Data)throws  -> SealedPayload  {
     return try  FfiConverterTypeSealedPayload_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_seal(
         FfiConverterTypeKeyring_lower(keyring),
+        FfiConverterTypeIdentityKey_lower(identity),
+        FfiConverterString.lower(subject),
         FfiConverterTypeSlot_lower(slot),
         FfiConverterData.lower(plaintext),uniffiCallStatus
     )
@@ -6854,29 +7617,42 @@ public func mintMessageId(nowMs: UInt64)throws  -> String  {
 /**
  * Opens the answer of a `decision:resolved` event (JSON) to `card` (the
  * sealed card as posted, `CreateDecisionRequest` JSON): the option counts
- * only with the sealed note that proves it and the decider
- * (`UNPROVEN_DECISION_ANSWER` otherwise).
+ * only with the decider's sealed note bound to this decision, option and
+ * decider, signed by the decider (`UNPROVEN_DECISION_ANSWER` without it,
+ * for an option not on the card or another decision; `SENDER_MISMATCH` for
+ * another key holder's signature; `STALE_KEY_GENERATION` under a
+ * generation older than the newest held). See [`crate::crypto::open`] for
+ * `trust`, `own` and `presented`.
  */
-public func openDecisionAnswer(keyring: Keyring, cardJson: String, eventJson: String)throws  -> DecisionAnswer  {
+public func openDecisionAnswer(keyring: Keyring, trust: TrustStore, cardJson: String, eventJson: String, own: OwnKeys? = nil, presented: [PresentedKey] = [])throws  -> DecisionAnswer  {
     return try  FfiConverterTypeDecisionAnswer_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_open_decision_answer(
         FfiConverterTypeKeyring_lower(keyring),
+        FfiConverterTypeTrustStore_lower(trust),
         FfiConverterString.lower(cardJson),
-        FfiConverterString.lower(eventJson),uniffiCallStatus
+        FfiConverterString.lower(eventJson),
+        FfiConverterOptionTypeOwnKeys.lower(own),
+        FfiConverterSequenceTypePresentedKey.lower(presented),uniffiCallStatus
     )
 })
 }
 /**
- * Opens a sealed card (`CreateDecisionRequest` JSON); returns its content as JSON.
+ * Opens a sealed card (`CreateDecisionRequest` JSON) posted in
+ * `stream_id`: its clear options, `allowNote`, `invocationId` and
+ * `runtimeSessionId` must be the ones sealed (`AAD_MISMATCH`); see
+ * [`crate::crypto::open`] for `trust`, `own` and `presented`.
  */
-public func openDecisionCard(keyring: Keyring, streamId: String, cardJson: String)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+public func openDecisionCard(keyring: Keyring, trust: TrustStore, streamId: String, cardJson: String, own: OwnKeys? = nil, presented: [PresentedKey] = [])throws  -> OpenedDecisionCard  {
+    return try  FfiConverterTypeOpenedDecisionCard_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_open_decision_card(
         FfiConverterTypeKeyring_lower(keyring),
+        FfiConverterTypeTrustStore_lower(trust),
         FfiConverterString.lower(streamId),
-        FfiConverterString.lower(cardJson),uniffiCallStatus
+        FfiConverterString.lower(cardJson),
+        FfiConverterOptionTypeOwnKeys.lower(own),
+        FfiConverterSequenceTypePresentedKey.lower(presented),uniffiCallStatus
     )
 })
 }
@@ -6903,31 +7679,62 @@ public func openKeyWraps(state: StreamState, trust: TrustStore, keyWrapsJson: St
 })
 }
 /**
- * Opens one `Message` (JSON) of a list, send or find response.
+ * Opens one `Message` (JSON) of `stream_id`, the stream the caller asked
+ * for (a ciphertext bound to another stream, its root's or a thread's, is
+ * `AAD_MISMATCH`): bound to the message's id (or its `clientMessageId`,
+ * whose id the result then carries), author, `authorType` and revision, and
+ * signed by its author (see [`crate::crypto::open`] for `trust`, `own` and
+ * `presented`). Only the fields the AAD binds and `sealed` are read.
  */
-public func openMessage(keyring: Keyring, messageJson: String)throws  -> OpenedMessage  {
+public func openMessage(keyring: Keyring, trust: TrustStore, streamId: String, messageJson: String, own: OwnKeys? = nil, presented: [PresentedKey] = [])throws  -> OpenedMessage  {
     return try  FfiConverterTypeOpenedMessage_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_open_message(
         FfiConverterTypeKeyring_lower(keyring),
-        FfiConverterString.lower(messageJson),uniffiCallStatus
+        FfiConverterTypeTrustStore_lower(trust),
+        FfiConverterString.lower(streamId),
+        FfiConverterString.lower(messageJson),
+        FfiConverterOptionTypeOwnKeys.lower(own),
+        FfiConverterSequenceTypePresentedKey.lower(presented),uniffiCallStatus
     )
 })
 }
 /**
- * Opens a sealed trace step (a step frame's or list item's payload).
+ * Opens a whole page of `stream_id` in one call (`messages_json`: a JSON
+ * array of `Message`s): one entry per message, in order, each opened or
+ * failed on its own (one tampered message does not hide the others); a
+ * repeat of a bound id and revision already opened in the page is
+ * `DUPLICATE_MESSAGE`. The checks of [`open_message`] apply to each.
  */
-public func openStep(keyring: Keyring, invocationId: String, stepId: String, stepType: String, phase: StepPhase, messageId: String?, sealed: SealedPayload)throws  -> String  {
-    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+public func openMessages(keyring: Keyring, trust: TrustStore, streamId: String, messagesJson: String, own: OwnKeys? = nil, presented: [PresentedKey] = [])throws  -> [OpenResult]  {
+    return try  FfiConverterSequenceTypeOpenResult.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_open_messages(
+        FfiConverterTypeKeyring_lower(keyring),
+        FfiConverterTypeTrustStore_lower(trust),
+        FfiConverterString.lower(streamId),
+        FfiConverterString.lower(messagesJson),
+        FfiConverterOptionTypeOwnKeys.lower(own),
+        FfiConverterSequenceTypePresentedKey.lower(presented),uniffiCallStatus
+    )
+})
+}
+/**
+ * Opens a sealed trace step (a step frame's or list item's payload): bound
+ * to `placement`'s invocation, step, type and phase, and sealed by its bot
+ * (`UNEXPECTED_AUTHOR` for any other signer; see [`crate::crypto::open`]
+ * for `trust`, `own` and `presented`).
+ */
+public func openStep(keyring: Keyring, trust: TrustStore, placement: StepPlacement, sealed: SealedPayload, own: OwnKeys? = nil, presented: [PresentedKey] = [])throws  -> OpenedStep  {
+    return try  FfiConverterTypeOpenedStep_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_open_step(
         FfiConverterTypeKeyring_lower(keyring),
-        FfiConverterString.lower(invocationId),
-        FfiConverterString.lower(stepId),
-        FfiConverterString.lower(stepType),
-        FfiConverterTypeStepPhase_lower(phase),
-        FfiConverterOptionString.lower(messageId),
-        FfiConverterTypeSealedPayload_lower(sealed),uniffiCallStatus
+        FfiConverterTypeTrustStore_lower(trust),
+        FfiConverterTypeStepPlacement_lower(placement),
+        FfiConverterTypeSealedPayload_lower(sealed),
+        FfiConverterOptionTypeOwnKeys.lower(own),
+        FfiConverterSequenceTypePresentedKey.lower(presented),uniffiCallStatus
     )
 })
 }
@@ -6948,14 +7755,19 @@ public func ownerKey(trust: TrustStore, ownerUserId: String, ownerKeyRecord: Str
 })
 }
 /**
- * Seals a decision card; `content_json` is `{title, body, labels: {optionId: label}}`.
- * Returns the `POST streams/{id}/decisions` body (JSON).
+ * Seals a decision card, signed by `identity` as `subject`'s (the
+ * runtime's bot); the stream, decision, invocation, runtime session,
+ * options and `allow_note` are bound. `content_json` is
+ * `{title, body, labels: {optionId: label}}`. Returns the
+ * `POST streams/{id}/decisions` body (JSON).
  */
-public func sealDecisionCard(keyring: Keyring, streamId: String, decisionId: String, runtimeSessionId: String, invocationId: String, options: [DecisionOption], allowNote: Bool, contentJson: String)throws  -> String  {
+public func sealDecisionCard(keyring: Keyring, identity: IdentityKey, subject: String, streamId: String, decisionId: String, runtimeSessionId: String, invocationId: String, options: [DecisionOption], allowNote: Bool, contentJson: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_seal_decision_card(
         FfiConverterTypeKeyring_lower(keyring),
+        FfiConverterTypeIdentityKey_lower(identity),
+        FfiConverterString.lower(subject),
         FfiConverterString.lower(streamId),
         FfiConverterString.lower(decisionId),
         FfiConverterString.lower(runtimeSessionId),
@@ -6967,49 +7779,59 @@ public func sealDecisionCard(keyring: Keyring, streamId: String, decisionId: Str
 })
 }
 /**
- * Seals the decider's note: the proof of the answer, bound to the
+ * Seals the decider's note, signed by `identity` as `subject`'s (the
+ * decider, whom the note names): the proof of the answer, bound to the
  * decision, the option and the decider. Always seal one on a sealed card
  * (an empty `note` is fine).
  */
-public func sealDecisionNote(keyring: Keyring, decisionId: String, optionId: String, decidedBy: String, note: String)throws  -> SealedPayload  {
+public func sealDecisionNote(keyring: Keyring, identity: IdentityKey, subject: String, decisionId: String, optionId: String, note: String)throws  -> SealedPayload  {
     return try  FfiConverterTypeSealedPayload_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_seal_decision_note(
         FfiConverterTypeKeyring_lower(keyring),
+        FfiConverterTypeIdentityKey_lower(identity),
+        FfiConverterString.lower(subject),
         FfiConverterString.lower(decisionId),
         FfiConverterString.lower(optionId),
-        FfiConverterString.lower(decidedBy),
         FfiConverterString.lower(note),uniffiCallStatus
     )
 })
 }
 /**
- * Seals an edit of `message_json` (the next revision); returns `{ciphertext, envelope}`.
+ * Seals an edit of `message_json` (its next revision), signed by
+ * `identity` as `subject`'s, who must be its author (`UNEXPECTED_AUTHOR`);
+ * returns `{ciphertext, envelope}`. The AAD binds the message's bound id
+ * (its `clientMessageId` when the service assigned an `id` of its own).
  */
-public func sealEdit(keyring: Keyring, messageJson: String, authorId: String, text: String)throws  -> SealedPayload  {
+public func sealEdit(keyring: Keyring, identity: IdentityKey, subject: String, messageJson: String, text: String)throws  -> SealedPayload  {
     return try  FfiConverterTypeSealedPayload_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_seal_edit(
         FfiConverterTypeKeyring_lower(keyring),
+        FfiConverterTypeIdentityKey_lower(identity),
+        FfiConverterString.lower(subject),
         FfiConverterString.lower(messageJson),
-        FfiConverterString.lower(authorId),
         FfiConverterString.lower(text),uniffiCallStatus
     )
 })
 }
 /**
- * Seals a new message (revision 1); returns the `POST streams/{id}/messages` body (JSON).
+ * Seals a new message (revision 1), signed by `identity` as `subject`'s
+ * (the author; its `authorType` is the key's kind); returns the
+ * `POST streams/{id}/messages` body (JSON). `clientMessageId` is
+ * `message_id`, the minted id the AAD binds: a server that assigns an `id`
+ * of its own still lets it open.
  */
-public func sealMessage(keyring: Keyring, streamId: String, messageId: String, authorId: String, text: String, clientMessageId: String?)throws  -> String  {
+public func sealMessage(keyring: Keyring, identity: IdentityKey, subject: String, streamId: String, messageId: String, text: String)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_func_seal_message(
         FfiConverterTypeKeyring_lower(keyring),
+        FfiConverterTypeIdentityKey_lower(identity),
+        FfiConverterString.lower(subject),
         FfiConverterString.lower(streamId),
         FfiConverterString.lower(messageId),
-        FfiConverterString.lower(authorId),
-        FfiConverterString.lower(text),
-        FfiConverterOptionString.lower(clientMessageId),uniffiCallStatus
+        FfiConverterString.lower(text),uniffiCallStatus
     )
 })
 }
@@ -7117,7 +7939,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_parse_response() != 242) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_aad_encode() != 31453) {
+    if (uniffi_streamseal_ffi_checksum_func_aad_encode() != 53081) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_aad_parse() != 46004) {
@@ -7138,13 +7960,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_envelope_from_json() != 65117) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open() != 24903) {
+    if (uniffi_streamseal_ffi_checksum_func_open() != 36535) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_open_bundle() != 20819) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_seal() != 43708) {
+    if (uniffi_streamseal_ffi_checksum_func_seal() != 45163) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_sealed_payload_from_json() != 61589) {
@@ -7189,34 +8011,37 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_mint_message_id() != 6991) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open_decision_answer() != 14808) {
+    if (uniffi_streamseal_ffi_checksum_func_open_decision_answer() != 61829) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open_decision_card() != 6848) {
+    if (uniffi_streamseal_ffi_checksum_func_open_decision_card() != 18340) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_open_key_wraps() != 24220) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open_message() != 9627) {
+    if (uniffi_streamseal_ffi_checksum_func_open_message() != 61468) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open_step() != 13084) {
+    if (uniffi_streamseal_ffi_checksum_func_open_messages() != 36162) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_open_step() != 41559) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_owner_key() != 18058) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_seal_decision_card() != 11593) {
+    if (uniffi_streamseal_ffi_checksum_func_seal_decision_card() != 1153) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_seal_decision_note() != 41294) {
+    if (uniffi_streamseal_ffi_checksum_func_seal_decision_note() != 58698) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_seal_edit() != 56525) {
+    if (uniffi_streamseal_ffi_checksum_func_seal_edit() != 63602) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_seal_message() != 58840) {
+    if (uniffi_streamseal_ffi_checksum_func_seal_message() != 58973) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_set_up_user_key() != 14476) {
@@ -7294,7 +8119,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_generations() != 23660) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_history() != 8420) {
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_history() != 13483) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_invocation_id() != 3183) {
@@ -7303,10 +8128,19 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_prompt() != 11274) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_prompt_sealed_by() != 29793) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_complete_reply() != 6136) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_decision_card() != 27484) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_message() != 30553) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_reply() != 26563) {
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_reply() != 13113) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_step() != 47165) {
@@ -7459,7 +8293,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_constructor_streamkey_generate() != 61076) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_constructor_openedinvocation_open() != 10557) {
+    if (uniffi_streamseal_ffi_checksum_constructor_openedinvocation_open() != 48539) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_constructor_streamstate_from_bytes() != 11432) {

@@ -9,9 +9,11 @@
 // fixed-randomness seam, so the golden vectors are checked in the direction
 // that needs none: every deterministic output (AAD bytes, wrap info, public
 // keys, bundle AAD) byte for byte, and every sealed output
-// of the vectors opened back to its inputs (wraps only as made by their
-// sender, the invocation through a stream state that accepts the owner's key). Sealing with the vectors' fixed
-// randomness is covered by the Kotlin and Python suites.
+// of the vectors opened back to its inputs (envelopes with their sender's
+// signature checked against a pinned, own or presented key; wraps only as
+// made by their sender; the invocation through a stream state that accepts
+// the owner's key, with the member's key presented). Sealing with the
+// vectors' fixed randomness is covered by the Kotlin and Python suites.
 
 import Foundation
 import XCTest
@@ -51,7 +53,8 @@ private func slot(_ s: [String: Any]) -> Slot {
     switch s["kind"] as! String {
     case "message":
         return .message(streamId: s["streamId"] as! String, messageId: s["messageId"] as! String,
-                        authorId: s["authorId"] as! String, revision: UInt32(s["revision"] as! Int))
+                        authorId: s["authorId"] as! String, authorType: s["authorType"] as! String,
+                        revision: UInt32(s["revision"] as! Int))
     case "botReply":
         return .botReply(streamId: s["streamId"] as! String, messageId: s["messageId"] as! String,
                          authorId: s["authorId"] as! String, invocationId: s["invocationId"] as! String)
@@ -63,6 +66,7 @@ private func slot(_ s: [String: Any]) -> Slot {
     case "decisionCard":
         let options = (s["options"] as! [[String: Any]]).map { DecisionOption(id: $0["id"] as! String, tone: $0["tone"] as! String) }
         return .decisionCard(streamId: s["streamId"] as! String, decisionId: s["decisionId"] as! String,
+                             invocationId: s["invocationId"] as! String, runtimeSessionId: s["runtimeSessionId"] as! String,
                              options: options, allowNote: s["allowNote"] as! Bool)
     default:
         return .decisionNote(decisionId: s["decisionId"] as! String, optionId: s["optionId"] as! String,
@@ -98,9 +102,29 @@ final class GoldenVectorTests: XCTestCase {
             let ring = try Keyring(rootStreamId: root)
             try ring.insert(generation: gen, key: try StreamKey.fromBytes(bytes: hex(v["streamKeyHex"] as! String)))
             let s = slot(v["slot"] as! [String: Any])
-            XCTAssertEqual(hex(try aadEncode(version: 1, rootStreamId: root, keyGeneration: gen, slot: s)), v["aadHex"] as! String)
+            let subject = v["senderSubject"] as! String
+            let sender = try IdentityKey.fromSecret(kind: v["senderKind"] as! String, keyId: v["senderKeyId"] as! String,
+                                                    secret: try SecretKey.fromBytes(bytes: hex(v["senderSecretKeyHex"] as! String)))
+            XCTAssertEqual(sender.publicKey(), v["senderPublicKey"] as! String)
+            let aadSender = AadSender(subject: subject, kind: sender.kind(), keyId: sender.keyId())
+            XCTAssertEqual(hex(try aadEncode(version: 2, rootStreamId: root, keyGeneration: gen, sender: aadSender, slot: s)),
+                           v["aadHex"] as! String)
             let sealed = try sealedPayloadFromJson(json: try json(v["sealed"]!))
-            XCTAssertEqual(String(data: try open(keyring: ring, expected: s, sealed: sealed), encoding: .utf8), v["plaintext"] as? String)
+            // The key commitment is the first 32 bytes of the ciphertext.
+            XCTAssertEqual(hex(try decodeBase64(text: sealed.ciphertext).prefix(32)), v["commitmentHex"] as! String)
+            // The opener pinned the sender's key on first use: unverified.
+            let trust = try TrustStore(policy: "tofu")
+            XCTAssertEqual(try trust.observe(subject: subject, recipient: sender.recipient()), "new")
+            let opened = try open(keyring: ring, trust: trust, expected: s, sealed: sealed)
+            XCTAssertEqual(String(data: opened.plaintext, encoding: .utf8), v["plaintext"] as? String)
+            XCTAssertEqual(opened.sealedBy, SealedBy(subject: subject, kind: sender.kind(), keyId: sender.keyId(), status: "unverified"))
+            // Its own key: verified; a key the server presented, not pinned: unverified; none: UNKNOWN_KEY.
+            XCTAssertEqual(try open(keyring: ring, trust: try TrustStore(policy: "tofu"), expected: s, sealed: sealed,
+                                    own: OwnKeys(subject: subject, keys: [sender])).sealedBy.status, "verified")
+            let presented = PresentedKey(subject: subject, kind: sender.kind(), keyId: sender.keyId(), publicKey: sender.publicKey())
+            XCTAssertEqual(try open(keyring: ring, trust: try TrustStore(policy: "tofu"), expected: s, sealed: sealed,
+                                    presented: [presented]).sealedBy.status, "unverified")
+            expectCode("UNKNOWN_KEY") { _ = try open(keyring: ring, trust: try TrustStore(policy: "tofu"), expected: s, sealed: sealed) }
         }
     }
 
@@ -167,14 +191,20 @@ final class GoldenVectorTests: XCTestCase {
         let state = try StreamState(rootStreamId: invocation["rootStreamId"] as! String)
         try state.setOwner(userId: ownerId)
         try state.acceptSender(trustedKey: owner)
+        // The member's key was presented by the server, not pinned.
+        let member = PresentedKey(subject: v["memberUserId"] as! String, kind: v["memberKeyKind"] as! String,
+                                  keyId: v["memberKeyId"] as! String, publicKey: v["memberPublicKey"] as! String)
         let opened = try OpenedInvocation.open(invocationJson: try json(invocation), state: state, trust: trust,
-                                               botId: v["botId"] as! String, identities: [runtime])
+                                               botId: v["botId"] as! String, identities: [runtime], presented: [member])
         XCTAssertEqual(opened.prompt(), v["expectedPrompt"] as! String)
-        let texts = opened.history().map { item -> String? in
-            if case let .opened(entry) = item { return entry.text }
+        XCTAssertEqual(opened.promptSealedBy().status, v["expectedPromptStatus"] as! String)
+        let history = opened.history().map { item -> [String: String]? in
+            if case let .opened(entry) = item {
+                return ["text": entry.text, "sealedBy": entry.sealedBy.subject, "status": entry.sealedBy.status]
+            }
             return nil
         }
-        XCTAssertEqual(texts, (v["expectedHistory"] as! [String]).map { Optional($0) })
+        XCTAssertEqual(history, (v["expectedHistory"] as! [[String: String]]).map { Optional($0) })
         XCTAssertEqual(opened.wraps().admitted.map { $0.sender }, [ownerId])
         // The reply the vector sealed opens as the bot's reply slot.
         let complete = v["sealedComplete"] as! [String: Any]
@@ -187,12 +217,16 @@ final class RoundTripAndErrorTests: XCTestCase {
     func testRoundTrips() throws {
         let ring = try Keyring(rootStreamId: "stream_root")
         try ring.insert(generation: 0, key: try StreamKey.generate())
+        let me = try IdentityKey.generate(kind: "user", keyId: "key_laptop")
+        let trust = try TrustStore(policy: "tofu")
         let s = Slot.decisionNote(decisionId: "dreq_1", optionId: "yes", decidedBy: "usr_1")
         for text in ["", "x", String(repeating: "é ✅ ", count: 100)] {
-            let sealed = try seal(keyring: ring, slot: s, plaintext: Data(text.utf8))
+            let sealed = try seal(keyring: ring, identity: me, subject: "usr_1", slot: s, plaintext: Data(text.utf8))
             let again = try sealedPayloadFromJson(json: sealedPayloadToJson(payload: sealed))
             XCTAssertEqual(again, sealed)
-            XCTAssertEqual(String(data: try open(keyring: ring, expected: s, sealed: again), encoding: .utf8), text)
+            let opened = try open(keyring: ring, trust: trust, expected: s, sealed: again, own: OwnKeys(subject: "usr_1", keys: [me]))
+            XCTAssertEqual(String(data: opened.plaintext, encoding: .utf8), text)
+            XCTAssertEqual(opened.sealedBy, SealedBy(subject: "usr_1", kind: "user", keyId: "key_laptop", status: "verified"))
         }
     }
 
@@ -200,12 +234,25 @@ final class RoundTripAndErrorTests: XCTestCase {
         let root = "stream_root"
         let ring = try Keyring(rootStreamId: root)
         try ring.insert(generation: 0, key: try StreamKey.generate())
-        let s = Slot.message(streamId: root, messageId: "msg_1", authorId: "usr_1", revision: 1)
-        let sealed = try seal(keyring: ring, slot: s, plaintext: Data("hello".utf8))
+        let me = try IdentityKey.generate(kind: "user", keyId: "key_laptop")
+        let mine = OwnKeys(subject: "usr_1", keys: [me])
+        let trust = try TrustStore(policy: "tofu")
+        let s = Slot.message(streamId: root, messageId: "msg_1", authorId: "usr_1", authorType: "user", revision: 1)
+        let sealed = try seal(keyring: ring, identity: me, subject: "usr_1", slot: s, plaintext: Data("hello".utf8))
         expectCode("MALFORMED_BASE64") { _ = try decodeBase64(text: "not base64!") }
         expectCode("INVALID_LENGTH") { _ = try StreamKey.fromBytes(bytes: Data(count: 16)) }
         expectCode("MALFORMED_JSON") { _ = try sealedPayloadFromJson(json: "[1]") }
-        expectCode("AAD_MISMATCH") { _ = try open(keyring: ring, expected: .message(streamId: root, messageId: "msg_2", authorId: "usr_1", revision: 1), sealed: sealed) }
+        expectCode("AAD_MISMATCH") {
+            _ = try open(keyring: ring, trust: trust,
+                         expected: .message(streamId: root, messageId: "msg_2", authorId: "usr_1", authorType: "user", revision: 1),
+                         sealed: sealed, own: mine)
+        }
+        // Another key holder sealing as usr_1, under usr_1's key id.
+        let forger = try IdentityKey.fromSecret(kind: "user", keyId: me.keyId(), secret: try SecretKey.generate())
+        let forged = try seal(keyring: ring, identity: forger, subject: "usr_1", slot: s, plaintext: Data("wire it all".utf8))
+        expectCode("SENDER_MISMATCH") { _ = try open(keyring: ring, trust: trust, expected: s, sealed: forged, own: mine) }
+        // A slot that names an author seals only as that author.
+        expectCode("INVALID_FIELD") { _ = try seal(keyring: ring, identity: me, subject: "usr_2", slot: s, plaintext: Data("x".utf8)) }
         expectCode("KEY_GENERATION_CONFLICT") { try ring.insert(generation: 0, key: try StreamKey.generate()) }
         expectCode("MALFORMED_AAD") { _ = try aadParse(bytes: Data("streamseal/aad".utf8)) }
         expectCode("INVALID_PUBLIC_KEY") {
@@ -224,7 +271,7 @@ final class RoundTripAndErrorTests: XCTestCase {
         expectCode("INVALID_FIELD") {
             _ = try setUpUserKey(keyId: "key_1", passphrase: Data([0xff, 0xfe]), params: kdfParamsCreationFloor())
         }
-        XCTAssertEqual(errorCodes().count, 37)
+        XCTAssertEqual(errorCodes().count, 40)
     }
 
     func testTrustStoreAndSafetyNumbers() throws {
@@ -286,13 +333,30 @@ final class ScenarioTests: XCTestCase {
         let list = try json(["currentKeyGeneration": 0, "ownerUserId": ownerId, "wraps": wraps])
         XCTAssertEqual(try openKeyWraps(state: stateB, trust: trustB, keyWrapsJson: list, identities: [machineB]).admitted.count, 1)
         let id = try mintMessageId(nowMs: 1_790_000_000_000)
-        let body = try sealMessage(keyring: ownerState.keyring(), streamId: root, messageId: id, authorId: ownerId,
-                                   text: "Ship the release on Thursday?", clientMessageId: nil)
+        let body = try sealMessage(keyring: ownerState.keyring(), identity: owner, subject: ownerId, streamId: root, messageId: id,
+                                   text: "Ship the release on Thursday?")
         let sent = try JSONSerialization.jsonObject(with: Data(body.utf8)) as! [String: Any]
-        let message = try json(["id": id, "streamId": root, "sequence": "1", "authorId": ownerId, "authorType": "user",
-                                "content": "[sealed]", "replyCount": 0, "metadata": [String: Any](), "revision": 1,
-                                "createdAt": "2026-11-21T10:00:00Z", "sealed": sent["sealed"]!])
-        XCTAssertEqual(try openMessage(keyring: stateB.keyring(), messageJson: message).text, "Ship the release on Thursday?")
+        XCTAssertEqual(sent["clientMessageId"] as? String, id)
+        func message(id serverId: String, streamId: String, authorType: String = "user") throws -> String {
+            try json(["id": serverId, "streamId": streamId, "sequence": "1", "authorId": ownerId, "authorType": authorType,
+                      "content": "[sealed]", "replyCount": 0, "metadata": [String: Any](), "revision": 1,
+                      "createdAt": "2026-11-21T10:00:00Z", "clientMessageId": id, "sealed": sent["sealed"]!])
+        }
+        let opened = try openMessage(keyring: stateB.keyring(), trust: trustB, streamId: root, messageJson: try message(id: id, streamId: root))
+        XCTAssertEqual(opened.text, "Ship the release on Thursday?")
+        XCTAssertEqual(opened.sealedBy, SealedBy(subject: ownerId, kind: "user", keyId: owner.keyId(), status: "unverified"))
+        // The server assigns an id of its own: it opens through clientMessageId, with the minted id.
+        let served = try message(id: "msg_01JD3QZZSERVERASSIGNED000000", streamId: root)
+        XCTAssertEqual(try openMessage(keyring: stateB.keyring(), trust: trustB, streamId: root, messageJson: served).messageId, id)
+        // Moved to a thread, or with another authorType: refused.
+        let thread = "stream_01JD3QJ5THREAD00000000000A"
+        expectCode("AAD_MISMATCH") {
+            _ = try openMessage(keyring: stateB.keyring(), trust: trustB, streamId: thread, messageJson: try message(id: id, streamId: thread))
+        }
+        expectCode("AAD_MISMATCH") {
+            _ = try openMessage(keyring: stateB.keyring(), trust: trustB, streamId: root,
+                                messageJson: try message(id: id, streamId: root, authorType: "system"))
+        }
 
         // A hostile server mints generation 1 with its own key: skipped, never sealed under.
         let server = try IdentityKey.generate(kind: "user", keyId: owner.keyId())
@@ -306,8 +370,8 @@ final class ScenarioTests: XCTestCase {
         XCTAssertEqual(report.skipped, [SkippedWrap(keyGeneration: 1, code: "UNTRUSTED_WRAP")])
         XCTAssertEqual(stateB.highWater(), 0)
         expectCode("UNKNOWN_KEY_GENERATION") {
-            _ = try sealMessage(keyring: stateB.keyring(), streamId: root, messageId: try mintMessageId(nowMs: 1_790_000_000_001),
-                                authorId: botId, text: "for the server", clientMessageId: nil)
+            _ = try sealMessage(keyring: stateB.keyring(), identity: machineB, subject: botId, streamId: root,
+                                messageId: try mintMessageId(nowMs: 1_790_000_000_001), text: "for the server")
         }
     }
 }

@@ -432,7 +432,7 @@ void uniffi_streamseal_ffi_fn_free_openedinvocation(uint64_t handle, RustCallSta
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_CONSTRUCTOR_OPENEDINVOCATION_OPEN
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_CONSTRUCTOR_OPENEDINVOCATION_OPEN
-uint64_t uniffi_streamseal_ffi_fn_constructor_openedinvocation_open(RustBuffer invocation_json, uint64_t state, uint64_t trust, RustBuffer bot_id, RustBuffer identities, RustCallStatus *_Nonnull out_status
+uint64_t uniffi_streamseal_ffi_fn_constructor_openedinvocation_open(RustBuffer invocation_json, uint64_t state, uint64_t trust, RustBuffer bot_id, RustBuffer identities, RustBuffer presented, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_GENERATIONS
@@ -453,6 +453,21 @@ RustBuffer uniffi_streamseal_ffi_fn_method_openedinvocation_invocation_id(uint64
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_PROMPT
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_PROMPT
 RustBuffer uniffi_streamseal_ffi_fn_method_openedinvocation_prompt(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_PROMPT_SEALED_BY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_PROMPT_SEALED_BY
+RustBuffer uniffi_streamseal_ffi_fn_method_openedinvocation_prompt_sealed_by(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_SEAL_COMPLETE_REPLY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_SEAL_COMPLETE_REPLY
+RustBuffer uniffi_streamseal_ffi_fn_method_openedinvocation_seal_complete_reply(uint64_t ptr, RustBuffer message_id, RustBuffer text, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_SEAL_DECISION_CARD
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_SEAL_DECISION_CARD
+RustBuffer uniffi_streamseal_ffi_fn_method_openedinvocation_seal_decision_card(uint64_t ptr, RustBuffer stream_id, RustBuffer decision_id, RustBuffer options, int8_t allow_note, RustBuffer content_json, RustBuffer runtime_session_id, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_SEAL_MESSAGE
@@ -814,7 +829,7 @@ RustBuffer uniffi_streamseal_ffi_fn_func_parse_response(RustBuffer request, Rust
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_AAD_ENCODE
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_AAD_ENCODE
-RustBuffer uniffi_streamseal_ffi_fn_func_aad_encode(uint8_t version, RustBuffer root_stream_id, uint32_t key_generation, RustBuffer slot, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_streamseal_ffi_fn_func_aad_encode(uint8_t version, RustBuffer root_stream_id, uint32_t key_generation, RustBuffer sender, RustBuffer slot, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_AAD_PARSE
@@ -849,7 +864,7 @@ RustBuffer uniffi_streamseal_ffi_fn_func_envelope_from_json(RustBuffer json, Rus
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN
-RustBuffer uniffi_streamseal_ffi_fn_func_open(uint64_t keyring, RustBuffer expected, RustBuffer sealed, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_streamseal_ffi_fn_func_open(uint64_t keyring, uint64_t trust, RustBuffer expected, RustBuffer sealed, RustBuffer own, RustBuffer presented, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_BUNDLE
@@ -859,7 +874,7 @@ uint64_t uniffi_streamseal_ffi_fn_func_open_bundle(RustBuffer public_key, RustBu
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SEAL
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SEAL
-RustBuffer uniffi_streamseal_ffi_fn_func_seal(uint64_t keyring, RustBuffer slot, RustBuffer plaintext, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_streamseal_ffi_fn_func_seal(uint64_t keyring, uint64_t identity, RustBuffer subject, RustBuffer slot, RustBuffer plaintext, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SEALED_PAYLOAD_FROM_JSON
@@ -938,12 +953,12 @@ RustBuffer uniffi_streamseal_ffi_fn_func_mint_message_id(uint64_t now_ms, RustCa
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_DECISION_ANSWER
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_DECISION_ANSWER
-RustBuffer uniffi_streamseal_ffi_fn_func_open_decision_answer(uint64_t keyring, RustBuffer card_json, RustBuffer event_json, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_streamseal_ffi_fn_func_open_decision_answer(uint64_t keyring, uint64_t trust, RustBuffer card_json, RustBuffer event_json, RustBuffer own, RustBuffer presented, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_DECISION_CARD
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_DECISION_CARD
-RustBuffer uniffi_streamseal_ffi_fn_func_open_decision_card(uint64_t keyring, RustBuffer stream_id, RustBuffer card_json, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_streamseal_ffi_fn_func_open_decision_card(uint64_t keyring, uint64_t trust, RustBuffer stream_id, RustBuffer card_json, RustBuffer own, RustBuffer presented, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_KEY_WRAPS
@@ -953,12 +968,17 @@ RustBuffer uniffi_streamseal_ffi_fn_func_open_key_wraps(uint64_t state, uint64_t
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_MESSAGE
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_MESSAGE
-RustBuffer uniffi_streamseal_ffi_fn_func_open_message(uint64_t keyring, RustBuffer message_json, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_streamseal_ffi_fn_func_open_message(uint64_t keyring, uint64_t trust, RustBuffer stream_id, RustBuffer message_json, RustBuffer own, RustBuffer presented, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_MESSAGES
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_MESSAGES
+RustBuffer uniffi_streamseal_ffi_fn_func_open_messages(uint64_t keyring, uint64_t trust, RustBuffer stream_id, RustBuffer messages_json, RustBuffer own, RustBuffer presented, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_STEP
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_STEP
-RustBuffer uniffi_streamseal_ffi_fn_func_open_step(uint64_t keyring, RustBuffer invocation_id, RustBuffer step_id, RustBuffer step_type, RustBuffer phase, RustBuffer message_id, RustBuffer sealed, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_streamseal_ffi_fn_func_open_step(uint64_t keyring, uint64_t trust, RustBuffer placement, RustBuffer sealed, RustBuffer own, RustBuffer presented, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OWNER_KEY
@@ -968,22 +988,22 @@ uint64_t uniffi_streamseal_ffi_fn_func_owner_key(uint64_t trust, RustBuffer owne
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SEAL_DECISION_CARD
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SEAL_DECISION_CARD
-RustBuffer uniffi_streamseal_ffi_fn_func_seal_decision_card(uint64_t keyring, RustBuffer stream_id, RustBuffer decision_id, RustBuffer runtime_session_id, RustBuffer invocation_id, RustBuffer options, int8_t allow_note, RustBuffer content_json, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_streamseal_ffi_fn_func_seal_decision_card(uint64_t keyring, uint64_t identity, RustBuffer subject, RustBuffer stream_id, RustBuffer decision_id, RustBuffer runtime_session_id, RustBuffer invocation_id, RustBuffer options, int8_t allow_note, RustBuffer content_json, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SEAL_DECISION_NOTE
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SEAL_DECISION_NOTE
-RustBuffer uniffi_streamseal_ffi_fn_func_seal_decision_note(uint64_t keyring, RustBuffer decision_id, RustBuffer option_id, RustBuffer decided_by, RustBuffer note, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_streamseal_ffi_fn_func_seal_decision_note(uint64_t keyring, uint64_t identity, RustBuffer subject, RustBuffer decision_id, RustBuffer option_id, RustBuffer note, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SEAL_EDIT
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SEAL_EDIT
-RustBuffer uniffi_streamseal_ffi_fn_func_seal_edit(uint64_t keyring, RustBuffer message_json, RustBuffer author_id, RustBuffer text, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_streamseal_ffi_fn_func_seal_edit(uint64_t keyring, uint64_t identity, RustBuffer subject, RustBuffer message_json, RustBuffer text, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SEAL_MESSAGE
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SEAL_MESSAGE
-RustBuffer uniffi_streamseal_ffi_fn_func_seal_message(uint64_t keyring, RustBuffer stream_id, RustBuffer message_id, RustBuffer author_id, RustBuffer text, RustBuffer client_message_id, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_streamseal_ffi_fn_func_seal_message(uint64_t keyring, uint64_t identity, RustBuffer subject, RustBuffer stream_id, RustBuffer message_id, RustBuffer text, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SET_UP_USER_KEY
@@ -1494,6 +1514,12 @@ uint16_t uniffi_streamseal_ffi_checksum_func_open_message(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_OPEN_MESSAGES
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_OPEN_MESSAGES
+uint16_t uniffi_streamseal_ffi_checksum_func_open_messages(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_OPEN_STEP
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_OPEN_STEP
 uint16_t uniffi_streamseal_ffi_checksum_func_open_step(void
@@ -1695,6 +1721,24 @@ uint16_t uniffi_streamseal_ffi_checksum_method_openedinvocation_invocation_id(vo
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_METHOD_OPENEDINVOCATION_PROMPT
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_METHOD_OPENEDINVOCATION_PROMPT
 uint16_t uniffi_streamseal_ffi_checksum_method_openedinvocation_prompt(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_METHOD_OPENEDINVOCATION_PROMPT_SEALED_BY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_METHOD_OPENEDINVOCATION_PROMPT_SEALED_BY
+uint16_t uniffi_streamseal_ffi_checksum_method_openedinvocation_prompt_sealed_by(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_METHOD_OPENEDINVOCATION_SEAL_COMPLETE_REPLY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_METHOD_OPENEDINVOCATION_SEAL_COMPLETE_REPLY
+uint16_t uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_complete_reply(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_METHOD_OPENEDINVOCATION_SEAL_DECISION_CARD
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_METHOD_OPENEDINVOCATION_SEAL_DECISION_CARD
+uint16_t uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_decision_card(void
     
 );
 #endif
