@@ -67,8 +67,7 @@ fn sealed_message() -> HttpRequest {
             callback_token: CallbackToken::from("cbt_x".to_owned()),
             body: serde_json::from_value(json!({"messageId": "msg_01J80000000000000000000020",
                 "ciphertext": "c3RlcA==", "envelope": {"v": 2, "keyGeneration": 0,
-                "iv": "AAECAwQFBgcICQoL", "aad": "YWFk",
-                "commitment": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="}}))
+                "iv": "AAECAwQFBgcICQoL", "aad": "YWFk"}}))
             .unwrap(),
         },
     )

@@ -22,7 +22,8 @@ use streamseal::aad::{self, AAD_LABEL, AadSender, MAX_AAD_LEN};
 use streamseal::bundle::{self, BUNDLE_VERSION, SealedBundle, create_bundle, open_bundle};
 use streamseal::encoding::{decode_base64, encode_base64};
 use streamseal::envelope::{
-    Envelope, MAX_CIPHERTEXT_LEN, MAX_PLAINTEXT_LEN, SealedPayload, open, open_matching, seal,
+    COMMITMENT_LEN, Envelope, MAX_CIPHERTEXT_LEN, MAX_PLAINTEXT_LEN, MIN_CIPHERTEXT_LEN,
+    SealedPayload, key_commitment, open, open_matching, seal,
 };
 use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::{self, KdfLimits, KdfParams};
@@ -114,7 +115,7 @@ fn fixture() -> Fx {
             .unwrap();
             let aad_len = decode_base64("aad", &sealed.envelope.aad).unwrap().len();
             let ok = !aad_len.is_multiple_of(3)
-                && !(SIGNATURE_LEN + body.len() + 16).is_multiple_of(3)
+                && !(MIN_CIPHERTEXT_LEN + body.len()).is_multiple_of(3)
                 && has_plus_or_slash(&sealed.ciphertext);
             ok.then_some((slot, sealed))
         })
@@ -241,6 +242,14 @@ fn open_with(fx: &Fx, f: impl FnOnce(&mut SealedPayload)) -> Outcome {
     let mut sealed = fx.sealed.clone();
     f(&mut sealed);
     open(&fx.ring, &keys(fx), &fx.slot, &sealed).map(|_| ())
+}
+
+/// Opens the fixture with its ciphertext bytes edited by `f`: the first
+/// `COMMITMENT_LEN` of them are the key commitment.
+fn open_with_ciphertext(fx: &Fx, f: impl FnOnce(&mut Vec<u8>)) -> Outcome {
+    let mut ct = decode_base64("ciphertext", &fx.sealed.ciphertext).unwrap();
+    f(&mut ct);
+    open_with(fx, |s| s.ciphertext = encode_base64(&ct))
 }
 
 /// Opens the fixture's ciphertext with `aad` as its AAD bytes, accepting any slot.
@@ -595,30 +604,18 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         case("ciphertext: embedded tab", E::MalformedBase64, |fx| {
             open_with(fx, |s| s.ciphertext = insert_at(&s.ciphertext, 4, "\t"))
         }),
-        case("commitment: bad alphabet '*'", E::MalformedBase64, |fx| {
-            open_with(fx, |s| {
-                s.envelope.commitment = replace_char(&s.envelope.commitment, 7, '*')
-            })
-        }),
-        case("commitment: missing padding", E::MalformedBase64, |fx| {
-            open_with(fx, |s| {
-                s.envelope.commitment = unpadded(&s.envelope.commitment)
-            })
-        }),
+        // The key commitment is the ciphertext's first 32 bytes (its first
+        // 42 characters): a bad spelling there is the ciphertext's.
         case(
-            "commitment: non-canonical trailing bits",
+            "ciphertext: bad alphabet '*' in the commitment",
             E::MalformedBase64,
-            |fx| {
-                open_with(fx, |s| {
-                    s.envelope.commitment = noncanonical(&s.envelope.commitment)
-                })
-            },
+            |fx| open_with(fx, |s| s.ciphertext = replace_char(&s.ciphertext, 7, '*')),
         ),
-        case("commitment: embedded newline", E::MalformedBase64, |fx| {
-            open_with(fx, |s| {
-                s.envelope.commitment = insert_at(&s.envelope.commitment, 20, "\n")
-            })
-        }),
+        case(
+            "ciphertext: embedded newline in the commitment",
+            E::MalformedBase64,
+            |fx| open_with(fx, |s| s.ciphertext = insert_at(&s.ciphertext, 20, "\n")),
+        ),
         case("wrapEnc: URL-safe alphabet", E::MalformedBase64, |fx| {
             unwrap_with(fx, |w| w.wrap_enc = url_safe(&w.wrap_enc))
         }),
@@ -709,28 +706,32 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         case("iv: empty", E::InvalidLength, |fx| {
             open_with(fx, |s| s.envelope.iv = String::new())
         }),
-        case("commitment: removed (empty)", E::InvalidLength, |fx| {
-            open_with(fx, |s| s.envelope.commitment = String::new())
-        }),
-        case("commitment: 31 bytes", E::InvalidLength, |fx| {
-            open_with(fx, |s| s.envelope.commitment = b64_len(31))
-        }),
-        case("commitment: 33 bytes", E::InvalidLength, |fx| {
-            open_with(fx, |s| s.envelope.commitment = b64_len(33))
-        }),
+        // The fixture's ciphertext is 126 to 128 bytes: without its
+        // commitment it is shorter than the 112 bytes of commitment,
+        // signature and tag.
         case(
-            "commitment: absent from the envelope JSON",
+            "commitment: removed from the ciphertext",
             E::InvalidLength,
             |fx| {
+                open_with_ciphertext(fx, |ct| {
+                    ct.drain(..COMMITMENT_LEN);
+                    assert!(ct.len() < MIN_CIPHERTEXT_LEN);
+                })
+            },
+        ),
+        // The draft that carried the commitment as a fifth envelope field:
+        // the field is ignored, and the ciphertext without it is too short.
+        case(
+            "commitment: moved to an envelope field",
+            E::InvalidLength,
+            |fx| {
+                let ct = decode_base64("ciphertext", &fx.sealed.ciphertext).unwrap();
                 let mut value: serde_json::Value =
                     serde_json::from_str(&fx.sealed.to_json()).unwrap();
-                value["envelope"]
-                    .as_object_mut()
-                    .unwrap()
-                    .remove("commitment")
-                    .unwrap();
+                value["ciphertext"] = encode_base64(&ct[COMMITMENT_LEN..]).into();
+                value["envelope"]["commitment"] = encode_base64(&ct[..COMMITMENT_LEN]).into();
                 let parsed = SealedPayload::from_json(&value.to_string())?;
-                assert!(parsed.envelope.commitment.is_empty());
+                assert_eq!(parsed.envelope, fx.sealed.envelope);
                 open(&fx.ring, &keys(fx), &fx.slot, &parsed)
             },
         ),
@@ -979,7 +980,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
             aad::parse(&vec![0; MAX_AAD_LEN + 1])
         }),
         case(
-            "ciphertext: base64 longer than signature + 4 MiB + tag decoded",
+            "ciphertext: base64 longer than commitment + signature + 4 MiB + tag decoded",
             E::InputTooLarge,
             |fx| {
                 open_with(fx, |s| {
@@ -1173,32 +1174,52 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         case("envelope: keyGeneration relabelled", E::AadMismatch, |fx| {
             open_with(fx, |s| s.envelope.key_generation = GENERATION + 1)
         }),
-        // Shorter than the signature and the tag: refused on its length,
-        // before any key is used.
+        // Shorter than the commitment, the signature and the tag: refused
+        // on its length, before any key is used.
         case(
-            "ciphertext: empty (shorter than signature and tag)",
+            "ciphertext: empty (shorter than commitment, signature and tag)",
             E::InvalidLength,
             |fx| open_with(fx, |s| s.ciphertext = String::new()),
         ),
         case(
-            "ciphertext: 16 bytes (a tag, no signature)",
+            "ciphertext: 16 bytes (a tag, no commitment, no signature)",
             E::InvalidLength,
             |fx| open_with(fx, |s| s.ciphertext = b64_len(16)),
         ),
         case(
-            "ciphertext: 79 bytes (one short of signature and tag)",
+            "ciphertext: 32 bytes (a commitment alone)",
+            E::InvalidLength,
+            |fx| open_with_ciphertext(fx, |ct| ct.truncate(COMMITMENT_LEN)),
+        ),
+        case(
+            "ciphertext: 80 bytes (signature and tag, no commitment) of garbage",
+            E::InvalidLength,
+            |fx| open_with(fx, |s| s.ciphertext = b64_len(SIGNATURE_LEN + 16)),
+        ),
+        case(
+            "ciphertext: 111 bytes (one short of commitment, signature and tag)",
             E::InvalidLength,
             |fx| {
-                let ct = decode_base64("ciphertext", &fx.sealed.ciphertext).unwrap();
-                open_with(fx, |s| {
-                    s.ciphertext = encode_base64(&ct[..SIGNATURE_LEN + 15])
+                open_with_ciphertext(fx, |ct| {
+                    assert_eq!(MIN_CIPHERTEXT_LEN, COMMITMENT_LEN + SIGNATURE_LEN + 16);
+                    ct.truncate(MIN_CIPHERTEXT_LEN - 1);
                 })
             },
         ),
         case(
-            "ciphertext: 80 bytes (signature and tag, no content) of garbage",
+            "ciphertext: 112 bytes (commitment, signature and tag, no content) of garbage",
             E::DecryptionFailed,
-            |fx| open_with(fx, |s| s.ciphertext = b64_len(SIGNATURE_LEN + 16)),
+            |fx| open_with(fx, |s| s.ciphertext = b64_len(MIN_CIPHERTEXT_LEN)),
+        ),
+        case(
+            "ciphertext: 112 bytes, the right commitment then garbage",
+            E::DecryptionFailed,
+            |fx| {
+                open_with_ciphertext(fx, |ct| {
+                    ct.truncate(COMMITMENT_LEN);
+                    ct.resize(MIN_CIPHERTEXT_LEN, 0x5a);
+                })
+            },
         ),
         case(
             "ciphertext: of another payload in the same slot",
@@ -1211,19 +1232,48 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         case("iv: of another payload", E::DecryptionFailed, |fx| {
             open_with(fx, |s| s.envelope.iv = encode_base64(&[0; 12]))
         }),
+        // The key commitment: the ciphertext's first 32 bytes, checked
+        // before AES-GCM.
         case(
             "commitment: of another payload",
             E::DecryptionFailed,
             |fx| {
                 let other = seal(&fx.ring, &signer(fx), &fx.slot, b"x").unwrap();
-                open_with(fx, |s| s.envelope.commitment = other.envelope.commitment)
+                let theirs = decode_base64("ciphertext", &other.ciphertext).unwrap();
+                open_with_ciphertext(fx, |ct| {
+                    assert_ne!(ct[..COMMITMENT_LEN], theirs[..COMMITMENT_LEN]);
+                    ct[..COMMITMENT_LEN].copy_from_slice(&theirs[..COMMITMENT_LEN]);
+                })
             },
         ),
         case("commitment: one bit flipped", E::DecryptionFailed, |fx| {
-            let mut c = decode_base64("commitment", &fx.sealed.envelope.commitment).unwrap();
-            c[31] ^= 0x80;
-            open_with(fx, |s| s.envelope.commitment = encode_base64(&c))
+            open_with_ciphertext(fx, |ct| ct[COMMITMENT_LEN - 1] ^= 0x80)
         }),
+        case(
+            "commitment: the same iv under another key",
+            E::DecryptionFailed,
+            |fx| {
+                let wrong = key_commitment(&[0x41; 32], 2, &[0xfb; 12]);
+                open_with_ciphertext(fx, |ct| ct[..COMMITMENT_LEN].copy_from_slice(&wrong))
+            },
+        ),
+        case("commitment: all zero", E::DecryptionFailed, |fx| {
+            open_with_ciphertext(fx, |ct| ct[..COMMITMENT_LEN].fill(0))
+        }),
+        case(
+            "commitment: 31 bytes (its first byte dropped)",
+            E::DecryptionFailed,
+            |fx| {
+                open_with_ciphertext(fx, |ct| {
+                    ct.remove(0);
+                })
+            },
+        ),
+        case(
+            "commitment: 33 bytes (a byte inserted)",
+            E::DecryptionFailed,
+            |fx| open_with_ciphertext(fx, |ct| ct.insert(COMMITMENT_LEN, 0)),
+        ),
         // --- who sealed it
         case("open: the author's key is not known", E::UnknownKey, |fx| {
             let nobody = TrustStore::new(TrustPolicy::TofuWithAlerts);
@@ -1632,7 +1682,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         // The wire shape is an object; serde's derived `Deserialize` would
         // also take the positional array form, a second spelling.
         case("envelope JSON: an array", E::MalformedJson, |_| {
-            Envelope::from_json("[2, 2, \"iv\", \"aad\", \"commitment\"]")
+            Envelope::from_json("[2, 2, \"iv\", \"aad\"]")
         }),
         case("envelope JSON: v as a string", E::MalformedJson, |_| {
             Envelope::from_json(r#"{"v":"2","keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA","aad":""}"#)
@@ -1673,19 +1723,11 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
                 )
             },
         ),
-        case(
-            "envelope JSON: commitment as a number",
-            E::MalformedJson,
-            |_| {
-                Envelope::from_json(
-                    r#"{"v":2,"keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA","aad":"","commitment":7}"#,
-                )
-            },
-        ),
-        case("envelope JSON: commitment null", E::MalformedJson, |_| {
-            Envelope::from_json(
-                r#"{"v":2,"keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA","aad":"","commitment":null}"#,
-            )
+        case("envelope JSON: aad missing", E::MalformedJson, |_| {
+            Envelope::from_json(r#"{"v":2,"keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA"}"#)
+        }),
+        case("envelope JSON: aad null", E::MalformedJson, |_| {
+            Envelope::from_json(r#"{"v":2,"keyGeneration":0,"iv":"AAAAAAAAAAAAAAAA","aad":null}"#)
         }),
         case(
             "payload JSON: ciphertext as a number",
@@ -1709,11 +1751,8 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         ),
         case("payload JSON: an array", E::MalformedJson, |fx| {
             SealedPayload::from_json(&format!(
-                r#"["{}", [2, {GENERATION}, "{}", "{}", "{}"]]"#,
-                fx.sealed.ciphertext,
-                fx.sealed.envelope.iv,
-                fx.sealed.envelope.aad,
-                fx.sealed.envelope.commitment
+                r#"["{}", [2, {GENERATION}, "{}", "{}"]]"#,
+                fx.sealed.ciphertext, fx.sealed.envelope.iv, fx.sealed.envelope.aad,
             ))
         }),
         case("payload JSON: envelope missing", E::MalformedJson, |fx| {
@@ -1879,7 +1918,7 @@ fn self_contradictory(e: &Error) -> bool {
         return false;
     };
     if let Some(min) = expected.strip_prefix("at least ") {
-        // "at least 80 bytes (signature and tag)"
+        // "at least 112 bytes (commitment, signature and tag)"
         let min: usize = min.split(' ').next().unwrap().parse().unwrap();
         return *actual >= min;
     }
@@ -1905,18 +1944,12 @@ fn invalid_length_errors_report_the_length_given() {
     let fx = fixture();
     let mut wrong = Vec::new();
     let mut checked = 0;
-    let fields: [(&str, usize); 4] = [
-        ("iv", 12),
-        ("commitment", 32),
-        ("wrapEnc", 32),
-        ("wrapCt", 48),
-    ];
+    let fields: [(&str, usize); 3] = [("iv", 12), ("wrapEnc", 32), ("wrapCt", 48)];
     for (field, len) in fields {
         for n in [0, 1, len - 1, len + 1, len + 2, len + 3, 2 * len] {
             let text = b64_len(n);
             let outcome = match field {
                 "iv" => open_with(&fx, |s| s.envelope.iv.clone_from(&text)),
-                "commitment" => open_with(&fx, |s| s.envelope.commitment.clone_from(&text)),
                 "wrapEnc" => unwrap_with(&fx, |w| w.wrap_enc.clone_from(&text)),
                 _ => unwrap_with(&fx, |w| w.wrap_ct.clone_from(&text)),
             };
@@ -1932,6 +1965,25 @@ fn invalid_length_errors_report_the_length_given() {
                 }
                 other => panic!("{field} of {n} bytes: {other:?}"),
             }
+        }
+    }
+    // A ciphertext shorter than commitment, signature and tag (112 bytes).
+    for n in [
+        0,
+        1,
+        COMMITMENT_LEN - 1,
+        COMMITMENT_LEN,
+        SIGNATURE_LEN + 16,
+        MIN_CIPHERTEXT_LEN - 1,
+    ] {
+        match open_with(&fx, |s| s.ciphertext = b64_len(n)) {
+            Err(Error::InvalidLength { actual, .. }) => {
+                checked += 1;
+                if actual != n {
+                    wrong.push(format!("ciphertext: {n} bytes reported as length {actual}"));
+                }
+            }
+            other => panic!("ciphertext of {n} bytes: {other:?}"),
         }
     }
     for text in [
@@ -2114,9 +2166,10 @@ fn json_like() -> impl Strategy<Value = String> {
         scalar,
         any::<bool>(),
     )
-        .prop_map(|(ct, v, g, iv, aad_v, commitment, nested)| {
+        .prop_map(|(ct, v, g, iv, aad_v, extra, nested)| {
+            // An unknown field, ignored when it parses.
             let envelope = format!(
-                r#"{{"v":{v},"keyGeneration":{g},"iv":{iv},"aad":{aad_v},"commitment":{commitment}}}"#
+                r#"{{"v":{v},"keyGeneration":{g},"iv":{iv},"aad":{aad_v},"extra":{extra}}}"#
             );
             if nested {
                 format!(r#"{{"ciphertext":{ct},"envelope":{envelope}}}"#)
@@ -2270,14 +2323,14 @@ proptest! {
         key_generation in prop_oneof![3 => 0u32..6, 1 => any::<u32>()],
         iv in prop_oneof![3 => prop::collection::vec(any::<u8>(), 12).prop_map(|b| encode_base64(&b)), 1 => b64_or_garbage(16)],
         aad_b64 in prop_oneof![3 => aad_like().prop_map(|b| encode_base64(&b)), 1 => garbage_text()],
-        commitment in prop_oneof![3 => prop::collection::vec(any::<u8>(), 32).prop_map(|b| encode_base64(&b)), 1 => b64_or_garbage(40)],
-        ciphertext in b64_or_garbage(160),
+        // Around the 112 bytes of commitment, signature and tag.
+        ciphertext in b64_or_garbage(192),
     ) {
         use ErrorCode as E;
         let ring = sweep_ring();
         let sealed = SealedPayload {
             ciphertext,
-            envelope: Envelope { v, key_generation, iv, aad: aad_b64, commitment },
+            envelope: Envelope { v, key_generation, iv, aad: aad_b64 },
         };
         let expect_slot = trace_step();
         // The AADs of `aad_like` name `AUTHOR` with the key id `key_owner`;

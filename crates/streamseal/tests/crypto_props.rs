@@ -20,8 +20,8 @@ use streamseal::aad::{self, AadContents, AadSender};
 use streamseal::bundle::{BUNDLE_VERSION, SealedBundle, create_bundle, open_bundle};
 use streamseal::encoding::{decode_base64, encode_base64};
 use streamseal::envelope::{
-    self, ENVELOPE_VERSION, Envelope, MAX_PLAINTEXT_LEN, Opened, SealedPayload, open,
-    open_matching, seal,
+    self, COMMITMENT_LEN, ENVELOPE_VERSION, Envelope, MAX_PLAINTEXT_LEN, MIN_CIPHERTEXT_LEN,
+    Opened, SealedPayload, open, open_matching, seal,
 };
 use streamseal::identity::{IdentityKey, KeyId, MAX_KEYS, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::{KdfLimits, KdfParams};
@@ -785,14 +785,11 @@ proptest! {
         prop_assert_eq!(sealed.envelope.v, ENVELOPE_VERSION);
         prop_assert_eq!(sealed.envelope.key_generation, generation);
         prop_assert_eq!(decode_base64("iv", &sealed.envelope.iv).unwrap(), iv.to_vec());
-        prop_assert_eq!(
-            decode_base64("commitment", &sealed.envelope.commitment).unwrap(),
-            envelope::key_commitment(&key, 2, &iv).to_vec()
-        );
-        prop_assert_eq!(
-            decode_base64("ciphertext", &sealed.ciphertext).unwrap().len(),
-            SIGNATURE_LEN + plaintext.len() + 16
-        );
+        // ciphertext = commitment (32) || AES-GCM(signature (64) || content) || tag (16).
+        let ct = decode_base64("ciphertext", &sealed.ciphertext).unwrap();
+        let commitment = envelope::key_commitment(&key, 2, &iv);
+        prop_assert_eq!(&ct[..COMMITMENT_LEN], commitment.as_slice());
+        prop_assert_eq!(ct.len(), COMMITMENT_LEN + SIGNATURE_LEN + plaintext.len() + 16);
         prop_assert_eq!(
             aad::parse(&aad_bytes(&sealed)).unwrap(),
             AadContents {
@@ -878,7 +875,11 @@ proptest! {
         let a = sealer.seal(&ring, &slot, &plaintext).unwrap();
         let b = sealer.seal(&ring, &slot, &plaintext).unwrap();
         prop_assert_ne!(&a.envelope.iv, &b.envelope.iv);
-        prop_assert_ne!(&a.envelope.commitment, &b.envelope.commitment);
+        // A fresh iv gives a fresh key commitment (the ciphertext's first 32 bytes).
+        let commitment = |s: &SealedPayload| {
+            decode_base64("ciphertext", &s.ciphertext).unwrap()[..COMMITMENT_LEN].to_vec()
+        };
+        prop_assert_ne!(commitment(&a), commitment(&b));
         prop_assert_ne!(&a.ciphertext, &b.ciphertext);
         prop_assert_eq!(&a.envelope.aad, &b.envelope.aad);
     }
@@ -945,17 +946,17 @@ proptest! {
         key_generation in any::<u32>(),
         iv in ".*",
         aad_text in prop::collection::vec(any::<char>(), 0..=40).prop_map(String::from_iter),
-        commitment in ".*",
         ciphertext in ".*",
     ) {
-        let envelope = Envelope { v, key_generation, iv, aad: aad_text, commitment };
+        let envelope = Envelope { v, key_generation, iv, aad: aad_text };
         let json = envelope.to_json();
         prop_assert_eq!(&Envelope::from_json(&json).unwrap(), &envelope);
 
-        // The wire names of section 2.1: {v, keyGeneration, iv, aad, commitment}.
+        // The wire names of section 2: exactly the spec's {v, keyGeneration, iv, aad}
+        // (the key commitment travels inside the ciphertext).
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         let keys: BTreeSet<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
-        prop_assert_eq!(keys, BTreeSet::from(["v", "keyGeneration", "iv", "aad", "commitment"]));
+        prop_assert_eq!(keys, BTreeSet::from(["v", "keyGeneration", "iv", "aad"]));
 
         let payload = SealedPayload { ciphertext, envelope };
         let json = payload.to_json();
@@ -1117,8 +1118,9 @@ proptest! {
         prop_assert_eq!(code(sealer.open(&ring, &slot, &sealed)), ErrorCode::DecryptionFailed);
     }
 
-    /// Cut below the signature and the tag (80 bytes), a ciphertext is
-    /// refused on its length before any key is used; longer, AES-GCM refuses it.
+    /// Cut below the commitment, the signature and the tag (112 bytes), a
+    /// ciphertext is refused on its length before any key is used; longer,
+    /// the commitment or AES-GCM refuses it.
     #[test]
     fn truncated_or_extended_ciphertext_is_decryption_failed(
         slot in slot(),
@@ -1133,7 +1135,8 @@ proptest! {
         let mut short = sealed.clone();
         let kept = cut.index(ct.len());
         short.ciphertext = encode_base64(&ct[..kept]);
-        let want = if kept < SIGNATURE_LEN + 16 {
+        prop_assert_eq!(MIN_CIPHERTEXT_LEN, COMMITMENT_LEN + SIGNATURE_LEN + 16);
+        let want = if kept < MIN_CIPHERTEXT_LEN {
             ErrorCode::InvalidLength
         } else {
             ErrorCode::DecryptionFailed

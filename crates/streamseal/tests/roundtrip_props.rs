@@ -243,7 +243,6 @@ proptest! {
                 key_generation: *g,
                 iv: t.clone(),
                 aad: t.clone(),
-                commitment: t.clone(),
             }),
         };
         let revoke = E2eRevoke { workspace_id: a, bot_id: b, stream_id: c };

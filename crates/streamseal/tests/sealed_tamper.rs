@@ -21,7 +21,8 @@
 //! (`authorType`, a card's `invocationId` and `runtimeSessionId`).
 
 use serde_json::{Value, json};
-use streamseal::envelope::SealedPayload;
+use streamseal::encoding::{decode_base64, encode_base64};
+use streamseal::envelope::{COMMITMENT_LEN, MIN_CIPHERTEXT_LEN, SealedPayload};
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
 use streamseal::sealed::decisions::{
     CardPlacement, DecisionCardContent, open_decision_answer, open_decision_card,
@@ -1930,45 +1931,61 @@ fn the_fields_envelope_version_2_binds() {
     let as_user = item(ROOT, bot_id.as_str(), BOT, "user", 1, &sealed_of(&bot_body));
     assert_eq!(code(open(&as_user)), ErrorCode::AadMismatch);
 
-    // The key commitment removed, altered, or another envelope's.
-    assert_eq!(
-        code(with(&|s| s.envelope.commitment = String::new())),
-        ErrorCode::InvalidLength
-    );
-    let mut json = serde_json::to_value(&good).unwrap();
-    json["sealed"]["envelope"]
-        .as_object_mut()
+    // The envelope is the spec's four fields; the key commitment is the
+    // ciphertext's first 32 bytes.
+    let wire = serde_json::to_value(&good).unwrap();
+    let mut fields: Vec<&str> = wire["sealed"]["envelope"]
+        .as_object()
         .unwrap()
-        .remove("commitment")
-        .unwrap();
-    let without: Message = serde_json::from_value(json).unwrap();
-    assert_eq!(code(open(&without)), ErrorCode::InvalidLength);
+        .keys()
+        .map(String::as_str)
+        .collect();
+    fields.sort_unstable();
+    assert_eq!(fields, ["aad", "iv", "keyGeneration", "v"]);
+    let full = decode_base64("ciphertext", &good.sealed.as_ref().unwrap().ciphertext).unwrap();
+    let with_ct = |ct: &[u8]| {
+        let text = encode_base64(ct);
+        with(&|s| s.ciphertext.clone_from(&text))
+    };
+    let committed = |commitment: &[u8]| with_ct(&[commitment, &full[COMMITMENT_LEN..]].concat());
+
+    // The key commitment removed, shortened, altered, or another envelope's.
     assert_eq!(
-        code(with(&|s| s.envelope.commitment = "AAAA".into())),
+        code(with_ct(&full[COMMITMENT_LEN..])),
         ErrorCode::InvalidLength
     );
+    assert_eq!(code(committed(&full[..3])), ErrorCode::InvalidLength);
     assert_eq!(
-        code(with(&|s| s.envelope.commitment = "not base64!".into())),
-        ErrorCode::MalformedBase64
-    );
-    let flipped = {
-        use base64::Engine as _;
-        let b64 = base64::engine::general_purpose::STANDARD;
-        let mut bytes = b64
-            .decode(&good.sealed.as_ref().unwrap().envelope.commitment)
-            .unwrap();
-        assert_eq!(bytes.len(), 32);
-        bytes[7] ^= 0x10;
-        b64.encode(bytes)
-    };
-    assert_eq!(
-        code(with(&|s| s.envelope.commitment = flipped.clone())),
+        code(committed(&full[1..COMMITMENT_LEN])),
         ErrorCode::DecryptionFailed
     );
-    let other = owner_message(&fx, &mint(72), "another");
-    let other_commitment = other.sealed.as_ref().unwrap().envelope.commitment.clone();
+    // Moved out into an envelope field (an earlier draft's shape): the field
+    // is ignored, and what is left of the ciphertext is too short.
+    let mut moved = wire.clone();
+    moved["sealed"]["ciphertext"] = json!(encode_base64(&full[COMMITMENT_LEN..]));
+    moved["sealed"]["envelope"]["commitment"] = json!(encode_base64(&full[..COMMITMENT_LEN]));
+    let moved: Message = serde_json::from_value(moved).unwrap();
     assert_eq!(
-        code(with(&|s| s.envelope.commitment = other_commitment.clone())),
+        moved.sealed.as_ref().unwrap().envelope,
+        good.sealed.as_ref().unwrap().envelope
+    );
+    assert_eq!(code(open(&moved)), ErrorCode::InvalidLength);
+    let garbled = format!(
+        "not base64!{}",
+        &good.sealed.as_ref().unwrap().ciphertext[11..]
+    );
+    assert_eq!(
+        code(with(&|s| s.ciphertext.clone_from(&garbled))),
+        ErrorCode::MalformedBase64
+    );
+    let mut flipped = full[..COMMITMENT_LEN].to_vec();
+    flipped[7] ^= 0x10;
+    assert_eq!(code(committed(&flipped)), ErrorCode::DecryptionFailed);
+    let other = owner_message(&fx, &mint(72), "another");
+    let theirs = decode_base64("ciphertext", &other.sealed.as_ref().unwrap().ciphertext).unwrap();
+    assert_ne!(theirs[..COMMITMENT_LEN], full[..COMMITMENT_LEN]);
+    assert_eq!(
+        code(committed(&theirs[..COMMITMENT_LEN])),
         ErrorCode::DecryptionFailed
     );
 
@@ -2001,26 +2018,22 @@ fn the_fields_envelope_version_2_binds() {
         ErrorCode::AadMismatch
     );
 
-    // Ciphertexts shorter than the signature and the tag (80 bytes): refused
-    // on their length, without a panic, whatever their size below it.
-    let full = {
-        use base64::Engine as _;
-        base64::engine::general_purpose::STANDARD
-            .decode(&good.sealed.as_ref().unwrap().ciphertext)
-            .unwrap()
-    };
-    for n in [0usize, 1, 15, 16, 17, 63, 64, 65, 79] {
-        let cut = streamseal::encoding::encode_base64(&full[..n]);
+    // Ciphertexts shorter than the commitment, the signature and the tag
+    // (112 bytes): refused on their length, without a panic, whatever their
+    // size below it.
+    assert_eq!(MIN_CIPHERTEXT_LEN, 112);
+    for n in [
+        0usize, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 79, 80, 81, 95, 96, 97, 111,
+    ] {
         assert_eq!(
-            code(with(&|s| s.ciphertext.clone_from(&cut))),
+            code(with_ct(&full[..n])),
             ErrorCode::InvalidLength,
             "{n} bytes"
         );
     }
-    // 80 bytes and more reach the commitment and AES-GCM.
-    let at_least = streamseal::encoding::encode_base64(&full[..80]);
+    // 112 bytes and more reach the commitment and AES-GCM.
     assert_eq!(
-        code(with(&|s| s.ciphertext.clone_from(&at_least))),
+        code(with_ct(&full[..MIN_CIPHERTEXT_LEN])),
         ErrorCode::DecryptionFailed
     );
 }

@@ -1282,13 +1282,15 @@ fn salamander(
 /// `aes-gcm` decrypts under both keys, to two different plaintexts (checked
 /// here with the crate directly). Wrapped as a version-2 envelope for the
 /// member holding K1 and the member holding K2 (generation 3 each), it never
-/// gets past the AEAD for both: the commitment (`key_commitment` of K1)
+/// gets past the AEAD for both: the commitment (`key_commitment` of K1, the
+/// first 32 bytes of the envelope's ciphertext, before the AES-GCM bytes)
 /// binds K1, so under K2 it is `DECRYPTION_FAILED` although AES-GCM alone
 /// accepts it; under K1 it gets through the commitment and AES-GCM and is
 /// refused by the sender's signature (`SENDER_MISMATCH`: the forger cannot
 /// sign content that the collision fixes after the signature). With K2's
-/// commitment it is the other way round, and with no commitment at all it
-/// opens under neither. An honest envelope under K1 opens for the K1 holder.
+/// commitment it is the other way round, and with no commitment at all (its
+/// first 32 bytes then read as one) or a forged one it opens under neither.
+/// An honest envelope under K1 opens for the K1 holder.
 #[test]
 fn invisible_salamander_ciphertext_opens_under_at_most_one_key() {
     use aes_gcm::aead::{Aead as _, KeyInit as _, Payload};
@@ -1350,19 +1352,19 @@ fn invisible_salamander_ciphertext_opens_under_at_most_one_key() {
     let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
     trust.observe(maker_id, &Recipient::of(&maker)).unwrap();
     let senders = SenderKeys::new(&trust);
-    let envelope_with = |commitment: String| SealedPayload {
-        ciphertext: encode_base64(&ct),
+    // ciphertext = commitment (32 bytes) || AES-GCM ciphertext || tag.
+    let envelope_with = |commitment: &[u8]| SealedPayload {
+        ciphertext: encode_base64(&[commitment, ct.as_slice()].concat()),
         envelope: Envelope {
             v: 2,
             key_generation: generation,
             iv: encode_base64(&iv),
             aad: encode_base64(&aad),
-            commitment,
         },
     };
-    let committed_to = |k: &[u8; 32]| encode_base64(&key_commitment(k, 2, &iv));
+    let committed_to = |k: &[u8; 32]| key_commitment(k, 2, &iv);
 
-    let to_k1 = envelope_with(committed_to(&k1));
+    let to_k1 = envelope_with(&committed_to(&k1));
     refused(
         envelope::open(&ring_b, &senders, &slot, &to_k1),
         "DECRYPTION_FAILED",
@@ -1371,7 +1373,7 @@ fn invisible_salamander_ciphertext_opens_under_at_most_one_key() {
         envelope::open(&ring_a, &senders, &slot, &to_k1),
         "SENDER_MISMATCH",
     );
-    let to_k2 = envelope_with(committed_to(&k2));
+    let to_k2 = envelope_with(&committed_to(&k2));
     refused(
         envelope::open(&ring_a, &senders, &slot, &to_k2),
         "DECRYPTION_FAILED",
@@ -1380,10 +1382,26 @@ fn invisible_salamander_ciphertext_opens_under_at_most_one_key() {
         envelope::open(&ring_b, &senders, &slot, &to_k2),
         "SENDER_MISMATCH",
     );
-    // Without a commitment (or an empty one), nowhere.
+    // Without a commitment (the collision's first 32 bytes then stand in
+    // for one), with a zero one, or with both keys' halves: nowhere.
+    let (c1, c2) = (committed_to(&k1), committed_to(&k2));
+    let mixed = [&c1[..16], &c2[16..]].concat();
+    for commitment in [&[][..], &[0u8; 32][..], &mixed[..]] {
+        for ring in [&ring_a, &ring_b] {
+            refused(
+                envelope::open(ring, &senders, &slot, &envelope_with(commitment)),
+                "DECRYPTION_FAILED",
+            );
+        }
+    }
+    // Cut to less than a commitment, a signature and a tag: refused on its
+    // length before any key is used.
+    let mut short = envelope_with(&c1);
+    short.ciphertext =
+        encode_base64(&[&c1[..], &ct[..]].concat()[..envelope::MIN_CIPHERTEXT_LEN - 1]);
     for ring in [&ring_a, &ring_b] {
         refused(
-            envelope::open(ring, &senders, &slot, &envelope_with(String::new())),
+            envelope::open(ring, &senders, &slot, &short),
             "INVALID_LENGTH",
         );
     }

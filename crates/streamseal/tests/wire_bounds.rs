@@ -91,7 +91,6 @@ fn sealed() -> SealedPayload {
             key_generation: 0,
             iv: "AAECAwQFBgcICQoL".into(),
             aad: "YWFk".into(),
-            commitment: "Y29tbWl0bWVudA==".into(),
         },
     }
 }

@@ -14,7 +14,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use streamseal::identity::RecipientKind;
+use streamseal::envelope::{Envelope, seal};
+use streamseal::identity::{IdentityKey, KeyId, RecipientKind};
+use streamseal::sender::Signer;
+use streamseal::slot::Slot;
+use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::wire::attachment::{AttachmentContentType, ProcessingStatus};
 use streamseal::wire::bot::BotTrait;
 use streamseal::wire::common::{AuthorType, StreamType};
@@ -57,37 +61,7 @@ fn fixture(name: &str) -> Value {
         .join("../../tests/fixtures/wire")
         .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut value = serde_json::from_str(&text).unwrap();
-    with_commitments(&mut value);
-    value
-}
-
-/// A 32-byte key commitment, base64.
-const COMMITMENT: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
-
-/// The spec's fixtures show envelopes as `{v, keyGeneration, iv, aad}`;
-/// envelope version 2 added `commitment`, which every envelope the library
-/// writes carries. Each envelope (`envelope`, `noteEnvelope`) of a fixture
-/// that lacks one gains `COMMITMENT`, so the round trips compare the shape
-/// the library reads and writes (`envelopes_without_a_commitment_read_it_as_empty`
-/// shows what becomes of one without it).
-fn with_commitments(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            for (key, item) in map.iter_mut() {
-                if let ("envelope" | "noteEnvelope", Value::Object(envelope)) =
-                    (key.as_str(), &mut *item)
-                {
-                    envelope
-                        .entry("commitment")
-                        .or_insert_with(|| json!(COMMITMENT));
-                }
-                with_commitments(item);
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(with_commitments),
-        _ => {}
-    }
+    serde_json::from_str(&text).unwrap()
 }
 
 /// A whole-body fixture: parse, re-serialise, compare.
@@ -167,7 +141,12 @@ fn message_list_in_each_version() {
     let sealed = s.sealed.as_ref().unwrap();
     assert_eq!(sealed.envelope.key_generation, 2);
     assert_eq!(sealed.envelope.v, 1);
-    assert_eq!(sealed.envelope.commitment, COMMITMENT);
+    // The spec's envelope, four fields, written back as exactly those (the
+    // key commitment travels inside the ciphertext).
+    assert_eq!(
+        envelope_keys(&serde_json::to_value(&sealed.envelope).unwrap()),
+        ENVELOPE_KEYS
+    );
 
     let v0724: MessageList = versioned(
         "ml0724",
@@ -745,23 +724,86 @@ fn events() {
     assert!(Event::from_parts("bot:e2e_revoke", json!({"botId": 1})).is_err());
 }
 
-/// An envelope without `commitment` (as the spec's fixtures show them) still
-/// parses: the commitment reads as empty and is written back as `""`, which
-/// opening refuses (`INVALID_LENGTH`, see `bad_inputs.rs`).
+/// The wire names of an envelope (FORMAT.md section 2), sorted.
+const ENVELOPE_KEYS: [&str; 4] = ["aad", "iv", "keyGeneration", "v"];
+
+fn envelope_keys(envelope: &Value) -> Vec<&str> {
+    let mut keys: Vec<&str> = envelope
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {envelope}"))
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    keys
+}
+
+/// Every envelope (`envelope`, `noteEnvelope`) in the spec's fixtures.
+fn envelopes_in<'a>(value: &'a Value, out: &mut Vec<&'a Value>) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                if matches!(key.as_str(), "envelope" | "noteEnvelope") && item.is_object() {
+                    out.push(item);
+                }
+                envelopes_in(item, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| envelopes_in(item, out)),
+        _ => {}
+    }
+}
+
+/// The envelopes of the spec's fixtures are exactly `{v, keyGeneration, iv,
+/// aad}`, and an `Envelope` parsed from one serialises back to exactly those
+/// keys and values; so does one the library seals.
 #[test]
-fn envelopes_without_a_commitment_read_it_as_empty() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/wire/event_decision_resolved.json");
-    let mut raw: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    raw["noteEnvelope"]
-        .as_object_mut()
+fn envelopes_are_the_specs_four_fields() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/wire");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
-        .remove("commitment");
-    let e = Event::from_parts("decision:resolved", raw.clone()).unwrap();
-    let Event::DecisionResolved(d) = &e else {
-        panic!("{e:?}")
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    let mut seen = 0;
+    for name in &names {
+        let value = fixture(name);
+        let mut found = Vec::new();
+        envelopes_in(&value, &mut found);
+        for raw in found {
+            assert_eq!(envelope_keys(raw), ENVELOPE_KEYS, "{name}: {raw}");
+            let parsed = Envelope::from_json(&raw.to_string()).unwrap();
+            let back = serde_json::to_value(&parsed).unwrap();
+            assert_eq!(&back, raw, "{name}");
+            let back: Value = serde_json::from_str(&parsed.to_json()).unwrap();
+            assert_eq!(&back, raw, "{name}");
+            seen += 1;
+        }
+    }
+    // message lists (3), claim_sealed (2), sealed steps (2), decision:resolved (1).
+    assert_eq!(seen, 8, "envelopes in the fixtures");
+
+    // One the library seals.
+    let key = IdentityKey::generate(RecipientKind::User, KeyId::new("laptop").unwrap()).unwrap();
+    let mut ring = Keyring::new("stream_root").unwrap();
+    ring.insert(0, StreamKey::generate().unwrap()).unwrap();
+    let slot = Slot::Message {
+        stream_id: "stream_root".into(),
+        message_id: "msg_1".into(),
+        author_id: "usr_1".into(),
+        author_type: "user".into(),
+        revision: 1,
     };
-    assert_eq!(d.note().unwrap().envelope.commitment, "");
-    raw["noteEnvelope"]["commitment"] = json!("");
-    assert_eq!(e.payload(), raw);
+    let sealed = seal(&ring, &Signer::new("usr_1", &key).unwrap(), &slot, b"hi").unwrap();
+    let wire = serde_json::to_value(&sealed).unwrap();
+    assert_eq!(envelope_keys(&wire["envelope"]), ENVELOPE_KEYS);
+    let mut top: Vec<&str> = wire
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    top.sort_unstable();
+    assert_eq!(top, ["ciphertext", "envelope"]);
 }

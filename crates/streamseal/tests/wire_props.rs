@@ -154,15 +154,12 @@ fn recipient_kind() -> impl Strategy<Value = RecipientKind> {
     .prop_map(|v| RecipientKind::parse(&v))
 }
 fn envelope() -> impl Strategy<Value = Envelope> {
-    (any::<u32>(), any::<u32>(), s(), s(), s()).prop_map(
-        |(v, key_generation, iv, aad, commitment)| Envelope {
-            v,
-            key_generation,
-            iv,
-            aad,
-            commitment,
-        },
-    )
+    (any::<u32>(), any::<u32>(), s(), s()).prop_map(|(v, key_generation, iv, aad)| Envelope {
+        v,
+        key_generation,
+        iv,
+        aad,
+    })
 }
 fn sealed() -> impl Strategy<Value = SealedPayload> {
     (s(), envelope()).prop_map(|(ciphertext, envelope)| SealedPayload {

@@ -353,9 +353,24 @@ fn native_report(out: &mut String, budgets: &mut Vec<Budget>, argon2: &str) -> R
         let ns = criterion_median(group, id)?;
         let _ = writeln!(out, "| {what} | {} |", fmt_ns(ns));
     }
-    let ratio = open_64k.ok_or("no 64 KiB open row")?;
+    open_64k.ok_or("no 64 KiB open row")?;
+    // Envelope version 2 runs two primitives per open, AES-GCM and the
+    // sender's XEdDSA verify over the whole content: the budget holds the
+    // format's own work (base64, AAD, commitment, copies) to 10% of them.
+    let whole = criterion_median("open", "envelope/64 KiB")?;
+    let primitives = criterion_median("open", "aes-gcm/64 KiB")?
+        + criterion_median("signature", "verify 64 KiB")?;
+    let ratio = primitives / whole;
+    let _ = writeln!(
+        out,
+        "\nThe 64 KiB open against the two primitives it runs, each alone in this run: \
+         AES-256-GCM decrypt plus XEdDSA verify over 64 KiB = {}, the envelope open = {} \
+         ({ratio:.3}x).",
+        fmt_ns(primitives),
+        fmt_ns(whole)
+    );
     budgets.push(Budget {
-        name: "native envelope open at 64 KiB vs the raw aes-gcm crate (throughput)".into(),
+        name: "native envelope open at 64 KiB vs raw aes-gcm decrypt + XEdDSA verify of the same bytes".into(),
         limit: ">= 0.9x".into(),
         measured: Some(ratio),
         pass: ratio >= 0.9,
