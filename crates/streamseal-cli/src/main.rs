@@ -27,7 +27,7 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run the end-to-end sealed-stream demo (owner, bot runtime on two machines, removal).
+    /// Run the end-to-end sealed-stream demo (owner, bot runtime on two machines, removal, attacks).
     Demo {
         /// Print a machine-readable JSON transcript instead of the narrated one.
         #[arg(long)]
@@ -45,9 +45,9 @@ enum Command {
     Wrap(tools::Wrap),
     /// Open a key wrap with a key file into a keyring file, from an accepted sender only.
     Unwrap(tools::Unwrap),
-    /// Seal a plaintext into a slot with a keyring file.
+    /// Seal a plaintext into a slot with a keyring file, signed by the sender's key file (`--from`, `--as`).
     Seal(tools::SealArgs),
-    /// Open a sealed payload bound to an expected slot.
+    /// Open a sealed payload bound to an expected slot, from an accepted sender; says who sealed it.
     Open(tools::OpenArgs),
     /// Validate and pretty-print wire JSON: its shape, version shape and broken bounds.
     Inspect(inspect::Inspect),

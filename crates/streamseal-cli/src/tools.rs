@@ -8,8 +8,10 @@ use streamseal::bundle::SealedBundle;
 use streamseal::envelope::{SealedPayload, open, seal};
 use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind};
 use streamseal::kdf::{KdfLimits, KdfParams};
+use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::Slot;
 use streamseal::stream_key::{Keyring, StreamKey};
+use streamseal::trust::{TrustPolicy, TrustStore};
 use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_stream_key};
 
 use crate::failure::{Failure, Outcome};
@@ -277,12 +279,22 @@ impl Unwrap {
     }
 }
 
-/// `seal` / `open`: a payload in a slot, with a keyring file.
+/// `seal`: a payload in a slot, with a keyring file, signed by its sender
+/// (envelope version 2).
 #[derive(Args, Debug)]
 pub struct SealArgs {
     /// The keyring file.
     #[arg(long)]
     keyring: String,
+    /// The key file of the sender (from `keygen`): it signs the payload, and
+    /// the AAD names its kind and key id.
+    #[arg(long)]
+    from: String,
+    /// The user or bot id the sender's key is registered as (e.g. `usr_...`).
+    /// Where the slot names an author (a message, a reply, a note), it must be
+    /// this id (`INVALID_FIELD` otherwise).
+    #[arg(long = "as", value_name = "SUBJECT")]
+    subject: String,
     /// The slot as JSON (`{"kind":"message","streamId":...}`), or `@FILE`.
     #[arg(long)]
     slot: String,
@@ -302,17 +314,20 @@ fn read_slot(arg: &str) -> Outcome<Slot> {
 impl SealArgs {
     pub fn run(&self) -> Outcome {
         let ring = read_keyring(&self.keyring)?;
+        let key = read_key(&self.from)?;
+        let signer = Signer::new(&self.subject, &key)?;
         let slot = read_slot(&self.slot)?;
         let text = match &self.text {
             Some(t) => t.clone(),
             None => read_text("-")?,
         };
-        let sealed = seal(&ring, &slot, text.as_bytes())?;
+        let sealed = seal(&ring, &signer, &slot, text.as_bytes())?;
         emit(&serde_json::to_value(&sealed).unwrap_or_default(), None)
     }
 }
 
-/// `open`: the plaintext of a sealed payload in its expected slot.
+/// `open`: the plaintext of a sealed payload in its expected slot, signed by
+/// the one sender it accepts.
 #[derive(Args, Debug)]
 pub struct OpenArgs {
     /// The keyring file.
@@ -324,15 +339,85 @@ pub struct OpenArgs {
     /// The `{ciphertext, envelope}` JSON file, or `-` for standard input.
     #[arg(long, default_value = "-")]
     sealed: String,
+    /// The user or bot id of the accepted sender (default: the slot's author,
+    /// when the slot names one).
+    #[arg(long, value_name = "SUBJECT")]
+    from_subject: Option<String>,
+    /// The kind of the accepted sender's key (`user` or `bot`).
+    #[arg(long)]
+    from_kind: String,
+    /// The key id of the accepted sender.
+    #[arg(long)]
+    from_key_id: String,
+    /// The public key of the accepted sender (44 characters of base64). A
+    /// payload signed by any other key under this sender's name is
+    /// `SENDER_MISMATCH`; one naming another sender is `UNKNOWN_KEY`.
+    #[arg(long)]
+    from_public_key: String,
+    /// The accepted key was verified with its holder (safety number or
+    /// fingerprint compared): report the sender as `verified`. Without it, a
+    /// key taken from the command line is `unverified`.
+    #[arg(long)]
+    verified: bool,
+    /// Print `{text, sealedBy, keyGeneration}` as JSON instead of the plaintext.
+    #[arg(long)]
+    json: bool,
 }
 
 impl OpenArgs {
     pub fn run(&self) -> Outcome {
         let ring = read_keyring(&self.keyring)?;
         let slot = read_slot(&self.slot)?;
+        let subject = match (&self.from_subject, slot.author_id()) {
+            (Some(subject), _) => subject.clone(),
+            (None, Some(author)) => author.to_owned(),
+            (None, None) => {
+                return Err(Failure::usage(
+                    "this slot names no author: say who sealed it with --from-subject",
+                ));
+            }
+        };
+        let sender = Recipient {
+            kind: RecipientKind::parse(&self.from_kind),
+            key_id: KeyId::new(self.from_key_id.clone())?,
+            public_key: PublicKey::from_base64(&self.from_public_key)?,
+        };
         let sealed = SealedPayload::from_json(&read_text(&self.sealed)?)?;
-        let plain = open(&ring, &slot, &sealed)?;
-        println!("{}", String::from_utf8_lossy(&plain));
+        let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let keys = if self.verified {
+            // Pinned, then marked verified: as an app does once the safety
+            // number matched.
+            trust.observe(&subject, &sender)?;
+            trust.verify(&subject, &sender)?;
+            SenderKeys::new(&trust)
+        } else {
+            SenderKeys::new(&trust).with_presented(&subject, &sender)
+        };
+        let opened = open(&ring, &keys, &slot, &sealed)?;
+        let by = &opened.sealed_by;
+        let text = String::from_utf8_lossy(&opened.plaintext);
+        if self.json {
+            let out = json!({
+                "text": text,
+                "keyGeneration": opened.key_generation,
+                "sealedBy": {
+                    "subject": by.subject,
+                    "kind": by.kind.as_str(),
+                    "keyId": by.key_id,
+                    "status": by.status.as_str(),
+                },
+            });
+            return emit(&out, None);
+        }
+        eprintln!(
+            "sealed by {} ({} key `{}`, generation {}): {}",
+            by.subject,
+            by.kind.as_str(),
+            by.key_id,
+            opened.key_generation,
+            by.status.as_str()
+        );
+        println!("{text}");
         Ok(())
     }
 }

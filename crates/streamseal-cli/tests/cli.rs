@@ -20,7 +20,9 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
-const SLOT: &str = r#"{"kind":"message","streamId":"stream_01JD3QG1YB5V6Z8R9T0W2X4K7M","messageId":"msg_01JD3QH2A7C4E6G8J0K2M4P6R8","authorId":"usr_1","revision":1}"#;
+const SLOT: &str = r#"{"kind":"message","streamId":"stream_01JD3QG1YB5V6Z8R9T0W2X4K7M","messageId":"msg_01JD3QH2A7C4E6G8J0K2M4P6R8","authorId":"usr_1","authorType":"user","revision":1}"#;
+/// A slot that names no author: who sealed it is said with `--from-subject`.
+const STEP_SLOT: &str = r#"{"kind":"traceStep","invocationId":"inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7","stepId":"step_1","stepType":"thinking","phase":"completed"}"#;
 const PASSPHRASE: &str = "correct horse battery staple";
 /// The cheapest Argon2id parameters a new bundle may have (the creation floor).
 const FLOOR_KDF: [&str; 6] = ["--m", "19456", "--t", "2", "--p", "1"];
@@ -230,6 +232,41 @@ fn usage_errors_exit_2() {
     ]));
     usage_error(cli().args(["seal", "--slot", SLOT]));
     usage_error(cli().args(["open", "--keyring", "r.json"]));
+    // Envelope version 2 is signed: seal needs the sender's key file and
+    // subject, open the sender it accepts.
+    usage_error(cli().args([
+        "seal",
+        "--slot",
+        SLOT,
+        "--keyring",
+        "r.json",
+        "--text",
+        "x",
+        "--as",
+        "usr_1",
+    ]));
+    usage_error(cli().args([
+        "seal",
+        "--slot",
+        SLOT,
+        "--keyring",
+        "r.json",
+        "--text",
+        "x",
+        "--from",
+        "k.json",
+    ]));
+    usage_error(cli().args([
+        "open",
+        "--slot",
+        SLOT,
+        "--keyring",
+        "r.json",
+        "--from-kind",
+        "user",
+        "--from-key-id",
+        "a",
+    ]));
     usage_error(cli().args(["bundle", "create", "--m", "-1", "--key", "k.json"]));
     usage_error(cli().args(["bundle", "create", "--m", "lots", "--key", "k.json"]));
     usage_error(cli().args([
@@ -258,7 +295,7 @@ fn usage_errors_exit_2() {
 
 // ---------------------------------------------------------------- demo
 
-const DEMO_SECTIONS: [&str; 11] = [
+const DEMO_SECTIONS: [&str; 12] = [
     "1. The owner sets up an encryption key with a passphrase",
     "2. A bot runtime on two machines registers its keys in presence",
     "3. A sealed scratchpad session is created; the runtime makes generation 0",
@@ -266,9 +303,10 @@ const DEMO_SECTIONS: [&str; 11] = [
     "5. The bot claims the invocation, opens its sealedContext, posts steps and a reply",
     "6. The owner and the bot compare their safety number",
     "7. The bot asks a decision; the owner answers with a sealed note",
-    "8. The owner removes the bot: the generation rolls and the bot is locked out",
+    "8. The owner removes the bot and brings in a reviewer bot: the generation rolls and the bot is locked out",
     "9. The stand-in server turns hostile: a generation of its own, a forged prompt, forged answers",
-    "10. The owner's app restarts from its persisted stream state; the server replays an older response",
+    "10. Key holders turn hostile: a current member writes as the owner, the removed bot prompts under its old generation",
+    "11. The owner's app restarts from its persisted stream state; the server replays an older response",
     "Done",
 ];
 
@@ -307,28 +345,65 @@ fn demo_tells_the_story() {
         "owner app refuses to seal a new message (announced generation 2, no key from an accepted sender): error[UNKNOWN_KEY_GENERATION]",
         "machine-b refuses the forged invocation (its wrap came from no accepted sender): error[UNTRUSTED_WRAP]",
         "machine-b refuses \"approve\" with no sealed note: error[UNPROVEN_DECISION_ANSWER]",
+        "owner app cannot open the message the reviewer sealed in the owner's name: error[SENDER_MISMATCH]",
+        "reviewer-box refuses the prompt the removed bot sealed under generation 0 (it holds generation 1): error[STALE_KEY_GENERATION]",
         "cannot open the persisted state: error[STATE_AUTH_FAILED]",
         "the new message is sealed under generation 1, the persisted high-water",
         "no plaintext",
     ] {
         assert!(text.contains(expected), "demo output lacks {expected:?}");
     }
-    // Both sides print the same 60 digits, in twelve groups of five.
+    // Who sealed what is read, and how sure the reader is: the owner's key
+    // is unverified on the runtime before the comparison, verified after.
+    for (what, status) in [
+        (
+            "machine-b reads the prompt [sealed by usr_",
+            "`owner-laptop`: unverified]",
+        ),
+        (
+            "owner reads the bot's step [sealed by bot_",
+            "`machine-b`: unverified]",
+        ),
+        (
+            "owner reads message #1 [sealed by usr_",
+            "`owner-laptop`: verified]",
+        ),
+        (
+            "owner reads the decision card's title [sealed by bot_",
+            "`machine-b`: verified]",
+        ),
+        (
+            "machine-b reads the owner's answer (reject), proven by its note [sealed by usr_",
+            "`owner-laptop`: verified]",
+        ),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("demo output lacks {what:?}"));
+        assert!(line.contains(status), "{line}");
+    }
+    // Both sides print the same 60 digits, in twelve groups of five, for
+    // each of the bot's two machine keys.
     let shown: Vec<&str> = text
         .lines()
         .filter_map(|l| l.split_once(" shows:"))
         .map(|(_, digits)| digits.trim())
         .collect();
-    assert_eq!(shown.len(), 2, "{shown:?}");
+    assert_eq!(shown.len(), 4, "{shown:?}");
     assert_eq!(shown[0], shown[1]);
-    let groups: Vec<&str> = shown[0].split(' ').collect();
-    assert_eq!(groups.len(), 12, "{shown:?}");
-    assert!(
-        groups
-            .iter()
-            .all(|g| g.len() == 5 && g.bytes().all(|b| b.is_ascii_digit())),
-        "{shown:?}"
-    );
+    assert_eq!(shown[2], shown[3]);
+    assert_ne!(shown[0], shown[2]);
+    for number in [shown[0], shown[2]] {
+        let groups: Vec<&str> = number.split(' ').collect();
+        assert_eq!(groups.len(), 12, "{shown:?}");
+        assert!(
+            groups
+                .iter()
+                .all(|g| g.len() == 5 && g.bytes().all(|b| b.is_ascii_digit())),
+            "{shown:?}"
+        );
+    }
     // In the narration too, each plaintext shows only on its `reads` line,
     // never inside a printed wire body.
     let read_texts: Vec<&str> = text
@@ -445,15 +520,39 @@ fn demo_json_transcript_refuses_every_attack_with_its_code() {
         found(9, "machine-b", "the owner's note for"),
         "AAD_MISMATCH"
     );
+    // Key holders: a current member sealing in the owner's name, the
+    // removed bot prompting under the generation it kept.
+    assert_eq!(
+        found(10, "owner app", "the reviewer sealed in the owner's name"),
+        "SENDER_MISMATCH"
+    );
+    assert_eq!(
+        found(
+            10,
+            "reviewer-box",
+            "the removed bot sealed under generation 0"
+        ),
+        "STALE_KEY_GENERATION"
+    );
     // The persisted state and the replayed response.
     assert_eq!(
-        found(10, "another identity key", "persisted state"),
+        found(11, "another identity key", "persisted state"),
         "STATE_AUTH_FAILED"
     );
     assert_eq!(
-        found(10, "machine-b", "cannot open it"),
+        found(11, "machine-b", "cannot open it"),
         "UNKNOWN_KEY_GENERATION"
     );
+    // Every refusal of the story is one of those.
+    assert_eq!(
+        found(
+            8,
+            "machine-b (through its earlier invocation)",
+            "the same message"
+        ),
+        "UNKNOWN_KEY_GENERATION"
+    );
+    assert_eq!(refused.len(), 12, "{refused:?}");
 
     // The owner's app skipped the server's wrap and admitted no generation 2;
     // no member ever admitted it.
@@ -495,7 +594,7 @@ fn demo_json_transcript_refuses_every_attack_with_its_code() {
     }
 
     // Who can read: generation 0 the owner and both machines, generation 1
-    // (after the removal) the owner alone.
+    // (after the removal) the owner and the reviewer bot.
     let rosters: Vec<&Value> = entries
         .iter()
         .filter_map(|(_, e)| e.get("roster"))
@@ -515,14 +614,16 @@ fn demo_json_transcript_refuses_every_attack_with_its_code() {
         ["owner-laptop", "machine-a", "machine-b"]
     );
     assert_eq!(rosters[1]["keyGeneration"], 1);
-    assert_eq!(key_ids(rosters[1]), ["owner-laptop"]);
+    assert_eq!(key_ids(rosters[1]), ["owner-laptop", "reviewer-box"]);
     assert_eq!(rosters[1]["entries"][0]["verified"], true);
+    assert_eq!(rosters[1]["entries"][1]["verified"], false);
+    assert_eq!(rosters[1]["entries"][1]["kind"], "bot");
 
     // After the restart and the replayed response (currentKeyGeneration 0),
     // the owner's message is sealed under generation 1.
     let restart_posts: Vec<&Value> = entries
         .iter()
-        .filter(|(s, _)| *s == 10)
+        .filter(|(s, _)| *s == 11)
         .filter_map(|(_, e)| e.get("wire"))
         .collect();
     let replayed = restart_posts
@@ -545,40 +646,116 @@ fn demo_json_transcript_has_matching_safety_numbers() {
         .iter()
         .filter_map(|(s, e)| e.get("safetyNumber").map(|n| (*s, n)))
         .collect();
-    assert_eq!(numbers.len(), 1, "{numbers:?}");
-    let (section, number) = numbers[0];
-    assert_eq!(section, 6);
-    assert_eq!(number["digitsMatch"], true);
-    assert_eq!(number["scannedMatch"], true);
-    let sides = number["sides"].as_array().unwrap();
-    assert_eq!(sides.len(), 2);
-    assert_eq!(sides[0]["who"], "owner app");
-    assert_eq!(sides[1]["who"], "machine-a");
-    let digits: Vec<&str> = sides
-        .iter()
-        .map(|s| s["digits"].as_str().unwrap())
-        .collect();
-    assert_eq!(digits[0], digits[1]);
-    assert_eq!(digits[0].len(), 60);
-    assert!(digits[0].bytes().all(|b| b.is_ascii_digit()));
-    // "streamseal/safety-number" (24 bytes), the version, two 32-byte fingerprints.
-    assert!(sides.iter().all(|s| s["scannableLen"] == 24 + 1 + 64));
-    // The digits are each key's 30-digit fingerprint, the smaller first:
-    // both appear in the generation-0 roster.
+    // One comparison per machine key of the bot.
+    assert_eq!(numbers.len(), 2, "{numbers:?}");
     let roster = entries.iter().find_map(|(_, e)| e.get("roster")).unwrap();
-    let prints: Vec<String> = roster["entries"]
-        .as_array()
-        .unwrap()
+    let print_of = |key_id: &str| -> String {
+        roster["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["keyId"] == key_id)
+            .unwrap()["fingerprint"]
+            .as_str()
+            .unwrap()
+            .replace(' ', "")
+    };
+    let mut all_digits = Vec::new();
+    for ((section, number), machine) in numbers.iter().zip(["machine-a", "machine-b"]) {
+        assert_eq!(*section, 6);
+        assert_eq!(number["digitsMatch"], true);
+        assert_eq!(number["scannedMatch"], true);
+        let sides = number["sides"].as_array().unwrap();
+        assert_eq!(sides.len(), 2);
+        assert_eq!(sides[0]["who"], "owner app");
+        assert_eq!(sides[1]["who"], machine);
+        let digits: Vec<&str> = sides
+            .iter()
+            .map(|s| s["digits"].as_str().unwrap())
+            .collect();
+        assert_eq!(digits[0], digits[1]);
+        assert_eq!(digits[0].len(), 60);
+        assert!(digits[0].bytes().all(|b| b.is_ascii_digit()));
+        // "streamseal/safety-number" (24 bytes), the version, two 32-byte fingerprints.
+        assert!(sides.iter().all(|s| s["scannableLen"] == 24 + 1 + 64));
+        // The digits are each key's 30-digit fingerprint, the smaller
+        // first: both appear in the generation-0 roster.
+        let halves = [digits[0][..30].to_owned(), digits[0][30..].to_owned()];
+        assert!(halves[0] <= halves[1]);
+        let mut prints = vec![print_of("owner-laptop"), print_of(machine)];
+        prints.sort();
+        assert_eq!(prints, halves);
+        all_digits.push(digits[0].to_owned());
+    }
+    assert_ne!(all_digits[0], all_digits[1]);
+}
+
+/// Every opened item says who sealed it and how sure the reader is.
+#[test]
+fn demo_json_transcript_reports_who_sealed_each_read() {
+    let json = json(&ok(cli().args(["demo", "--json"])));
+    let entries = demo_entries(&json);
+    let reads: Vec<(usize, &Value)> = entries
         .iter()
-        .filter(|e| e["keyId"] != "machine-b")
-        .map(|e| e["fingerprint"].as_str().unwrap().replace(' ', ""))
+        .filter_map(|(s, e)| e.get("read").map(|r| (*s, r)))
         .collect();
-    let mut halves = [digits[0][..30].to_owned(), digits[0][30..].to_owned()];
-    assert!(halves[0] <= halves[1]);
-    halves.sort();
-    let mut prints = prints;
-    prints.sort();
-    assert_eq!(prints, halves);
+    assert!(reads.len() >= 12, "{reads:?}");
+    // The owner's user id: the prompt's signer.
+    let owner = reads
+        .iter()
+        .find(|(_, r)| r["what"] == "the prompt")
+        .unwrap()
+        .1["sealedBy"]["subject"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(owner.starts_with("usr_"), "{owner}");
+    let mut seen = std::collections::BTreeSet::new();
+    for (section, read) in &reads {
+        let by = &read["sealedBy"];
+        let (who, subject, key_id, status) = (
+            read["who"].as_str().unwrap(),
+            by["subject"].as_str().unwrap(),
+            by["keyId"].as_str().unwrap(),
+            by["status"].as_str().unwrap(),
+        );
+        // The owner signs as itself with its key; the bot with a machine key.
+        match key_id {
+            "owner-laptop" => {
+                assert_eq!(subject, owner, "{read}");
+                assert_eq!(by["kind"], "user", "{read}");
+            }
+            "machine-a" | "machine-b" => {
+                assert!(subject.starts_with("bot_"), "{read}");
+                assert_eq!(by["kind"], "bot", "{read}");
+            }
+            other => panic!("an item signed by an unexpected key {other}: {read}"),
+        }
+        let expected = if who == "owner" && subject == owner {
+            // Its own key.
+            "verified"
+        } else if who == "reviewer-box" || *section < 6 {
+            // Pinned on first use, not compared (the reviewer never compares).
+            "unverified"
+        } else {
+            // After the safety-number comparison of section 6.
+            "verified"
+        };
+        assert_eq!(status, expected, "section {section}: {read}");
+        seen.insert((who.to_owned(), status.to_owned()));
+    }
+    for (who, status) in [
+        ("machine-b", "unverified"),
+        ("machine-b", "verified"),
+        ("owner", "unverified"),
+        ("owner", "verified"),
+        ("reviewer-box", "unverified"),
+    ] {
+        assert!(
+            seen.contains(&(who.to_owned(), status.to_owned())),
+            "no read by {who} with status {status}: {seen:?}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------- keygen
@@ -965,6 +1142,30 @@ fn unwrap_from(key: &Path, wrap: &Path, from: [&str; 3]) -> Command {
     cmd
 }
 
+/// `seal` into `slot` with the keyring file `ring`, signed by the key file
+/// `from` registered as `subject` (the plaintext comes with `--text` or on
+/// standard input).
+fn seal_as(ring: &Path, from: &Path, subject: &str, slot: &str) -> Command {
+    let mut cmd = cli();
+    cmd.args(["seal", "--slot", slot, "--as", subject, "--keyring"])
+        .arg(ring)
+        .arg("--from")
+        .arg(from);
+    cmd
+}
+
+/// `open` of a payload bound to `slot` with the keyring file `ring`,
+/// accepting the one sender `from` (`[kind, key id, public key]`) as the
+/// slot's author unless `--from-subject` is added.
+fn open_from(ring: &Path, slot: &str, from: [&str; 3]) -> Command {
+    let mut cmd = cli();
+    cmd.args(["open", "--slot", slot, "--keyring"])
+        .arg(ring)
+        .args(["--from-kind", from[0], "--from-key-id", from[1]])
+        .args(["--from-public-key", from[2]]);
+    cmd
+}
+
 /// Alice's keyring, a wrap of it from alice's key to bob's key, and bob's
 /// keyring from it (bob accepting alice as the sender).
 fn setup() -> Setup {
@@ -1312,68 +1513,230 @@ fn wrap_and_unwrap_bad_inputs() {
         ring["currentGeneration"] = Value::from(current);
         let edited = write(dir, "edited.json", &ring.to_string());
         let line = fails(
-            cli()
-                .args(["seal", "--slot", SLOT, "--text", "x", "--keyring"])
-                .arg(&edited),
+            seal_as(&edited, &s.alice, "usr_1", SLOT).args(["--text", "x"]),
             "INVALID_FIELD",
         );
         assert!(line.contains("currentGeneration"), "{line}");
     }
     ring["currentGeneration"] = Value::from(1);
     let edited = write(dir, "edited.json", &ring.to_string());
-    let sealed = json(&ok(cli()
-        .args(["seal", "--slot", SLOT, "--text", "x", "--keyring"])
-        .arg(&edited)));
+    let sealed = json(&ok(
+        seal_as(&edited, &s.alice, "usr_1", SLOT).args(["--text", "x"])
+    ));
     assert_eq!(sealed["envelope"]["keyGeneration"], 1);
 }
 
 #[test]
 fn seal_and_open() {
     let s = setup();
+    let alice = ["user", "alice", s.alice_public.as_str()];
     let plaintext = "ship it on Thursday";
-    let sealed = ok(cli()
-        .args(["seal", "--slot", SLOT, "--text", plaintext, "--keyring"])
-        .arg(&s.ring));
+    let sealed = ok(seal_as(&s.ring, &s.alice, "usr_1", SLOT).args(["--text", plaintext]));
     assert!(!sealed.contains(plaintext));
     let sealed_json = json(&sealed);
+    // Envelope version 2, in the spec's four envelope fields.
+    assert_eq!(sealed_json["envelope"]["v"], 2);
     assert_eq!(sealed_json["envelope"]["keyGeneration"], 0);
-    assert!(sealed_json["ciphertext"].is_string());
+    let mut fields: Vec<&String> = sealed_json["envelope"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    fields.sort();
+    assert_eq!(fields, ["aad", "iv", "keyGeneration", "v"]);
+    // The ciphertext: the key commitment (32 bytes), then AES-GCM over the
+    // signature (64 bytes) and the text, and the tag (16 bytes).
+    let ciphertext = sealed_json["ciphertext"].as_str().unwrap();
+    assert_eq!(
+        ciphertext.len(),
+        (32 + 64 + plaintext.len() + 16).div_ceil(3) * 4
+    );
     let sealed_path = write(s.dir.path(), "sealed.json", &sealed);
 
-    let plain = ok(cli()
-        .args(["open", "--slot", SLOT, "--keyring"])
-        .arg(&s.bob_ring)
+    // Bob opens it, accepting alice's key as usr_1's: the plaintext on
+    // stdout, who sealed it on stderr, unverified (a key from the command line).
+    let (out, plain, said) = run(open_from(&s.bob_ring, SLOT, alice)
         .arg("--sealed")
         .arg(&sealed_path));
+    assert_eq!(out.status.code(), Some(0), "{said}");
     assert_eq!(plain, format!("{plaintext}\n"));
+    assert_eq!(
+        said,
+        "sealed by usr_1 (user key `alice`, generation 0): unverified\n"
+    );
+    // Once bob verified alice's key: verified; as JSON.
+    let opened = json(&ok(open_from(&s.bob_ring, SLOT, alice)
+        .args(["--verified", "--json", "--sealed"])
+        .arg(&sealed_path)));
+    assert_eq!(
+        opened,
+        serde_json::json!({
+            "text": plaintext,
+            "keyGeneration": 0,
+            "sealedBy": {"subject": "usr_1", "kind": "user", "keyId": "alice", "status": "verified"},
+        })
+    );
+    // The subject named explicitly, the same as the slot's author.
+    ok(open_from(&s.bob_ring, SLOT, alice)
+        .args(["--from-subject", "usr_1", "--sealed"])
+        .arg(&sealed_path));
 
     // The plaintext from stdin, the slot from a file, the payload on stdin.
     let slot_file = write(s.dir.path(), "slot.json", SLOT);
     let slot_arg = format!("@{}", slot_file.display());
-    let sealed = ok(cli()
-        .args(["seal", "--slot", &slot_arg, "--keyring"])
-        .arg(&s.ring)
-        .write_stdin("from standard input"));
-    let plain = ok(cli()
-        .args(["open", "--slot", &slot_arg, "--keyring"])
-        .arg(&s.ring)
-        .write_stdin(sealed));
+    let sealed =
+        ok(seal_as(&s.ring, &s.alice, "usr_1", &slot_arg).write_stdin("from standard input"));
+    let plain = ok(open_from(&s.ring, &slot_arg, alice).write_stdin(sealed));
     assert_eq!(plain, "from standard input\n");
+
+    // A slot that names no author: the sender is named with --from-subject.
+    let step = ok(seal_as(&s.ring, &s.bob, "bot_1", STEP_SLOT).args(["--text", "thinking"]));
+    let bob = ["user", "bob", s.bob_public.as_str()];
+    let step_path = write(s.dir.path(), "step.json", &step);
+    fails(
+        open_from(&s.ring, STEP_SLOT, bob)
+            .arg("--sealed")
+            .arg(&step_path),
+        "USAGE",
+    );
+    let (out, plain, said) = run(open_from(&s.ring, STEP_SLOT, bob)
+        .args(["--from-subject", "bot_1", "--sealed"])
+        .arg(&step_path));
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert_eq!(plain, "thinking\n");
+    assert!(
+        said.starts_with("sealed by bot_1 (user key `bob`"),
+        "{said}"
+    );
+}
+
+/// Envelope version 2 says who sealed: a key holder can seal, only as
+/// itself.
+#[test]
+fn open_accepts_only_the_named_sender() {
+    let s = setup();
+    let dir = s.dir.path();
+    let alice = ["user", "alice", s.alice_public.as_str()];
+    // Eve holds the stream key too (bob's keyring) and seals as usr_1, with
+    // a key of her own under alice's key id.
+    let eve_dir = TempDir::new().unwrap();
+    let eve = keygen(eve_dir.path(), "user", "alice");
+    let eve_public = read_json(&eve)["publicKey"].as_str().unwrap().to_owned();
+    let forged = ok(seal_as(&s.bob_ring, &eve, "usr_1", SLOT).args(["--text", "wire it all"]));
+    let forged = write(dir, "forged.json", &forged);
+    let line = fails(
+        open_from(&s.ring, SLOT, alice).arg("--sealed").arg(&forged),
+        "SENDER_MISMATCH",
+    );
+    assert!(!line.contains("wire it all"), "{line}");
+    // Accepting eve's key instead opens it: what decides is the key accepted.
+    assert_eq!(
+        ok(open_from(&s.ring, SLOT, ["user", "alice", &eve_public])
+            .arg("--sealed")
+            .arg(&forged)),
+        "wire it all\n"
+    );
+    // Under her own key id, the key accepted is not the one named: unknown.
+    let eve_own = keygen(eve_dir.path(), "user", "eve");
+    let named = ok(seal_as(&s.bob_ring, &eve_own, "usr_1", SLOT).args(["--text", "x"]));
+    let named = write(dir, "named.json", &named);
+    fails(
+        open_from(&s.ring, SLOT, alice).arg("--sealed").arg(&named),
+        "UNKNOWN_KEY",
+    );
+    // Alice's own payload, accepted as anyone else's: another subject, key
+    // id, kind or public key than the one that signed.
+    let sealed = ok(seal_as(&s.ring, &s.alice, "usr_1", SLOT).args(["--text", "x"]));
+    let sealed = write(dir, "sealed.json", &sealed);
+    for (from, subject, code) in [
+        (alice, "usr_2", "UNKNOWN_KEY"),
+        (["user", "alice-2", &s.alice_public], "usr_1", "UNKNOWN_KEY"),
+        (
+            ["bot", "alice", &s.alice_public],
+            "usr_1",
+            "SENDER_MISMATCH",
+        ),
+        (["user", "alice", &eve_public], "usr_1", "SENDER_MISMATCH"),
+    ] {
+        fails(
+            open_from(&s.ring, SLOT, from)
+                .args(["--from-subject", subject, "--sealed"])
+                .arg(&sealed),
+            code,
+        );
+    }
+    // Sealing in another author's name: the slot's author must be the signer.
+    fails(
+        seal_as(&s.ring, &s.alice, "usr_2", SLOT).args(["--text", "x"]),
+        "INVALID_FIELD",
+    );
+    fails(
+        seal_as(&s.ring, &s.alice, "", SLOT).args(["--text", "x"]),
+        "INVALID_LENGTH",
+    );
+}
+
+/// Every envelope of the golden vectors opens through the CLI, with the
+/// vector's stream key and its sender's public key.
+#[test]
+fn open_reads_the_golden_vectors() {
+    let dir = TempDir::new().unwrap();
+    let file = read_json(&repo().join("tests/vectors/streamseal/envelopes.json"));
+    let vectors = file["vectors"].as_array().unwrap();
+    assert!(vectors.len() >= 5);
+    for v in vectors {
+        let key = hex_to_base64(v["streamKeyHex"].as_str().unwrap());
+        let generation = v["keyGeneration"].as_u64().unwrap();
+        let ring = serde_json::json!({
+            "rootStreamId": v["rootStreamId"],
+            "currentGeneration": generation,
+            "keys": { generation.to_string(): key },
+        });
+        let ring = write(dir.path(), "ring.json", &ring.to_string());
+        let sealed = write(dir.path(), "sealed.json", &v["sealed"].to_string());
+        let opened = json(&ok(cli()
+            .args([
+                "open",
+                "--json",
+                "--slot",
+                &v["slot"].to_string(),
+                "--keyring",
+            ])
+            .arg(&ring)
+            .arg("--sealed")
+            .arg(&sealed)
+            .args(["--from-subject", v["senderSubject"].as_str().unwrap()])
+            .args(["--from-kind", v["senderKind"].as_str().unwrap()])
+            .args(["--from-key-id", v["senderKeyId"].as_str().unwrap()])
+            .args(["--from-public-key", v["senderPublicKey"].as_str().unwrap()])));
+        let name = v["name"].as_str().unwrap();
+        assert_eq!(opened["text"], v["plaintext"], "{name}");
+        assert_eq!(opened["keyGeneration"], v["keyGeneration"], "{name}");
+        assert_eq!(opened["sealedBy"]["subject"], v["senderSubject"], "{name}");
+        assert_eq!(opened["sealedBy"]["keyId"], v["senderKeyId"], "{name}");
+        assert_eq!(opened["sealedBy"]["status"], "unverified", "{name}");
+    }
+}
+
+/// Padded standard base64 of a hex string (test inputs only).
+fn hex_to_base64(hex: &str) -> String {
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    streamseal::encoding::encode_base64(&bytes)
 }
 
 #[test]
 fn seal_and_open_bad_inputs() {
     let s = setup();
     let dir = s.dir.path();
-    let sealed = ok(cli()
-        .args(["seal", "--slot", SLOT, "--text", "ship it", "--keyring"])
-        .arg(&s.ring));
+    let alice = ["user", "alice", s.alice_public.as_str()];
+    let sealed = ok(seal_as(&s.ring, &s.alice, "usr_1", SLOT).args(["--text", "ship it"]));
     let sealed_path = write(dir, "sealed.json", &sealed);
     let open = |slot: &str, ring: &Path, sealed: &Path| {
-        let mut cmd = cli();
-        cmd.args(["open", "--slot", slot, "--keyring"])
-            .arg(ring)
-            .arg("--sealed")
+        let mut cmd = open_from(ring, slot, alice);
+        cmd.args(["--from-subject", "usr_1", "--sealed"])
             .arg(sealed);
         cmd
     };
@@ -1382,10 +1745,12 @@ fn seal_and_open_bad_inputs() {
     for other in [
         SLOT.replace("\"revision\":1", "\"revision\":2"),
         SLOT.replace("usr_1", "usr_2"),
+        SLOT.replace("\"authorType\":\"user\"", "\"authorType\":\"bot\""),
         SLOT.replace(
             "msg_01JD3QH2A7C4E6G8J0K2M4P6R8",
             "msg_01JD3QH2A7C4E6G8J0K2M4P6R9",
         ),
+        SLOT.replace(ROOT, "stream_01JD3QJ5THREAD00000000000A"),
     ] {
         let line = fails(&mut open(&other, &s.bob_ring, &sealed_path), "AAD_MISMATCH");
         assert!(!line.contains("ship it"));
@@ -1403,6 +1768,28 @@ fn seal_and_open_bad_inputs() {
         &mut open(SLOT, &stranger, &sealed_path),
         "UNKNOWN_KEY_GENERATION",
     );
+    // A version-1 envelope (no signature, no commitment) is not read.
+    let mut v1 = json(&sealed);
+    v1["envelope"]["v"] = Value::from(1);
+    let v1 = write(dir, "v1.json", &v1.to_string());
+    fails(
+        &mut open(SLOT, &s.bob_ring, &v1),
+        "UNSUPPORTED_ENVELOPE_VERSION",
+    );
+    // A bad accepted sender is refused before anything is opened.
+    let (short, not_base64) = ("A".repeat(43), "!".repeat(44));
+    for (from, code) in [
+        (["user", "alice", short.as_str()], "INVALID_LENGTH"),
+        (["user", "alice", not_base64.as_str()], "MALFORMED_BASE64"),
+        (["user", "", s.alice_public.as_str()], "INVALID_LENGTH"),
+    ] {
+        fails(
+            open_from(&s.bob_ring, SLOT, from)
+                .arg("--sealed")
+                .arg(&sealed_path),
+            code,
+        );
+    }
 
     let garbage = write(dir, "garbage.json", "{not json");
     let empty = write(dir, "empty.json", "{}");
@@ -1418,22 +1805,28 @@ fn seal_and_open_bad_inputs() {
     let missing_slot = format!("@{}", missing.display());
     fails(&mut open(&missing_slot, &s.bob_ring, &sealed_path), "IO");
 
-    let seal = |slot: &str, ring: &Path| {
-        let mut cmd = cli();
-        cmd.args(["seal", "--slot", slot, "--text", "x", "--keyring"])
-            .arg(ring);
+    let seal = |slot: &str, ring: &Path, from: &Path| {
+        let mut cmd = seal_as(ring, from, "usr_1", slot);
+        cmd.args(["--text", "x"]);
         cmd
     };
-    fails(&mut seal(SLOT, &garbage), "MALFORMED_JSON");
-    fails(&mut seal(SLOT, &empty), "INVALID_FIELD");
-    fails(&mut seal(SLOT, &missing), "IO");
-    fails(&mut seal(SLOT, Path::new("/nonexistent/ring.json")), "IO");
-    fails(&mut seal("{not json", &s.ring), "MALFORMED_JSON");
-    fails(&mut seal(&missing_slot, &s.ring), "IO");
+    fails(&mut seal(SLOT, &garbage, &s.alice), "MALFORMED_JSON");
+    fails(&mut seal(SLOT, &empty, &s.alice), "INVALID_FIELD");
+    fails(&mut seal(SLOT, &missing, &s.alice), "IO");
+    fails(
+        &mut seal(SLOT, Path::new("/nonexistent/ring.json"), &s.alice),
+        "IO",
+    );
+    fails(&mut seal("{not json", &s.ring, &s.alice), "MALFORMED_JSON");
+    fails(&mut seal(&missing_slot, &s.ring, &s.alice), "IO");
+    // The sender's key file: garbage, empty, missing.
+    fails(&mut seal(SLOT, &s.ring, &garbage), "MALFORMED_JSON");
+    fails(&mut seal(SLOT, &s.ring, &empty), "INVALID_FIELD");
+    fails(&mut seal(SLOT, &s.ring, &missing), "IO");
     let mut bad_key = read_json(&s.ring);
     bad_key["keys"]["0"] = Value::from("AAAA");
     let bad_key = write(dir, "bad-key.json", &bad_key.to_string());
-    fails(&mut seal(SLOT, &bad_key), "INVALID_LENGTH");
+    fails(&mut seal(SLOT, &bad_key, &s.alice), "INVALID_LENGTH");
 }
 
 // ---------------------------------------------------------------- inspect

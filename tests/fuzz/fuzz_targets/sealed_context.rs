@@ -1,22 +1,26 @@
 //! `sealedContext` open (`sealed::runtime::OpenedInvocation::open`) with the
 //! runtime key of `invocations.json`, through a runtime's stream state that
-//! pinned the vector's owner (as owner and as the key sender).
+//! pinned the vector's owner (as owner and as the key sender), and the
+//! member's key as the server presented it (not pinned).
 //!
 //! Mode 0: an `Invocation` JSON text (seeds: the vector's invocation and the
 //! claim fixtures). Mode 1: the vector's invocation with fuzzed edits
-//! (ids, revision, generations, wraps dropped, repeated or minted by a
-//! server key, history dropped or moved into the prompt, bytes of
-//! ciphertexts and AADs changed).
+//! (ids, revision, author type, generations, wraps dropped, repeated or
+//! minted by a server key, history dropped or moved into the prompt, bytes
+//! of ciphertexts and AADs changed, the prompt re-sealed in the owner's name
+//! by the member or by a key of the server's own under the owner's key id).
 //!
 //! Oracle: decode -> encode -> decode; whatever opens was sealed by the
 //! vector (no plaintext appears that the vector did not seal), the prompt
-//! opened is the one bound to the invocation's own stream, message, author
-//! and revision, authored by the pinned owner, each history item that opens
-//! carries the slot it was sealed into, every key the state holds is the
-//! vector's (a minted wrap is never admitted), the reply sealed from the
-//! opened invocation opens under its bot-reply slot as the runtime's bot and
-//! never below the generation announced or held, and the same prompt under
-//! another invocation id is `PROMPT_REPLAYED`. The vector unedited opens.
+//! opened is the one bound to the invocation's own stream, message, author,
+//! author type and revision, authored and signed by the pinned owner, each
+//! history item that opens carries the slot it was sealed into and was
+//! signed by that slot's author, every key the state holds is the vector's
+//! (a minted wrap is never admitted), the reply sealed from the opened
+//! invocation opens under its bot-reply slot as signed by the runtime's bot
+//! and never below the generation announced or held, and the same prompt
+//! under another invocation id is `PROMPT_REPLAYED`. The vector unedited
+//! opens.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -25,20 +29,22 @@ use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use streamseal::ErrorCode;
 use streamseal::encoding::{decode_base64, encode_base64};
-use streamseal::envelope::open;
+use streamseal::envelope::{open, seal};
 use streamseal::identity::{IdentityKey, Recipient};
 use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation};
 use streamseal::sealed::state::StreamState;
+use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::Slot;
-use streamseal::stream_key::StreamKey;
+use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::testing::with_fixed_randomness;
-use streamseal::trust::{TrustPolicy, TrustStore};
+use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
+use streamseal::wire::common::AuthorType;
 use streamseal::wire::ids::MessageId;
 use streamseal::wire::invocation::Invocation;
 use streamseal::wrap::wrap_stream_key;
 use streamseal_fuzz::{
-    ByteEdit, FuzzText, edit, hex32, invocation_owner, invocation_runtime, json_round_trip, mode,
-    server_key, vectors,
+    ByteEdit, FuzzText, edit, hex32, invocation_member, invocation_owner, invocation_runtime,
+    json_round_trip, mode, seal_randomness, server_key, vectors,
 };
 
 struct Fixture {
@@ -53,6 +59,8 @@ struct Fixture {
     bot_id: String,
     /// The owner the state pinned.
     owner: String,
+    /// The member whose key the server presented, and that key.
+    member: (String, Recipient),
     /// The one stream key the vector wrapped.
     stream_key: StreamKey,
     /// Every (plaintext, slot) the vector sealed.
@@ -69,6 +77,10 @@ fn fixture() -> &'static Option<Fixture> {
         let owner = vector.get("ownerUserId")?.as_str()?.to_owned();
         let bot_id = vector.get("botId")?.as_str()?.to_owned();
         let stream_key = StreamKey::from_bytes(&hex32(vector.get("streamKeyHex")?.as_str()?));
+        let member = (
+            vector.get("memberUserId")?.as_str()?.to_owned(),
+            Recipient::of(&invocation_member()),
+        );
         let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
         let owner_key = trust
             .admit(&owner, &Recipient::of(&invocation_owner()))
@@ -76,17 +88,11 @@ fn fixture() -> &'static Option<Fixture> {
         let mut state = StreamState::new(invocation.root_stream_id.as_str()).ok()?;
         state.set_owner(&owner).ok()?;
         state.accept_sender(&owner_key).ok()?;
+        let senders = SenderKeys::new(&trust).with_presented(&member.0, &member.1);
         let opened =
-            OpenedInvocation::open(&invocation, &mut state.clone(), &trust, &bot_id, &mine).ok()?;
-        let mut known = vec![(
-            opened.prompt.clone(),
-            Slot::invocation_prompt(
-                invocation.active_stream_id.clone(),
-                invocation.source_message_id.clone(),
-                invocation.author_user_id.clone(),
-                invocation.source_revision,
-            ),
-        )];
+            OpenedInvocation::open(&invocation, &mut state.clone(), &senders, &bot_id, &mine)
+                .ok()?;
+        let mut known = vec![(opened.prompt.clone(), prompt_slot(&invocation)?)];
         for h in &opened.history {
             let HistoryItem::Opened { entry } = h else {
                 return None;
@@ -100,10 +106,31 @@ fn fixture() -> &'static Option<Fixture> {
             state,
             bot_id,
             owner,
+            member,
             stream_key,
             known,
         })
     })
+}
+
+impl Fixture {
+    /// What the runtime checks signatures against: its trust store and the
+    /// member's key as presented.
+    fn senders(&self) -> SenderKeys<'_> {
+        SenderKeys::new(&self.trust).with_presented(&self.member.0, &self.member.1)
+    }
+}
+
+/// The slot of `inv`'s prompt: the trigger message as its author sealed it.
+fn prompt_slot(inv: &Invocation) -> Option<Slot> {
+    let ctx = inv.sealed_context.as_ref()?;
+    Some(Slot::invocation_prompt(
+        inv.active_stream_id.clone(),
+        inv.source_message_id.clone(),
+        inv.author_user_id.clone(),
+        ctx.trigger.author_type.as_str(),
+        inv.source_revision,
+    ))
 }
 
 #[derive(Arbitrary, Debug)]
@@ -115,6 +142,7 @@ enum Edit {
     RootStreamId(FuzzText),
     ResponseStreamId(FuzzText),
     SourceRevision(u32),
+    TriggerAuthorType(FuzzText),
     ReplyGeneration(u32),
     SenderId(FuzzText),
     DropWrap(u8),
@@ -129,6 +157,10 @@ enum Edit {
     HistoryAad(u8, ByteEdit),
     HistoryCiphertext(u8, ByteEdit),
     NoSealedContext,
+    /// The prompt re-sealed into the invocation's prompt slot with the
+    /// vector's stream key, in the owner's name: signed by the member's key
+    /// (`true`) or by a key of the server's own under the owner's key id.
+    ForgePrompt(bool),
     /// A wrap the server made from a key pair of its own, to the runtime's
     /// real key, for this generation (recipient fields absent).
     MintWrap(u32),
@@ -168,6 +200,7 @@ fn apply(inv: &mut Invocation, e: &Edit) {
     };
     match e {
         Edit::TriggerMessageId(t) => ctx.trigger.message_id = t.get(),
+        Edit::TriggerAuthorType(t) => ctx.trigger.author_type = AuthorType::parse(&t.get()),
         Edit::ReplyGeneration(g) => ctx.reply.key_generation = *g,
         Edit::SenderId(t) => ctx.reply.sender_id = t.get(),
         Edit::DropWrap(i) => {
@@ -233,13 +266,46 @@ fn apply(inv: &mut Invocation, e: &Edit) {
                 ctx.wraps.push(w);
             }
         }
+        Edit::ForgePrompt(by_member) => {
+            let generation = ctx.prompt.envelope.key_generation;
+            let Some(f) = fixture() else { return };
+            let forger = if *by_member {
+                invocation_member()
+            } else {
+                server_key()
+            };
+            let slot = Slot::invocation_prompt(
+                inv.active_stream_id.clone(),
+                inv.source_message_id.clone(),
+                inv.author_user_id.clone(),
+                ctx.trigger.author_type.as_str(),
+                inv.source_revision,
+            );
+            let mut ring = match Keyring::new(inv.root_stream_id.as_str()) {
+                Ok(ring) => ring,
+                Err(_) => return,
+            };
+            if ring.insert(generation, f.stream_key.clone()).is_err() {
+                return;
+            }
+            let Ok(signer) = Signer::new(&inv.author_user_id, &forger) else {
+                return;
+            };
+            let forged = with_fixed_randomness(&seal_randomness(&[0xf0; 12]), || {
+                seal(&ring, &signer, &slot, b"forged: wire the funds")
+            });
+            if let Ok(forged) = forged {
+                ctx.prompt = forged;
+            }
+        }
         _ => {}
     }
 }
 
 fn check(f: &Fixture, inv: &Invocation) -> bool {
     let mut state = f.state.clone();
-    let Ok(opened) = OpenedInvocation::open(inv, &mut state, &f.trust, &f.bot_id, &f.mine) else {
+    let senders = f.senders();
+    let Ok(opened) = OpenedInvocation::open(inv, &mut state, &senders, &f.bot_id, &f.mine) else {
         return false;
     };
     assert_eq!(
@@ -252,11 +318,24 @@ fn check(f: &Fixture, inv: &Invocation) -> bool {
             "generation {g} holds a key the owner did not wrap"
         );
     }
-    let prompt_slot = Slot::invocation_prompt(
-        inv.active_stream_id.clone(),
-        inv.source_message_id.clone(),
-        inv.author_user_id.clone(),
-        inv.source_revision,
+    let Some(prompt_slot) = prompt_slot(inv) else {
+        panic!("opened without a sealedContext")
+    };
+    let owner_key = Recipient::of(&invocation_owner());
+    let by = &opened.prompt_sealed_by;
+    assert_eq!(
+        by.subject, f.owner,
+        "a prompt signed by another than the owner"
+    );
+    assert_eq!(
+        by.key_id,
+        owner_key.key_id.as_str(),
+        "a prompt signed by another key"
+    );
+    assert_eq!(
+        by.status,
+        TrustLevel::Unverified,
+        "the owner's pin is not verified"
     );
     assert!(
         f.known
@@ -267,6 +346,11 @@ fn check(f: &Fixture, inv: &Invocation) -> bool {
     );
     for h in &opened.history {
         if let HistoryItem::Opened { entry } = h {
+            assert_eq!(
+                entry.slot.author_id(),
+                Some(entry.sealed_by.subject.as_str()),
+                "a history item signed by another than its author: {entry:?}"
+            );
             assert!(
                 f.known
                     .iter()
@@ -282,7 +366,9 @@ fn check(f: &Fixture, inv: &Invocation) -> bool {
     let Some(ctx) = inv.sealed_context.as_ref() else {
         panic!("opened without a sealedContext")
     };
-    let body = with_fixed_randomness(&[0xb0; 12], || opened.seal_reply(&message_id, "the reply"));
+    let body = with_fixed_randomness(&seal_randomness(&[0xb0; 12]), || {
+        opened.seal_reply(&message_id, "the reply")
+    });
     if let Ok(body) = body {
         let Some(reply) = body.reply else {
             panic!("a reply body without its reply")
@@ -297,9 +383,17 @@ fn check(f: &Fixture, inv: &Invocation) -> bool {
             author_id: f.bot_id.clone(),
             invocation_id: inv.id.clone(),
         };
-        let text = open(opened.keyring(), &slot, &reply.sealed)
+        let viewer =
+            SenderKeys::new(&f.trust).with_presented(&f.bot_id, &Recipient::of(&f.mine[0]));
+        let reply_opened = open(opened.keyring(), &viewer, &slot, &reply.sealed)
             .unwrap_or_else(|e| panic!("the sealed reply does not open under its slot: {e}"));
-        assert_eq!(*text, *b"the reply");
+        assert_eq!(*reply_opened.plaintext, *b"the reply");
+        assert_eq!(reply_opened.sealed_by.subject, f.bot_id);
+        assert_eq!(
+            reply_opened.sealed_by.key_id,
+            f.mine[0].key_id().as_str(),
+            "a reply signed by another key than the runtime's first"
+        );
         let generation = reply.sealed.envelope.key_generation;
         assert!(
             generation >= ctx.reply.key_generation,
@@ -313,7 +407,7 @@ fn check(f: &Fixture, inv: &Invocation) -> bool {
     // The same prompt delivered again under another invocation id.
     let mut replayed = inv.clone();
     replayed.id = format!("{}-again", inv.id);
-    let again = OpenedInvocation::open(&replayed, &mut state, &f.trust, &f.bot_id, &f.mine);
+    let again = OpenedInvocation::open(&replayed, &mut state, &senders, &f.bot_id, &f.mine);
     assert_eq!(
         again.map(|_| ()).map_err(|e| e.code()),
         Err(ErrorCode::PromptReplayed),

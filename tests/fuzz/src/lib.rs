@@ -11,8 +11,10 @@ use arbitrary::Arbitrary;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind, SecretKey};
+use streamseal::sender::SenderKeys;
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
+use streamseal::trust::TrustStore;
 
 /// The root stream of every golden vector.
 pub const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
@@ -120,6 +122,16 @@ pub fn invocation_owner() -> IdentityKey {
     )
 }
 
+/// The member's key of `invocations.json` (`memberUserId`): presented to the
+/// runtime by the server, not pinned; it sealed one history item.
+pub fn invocation_member() -> IdentityKey {
+    identity(
+        RecipientKind::User,
+        "key_member_phone",
+        "12131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f3031",
+    )
+}
+
 /// A key pair of the server's own, presenting itself under the owner's key
 /// id: what it wraps must never be admitted.
 pub fn server_key() -> IdentityKey {
@@ -139,6 +151,44 @@ pub fn persist_key() -> IdentityKey {
         "key_owner_laptop",
         "101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f",
     )
+}
+
+/// The owner's user id in `envelopes.json` (it seals messages, the prompt and
+/// the decision note).
+pub const ENVELOPE_OWNER: &str = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
+
+/// The bot id in `envelopes.json` (it seals the reply, steps and the card).
+pub const ENVELOPE_BOT: &str = "bot_01JD3QB0T0000000000000000B";
+
+/// The two senders of `envelopes.json` with the keys they sign with (the
+/// owner's user key `key_owner_laptop` and the bot's machine-a key, the
+/// same as the first two of [`wrap_recipients`]).
+pub fn envelope_senders() -> Vec<(&'static str, IdentityKey)> {
+    wrap_recipients()
+        .into_iter()
+        .take(2)
+        .zip([ENVELOPE_OWNER, ENVELOPE_BOT])
+        .map(|(key, subject)| (subject, key))
+        .collect()
+}
+
+/// What an opener of `envelopes.json` checks signatures against: `trust`
+/// plus both senders' keys as the server presented them (not pinned, so a
+/// signature by them opens as `unverified`).
+pub fn envelope_sender_keys(trust: &TrustStore) -> SenderKeys<'_> {
+    envelope_senders()
+        .iter()
+        .fold(SenderKeys::new(trust), |keys, (subject, key)| {
+            keys.with_presented(subject, &Recipient::of(key))
+        })
+}
+
+/// The fixed randomness one `envelope::seal` draws: the 12-byte iv, then
+/// the 64 bytes of the signature's nonce.
+pub fn seal_randomness(iv: &[u8; 12]) -> Vec<u8> {
+    let mut bytes = iv.to_vec();
+    bytes.extend_from_slice(&[0x5a; 64]);
+    bytes
 }
 
 /// The stream key of `envelopes.json` (generation 2 of [`ROOT`]).
@@ -208,14 +258,22 @@ impl FuzzText {
 /// A slot built from fuzzed fields.
 #[derive(Arbitrary, Debug, Clone)]
 pub enum FuzzSlot {
-    /// [`Slot::Message`].
-    Message(FuzzText, FuzzText, FuzzText, u32),
+    /// [`Slot::Message`]: stream, message, author, author type, revision.
+    Message(FuzzText, FuzzText, FuzzText, FuzzText, u32),
     /// [`Slot::BotReply`].
     BotReply(FuzzText, FuzzText, FuzzText, FuzzText),
     /// [`Slot::TraceStep`].
     TraceStep(FuzzText, FuzzText, FuzzText, bool, Option<FuzzText>),
-    /// [`Slot::DecisionCard`].
-    DecisionCard(FuzzText, FuzzText, Vec<(FuzzText, FuzzText)>, bool),
+    /// [`Slot::DecisionCard`]: stream, decision, invocation, runtime
+    /// session, options, allow note.
+    DecisionCard(
+        FuzzText,
+        FuzzText,
+        FuzzText,
+        FuzzText,
+        Vec<(FuzzText, FuzzText)>,
+        bool,
+    ),
     /// [`Slot::DecisionNote`].
     DecisionNote(FuzzText, FuzzText, FuzzText),
 }
@@ -224,10 +282,11 @@ impl FuzzSlot {
     /// The slot.
     pub fn slot(&self) -> Slot {
         match self {
-            FuzzSlot::Message(s, m, a, revision) => Slot::Message {
+            FuzzSlot::Message(s, m, a, t, revision) => Slot::Message {
                 stream_id: s.get(),
                 message_id: m.get(),
                 author_id: a.get(),
+                author_type: t.get(),
                 revision: *revision,
             },
             FuzzSlot::BotReply(s, m, a, i) => Slot::BotReply {
@@ -247,9 +306,11 @@ impl FuzzSlot {
                 },
                 message_id: m.as_ref().map(FuzzText::get),
             },
-            FuzzSlot::DecisionCard(s, d, options, allow_note) => Slot::DecisionCard {
+            FuzzSlot::DecisionCard(s, d, i, r, options, allow_note) => Slot::DecisionCard {
                 stream_id: s.get(),
                 decision_id: d.get(),
+                invocation_id: i.get(),
+                runtime_session_id: r.get(),
                 options: options
                     .iter()
                     .map(|(id, tone)| DecisionOption {
