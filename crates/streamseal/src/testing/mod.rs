@@ -3,7 +3,7 @@
 //! Lets tests, the golden-vector generator and binding test suites make the
 //! library deterministic by queueing the bytes its randomness calls return,
 //! in call order:
-//! - `envelope::seal`: 12 iv bytes;
+//! - `envelope::seal`: 12 iv bytes, then the signature's 64 bytes `Z`;
 //! - `wrap::wrap_stream_key`: 32 bytes of HPKE ephemeral key material (`ikmE`);
 //! - `bundle::create_bundle` and [`bundle_below_floor`]: 16 salt bytes, then 12 iv bytes;
 //! - `StreamKey::generate`, `SecretKey::generate`: 32 bytes.
