@@ -29,7 +29,7 @@ function messageId(i) {
 }
 
 function slotOf(id) {
-  return { kind: "message", streamId: ROOT, messageId: id, authorId: OWNER, revision: 1 };
+  return { kind: "message", streamId: ROOT, messageId: id, authorId: OWNER, authorType: "user", revision: 1 };
 }
 
 /** How many calls of `op` make one sample last at least `minMs`. */
@@ -95,6 +95,11 @@ export async function runAll(lib, deps, log, opts = {}) {
   const keyBytes = bytes(32, 7);
   const ring = new lib.Keyring(ROOT);
   ring.importKey(0, keyBytes); // the newest key held: sealing uses it
+  // Envelope version 2: every seal signs with the author's key (XEdDSA), every
+  // open checks the signature against the key the reader pinned.
+  const author = lib.IdentityKey.generate("user", "key_owner");
+  const trust = new lib.TrustStore("tofu");
+  trust.observe(OWNER, author.recipient());
   const cryptoKey = await subtle.importKey("raw", keyBytes, "AES-GCM", false, [
     "encrypt",
     "decrypt",
@@ -108,7 +113,7 @@ export async function runAll(lib, deps, log, opts = {}) {
   ]) {
     const plain = bytes(size, 3);
     const slot = slotOf(messageId(1));
-    const sealed = lib.seal(ring, slot, plain);
+    const sealed = lib.seal(ring, author, OWNER, slot, plain);
     const iv = bytes(12, 9);
     const ct = new Uint8Array(
       await subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad }, cryptoKey, plain),
@@ -116,7 +121,7 @@ export async function runAll(lib, deps, log, opts = {}) {
     log(`open/seal ${label}`);
     const open = await compare(
       [
-        ["streamseal open", () => lib.open(ring, slot, sealed)],
+        ["streamseal open", () => lib.open(ring, trust, slot, sealed)],
         [
           "WebCrypto decrypt",
           () => subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad }, cryptoKey, ct),
@@ -128,7 +133,7 @@ export async function runAll(lib, deps, log, opts = {}) {
     row(`open ${label}, per call`, "streamseal open", open["streamseal open"], open["WebCrypto decrypt"]);
     const seal = await compare(
       [
-        ["streamseal seal", () => lib.seal(ring, slot, plain)],
+        ["streamseal seal", () => lib.seal(ring, author, OWNER, slot, plain)],
         [
           "WebCrypto encrypt",
           () => subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad }, cryptoKey, plain),
@@ -160,7 +165,7 @@ export async function runAll(lib, deps, log, opts = {}) {
       metadata: {},
       revision: 1,
       createdAt: "2026-08-01T10:00:00Z",
-      sealed: lib.seal(ring, slotOf(id), enc.encode(text)),
+      sealed: lib.seal(ring, author, OWNER, slotOf(id), enc.encode(text)),
     });
     const iv = bytes(12, i);
     const msgAad = enc.encode(`${ROOT}/${id}/${OWNER}/1`.padEnd(100, "."));
@@ -176,13 +181,13 @@ export async function runAll(lib, deps, log, opts = {}) {
       ),
     });
   }
-  const check = lib.openMessages(ring, messages);
+  const check = lib.openMessages(ring, trust, ROOT, messages);
   if (check.length !== N || !check.every((r) => r.status === "opened")) {
     throw new Error("openMessages did not open every message");
   }
   const history = await compare(
     [
-      ["openMessages", () => lib.openMessages(ring, messages)],
+      ["openMessages", () => lib.openMessages(ring, trust, ROOT, messages)],
       [
         "WebCrypto Promise.all",
         () =>
@@ -195,7 +200,7 @@ export async function runAll(lib, deps, log, opts = {}) {
       [
         "openMessage loop",
         () => {
-          for (const m of messages) lib.openMessage(ring, m);
+          for (const m of messages) lib.openMessage(ring, trust, ROOT, m);
         },
       ],
     ],
@@ -361,6 +366,8 @@ export async function runAll(lib, deps, log, opts = {}) {
   for (const b of budgets) b.pass = b.ratio !== null && b.ratio <= b.max;
 
   ring.free();
+  author.free();
+  trust.free();
   into.free();
   bot.free();
   sender.free();

@@ -26,7 +26,7 @@ import {
 
 await init();
 const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
-const slot = { kind: "message", streamId: ROOT, messageId: "msg_1", authorId: "usr_1", revision: 1 };
+const slot = { kind: "message", streamId: ROOT, messageId: "msg_1", authorId: "usr_1", authorType: "user", revision: 1 };
 
 const owner = new Keyring(ROOT);
 owner.generateKey(0);
@@ -34,9 +34,15 @@ const ownerKey = IdentityKey.generate("user", "owner-key");
 const bot = IdentityKey.generate("bot", "machine-a");
 const ring = new Keyring(ROOT);
 unwrapStreamKey(ring, wrapStreamKey(owner, 0, ownerKey, bot.recipient()), bot, [ownerKey.recipient()]);
-const sealed = seal(owner, slot, new TextEncoder().encode("from the tarball"));
-assert.equal(new TextDecoder().decode(open(ring, slot, sealed)), "from the tarball");
-assert.throws(() => open(ring, { ...slot, revision: 2 }, sealed), (e) => e instanceof StreamsealError && e.code === "AAD_MISMATCH");
+// Sealed by usr_1's key; the bot pinned it on first use: unverified.
+const sealed = seal(owner, ownerKey, "usr_1", slot, new TextEncoder().encode("from the tarball"));
+const pins = new TrustStore("tofu");
+pins.observe("usr_1", ownerKey.recipient());
+const opened = open(ring, pins, slot, sealed);
+assert.equal(new TextDecoder().decode(opened.plaintext), "from the tarball");
+assert.deepEqual(opened.sealedBy, { subject: "usr_1", kind: "user", keyId: "owner-key", status: "unverified" });
+assert.throws(() => open(ring, pins, { ...slot, revision: 2 }, sealed), (e) => e instanceof StreamsealError && e.code === "AAD_MISMATCH");
+assert.throws(() => open(ring, new TrustStore("tofu"), slot, sealed), (e) => e instanceof StreamsealError && e.code === "UNKNOWN_KEY");
 
 assert.equal(endpoints().length, 58);
 assert.equal(endpointCount(), 58);
@@ -70,5 +76,5 @@ const report = openKeyWraps(botState, trust, { currentKeyGeneration: 0, ownerUse
 assert.deepEqual(report.admitted.map((a) => a.sender), ["usr_1"]);
 const restored = StreamState.fromBytes(botState.toBytes(bot), bot);
 assert.equal(restored.highWater, 0);
-for (const k of [owner, ring, bot, ownerKey, state, trust, self, roll, botState, restored]) k.free();
+for (const k of [owner, ring, bot, ownerKey, pins, state, trust, self, roll, botState, restored]) k.free();
 console.log("consumer: the packed package installs, imports and works");

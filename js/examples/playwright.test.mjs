@@ -1,11 +1,13 @@
 // The example page in real headless Chromium (Debian's /usr/bin/chromium,
 // driven by playwright-core; no browser download): unlock a bundle with a
-// passphrase, open a sealed history, and WebCrypto decrypts an envelope the
-// package sealed, with FORMAT.md's AAD. Also: the page still loads when the
-// server sends the .wasm without the application/wasm type. And the hostile
-// server of issue 15 in Chromium: the members of test/victims.mjs, imported
-// into the page, refuse a generation minted with @hpke/core (in Node, as the
-// server would) and a prompt forged under it.
+// passphrase, open a sealed history (each message signed by its author,
+// one served under an id the server assigned), and WebCrypto decrypts an
+// envelope the package sealed, with FORMAT.md's AAD and key commitment.
+// Also: the page still loads when the server sends the .wasm without the
+// application/wasm type. The hostile server of issue 15 in Chromium: the
+// members of test/victims.mjs, imported into the page, refuse a generation
+// minted with @hpke/core (in Node, as the server would) and a prompt forged
+// under it. And the forgers of issue 16 (test/forgers.mjs), played in the page.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,6 +17,7 @@ import { chromium } from "playwright-core";
 import * as pkg from "../src/node.js";
 import { serve } from "./server.mjs";
 import { expectOwnerDevice, expectRuntime, stage } from "../test/hostile-server.mjs";
+import { expectForgers } from "../test/forgers.mjs";
 
 const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const OWNER = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
@@ -46,13 +49,15 @@ function fixture() {
     metadata: {},
     revision: 1,
     createdAt: "2026-11-21T10:00:00Z",
-    sealed: pkg.sealMessage(ring, ROOT, IDS[i], OWNER, text, null).sealed,
+    sealed: pkg.sealMessage(ring, owner, OWNER, ROOT, IDS[i], text).sealed,
   }));
+  // The service assigned the third message an id of its own: it opens through clientMessageId.
+  messages[2] = { ...messages[2], id: "msg_01JD3QSERVER0000000000000C", clientMessageId: IDS[2] };
   // A hostile server moves the first ciphertext onto a fourth message.
   messages.push({ ...messages[0], id: "msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6", sequence: "4" });
   ring.free();
   owner.free();
-  return { rootStreamId: ROOT, ownKey, keyWraps: { currentKeyGeneration: 0, ownerUserId: OWNER, wraps }, messages };
+  return { rootStreamId: ROOT, userId: OWNER, ownKey, keyWraps: { currentKeyGeneration: 0, ownerUserId: OWNER, wraps }, messages };
 }
 
 async function withBrowser(fn) {
@@ -99,7 +104,10 @@ test("the example page unlocks, opens the history, and WebCrypto opens a package
       assert.equal(await page.textContent("#status"), "unlocked: 3 opened");
       const items = await page.$$eval("#history li", (lis) => lis.map((li) => li.textContent));
       assert.deepEqual(items, [...TEXTS, "[AAD_MISMATCH]"]);
-      assert.equal(await page.textContent("#interop"), "aad-match: sealed in wasm, opened by WebCrypto");
+      // Signed by the user's own key, which the page passed as its own: verified.
+      const senders = await page.$$eval("#history li", (lis) => lis.map((li) => li.dataset.sealedBy ?? null));
+      assert.deepEqual(senders, [...TEXTS.map(() => `${OWNER} verified`), null]);
+      assert.equal(await page.textContent("#interop"), "aad-match commitment-match: sealed in wasm, opened by WebCrypto");
       assert.deepEqual(errors, []);
     });
   } finally {
@@ -146,6 +154,30 @@ test("in Chromium: a generation minted with @hpke/core and a prompt forged under
       assert.match(results.userAgent, /HeadlessChrome\//);
       expectOwnerDevice(assert, results.owner);
       expectRuntime(assert, results.runtime, scenario);
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    server.close();
+  }
+});
+
+test("in Chromium: the forgers of issue 16 are refused, statuses and bound fields as in Node", async () => {
+  const { server, url } = await serve({ fixture: fixture() });
+  try {
+    await withBrowser(async (context) => {
+      const page = await context.newPage();
+      const errors = [];
+      page.on("pageerror", (e) => errors.push(e));
+      await page.goto(`${url}/examples/index.html`);
+      await page.waitForFunction(() => document.getElementById("status").textContent === "ready");
+      const results = await page.evaluate(async () => {
+        const pkg = await import("/src/browser.js");
+        await pkg.init();
+        const forgers = await import("/test/forgers.mjs");
+        return { userAgent: navigator.userAgent, forgers: forgers.run(pkg) };
+      });
+      assert.match(results.userAgent, /HeadlessChrome\//);
+      expectForgers(assert, results.forgers);
       assert.deepEqual(errors, []);
     });
   } finally {

@@ -24,17 +24,74 @@ function withRandomness(bytes, fn) {
   }
 }
 
-test("envelopes.json: every slot kind seals byte for byte and opens", () => {
+const subtle = globalThis.crypto.subtle;
+const concat = (...parts) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) (out.set(p, at), (at += p.length));
+  return out;
+};
+const u32 = (n) => Uint8Array.of(n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+
+/** The key commitment of FORMAT.md section 2 (the ciphertext's first 32 bytes), with WebCrypto's HKDF: salt "streamseal/commit", ikm the stream key, info u8 version || iv. */
+async function commitment(key, version, iv) {
+  const ikm = await subtle.importKey("raw", key, "HKDF", false, ["deriveBits"]);
+  const info = concat(Uint8Array.of(version), iv);
+  return new Uint8Array(await subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: utf8("streamseal/commit"), info }, ikm, 256));
+}
+
+test("envelopes.json: every slot kind seals byte for byte (iv || Z drawn), opens with its sender, and WebCrypto agrees", async () => {
   const file = vectors("envelopes");
+  assert.equal(file.envelopeVersion, 2);
   assert.equal(file.vectors.length, 8);
   for (const v of file.vectors) {
     const ring = keep(new pkg.Keyring(v.rootStreamId));
     ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
-    const sealed = withRandomness(unhex(v.randomHex), () => pkg.seal(ring, v.slot, utf8(v.plaintext)));
+    const sender = keep(pkg.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex)));
+    assert.equal(sender.publicKey, v.senderPublicKey, v.name);
+    // 12 + 64 bytes: the iv, then the XEdDSA nonce Z.
+    assert.equal(unhex(v.randomHex).length, 76, v.name);
+    const sealed = withRandomness(unhex(v.randomHex), () => pkg.seal(ring, sender, v.senderSubject, v.slot, utf8(v.plaintext)));
     assert.deepEqual(sealed, v.sealed, v.name);
-    assert.equal(hex(pkg.aadEncode(1, v.rootStreamId, v.keyGeneration, v.slot)), v.aadHex, v.name);
-    assert.deepEqual(pkg.aadParse(unhex(v.aadHex)).slot, v.slot, v.name);
-    assert.equal(new TextDecoder().decode(pkg.open(ring, v.slot, v.sealed)), v.plaintext, v.name);
+    const aadSender = { subject: v.senderSubject, kind: v.senderKind, keyId: v.senderKeyId };
+    assert.equal(hex(pkg.aadEncode(2, v.rootStreamId, v.keyGeneration, aadSender, v.slot)), v.aadHex, v.name);
+    assert.deepEqual(pkg.aadParse(unhex(v.aadHex)), { version: 2, rootStreamId: v.rootStreamId, keyGeneration: v.keyGeneration, sender: aadSender, slot: v.slot }, v.name);
+
+    // Opened by a reader that pinned the sender's key on first use: unverified; by the sender itself: verified.
+    const trust = keep(new pkg.TrustStore("tofu"));
+    trust.observe(v.senderSubject, sender.recipient());
+    const opened = pkg.open(ring, trust, v.slot, v.sealed);
+    assert.equal(new TextDecoder().decode(opened.plaintext), v.plaintext, v.name);
+    assert.ok(opened.plaintext instanceof Uint8Array);
+    assert.deepEqual(opened.slot, v.slot, v.name);
+    assert.equal(opened.keyGeneration, v.keyGeneration, v.name);
+    assert.deepEqual(opened.sealedBy, { ...aadSender, status: "unverified" }, v.name);
+    const empty = keep(new pkg.TrustStore("tofu"));
+    assert.equal(pkg.open(ring, empty, v.slot, v.sealed, { subject: v.senderSubject, keys: sender }).sealedBy.status, "verified", v.name);
+    // A reader that pinned another key under the sender's key id refuses it.
+    const impostor = keep(pkg.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, new Uint8Array(32).fill(0x99)));
+    const other = keep(new pkg.TrustStore("tofu"));
+    other.observe(v.senderSubject, impostor.recipient());
+    throwsCode(assert, pkg, () => pkg.open(ring, other, v.slot, v.sealed), "SENDER_MISMATCH");
+
+    // Independently of the package (FORMAT.md section 2): the ciphertext is the key commitment
+    // (WebCrypto's HKDF gives it) then AES-GCM over signature || content (WebCrypto opens it),
+    // and the signature input is built here. The envelope keeps the spec's four fields.
+    assert.deepEqual(Object.keys(v.sealed.envelope).sort(), ["aad", "iv", "keyGeneration", "v"], v.name);
+    const iv = unhex(v.randomHex).slice(0, 12);
+    const key = unhex(v.streamKeyHex);
+    const ciphertext = new Uint8Array(Buffer.from(v.sealed.ciphertext, "base64"));
+    assert.equal(hex(await commitment(key, 2, iv)), v.commitmentHex, v.name);
+    assert.equal(hex(ciphertext.slice(0, 32)), v.commitmentHex, v.name);
+    const aes = await subtle.importKey("raw", key, "AES-GCM", false, ["decrypt"]);
+    const inner = new Uint8Array(
+      await subtle.decrypt({ name: "AES-GCM", iv, additionalData: unhex(v.aadHex), tagLength: 128 }, aes, ciphertext.slice(32)),
+    );
+    assert.equal(hex(inner.slice(0, 64)), v.signatureHex, v.name);
+    assert.equal(new TextDecoder().decode(inner.slice(64)), v.plaintext, v.name);
+    const aad = unhex(v.aadHex);
+    const input = concat(utf8("streamseal/signature"), Uint8Array.of(2), u32(aad.length), aad, utf8(v.plaintext));
+    assert.equal(hex(input), v.signatureInputHex, v.name);
     freeAll();
   }
 });
@@ -107,24 +164,33 @@ test("bundles.json: passphrase bundles reproduce and open", () => {
   }
 });
 
-test("invocations.json: a runtime that pinned the owner's key opens sealedContext and seals the reply byte for byte", () => {
+test("invocations.json: a runtime that pinned the owner's key opens sealedContext (a member's presented key: unverified) and seals the reply byte for byte", () => {
   const [v] = vectors("invocations").vectors;
   const me = keep(pkg.IdentityKey.fromSecretKey(v.runtimeKeyKind, v.runtimeKeyId, unhex(v.runtimeSecretKeyHex)));
   const owner = keep(pkg.IdentityKey.fromSecretKey(v.ownerKeyKind, v.ownerKeyId, unhex(v.ownerSecretKeyHex)));
   assert.equal(owner.publicKey, v.ownerPublicKey);
+  const member = keep(pkg.IdentityKey.fromSecretKey(v.memberKeyKind, v.memberKeyId, unhex(v.memberSecretKeyHex)));
+  assert.equal(member.publicKey, v.memberPublicKey);
   const trust = keep(new pkg.TrustStore("tofu"));
   const ownerKey = keep(pkg.ownerKey(trust, v.ownerUserId, { keyId: v.ownerKeyId, publicKey: v.ownerPublicKey }));
   // Without the owner's key accepted as the key sender, nothing is admitted.
   const bare = keep(new pkg.StreamState(v.invocation.rootStreamId));
   bare.setOwner(v.ownerUserId);
   throwsCode(assert, pkg, () => pkg.OpenedInvocation.open(v.invocation, bare, trust, v.botId, me), "UNTRUSTED_WRAP");
-  const state = keep(new pkg.StreamState(v.invocation.rootStreamId));
-  state.setOwner(v.ownerUserId);
-  state.acceptSender(ownerKey);
-  const opened = keep(pkg.OpenedInvocation.open(v.invocation, state, trust, v.botId, [me]));
+  const fresh = () => {
+    const state = keep(new pkg.StreamState(v.invocation.rootStreamId));
+    state.setOwner(v.ownerUserId);
+    state.acceptSender(ownerKey);
+    return state;
+  };
+  // The member's key is presented by the server, not pinned.
+  const presented = [{ subject: v.memberUserId, kind: v.memberKeyKind, keyId: v.memberKeyId, publicKey: v.memberPublicKey }];
+  const state = fresh();
+  const opened = keep(pkg.OpenedInvocation.open(v.invocation, state, trust, v.botId, [me], presented));
   assert.equal(opened.prompt, v.expectedPrompt);
+  assert.deepEqual(opened.promptSealedBy, { subject: v.ownerUserId, kind: v.ownerKeyKind, keyId: v.ownerKeyId, status: v.expectedPromptStatus });
   assert.deepEqual(
-    opened.history.map((h) => (h.status === "opened" ? h.entry.text : h.code)),
+    opened.history.map((h) => (h.status === "opened" ? { text: h.entry.text, sealedBy: h.entry.sealedBy.subject, status: h.entry.sealedBy.status } : h.code)),
     v.expectedHistory,
   );
   assert.deepEqual(opened.wraps.admitted, [
@@ -133,5 +199,11 @@ test("invocations.json: a runtime that pinned the owner's key opens sealedContex
   assert.equal(hex(keep(state.keyring()).exportKey(v.invocation.sealedContext.reply.keyGeneration)), v.streamKeyHex);
   const complete = withRandomness(unhex(v.replyRandomHex), () => opened.sealReply(v.replyMessageId, v.replyText));
   assert.deepEqual(complete, v.sealedComplete);
+  // Without the member's key, its history item cannot be checked; the rest opens.
+  const unpresented = keep(pkg.OpenedInvocation.open(v.invocation, fresh(), trust, v.botId, me));
+  assert.deepEqual(
+    unpresented.history.map((h) => (h.status === "opened" ? h.entry.sealedBy.subject : h.code)),
+    v.expectedHistory.map((h) => (h.sealedBy === v.memberUserId ? "UNKNOWN_KEY" : h.sealedBy)),
+  );
   freeAll();
 });

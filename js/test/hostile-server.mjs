@@ -3,7 +3,8 @@
 // secret key. It mints a generation with an HPKE implementation
 // independent of the package (npm @hpke/core, RFC 9180) and the wrap
 // `info` built here from FORMAT.md section 4, and forges a prompt under
-// it with WebCrypto's AES-GCM. `stage(pkg)` also runs the honest side with
+// it with WebCrypto (AES-GCM, HKDF for the key commitment of envelope
+// version 2; the signature it cannot make is random bytes). `stage(pkg)` also runs the honest side with
 // the package and returns a JSON scenario that `victims.mjs` opens, in
 // Node (hostile.test.mjs) and in Chromium (examples/playwright.test.mjs).
 import { Aes256Gcm, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256 } from "@hpke/core";
@@ -89,12 +90,27 @@ export async function openWrap({ wrap, info, recipientKey, senderPublicKey }) {
   return new Uint8Array(await recipient.open(unb64(wrap.wrapCt).buffer));
 }
 
-/** An envelope of `plaintext` under `streamKey`, sealed with WebCrypto (FORMAT.md section 2). */
+/** The key commitment of an envelope, the ciphertext's first 32 bytes (FORMAT.md section 2): HKDF-SHA256, salt "streamseal/commit", ikm the stream key, info u8 version || iv. */
+export async function keyCommitment(streamKey, version, iv) {
+  const ikm = await crypto.subtle.importKey("raw", streamKey, "HKDF", false, ["deriveBits"]);
+  const info = concat([Uint8Array.of(version), iv]);
+  const bits = await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: utf8("streamseal/commit"), info }, ikm, 256);
+  return new Uint8Array(bits);
+}
+
+/**
+ * An envelope (version 2, FORMAT.md section 2) of `plaintext` under
+ * `streamKey`, sealed with WebCrypto: the ciphertext is the right key
+ * commitment, then AES-256-GCM over signature || content. The server holds
+ * no member's identity key, so the 64-byte signature is random bytes.
+ */
 export async function sealUnder(streamKey, keyGeneration, aad, plaintext) {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const key = await crypto.subtle.importKey("raw", streamKey, "AES-GCM", false, ["encrypt"]);
-  const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad, tagLength: 128 }, key, plaintext);
-  return { ciphertext: b64(new Uint8Array(ct)), envelope: { v: 1, keyGeneration, iv: b64(iv), aad: b64(aad) } };
+  const inner = concat([crypto.getRandomValues(new Uint8Array(64)), plaintext]);
+  const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad, tagLength: 128 }, key, inner);
+  const commitment = await keyCommitment(streamKey, 2, iv);
+  return { ciphertext: b64(concat([commitment, new Uint8Array(ct)])), envelope: { v: 2, keyGeneration, iv: b64(iv), aad: b64(aad) } };
 }
 
 export const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
@@ -133,7 +149,7 @@ export function invocation({ id, sourceMessageId, prompt, wraps, replyKeyGenerat
   };
 }
 
-export const promptSlot = (messageId) => ({ kind: "message", streamId: ROOT, messageId, authorId: OWNER, revision: 1 });
+export const promptSlot = (messageId) => ({ kind: "message", streamId: ROOT, messageId, authorId: OWNER, authorType: "user", revision: 1 });
 
 /**
  * The honest world, made with the package: the bot's runtime (machine key
@@ -160,7 +176,7 @@ export async function stage(pkg) {
   const ownerRing = new pkg.Keyring(ROOT);
   const toOwner = honestWraps.find((w) => w.recipientKeyId === owner.keyId);
   pkg.unwrapStreamKey(ownerRing, toOwner, owner, [machine.recipient()]);
-  const honestPrompt = pkg.seal(ownerRing, promptSlot("msg_01JD3QH2A7C4E6G8J0K2M4P6R8"), utf8(HONEST_PROMPT));
+  const honestPrompt = pkg.seal(ownerRing, owner, OWNER, promptSlot("msg_01JD3QH2A7C4E6G8J0K2M4P6R8"), utf8(HONEST_PROMPT));
   const toMachine = honestWraps.find((w) => w.recipientKeyId === machine.keyId);
   const { recipientKeyId, recipientKind, ...unnamed } = toMachine;
 
@@ -193,7 +209,10 @@ export async function stage(pkg) {
   // To the runtime, as if from the owner's key, in a sealedContext (no recipient named).
   const forgedToMachine = await forWraps(machine.recipient(), owner.recipient(), false);
   const forgedSource = "msg_01JD3QJ6B8D0F2H4K6M8P0R2T4";
-  const forgedPrompt = await sealUnder(minted, 1, pkg.aadEncode(1, ROOT, 1, promptSlot(forgedSource)), utf8(FORGED_PROMPT));
+  // The AAD names the owner as the sender (the prompt's author must be): the
+  // server cannot make the owner's signature, only bytes in its place.
+  const asOwner = { subject: OWNER, kind: "user", keyId: owner.keyId };
+  const forgedPrompt = await sealUnder(minted, 1, pkg.aadEncode(2, ROOT, 1, asOwner, promptSlot(forgedSource)), utf8(FORGED_PROMPT));
 
   // The control: the same construction with the machine's real secret key
   // is a wrap the owner's device admits, so the forgeries are refused for
@@ -275,8 +294,9 @@ export function expectRuntime(assert, r, s) {
   assert.deepEqual(r.forgedOnFreshRuntime, { name: "StreamsealError", code: "UNTRUSTED_WRAP", quotesPrompt: false });
   assert.equal(r.highWaterAfter, 0);
   assert.equal(r.forgedActedOn, false);
-  // The honest invocation opens and the reply is sealed under generation 0, as the bot.
+  // The honest invocation opens, signed by the owner's pinned key, and the reply is sealed under generation 0, as the bot.
   assert.equal(r.honestPrompt, s.honestPrompt);
+  assert.deepEqual(r.honestPromptSealedBy, { subject: OWNER, kind: "user", keyId: s.owner.keyId, status: "unverified" });
   assert.deepEqual(r.honestAdmitted, [{ keyGeneration: 0, sender: "self", senderKeyId: "machine-a", level: "verified" }]);
   assert.equal(r.replyGeneration, 0);
   assert.equal(r.honestActedOn, true);

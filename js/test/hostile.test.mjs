@@ -2,9 +2,11 @@
 // generation minted with an independent HPKE implementation (npm
 // @hpke/core, auth and base mode, with a key pair of the server's own) is
 // skipped with UNTRUSTED_WRAP and never sealed under, and a prompt the
-// server sealed under it is refused without its text. The same victims run
-// in Chromium (examples/playwright.test.mjs). And the other way round:
-// @hpke/core opens what the package wraps, so the wrap is standard HPKE.
+// server sealed under it (envelope version 2, its commitment made with
+// WebCrypto; the owner's signature it cannot make) is refused without its
+// text. The same victims run in Chromium (examples/playwright.test.mjs).
+// And the other way round: @hpke/core opens what the package wraps, so the
+// wrap is standard HPKE.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { shipped as pkg, throwsCode } from "./load.mjs";
@@ -19,6 +21,24 @@ test("forged generation via key-wraps: openKeyWraps skips the @hpke/core-minted 
 test("forged prompt in a sealedContext: OpenedInvocation.open refuses it with its code and never returns the text", async () => {
   const scenario = await server.stage(pkg);
   server.expectRuntime(assert, victims.runtime(pkg, scenario), scenario);
+});
+
+test("the forged prompt is a well-formed version-2 envelope: a key holder would still refuse it for its signature (SENDER_MISMATCH)", async () => {
+  const scenario = await server.stage(pkg);
+  const prompt = scenario.invocations.forged.sealedContext.prompt;
+  const slot = server.promptSlot(scenario.forgedSource);
+  // Whoever held the minted key: the commitment and AES-GCM check out, the owner's signature does not.
+  const ring = new pkg.Keyring(server.ROOT);
+  ring.importKey(1, server.unhex(scenario.mintedKeyHex));
+  const trust = new pkg.TrustStore("tofu");
+  trust.observe(server.OWNER, { kind: "user", keyId: scenario.owner.keyId, publicKey: scenario.owner.publicKey });
+  throwsCode(assert, pkg, () => pkg.open(ring, trust, slot, prompt), "SENDER_MISMATCH");
+  // Another commitment than the key's (the ciphertext's first 32 bytes): refused before AES-GCM.
+  const bytes = server.unb64(prompt.ciphertext);
+  bytes.fill(0, 0, 32);
+  const bent = { ...prompt, ciphertext: server.b64(bytes) };
+  throwsCode(assert, pkg, () => pkg.open(ring, trust, slot, bent), "DECRYPTION_FAILED");
+  for (const k of [ring, trust]) k.free();
 });
 
 test("@hpke/core opens a wrap the package made (auth mode, the sender's public key), and not as anyone else's", async () => {

@@ -9,20 +9,29 @@ const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 // The cheapest Argon2id parameters a new bundle may have (the creation floor,
 // OWASP's minimum); createBundle, setUp and changePassphrase refuse less.
 const FLOOR = { algorithm: "argon2id", m: 19456, t: 2, p: 1, version: 19 };
+const AUTHOR = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
 const slot = (messageId, revision = 1) => ({
   kind: "message",
   streamId: ROOT,
   messageId,
-  authorId: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1",
+  authorId: AUTHOR,
+  authorType: "user",
   revision,
 });
+// The author of the slots above: it signs what it seals (envelope version 2).
+const author = pkg.IdentityKey.generate("user", "key_author");
+// A reader that pinned the author's key on first use.
+const reader = new pkg.TrustStore("tofu");
+reader.observe(AUTHOR, author.recipient());
+const sealAs = (ring, s, text) => pkg.seal(ring, author, AUTHOR, s, utf8(text));
+const openText = (ring, s, sealed) => new TextDecoder().decode(pkg.open(ring, reader, s, sealed).plaintext);
 
 function message(id, sealed, extra = {}) {
   return {
     id,
     streamId: ROOT,
     rootStreamId: ROOT,
-    authorId: "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1",
+    authorId: AUTHOR,
     authorType: "user",
     content: "",
     replyCount: 0,
@@ -44,13 +53,15 @@ test("the shipped package has no test seam", () => {
 
 test("errorCodes lists the core's stable codes", () => {
   const codes = pkg.errorCodes();
-  assert.equal(codes.length, 37);
+  assert.equal(codes.length, 40);
   assert.ok(codes.includes("AAD_MISMATCH"));
   assert.ok(codes.includes("WRONG_PASSPHRASE"));
   // Issue 15's codes, each reachable from JS (hostile.test.mjs, state.test.mjs).
   for (const code of ["UNTRUSTED_WRAP", "KEY_CHANGED", "KEY_NOT_VERIFIED", "UNKNOWN_KEY", "PROMPT_REPLAYED", "SEALED_STREAM_DOWNGRADE", "REPLY_SENDER_MISMATCH", "UNEXPECTED_AUTHOR", "UNPROVEN_DECISION_ANSWER", "SEAL_BUDGET_EXHAUSTED", "STALE_ROLL", "MALFORMED_STATE", "STATE_AUTH_FAILED"]) {
     assert.ok(codes.includes(code), code);
   }
+  // Issue 16's, reachable from JS too (forgers.test.mjs, and below).
+  for (const code of ["SENDER_MISMATCH", "STALE_KEY_GENERATION", "DUPLICATE_MESSAGE"]) assert.ok(codes.includes(code), code);
   assert.ok(!codes.includes("WRAP_OPEN_FAILED"));
   assert.equal(new Set(codes).size, codes.length);
 });
@@ -101,40 +112,66 @@ test("Keyring: generations, import/export; the sealing generation only rises; se
   ring.lowerSealBudget(2);
   ring.lowerSealBudget(1000); // never raised again
   assert.equal(ring.sealBudget, 2);
-  pkg.seal(ring, slot("msg_1"), utf8("one"));
-  pkg.seal(ring, slot("msg_2"), utf8("two"));
+  sealAs(ring, slot("msg_1"), "one");
+  sealAs(ring, slot("msg_2"), "two");
   assert.equal(ring.sealCount(3), 2);
   assert.equal(ring.sealCount(0), 0);
-  throwsCode(assert, pkg, () => pkg.seal(ring, slot("msg_3"), utf8("three")), "SEAL_BUDGET_EXHAUSTED");
+  throwsCode(assert, pkg, () => sealAs(ring, slot("msg_3"), "three"), "SEAL_BUDGET_EXHAUSTED");
   ring.clear();
   assert.deepEqual(ring.generations(), []);
   ring.free();
 });
 
-test("seal / open / aadEncode / aadParse; results are plain objects", () => {
+test("seal / open / aadEncode / aadParse; signed by the sender; results are plain objects", () => {
   const ring = new pkg.Keyring(ROOT);
   ring.generateKey(1);
   ring.generateKey(2);
   const s = slot("msg_1");
-  const sealed = pkg.seal(ring, s, utf8("ship it"));
+  const sealed = sealAs(ring, s, "ship it");
   assert.equal(Object.getPrototypeOf(sealed), Object.prototype);
+  assert.equal(sealed.envelope.v, 2);
   assert.equal(sealed.envelope.keyGeneration, 2);
   assert.equal(typeof sealed.envelope.keyGeneration, "number");
-  assert.equal(new TextDecoder().decode(pkg.open(ring, s, sealed)), "ship it");
-  const aad = pkg.aadEncode(1, ROOT, 2, s);
+  // The spec's four envelope fields; the ciphertext is commitment (32) || AES-GCM of signature (64) || content || tag (16).
+  assert.deepEqual(Object.keys(sealed.envelope), ["v", "keyGeneration", "iv", "aad"]);
+  assert.equal(pkg.decodeBase64(sealed.ciphertext).length, 32 + 64 + "ship it".length + 16);
+  const opened = pkg.open(ring, reader, s, sealed);
+  assert.equal(Object.getPrototypeOf(opened), Object.prototype);
+  assert.ok(opened.plaintext instanceof Uint8Array);
+  assert.equal(new TextDecoder().decode(opened.plaintext), "ship it");
+  assert.deepEqual(opened.slot, s);
+  assert.equal(opened.keyGeneration, 2);
+  const sender = { subject: AUTHOR, kind: "user", keyId: "key_author" };
+  assert.deepEqual(opened.sealedBy, { ...sender, status: "unverified" });
+  // The author's own keys: verified. Nobody pinned, nothing presented: UNKNOWN_KEY.
+  const nobody = new pkg.TrustStore("tofu");
+  assert.equal(pkg.open(ring, nobody, s, sealed, { subject: AUTHOR, keys: author }).sealedBy.status, "verified");
+  throwsCode(assert, pkg, () => pkg.open(ring, nobody, s, sealed), "UNKNOWN_KEY");
+  assert.equal(pkg.open(ring, nobody, s, sealed, null, [{ subject: AUTHOR, ...author.recipient() }]).sealedBy.status, "unverified");
+  const aad = pkg.aadEncode(2, ROOT, 2, sender, s);
   assert.ok(aad instanceof Uint8Array);
   assert.equal(pkg.encodeBase64(aad), sealed.envelope.aad);
-  assert.deepEqual(pkg.aadParse(aad), { version: 1, rootStreamId: ROOT, keyGeneration: 2, slot: s });
+  assert.deepEqual(pkg.aadParse(aad), { version: 2, rootStreamId: ROOT, keyGeneration: 2, sender, slot: s });
+  // The sender must be the slot's author: neither encoded nor sealed otherwise.
+  throwsCode(assert, pkg, () => pkg.aadEncode(2, ROOT, 2, { ...sender, subject: "usr_other" }, s), "INVALID_FIELD");
+  throwsCode(assert, pkg, () => pkg.seal(ring, author, "usr_other", s, utf8("x")), "INVALID_FIELD");
   // Moved to another slot, revision or stream: refused with the exact code.
-  throwsCode(assert, pkg, () => pkg.open(ring, slot("msg_2"), sealed), "AAD_MISMATCH");
-  throwsCode(assert, pkg, () => pkg.open(ring, slot("msg_1", 2), sealed), "AAD_MISMATCH");
+  throwsCode(assert, pkg, () => pkg.open(ring, reader, slot("msg_2"), sealed), "AAD_MISMATCH");
+  throwsCode(assert, pkg, () => pkg.open(ring, reader, slot("msg_1", 2), sealed), "AAD_MISMATCH");
   const flipped = structuredClone(sealed);
   flipped.ciphertext = pkg.encodeBase64(pkg.decodeBase64(flipped.ciphertext).map((b, i) => (i === 0 ? b ^ 1 : b)));
-  throwsCode(assert, pkg, () => pkg.open(ring, s, flipped), "DECRYPTION_FAILED");
-  throwsCode(assert, pkg, () => pkg.open(ring, s, { ...sealed, envelope: { ...sealed.envelope, v: 2 } }), "UNSUPPORTED_ENVELOPE_VERSION");
+  throwsCode(assert, pkg, () => pkg.open(ring, reader, s, flipped), "DECRYPTION_FAILED");
+  // The key commitment: another one is refused; so is a ciphertext too short to hold one, a signature and a tag.
+  const bytes = pkg.decodeBase64(sealed.ciphertext);
+  const otherCommitment = { ...sealed, ciphertext: pkg.encodeBase64(bytes.map((b, i) => (i < 32 ? 0 : b))) };
+  throwsCode(assert, pkg, () => pkg.open(ring, reader, s, otherCommitment), "DECRYPTION_FAILED");
+  throwsCode(assert, pkg, () => pkg.open(ring, reader, s, { ...sealed, ciphertext: pkg.encodeBase64(bytes.slice(0, 111)) }), "INVALID_LENGTH");
+  // Version 1 (unsigned, uncommitted) is no longer read.
+  throwsCode(assert, pkg, () => pkg.open(ring, reader, s, { ...sealed, envelope: { ...sealed.envelope, v: 1 } }), "UNSUPPORTED_ENVELOPE_VERSION");
   throwsCode(assert, pkg, () => pkg.aadParse(new Uint8Array([1, 2, 3])), "MALFORMED_AAD");
   throwsCode(assert, pkg, () => pkg.decodeBase64("not base64!"), "MALFORMED_BASE64");
   ring.free();
+  nobody.free();
 });
 
 test("wrapStreamKey / unwrapStreamKey between two keys", () => {
@@ -236,9 +273,10 @@ test("a roll through the stream state, openKeyWraps, sealMessage, openMessages (
   assert.ok(state.isSealed);
   const ring = state.keyring();
 
-  const body = pkg.sealMessage(ring, ROOT, "msg_01JD3QH2A7C4E6G8J0K2M4P6R8", OWNER, "hello", "cmid_1");
+  const body = pkg.sealMessage(ring, owner, OWNER, ROOT, "msg_01JD3QH2A7C4E6G8J0K2M4P6R8", "hello");
   assert.equal(body.content ?? null, null);
-  assert.equal(body.clientMessageId, "cmid_1");
+  // The minted id travels as clientMessageId too: it survives a server that assigns its own id.
+  assert.equal(body.clientMessageId, "msg_01JD3QH2A7C4E6G8J0K2M4P6R8");
   assert.equal(ring.sealCount(0), 1);
   pkg.checkSendRules(true, true, body);
   pkg.checkSendRules(false, true, body);
@@ -260,19 +298,36 @@ test("a roll through the stream state, openKeyWraps, sealMessage, openMessages (
   const botRing = botState.keyring();
   const good = message("msg_01JD3QH2A7C4E6G8J0K2M4P6R8", body.sealed);
   const moved = message("msg_01JD3QJ6B8D0F2H4K6M8P0R2T4", body.sealed);
-  const results = pkg.openMessages(botRing, [good, moved, good]);
+  const results = pkg.openMessages(botRing, botTrust, ROOT, [good, moved, good]);
   assert.equal(results.length, 3);
-  assert.equal(results[0].status, "opened");
-  assert.equal(results[0].message.text, "hello");
-  assert.equal(results[0].message.revision, 1);
+  assert.deepEqual(results[0], {
+    status: "opened",
+    message: {
+      messageId: "msg_01JD3QH2A7C4E6G8J0K2M4P6R8",
+      streamId: ROOT,
+      authorId: OWNER,
+      authorType: "user",
+      revision: 1,
+      keyGeneration: 0,
+      invocationId: null,
+      sealedBy: { subject: OWNER, kind: "user", keyId: "owner-key", status: "unverified" },
+      text: "hello",
+    },
+  });
   assert.deepEqual(results[1], { status: "failed", code: "AAD_MISMATCH", message: results[1].message });
-  assert.equal(results[2].status, "opened");
-  assert.equal(pkg.openMessage(botRing, good).text, "hello");
-  throwsCode(assert, pkg, () => pkg.openMessage(botRing, moved), "AAD_MISMATCH");
+  // A page that repeats a message opens it once.
+  assert.deepEqual(results[2], { status: "failed", code: "DUPLICATE_MESSAGE", message: results[2].message });
+  assert.equal(pkg.openMessage(botRing, botTrust, ROOT, good).text, "hello");
+  throwsCode(assert, pkg, () => pkg.openMessage(botRing, botTrust, ROOT, moved), "AAD_MISMATCH");
+  // The owner reads its own message: verified.
+  assert.equal(pkg.openMessage(ring, trust, ROOT, good, { subject: OWNER, keys: [owner] }).sealedBy.status, "verified");
 
-  const edit = pkg.sealEdit(ring, { ...good, revision: 1 }, OWNER, "hello, edited");
-  const edited = pkg.openMessage(botRing, { ...good, sealed: edit, revision: 2 });
+  const edit = pkg.sealEdit(ring, owner, OWNER, { ...good, revision: 1 }, "hello, edited");
+  const edited = pkg.openMessage(botRing, botTrust, ROOT, { ...good, sealed: edit, revision: 2 });
   assert.equal(edited.text, "hello, edited");
+  assert.equal(edited.revision, 2);
+  // Only the author edits: anyone else is UNEXPECTED_AUTHOR.
+  throwsCode(assert, pkg, () => pkg.sealEdit(ring, bot, BOT, good, "mine now"), "UNEXPECTED_AUTHOR");
 
   // The bot is removed: the owner rolls to itself alone; the bot cannot read what follows.
   assert.equal(state.removeSender(BOT, "machine-a"), false); // never a sender of the owner's state
@@ -281,46 +336,69 @@ test("a roll through the stream state, openKeyWraps, sealMessage, openMessages (
   assert.equal(state.commitRoll(next), 1);
   const ring1 = state.keyring();
   assert.equal(ring1.currentGeneration, 1);
-  const after = pkg.sealMessage(ring1, ROOT, "msg_01JD3QK7C9E1G3J5M7P9S1V3X5", OWNER, "secret", null);
+  const after = pkg.sealMessage(ring1, owner, OWNER, ROOT, "msg_01JD3QK7C9E1G3J5M7P9S1V3X5", "secret");
   const skipped = pkg.openKeyWraps(botState, botTrust, { currentKeyGeneration: 1, ownerUserId: OWNER, wraps: next.wraps }, [bot]);
   assert.deepEqual(skipped, { admitted: [], skipped: [], conflicts: [] }); // addressed to others only
-  throwsCode(assert, pkg, () => pkg.openMessage(botState.keyring(), message("msg_01JD3QK7C9E1G3J5M7P9S1V3X5", after.sealed)), "UNKNOWN_KEY_GENERATION");
+  throwsCode(assert, pkg, () => pkg.openMessage(botState.keyring(), botTrust, ROOT, message("msg_01JD3QK7C9E1G3J5M7P9S1V3X5", after.sealed)), "UNKNOWN_KEY_GENERATION");
   assert.deepEqual(pkg.ownerRecipient({ keyId: "owner-key", publicKey: owner.publicKey }), owner.recipient());
   for (const k of [owner, bot, trust, botKey, state, ring, botTrust, ownerKey, botState, botRing, ring1, roll, next]) k.free();
 });
 
 test("decision cards and proven answers, steps, presence", () => {
+  const BOT = "bot_01JD3QB0T0000000000000000B";
+  const DREQ = "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T";
+  const INV = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7";
   const ring = new pkg.Keyring(ROOT);
   ring.generateKey(0);
+  const machine = pkg.IdentityKey.generate("bot", "machine-a");
+  const decider = pkg.IdentityKey.generate("user", "key_decider");
+  // The reader pinned the bot's and the decider's keys on first use.
+  const trust = new pkg.TrustStore("tofu");
+  trust.observe(BOT, machine.recipient());
+  trust.observe("usr_1", decider.recipient());
   const options = [{ id: "approve", tone: "primary" }, { id: "reject", tone: "neutral" }];
   const content = { title: "Deploy?", body: "All green.", labels: { approve: "Deploy", reject: "Wait" } };
-  const card = pkg.sealDecisionCard(ring, ROOT, "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", "session-1", "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7", options, true, content);
-  assert.deepEqual(pkg.openDecisionCard(ring, ROOT, card), content);
-  throwsCode(assert, pkg, () => pkg.openDecisionCard(ring, "stream_01JD3QJ5THREAD00000000000A", card), "AAD_MISMATCH");
-  const note = pkg.sealDecisionNote(ring, "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", "approve", "usr_1", "go");
-  const event = { decisionId: "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", optionId: "approve", decidedBy: "usr_1", noteCiphertext: note.ciphertext, noteEnvelope: note.envelope };
-  assert.deepEqual(pkg.openDecisionAnswer(ring, card, event), { decisionId: "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", optionId: "approve", decidedBy: "usr_1", note: "go" });
+  const card = pkg.sealDecisionCard(ring, machine, BOT, ROOT, DREQ, "session-1", INV, options, true, content);
+  const botSealed = { subject: BOT, kind: "bot", keyId: "machine-a", status: "unverified" };
+  assert.deepEqual(pkg.openDecisionCard(ring, trust, ROOT, card), { content, sealedBy: botSealed });
+  throwsCode(assert, pkg, () => pkg.openDecisionCard(ring, trust, "stream_01JD3QJ5THREAD00000000000A", card), "AAD_MISMATCH");
+  throwsCode(assert, pkg, () => pkg.openDecisionCard(ring, trust, ROOT, { ...card, invocationId: "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z8" }), "AAD_MISMATCH");
+  const note = pkg.sealDecisionNote(ring, decider, "usr_1", DREQ, "approve", "go");
+  const event = { decisionId: DREQ, optionId: "approve", decidedBy: "usr_1", noteCiphertext: note.ciphertext, noteEnvelope: note.envelope };
+  const deciderSealed = { subject: "usr_1", kind: "user", keyId: "key_decider", status: "unverified" };
+  assert.deepEqual(pkg.openDecisionAnswer(ring, trust, card, event), { decisionId: DREQ, optionId: "approve", decidedBy: "usr_1", note: "go", sealedBy: deciderSealed });
   // An empty note is the proof too; the server's own answers are not.
-  const bare = pkg.sealDecisionNote(ring, "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", "reject", "usr_1", "");
-  assert.equal(pkg.openDecisionAnswer(ring, card, { ...event, optionId: "reject", noteCiphertext: bare.ciphertext, noteEnvelope: bare.envelope }).note, "");
-  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, card, { ...event, noteCiphertext: undefined, noteEnvelope: undefined }), "UNPROVEN_DECISION_ANSWER");
-  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, card, { ...event, optionId: "escalate" }), "UNPROVEN_DECISION_ANSWER");
-  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, card, { ...event, decisionId: "dreq_01JD3QQB2C4E6G8J0K2M4P6R9V" }), "UNPROVEN_DECISION_ANSWER");
-  // The note of "approve" does not prove "reject".
-  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, card, { ...event, optionId: "reject" }), "AAD_MISMATCH");
+  const bare = pkg.sealDecisionNote(ring, decider, "usr_1", DREQ, "reject", "");
+  assert.equal(pkg.openDecisionAnswer(ring, trust, card, { ...event, optionId: "reject", noteCiphertext: bare.ciphertext, noteEnvelope: bare.envelope }).note, "");
+  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, { ...event, noteCiphertext: undefined, noteEnvelope: undefined }), "UNPROVEN_DECISION_ANSWER");
+  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, { ...event, optionId: "escalate" }), "UNPROVEN_DECISION_ANSWER");
+  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, { ...event, decisionId: "dreq_01JD3QQB2C4E6G8J0K2M4P6R9V" }), "UNPROVEN_DECISION_ANSWER");
+  // The note of "approve" does not prove "reject", nor another decider.
+  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, { ...event, optionId: "reject" }), "AAD_MISMATCH");
+  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, { ...event, decidedBy: "usr_2" }), "AAD_MISMATCH");
+  // A note under a generation older than the newest held is stale: an answer is new work.
+  ring.generateKey(1);
+  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, event), "STALE_KEY_GENERATION");
 
-  const stepSealed = pkg.seal(ring, { kind: "traceStep", invocationId: "inv_1", stepId: "step_1", stepType: "tool_call", phase: "completed" }, utf8("3 results"));
-  assert.equal(pkg.openStep(ring, "inv_1", "step_1", "tool_call", "completed", undefined, stepSealed), "3 results");
-  throwsCode(assert, pkg, () => pkg.openStep(ring, "inv_1", "step_1", "tool_call", "started", undefined, stepSealed), "AAD_MISMATCH");
+  const stepSlot = { kind: "traceStep", invocationId: INV, stepId: "step_1", stepType: "tool_call", phase: "completed" };
+  const stepSealed = pkg.seal(ring, machine, BOT, stepSlot, utf8("3 results"));
+  const placement = { invocationId: INV, botId: BOT, stepId: "step_1", stepType: "tool_call", phase: "completed" };
+  assert.deepEqual(pkg.openStep(ring, trust, placement, stepSealed), { text: "3 results", sealedBy: botSealed });
+  throwsCode(assert, pkg, () => pkg.openStep(ring, trust, { ...placement, phase: "started" }, stepSealed), "AAD_MISMATCH");
+  // A step sealed by anyone but the invocation's bot.
+  throwsCode(assert, pkg, () => pkg.openStep(ring, trust, placement, pkg.seal(ring, decider, "usr_1", stepSlot, utf8("3 results"))), "UNEXPECTED_AUTHOR");
 
-  const machine = pkg.IdentityKey.generate("bot", "machine-a");
   const presence = pkg.withMachineKey({ runtimeKind: "custom", instanceId: "machine-a", status: "available", acceptingInvocations: true }, machine);
   assert.ok(JSON.stringify(presence).includes(machine.publicKey));
-  ring.free();
-  machine.free();
+  for (const k of [ring, machine, decider, trust]) k.free();
 });
 
 test("free(): double free and use after free give a clear StreamsealError, never a trap", () => {
+  const again0 = () => {
+    const r = new pkg.Keyring(ROOT);
+    r.generateKey(0);
+    return r;
+  };
   const ring = new pkg.Keyring(ROOT);
   ring.generateKey(0);
   assert.equal(typeof ring[Symbol.dispose], "function");
@@ -336,14 +414,20 @@ test("free(): double free and use after free give a clear StreamsealError, never
   freed(() => ring.generations(), "Keyring");
   freed(() => ring.currentGeneration, "Keyring");
   freed(() => ring.free(), "Keyring"); // a second free()
-  freed(() => pkg.seal(ring, slot("msg_1"), utf8("x")), "Keyring"); // passed to a function
+  freed(() => sealAs(ring, slot("msg_1"), "x"), "Keyring"); // passed to a function
   const key = pkg.IdentityKey.generate("user", "k");
   key.free();
   freed(() => key.publicKey, "IdentityKey");
   freed(() => key.exportSecretKey(), "IdentityKey");
   freed(() => pkg.createBundle(key, utf8("pw")), "IdentityKey");
+  freed(() => pkg.seal(again0(), key, AUTHOR, slot("msg_1"), utf8("x")), "IdentityKey"); // the signer
+  const live = again0();
+  const sealed = sealAs(live, slot("msg_1"), "x");
+  freed(() => pkg.open(live, reader, slot("msg_1"), sealed, { subject: AUTHOR, keys: [key] }), "IdentityKey"); // an own key
   // A wrong object where a class is expected.
-  throwsCode(assert, pkg, () => pkg.seal({}, slot("msg_1"), utf8("x")), "INVALID_FIELD");
+  throwsCode(assert, pkg, () => pkg.seal({}, author, AUTHOR, slot("msg_1"), utf8("x")), "INVALID_FIELD");
+  throwsCode(assert, pkg, () => pkg.seal(again0(), author.recipient(), AUTHOR, slot("msg_1"), utf8("x")), "INVALID_FIELD");
+  throwsCode(assert, pkg, () => pkg.open(again0(), {}, slot("msg_1"), {}), "INVALID_FIELD");
   // The instance still works.
   const again = new pkg.Keyring(ROOT);
   again.generateKey(0);
@@ -355,39 +439,45 @@ test("bad inputs: the right code, a StreamsealError, and the instance keeps work
   const ring = new pkg.Keyring(ROOT);
   ring.generateKey(0);
   const hostile = [
-    [() => pkg.seal(ring, { kind: "nope" }, utf8("x")), "MALFORMED_JSON"],
-    [() => pkg.seal(ring, null, utf8("x")), "MALFORMED_JSON"],
-    [() => pkg.seal(ring, 42, utf8("x")), "MALFORMED_JSON"],
-    [() => pkg.seal(ring, { ...slot("msg_1"), revision: -1 }, utf8("x")), "MALFORMED_JSON"],
-    [() => pkg.seal(ring, { ...slot("msg_1"), revision: 2 ** 40 }, utf8("x")), "MALFORMED_JSON"],
-    [() => pkg.seal(ring, { ...slot(""), messageId: "" }, utf8("x")), "INVALID_LENGTH"],
-    [() => pkg.open(ring, slot("msg_1"), { ciphertext: "", envelope: {} }), "MALFORMED_JSON"],
-    [() => pkg.open(ring, slot("msg_1"), { ciphertext: "!!", envelope: { v: 1, keyGeneration: 0, iv: "AAAAAAAAAAAAAAAA", aad: "AAAA" } }), "MALFORMED_BASE64"],
-    [() => pkg.openMessages(ring, "not an array"), "MALFORMED_JSON"],
+    [() => sealAs(ring, { kind: "nope" }, "x"), "MALFORMED_JSON"],
+    [() => sealAs(ring, null, "x"), "MALFORMED_JSON"],
+    [() => sealAs(ring, 42, "x"), "MALFORMED_JSON"],
+    [() => sealAs(ring, { ...slot("msg_1"), revision: -1 }, "x"), "MALFORMED_JSON"],
+    [() => sealAs(ring, { ...slot("msg_1"), revision: 2 ** 40 }, "x"), "MALFORMED_JSON"],
+    [() => sealAs(ring, { ...slot("msg_1"), authorType: undefined }, "x"), "MALFORMED_JSON"],
+    [() => sealAs(ring, { ...slot(""), messageId: "" }, "x"), "INVALID_LENGTH"],
+    [() => pkg.seal(ring, author, "", slot("msg_1"), utf8("x")), "INVALID_LENGTH"],
+    [() => pkg.aadEncode(2, ROOT, 0, { subject: AUTHOR, kind: "user" }, slot("msg_1")), "MALFORMED_JSON"],
+    [() => pkg.open(ring, reader, slot("msg_1"), { ciphertext: "", envelope: {} }), "MALFORMED_JSON"],
+    [() => pkg.open(ring, reader, slot("msg_1"), { ciphertext: "!!", envelope: { v: 2, keyGeneration: 0, iv: "AAAAAAAAAAAAAAAA", aad: "AAAA" } }), "MALFORMED_BASE64"],
+    [() => pkg.open(ring, reader, slot("msg_1"), sealAs(ring, slot("msg_1"), "x"), "not own keys"), "INVALID_FIELD"],
+    [() => pkg.open(ring, reader, slot("msg_1"), sealAs(ring, slot("msg_1"), "x"), { subject: AUTHOR, keys: [author.recipient()] }), "INVALID_FIELD"],
+    [() => pkg.open(ring, reader, slot("msg_1"), sealAs(ring, slot("msg_1"), "x"), null, [{ subject: AUTHOR, kind: "user", keyId: "k", publicKey: "short" }]), "MALFORMED_JSON"],
+    [() => pkg.open(ring, reader, slot("msg_1"), sealAs(ring, slot("msg_1"), "x"), null, "not a list"), "MALFORMED_JSON"],
+    [() => pkg.openMessages(ring, reader, ROOT, "not an array"), "MALFORMED_JSON"],
+    [() => pkg.openStep(ring, reader, { invocationId: "inv_1" }, sealAs(ring, slot("msg_1"), "x")), "MALFORMED_JSON"],
     [() => pkg.unlock({}, utf8("pw")), "MALFORMED_JSON"],
     [() => pkg.OpenedInvocation.open({ id: "inv_1" }, new pkg.StreamState(ROOT), new pkg.TrustStore("tofu"), "bot_1", pkg.IdentityKey.generate("bot", "m")), "MALFORMED_JSON"],
     [() => pkg.openKeyWraps(new pkg.StreamState(ROOT), new pkg.TrustStore("tofu"), { wraps: "x" }, []), "MALFORMED_JSON"],
     [() => new pkg.TrustStore("trust-everyone"), "INVALID_FIELD"],
     [() => new pkg.StreamState(ROOT).prepareRoll(pkg.IdentityKey.generate("user", "k"), [{ subject: "usr_1" }]), "INVALID_FIELD"],
-    [() => pkg.sealMessage(ring, ROOT, "not-a-message-id", "usr_1", "x", null), "INVALID_FIELD"],
+    [() => pkg.sealMessage(ring, author, AUTHOR, ROOT, "not-a-message-id", "x"), "INVALID_FIELD"],
     [() => new pkg.Keyring(""), "INVALID_LENGTH"],
     [() => pkg.openBundle("user", "k", "AAAA", { encryptedPrivateBundle: "", kdfSalt: "", kdfParams: FLOOR }, utf8("pw")), "INVALID_LENGTH"],
   ];
   for (const [fn, code] of hostile) {
     throwsCode(assert, pkg, fn, code);
     // After each failure the module still seals and opens.
-    const s = pkg.seal(ring, slot("msg_ok"), utf8("still alive"));
-    assert.equal(new TextDecoder().decode(pkg.open(ring, slot("msg_ok"), s)), "still alive");
+    const s = sealAs(ring, slot("msg_ok"), "still alive");
+    assert.equal(openText(ring, slot("msg_ok"), s), "still alive");
   }
   ring.free();
 });
 
 test("validation failures carry details", () => {
-  const ring = new pkg.Keyring(ROOT);
-  ring.generateKey(0);
-  const long = "x".repeat(200);
+  // An empty plaintext message: the send rules end with the API's own bounds.
   assert.throws(
-    () => pkg.sealMessage(ring, ROOT, "msg_01JD3QH2A7C4E6G8J0K2M4P6R8", "usr_1", "hello", long),
+    () => pkg.checkSendRules(false, undefined, { content: "" }),
     (e) => {
       assert.ok(e instanceof pkg.StreamsealError);
       assert.equal(e.code, "VALIDATION_FAILED");
@@ -397,5 +487,4 @@ test("validation failures carry details", () => {
       return true;
     },
   );
-  ring.free();
 });

@@ -137,7 +137,7 @@ test("TrustStore and StreamState persist through Uint8Array, sealed under the id
   state.acceptSender(trust.trusted("bot_1", bot.recipient()));
   const roll = state.prepareRoll(me, [pkg.TrustedKey.own("usr_me", me), trust.trusted("bot_1", bot.recipient())]);
   state.commitRoll(roll);
-  const sealed = pkg.seal(state.keyring(), { kind: "message", streamId: ROOT, messageId: "msg_1", authorId: "usr_me", revision: 1 }, new Uint8Array([1]));
+  const sealed = pkg.seal(state.keyring(), me, "usr_me", { kind: "message", streamId: ROOT, messageId: "msg_1", authorId: "usr_me", authorType: "user", revision: 1 }, new Uint8Array([1]));
   const bytes = state.toBytes(me);
   assert.ok(bytes instanceof Uint8Array);
   // The stream key is nowhere in the persisted bytes.
@@ -243,6 +243,10 @@ test("the runtime's refusals cross with their codes: replayed prompt, reply unde
   assert.deepEqual(withHistory.history.map((h) => h.status), ["opened", "failed"]);
   assert.equal(withHistory.history[0].entry.text, "an earlier reply");
   assert.equal(withHistory.history[0].entry.slot.kind, "botReply");
+  assert.equal(withHistory.history[0].entry.keyGeneration, 0);
+  // The runtime's own reply, signed by its own key: verified.
+  assert.deepEqual(withHistory.history[0].entry.sealedBy, { subject: s.botId, kind: "bot", keyId: "machine-a", status: "verified" });
+  assert.deepEqual(withHistory.promptSealedBy, { subject: s.ownerUserId, kind: "user", keyId: s.owner.keyId, status: "unverified" });
   assert.deepEqual(withHistory.history[1], { status: "failed", role: "assistant", sequence: "8", code: "DECRYPTION_FAILED" });
   for (const k of [machine, trust, state, opened, restarted, withHistory]) k.free();
 });

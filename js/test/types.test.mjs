@@ -17,7 +17,7 @@ test("every type the declarations name is declared", () => {
   const builtin = new Set(["Record", "Promise", "Uint8Array", "Array", "Error", "Symbol", "WebAssembly", "Response", "Request", "URL", "BufferSource", "ArrayBuffer", "InitInput", "SyncInitInput", "InitOutput", "RequestInfo", "Module", "Memory", "Table"]);
   const missing = [...new Set([...code.matchAll(/\b([A-Z]\w*)\b/g)].map((m) => m[1]))].filter((n) => !declared.has(n) && !builtin.has(n));
   assert.deepEqual(missing, []);
-  for (const name of ["Slot", "SealedPayload", "Envelope", "Message", "KeyWrap", "OwnKey", "HttpRequest", "ApiResponse", "ApiFailure", "EndpointRequest", "ErrorCode", "StreamsealError", "OpenResult", "Parsed"]) {
+  for (const name of ["Slot", "SealedPayload", "Envelope", "Message", "KeyWrap", "OwnKey", "HttpRequest", "ApiResponse", "ApiFailure", "EndpointRequest", "ErrorCode", "StreamsealError", "OpenResult", "Parsed", "SealedBy", "AadSender", "OwnKeys", "PresentedKey", "OpenedEnvelope", "OpenedStep", "OpenedDecisionCard", "StepPlacement"]) {
     assert.ok(declared.has(name), `${name} is declared`);
   }
 });
@@ -39,6 +39,27 @@ test("plain objects: records not Maps, no BigInt, numbers for generations", () =
   assert.match(dts, /scannable\(\): Uint8Array;/);
   assert.match(dts, /export function openKeyWraps\(state: StreamState, trust: TrustStore, key_wraps: KeyWraps, identities: IdentityKey \| IdentityKey\[\]\): WrapsReport;/);
   assert.match(dts, /readonly history: HistoryItem\[\];/);
+});
+
+test("issue 16: sealing takes the signer, opening the trust store, own keys and presented keys; results say who sealed", () => {
+  assert.match(dts, /export function seal\(keyring: Keyring, identity: IdentityKey, subject: string, slot: Slot, plaintext: Uint8Array(?: \| number\[\])?\): SealedPayload;/);
+  assert.match(dts, /export function open\(keyring: Keyring, trust: TrustStore, slot: Slot, sealed: SealedPayload, own\?: OwnKeys \| null, presented\?: PresentedKey\[\] \| null\): OpenedEnvelope;/);
+  assert.match(dts, /export function sealMessage\(keyring: Keyring, identity: IdentityKey, subject: string, stream_id: string, message_id: string, text: string\): SendMessageRequest;/);
+  assert.match(dts, /export function openMessages\(keyring: Keyring, trust: TrustStore, stream_id: string, messages: Message\[\], own\?: OwnKeys \| null, presented\?: PresentedKey\[\] \| null\): OpenResult\[\];/);
+  assert.match(dts, /static open\(invocation: Invocation, state: StreamState, trust: TrustStore, bot_id: string, identities: IdentityKey \| IdentityKey\[\], presented\?: PresentedKey\[\] \| null\): OpenedInvocation;/);
+  assert.match(dts, /readonly promptSealedBy: SealedBy;/);
+  assert.match(dts, /export interface OwnKeys \{\s*subject: string;\s*keys: IdentityKey \| IdentityKey\[\];\s*\}/);
+  const block = (name) => new RegExp(`export interface ${name} \\{([\\s\\S]*?)\\n\\}`).exec(code)?.[1] ?? "";
+  const fields = (name) => [...block(name).matchAll(/^\s+(\w+)\??:/gm)].map((m) => m[1]);
+  assert.deepEqual(fields("SealedBy"), ["subject", "kind", "keyId", "status"]);
+  assert.match(block("SealedBy"), /status: TrustLevel;/);
+  assert.deepEqual(fields("PresentedKey"), ["subject", "kind", "keyId", "publicKey"]);
+  assert.deepEqual(fields("OpenedEnvelope"), ["slot", "keyGeneration", "sealedBy", "plaintext"]);
+  assert.match(block("OpenedEnvelope"), /plaintext: Uint8Array;/);
+  for (const name of ["OpenedMessage", "OpenedStep", "OpenedDecisionCard", "DecisionAnswer", "HistoryEntry"]) {
+    assert.match(block(name), /sealedBy: SealedBy;/, name);
+  }
+  for (const field of ["streamId", "authorType", "keyGeneration", "sealedBy"]) assert.ok(fields("OpenedMessage").includes(field), field);
 });
 
 test("index.d.ts re-exports the generated declarations and adds only init", () => {

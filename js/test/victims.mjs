@@ -17,14 +17,14 @@ function refusal(fn, secretText) {
   }
 }
 
-/** Whether AES-GCM under `key` opens `sealed` (WebCrypto, FORMAT.md's AAD from the envelope). */
+/** Whether AES-GCM under `key` opens `sealed` (WebCrypto, FORMAT.md's AAD from the envelope; the ciphertext after its 32-byte key commitment). */
 async function opensWith(key, sealed) {
   const k = await crypto.subtle.importKey("raw", key, "AES-GCM", false, ["decrypt"]);
   try {
     await crypto.subtle.decrypt(
       { name: "AES-GCM", iv: fromB64(sealed.envelope.iv), additionalData: fromB64(sealed.envelope.aad), tagLength: 128 },
       k,
-      fromB64(sealed.ciphertext),
+      fromB64(sealed.ciphertext).subarray(32),
     );
     return true;
   } catch {
@@ -44,11 +44,11 @@ export async function ownerDevice(pkg, s) {
   const bot = trust.admit(s.botId, { kind: "bot", keyId: s.machine.keyId, publicKey: s.machine.publicKey });
   state.acceptSender(bot);
   const report = pkg.openKeyWraps(state, trust, s.keyWraps, [owner]);
-  const slot = { kind: "message", streamId: s.rootStreamId, messageId: "msg_01JD3QK7C9E1G3J5M7P9S1V3X5", authorId: s.ownerUserId, revision: 1 };
+  const slot = { kind: "message", streamId: s.rootStreamId, messageId: "msg_01JD3QK7C9E1G3J5M7P9S1V3X5", authorId: s.ownerUserId, authorType: "user", revision: 1 };
   const ring = state.keyring();
   let sealCode = null;
   try {
-    pkg.seal(ring, slot, utf8("sealed while the server announces generation 1"));
+    pkg.seal(ring, owner, s.ownerUserId, slot, utf8("sealed while the server announces generation 1"));
   } catch (e) {
     sealCode = e.code;
   }
@@ -56,7 +56,7 @@ export async function ownerDevice(pkg, s) {
   const saved = state.toBytes(owner);
   const restarted = pkg.StreamState.fromBytes(saved, owner);
   const restartedRing = restarted.keyring();
-  const sealed = pkg.seal(restartedRing, slot, utf8("sealed after a restart"));
+  const sealed = pkg.seal(restartedRing, owner, s.ownerUserId, slot, utf8("sealed after a restart"));
   const held = restartedRing.exportKey(0);
   const result = {
     admitted: report.admitted,
@@ -105,6 +105,7 @@ export function runtime(pkg, s) {
   const restarted = pkg.StreamState.fromBytes(unhex(s.runtimeStateHex), machine);
   const opened = pkg.OpenedInvocation.open(s.invocations.honest, restarted, trust, s.botId, [machine]);
   result.honestPrompt = opened.prompt;
+  result.honestPromptSealedBy = opened.promptSealedBy;
   result.honestAdmitted = opened.wraps.admitted;
   result.replyGeneration = opened.sealReply("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6", "Here is the summary.").reply.envelope.keyGeneration;
   result.honestActedOn = restarted.wasActedOn(s.invocations.honest.sourceMessageId, 1);

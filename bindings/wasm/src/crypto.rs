@@ -1,12 +1,15 @@
-//! The crypto core: envelopes, AADs, key wraps, the passphrase bundle and
-//! strict base64, each forwarding to the core function of the same name.
+//! The crypto core: envelopes (signed by their sender, envelope version 2),
+//! AADs, key wraps, the passphrase bundle and strict base64, each forwarding
+//! to the core function of the same name.
 
 use js_sys::Uint8Array;
 use serde::Serialize;
+use streamseal::aad::AadSender;
 use streamseal::bundle::{self, SealedBundle};
 use streamseal::envelope::{self, SealedPayload};
 use streamseal::identity::{PublicKey, Recipient};
 use streamseal::kdf::{self, KdfLimits, KdfParams};
+use streamseal::sender::SealedBy;
 use streamseal::slot::Slot;
 use streamseal::wrap::{self, KeyWrap};
 use streamseal::{ErrorCode, aad, encoding};
@@ -16,6 +19,8 @@ use zeroize::Zeroizing;
 
 use crate::error::{JsResult, error_with, from_js, input, js, output};
 use crate::keys::{IdentityKey, Keyring};
+use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys, signer};
+use crate::trust::TrustStore;
 
 /// Optional KDF parameters (the library's defaults when `undefined`).
 pub(crate) fn kdf_params(params: Option<Ts<KdfParams>>) -> JsResult<KdfParams> {
@@ -47,36 +52,96 @@ pub(crate) fn kdf_limits(limits: Option<Ts<KdfLimits>>) -> JsResult<KdfLimits> {
     limits.map_or_else(|| Ok(KdfLimits::default()), |l| input("limits", &l))
 }
 
-/// Seals `plaintext` into `slot` under the keyring's current generation.
+/// Seals `plaintext` into `slot` under the keyring's current generation,
+/// signed by `identity` as `subject`'s (the slot's author where it names
+/// one, else `INVALID_FIELD`).
 #[wasm_bindgen]
-pub fn seal(keyring: &Keyring, slot: Ts<Slot>, plaintext: &[u8]) -> JsResult<Ts<SealedPayload>> {
+pub fn seal(
+    keyring: &Keyring,
+    identity: &IdentityKey,
+    subject: &str,
+    slot: Ts<Slot>,
+    plaintext: &[u8],
+) -> JsResult<Ts<SealedPayload>> {
     let slot = input("slot", &slot)?;
-    output(&js(envelope::seal(keyring.core(), &slot, plaintext))?)
+    let signer = signer(identity, subject)?;
+    output(&js(envelope::seal(
+        keyring.core(),
+        &signer,
+        &slot,
+        plaintext,
+    ))?)
+}
+
+/// An opened envelope: the slot its AAD bound, the generation, who sealed
+/// it and the content.
+#[derive(Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenedEnvelope {
+    /// The slot the AAD bound.
+    pub slot: Slot,
+    /// The generation it was sealed under.
+    pub key_generation: u32,
+    /// Who sealed it, and how sure the opener is.
+    pub sealed_by: SealedBy,
+    /// The content (without the signature), zeroized in WASM memory once
+    /// copied to JS.
+    #[serde(serialize_with = "bytes")]
+    #[tsify(type = "Uint8Array")]
+    pub plaintext: Zeroizing<Vec<u8>>,
+}
+
+fn bytes<S: serde::Serializer>(value: &Zeroizing<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bytes(value)
 }
 
 /// Opens a sealed payload that must belong to `slot` (the AAD is
-/// recomputed from `slot`, never trusted from the envelope).
+/// recomputed from `slot`, never trusted from the envelope), signed by the
+/// sender its AAD names: checked against `own` keys (`"verified"`), the
+/// keys `trust` pins (`"verified"` or `"unverified"`; `KEY_CHANGED`,
+/// `KEY_NOT_VERIFIED` by its policy), then the `presented` keys of subjects
+/// the store pins no key of (`"unverified"`); none: `UNKNOWN_KEY`; a
+/// signature that does not verify: `SENDER_MISMATCH`.
 #[wasm_bindgen]
-pub fn open(keyring: &Keyring, slot: Ts<Slot>, sealed: Ts<SealedPayload>) -> JsResult<Vec<u8>> {
+pub fn open(
+    keyring: &Keyring,
+    trust: &TrustStore,
+    slot: Ts<Slot>,
+    sealed: Ts<SealedPayload>,
+    own: Option<OwnKeysArg>,
+    presented: Option<PresentedKeys>,
+) -> JsResult<Ts<OpenedEnvelope>> {
     let slot = input("slot", &slot)?;
     let sealed = input("sealed", &sealed)?;
-    // The decrypted buffer itself goes to JS (wasm-bindgen copies it into a
-    // Uint8Array and frees it): the plaintext's owner is the caller now, so
-    // no second copy is made only to zeroize the first.
-    let mut plain = js(envelope::open(keyring.core(), &slot, &sealed))?;
-    Ok(std::mem::take(&mut *plain))
+    let senders = sender_keys(trust, own, presented)?;
+    let opened = js(envelope::open(keyring.core(), &senders, &slot, &sealed))?;
+    output(&OpenedEnvelope {
+        slot: opened.slot,
+        key_generation: opened.key_generation,
+        sealed_by: opened.sealed_by,
+        plaintext: opened.plaintext,
+    })
 }
 
-/// The canonical AAD bytes of `slot` (FORMAT.md section 3).
+/// The canonical AAD bytes of `slot` sealed by `sender` (FORMAT.md section
+/// 3); a sender that is not the slot's author is `INVALID_FIELD`.
 #[wasm_bindgen(js_name = aadEncode)]
 pub fn aad_encode(
     version: u8,
     root_stream_id: &str,
     key_generation: u32,
+    sender: Ts<AadSender>,
     slot: Ts<Slot>,
 ) -> JsResult<Vec<u8>> {
+    let sender = input("sender", &sender)?;
     let slot = input("slot", &slot)?;
-    js(aad::encode(version, root_stream_id, key_generation, &slot))
+    js(aad::encode(
+        version,
+        root_stream_id,
+        key_generation,
+        &sender,
+        &slot,
+    ))
 }
 
 /// Parses AAD bytes.

@@ -71,9 +71,10 @@ pub fn error_with(code: ErrorCode, message: &str) -> JsValue {
 
 /// The serializer of every result: maps become plain objects, a missing
 /// optional value is `null` (as the generated types say), integers stay
-/// numbers, bytes are `Uint8Array`.
+/// numbers, bytes (`serialize_bytes`, e.g. an opened envelope's plaintext)
+/// are `Uint8Array` (`json_compatible` alone would make them arrays of numbers).
 pub fn serializer() -> serde_wasm_bindgen::Serializer {
-    serde_wasm_bindgen::Serializer::json_compatible()
+    serde_wasm_bindgen::Serializer::json_compatible().serialize_bytes_as_arrays(false)
 }
 
 /// A plain JS object of a core value.

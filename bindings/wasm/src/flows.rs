@@ -2,20 +2,26 @@
 //! wraps, send/edit/open messages (one message or a whole history in one
 //! call), a runtime's opened invocation, generations, decision cards and
 //! notes, presence. Each export forwards to the core function of the same
-//! name; `mine` is the caller's identity key.
+//! name. What the caller seals is signed by its `identity` as `subject`'s;
+//! what it opens is checked against its `trust` store, its `own` keys and
+//! the keys the server `presented` (`crate::sender`), and says who sealed
+//! it (`sealedBy`).
 
 use js_sys::Uint8Array;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use streamseal::envelope::SealedPayload;
 use streamseal::identity::{KeyId, Recipient};
 use streamseal::kdf::{KdfLimits, KdfParams};
-use streamseal::sealed::decisions::{self, CardPlacement, DecisionAnswer, DecisionCardContent};
+use streamseal::sealed::decisions::{
+    self, CardPlacement, DecisionAnswer, DecisionCardContent, OpenedDecisionCard,
+};
 use streamseal::sealed::keyring::WrapsReport;
 use streamseal::sealed::messages::{self, MessageToOpen, OpenedMessage};
 use streamseal::sealed::presence;
-use streamseal::sealed::runtime::{self, HistoryItem};
+use streamseal::sealed::runtime::{self, HistoryItem, OpenedStep};
 use streamseal::sealed::session;
 use streamseal::sealed::user_key::{self, NewOwnKey};
+use streamseal::sender::SealedBy;
 use streamseal::slot::{DecisionOption, StepPhase};
 use streamseal::wire::events::{DecisionResolved, SealedSteps};
 use streamseal::wire::ids::{DecisionId, MessageId};
@@ -35,6 +41,7 @@ use wasm_bindgen::prelude::*;
 use crate::crypto::{kdf_limits, kdf_params};
 use crate::error::{JsResult, input, js, output, to_js};
 use crate::keys::{IdentityKey, Keyring};
+use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys, signer};
 use crate::state::StreamState;
 use crate::trust::TrustStore;
 
@@ -125,24 +132,27 @@ pub fn change_passphrase(
 
 // ---- messages ---------------------------------------------------------------
 
-/// The `POST streams/{streamId}/messages` body of a sealed message.
+/// The `POST streams/{streamId}/messages` body of a sealed message, signed
+/// by `identity` as `subject`'s (the author; its `authorType` is the key's
+/// kind). `clientMessageId` is `messageId`, the minted id the AAD binds: a
+/// server that assigns an `id` of its own still lets it open.
 #[wasm_bindgen(js_name = sealMessage)]
 pub fn seal_message(
     keyring: &Keyring,
+    identity: &IdentityKey,
+    subject: &str,
     stream_id: &str,
     message_id: &str,
-    author_id: &str,
     text: &str,
-    client_message_id: Option<String>,
 ) -> JsResult<Ts<SendMessageRequest>> {
     let message_id = js(MessageId::parse(message_id))?;
+    let signer = signer(identity, subject)?;
     output(&js(messages::seal_message(
         keyring.core(),
+        &signer,
         stream_id,
         &message_id,
-        author_id,
         text,
-        client_message_id,
     ))?)
 }
 
@@ -160,30 +170,47 @@ pub fn check_send_rules(
     js(messages::check_send_rules(known_sealed, e2e_enabled, &body))
 }
 
-/// The sealed payload of an edit of `message` by `authorId`.
+/// The sealed payload of an edit of `message` (its next revision), signed
+/// by `identity` as `subject`'s, who must be its author (`UNEXPECTED_AUTHOR`).
 #[wasm_bindgen(js_name = sealEdit)]
 pub fn seal_edit(
     keyring: &Keyring,
+    identity: &IdentityKey,
+    subject: &str,
     message: Ts<Message>,
-    author_id: &str,
     text: &str,
 ) -> JsResult<Ts<SealedPayload>> {
     let message = input("message", &message)?;
+    let signer = signer(identity, subject)?;
     output(&js(messages::seal_edit(
         keyring.core(),
+        &signer,
         &message,
-        author_id,
         text,
     ))?)
 }
 
-/// Opens one sealed message.
+/// Opens one sealed message of `streamId`, the stream the caller asked for
+/// (a ciphertext bound to another stream, its root's or a thread's, is
+/// `AAD_MISMATCH`): bound to the message's id (or its `clientMessageId`),
+/// author, `authorType` and revision, and signed by its author (see `open`
+/// for `trust`, `own` and `presented`).
 #[wasm_bindgen(js_name = openMessage)]
-pub fn open_message(keyring: &Keyring, message: Ts<Message>) -> JsResult<Ts<OpenedMessage>> {
+pub fn open_message(
+    keyring: &Keyring,
+    trust: &TrustStore,
+    stream_id: &str,
+    message: Ts<Message>,
+    own: Option<OwnKeysArg>,
+    presented: Option<PresentedKeys>,
+) -> JsResult<Ts<OpenedMessage>> {
     // Only what the AAD binds and the sealed body cross (`MessageToOpen`).
     let message: MessageToOpen = crate::error::from_js("message", message.into())?;
+    let senders = sender_keys(trust, own, presented)?;
     output(&js(messages::open_message_to_open(
         keyring.core(),
+        &senders,
+        stream_id,
         &message,
     ))?)
 }
@@ -206,27 +233,35 @@ pub enum OpenResult {
     },
 }
 
-/// Opens a whole history in one call: one entry per message, in order, each
-/// opened or failed on its own (`sealed::messages::open_messages`).
+/// Opens a whole history of `streamId` in one call: one entry per message,
+/// in order, each opened or failed on its own; a repeat of a bound id and
+/// revision already opened is `DUPLICATE_MESSAGE`
+/// (`sealed::messages::open_messages`).
 #[wasm_bindgen(js_name = openMessages, unchecked_return_type = "OpenResult[]")]
 pub fn open_messages(
     keyring: &Keyring,
+    trust: &TrustStore,
+    stream_id: &str,
     #[wasm_bindgen(unchecked_param_type = "Message[]")] messages: JsValue,
+    own: Option<OwnKeysArg>,
+    presented: Option<PresentedKeys>,
 ) -> JsResult<JsValue> {
-    // Only what the AAD binds and the sealed body cross, five fields of
+    // Only what the AAD binds and the sealed body cross, six fields of
     // each message's fifteen (`MessageToOpen`): converting the others cost
     // more than decrypting (BENCHMARKS.md).
     let messages: Vec<MessageToOpen> = crate::error::from_js("messages", messages)?;
-    let results: Vec<OpenResult> = messages::open_messages_to_open(keyring.core(), &messages)
-        .into_iter()
-        .map(|r| match r {
-            Ok(message) => OpenResult::Opened { message },
-            Err(e) => OpenResult::Failed {
-                code: e.code(),
-                message: e.to_string(),
-            },
-        })
-        .collect();
+    let senders = sender_keys(trust, own, presented)?;
+    let results: Vec<OpenResult> =
+        messages::open_messages_to_open(keyring.core(), &senders, stream_id, &messages)
+            .into_iter()
+            .map(|r| match r {
+                Ok(message) => OpenResult::Opened { message },
+                Err(e) => OpenResult::Failed {
+                    code: e.code(),
+                    message: e.to_string(),
+                },
+            })
+            .collect();
     to_js(&results)
 }
 
@@ -243,12 +278,18 @@ pub struct OpenedInvocation {
 #[wasm_bindgen]
 impl OpenedInvocation {
     /// Opens the invocation's `sealedContext` for the runtime of bot
-    /// `botId` with `identities` (an `IdentityKey` or an array of them),
-    /// through its `state` of the root stream (the owner set, the owner's
-    /// key accepted as sender) and its trust store. Refused: a plaintext
-    /// invocation on a sealed root (`SEALED_STREAM_DOWNGRADE`), a reply
-    /// under another sender (`REPLY_SENDER_MISMATCH`), a prompt by anyone
-    /// but the owner (`UNEXPECTED_AUTHOR`), one already acted on
+    /// `botId` with `identities` (an `IdentityKey` or an array of them; the
+    /// first signs what the runtime seals), through its `state` of the root
+    /// stream (the owner set, the owner's key accepted as sender) and its
+    /// trust store; `presented` adds keys the server presented for members
+    /// the store pins no key of (their history items open `"unverified"`;
+    /// the prompt is checked against pinned and own keys only).
+    /// Refused: a plaintext invocation on a sealed root
+    /// (`SEALED_STREAM_DOWNGRADE`), a reply under another sender
+    /// (`REPLY_SENDER_MISMATCH`), a prompt by anyone but the owner
+    /// (`UNEXPECTED_AUTHOR`) or signed by another key holder
+    /// (`SENDER_MISMATCH`), one sealed under a generation older than the
+    /// newest held (`STALE_KEY_GENERATION`), one already acted on
     /// (`PROMPT_REPLAYED`), or sealed under no key an accepted sender gave
     /// (`UNTRUSTED_WRAP`, `UNKNOWN_KEY_GENERATION`). Persist the state afterwards.
     pub fn open(
@@ -257,13 +298,15 @@ impl OpenedInvocation {
         trust: &TrustStore,
         bot_id: &str,
         #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
+        presented: Option<PresentedKeys>,
     ) -> JsResult<OpenedInvocation> {
         let invocation = input("invocation", &invocation)?;
         let mine = IdentityKey::list("identities", &identities)?;
+        let senders = sender_keys(trust, None, presented)?;
         js(runtime::OpenedInvocation::open(
             &invocation,
             state.core_mut(),
-            trust.core(),
+            &senders,
             bot_id,
             &mine,
         ))
@@ -282,8 +325,15 @@ impl OpenedInvocation {
         self.inner.prompt.clone()
     }
 
-    /// The history, item by item: `{status: "opened", entry}` or
-    /// `{status: "failed", role, sequence, code}`.
+    /// Who sealed the prompt (the owner), and whether its key is verified.
+    #[wasm_bindgen(getter, js_name = promptSealedBy)]
+    pub fn prompt_sealed_by(&self) -> JsResult<Ts<SealedBy>> {
+        output(&self.inner.prompt_sealed_by)
+    }
+
+    /// The history, item by item: `{status: "opened", entry}` (its slot,
+    /// generation, `sealedBy` and text) or `{status: "failed", role,
+    /// sequence, code}`; a repeated message is `DUPLICATE_MESSAGE`.
     #[wasm_bindgen(getter, unchecked_return_type = "HistoryItem[]")]
     pub fn history(&self) -> JsResult<JsValue> {
         to_js::<Vec<HistoryItem>>(&self.inner.history)
@@ -399,29 +449,53 @@ impl OpenedInvocation {
     }
 }
 
-/// Opens a sealed step (the owner's view of a trace).
+/// Where a trace step belongs, as a viewer knows it (`runtime::StepPlacement`).
+#[derive(Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct StepPlacement {
+    /// The invocation.
+    pub invocation_id: String,
+    /// The bot the invocation is for: the step's signer must be it.
+    pub bot_id: String,
+    /// The step id.
+    pub step_id: String,
+    /// The step type.
+    pub step_type: StepType,
+    /// Started or completed.
+    pub phase: StepPhase,
+    /// The message the step names, if any.
+    #[serde(default)]
+    pub message_id: Option<String>,
+}
+
+/// Opens a sealed step (the owner's view of a trace): bound to `placement`'s
+/// invocation, step and phase, and sealed by its bot (`UNEXPECTED_AUTHOR`
+/// for any other signer; see `open` for `trust`, `own` and `presented`).
 #[wasm_bindgen(js_name = openStep)]
-#[allow(clippy::too_many_arguments)]
 pub fn open_step(
     keyring: &Keyring,
-    invocation_id: &str,
-    step_id: &str,
-    step_type: &str,
-    phase: Ts<StepPhase>,
-    message_id: Option<String>,
+    trust: &TrustStore,
+    placement: Ts<StepPlacement>,
     sealed: Ts<SealedPayload>,
-) -> JsResult<String> {
-    let phase = input("phase", &phase)?;
+    own: Option<OwnKeysArg>,
+    presented: Option<PresentedKeys>,
+) -> JsResult<Ts<OpenedStep>> {
+    let placement = input("placement", &placement)?;
     let sealed = input("sealed", &sealed)?;
-    js(runtime::open_step(
+    let senders = sender_keys(trust, own, presented)?;
+    output(&js(runtime::open_step(
         keyring.core(),
-        invocation_id,
-        step_id,
-        &StepType::parse(step_type),
-        phase,
-        message_id.as_deref(),
+        &senders,
+        runtime::StepPlacement {
+            invocation_id: &placement.invocation_id,
+            bot_id: &placement.bot_id,
+            step_id: &placement.step_id,
+            step_type: &placement.step_type,
+            phase: placement.phase,
+            message_id: placement.message_id.as_deref(),
+        },
         &sealed,
-    ))
+    ))?)
 }
 
 // ---- the owner's key ---------------------------------------------------------
@@ -436,11 +510,15 @@ pub fn owner_recipient(owner: Ts<OwnerKey>) -> JsResult<Ts<Recipient>> {
 
 // ---- decisions --------------------------------------------------------------
 
-/// Seals a decision card (`placement`: where it is posted).
+/// Seals a decision card (`placement`: where it is posted, for which
+/// invocation and runtime session, all bound), signed by `identity` as
+/// `subject`'s (the runtime's bot).
 #[wasm_bindgen(js_name = sealDecisionCard)]
 #[allow(clippy::too_many_arguments)]
 pub fn seal_decision_card(
     keyring: &Keyring,
+    identity: &IdentityKey,
+    subject: &str,
     stream_id: &str,
     decision_id: &str,
     runtime_session_id: &str,
@@ -452,6 +530,7 @@ pub fn seal_decision_card(
     let decision_id = js(DecisionId::parse(decision_id))?;
     let options: Vec<DecisionOption> = crate::error::from_js("options", options)?;
     let content = input("content", &content)?;
+    let signer = signer(identity, subject)?;
     let placement = CardPlacement {
         stream_id,
         decision_id: &decision_id,
@@ -460,6 +539,7 @@ pub fn seal_decision_card(
     };
     output(&js(decisions::seal_decision_card(
         keyring.core(),
+        &signer,
         placement,
         options,
         allow_note,
@@ -467,54 +547,73 @@ pub fn seal_decision_card(
     ))?)
 }
 
-/// Opens a decision card posted in `streamId`.
+/// Opens a decision card posted in `streamId`: its clear options,
+/// `allowNote`, `invocationId` and `runtimeSessionId` must be the ones
+/// sealed (`AAD_MISMATCH`); the result says who sealed it (see `open` for
+/// `trust`, `own` and `presented`).
 #[wasm_bindgen(js_name = openDecisionCard)]
 pub fn open_decision_card(
     keyring: &Keyring,
+    trust: &TrustStore,
     stream_id: &str,
     card: Ts<CreateDecisionRequest>,
-) -> JsResult<Ts<DecisionCardContent>> {
+    own: Option<OwnKeysArg>,
+    presented: Option<PresentedKeys>,
+) -> JsResult<Ts<OpenedDecisionCard>> {
     let card = input("card", &card)?;
+    let senders = sender_keys(trust, own, presented)?;
     output(&js(decisions::open_decision_card(
         keyring.core(),
+        &senders,
         stream_id,
         &card,
     ))?)
 }
 
-/// Seals the note of a decision: the decider always seals one (empty text
-/// allowed), as it is the proof of the chosen option.
+/// Seals the note of a decision by `identity` as `subject`'s (the decider,
+/// whom the note names): the decider always seals one (empty text allowed),
+/// as it is the proof of the chosen option.
 #[wasm_bindgen(js_name = sealDecisionNote)]
 pub fn seal_decision_note(
     keyring: &Keyring,
+    identity: &IdentityKey,
+    subject: &str,
     decision_id: &str,
     option_id: &str,
-    decided_by: &str,
     note: &str,
 ) -> JsResult<Ts<SealedPayload>> {
+    let signer = signer(identity, subject)?;
     output(&js(decisions::seal_decision_note(
         keyring.core(),
+        &signer,
         decision_id,
         option_id,
-        decided_by,
         note,
     ))?)
 }
 
 /// Opens the answer of a `decision:resolved` event to `card` (the sealed card
 /// as posted): the option counts only with the decider's sealed note bound
-/// to this decision, option and decider (`UNPROVEN_DECISION_ANSWER` without
-/// it, for an option not on the card or another decision).
+/// to this decision, option and decider, signed by the decider
+/// (`UNPROVEN_DECISION_ANSWER` without it, for an option not on the card or
+/// another decision; `SENDER_MISMATCH` for another key holder's signature;
+/// `STALE_KEY_GENERATION` under a generation older than the newest held).
+/// See `open` for `trust`, `own` and `presented`.
 #[wasm_bindgen(js_name = openDecisionAnswer)]
 pub fn open_decision_answer(
     keyring: &Keyring,
+    trust: &TrustStore,
     card: Ts<CreateDecisionRequest>,
     event: Ts<DecisionResolved>,
+    own: Option<OwnKeysArg>,
+    presented: Option<PresentedKeys>,
 ) -> JsResult<Ts<DecisionAnswer>> {
     let card = input("card", &card)?;
     let event = input("event", &event)?;
+    let senders = sender_keys(trust, own, presented)?;
     output(&js(decisions::open_decision_answer(
         keyring.core(),
+        &senders,
         &card,
         &event,
     ))?)

@@ -18,8 +18,15 @@
 //!   caller keeps its objects.
 //! - Every failure is a `StreamsealError` ([`error`]) with the core's stable
 //!   `code`. Nothing panics on any input.
+//! - Envelopes are signed by their sender (envelope version 2, [`sender`]):
+//!   sealing takes the caller's `IdentityKey` and its subject; opening takes
+//!   its `TrustStore`, optionally its own keys (`OwnKeys`) and keys the
+//!   server presented (`PresentedKey[]`), builds a core `SenderKeys` per
+//!   call, and returns `sealedBy: {subject, kind, keyId, status}` with
+//!   `status` `"verified"` or `"unverified"`.
 //!
-//! Modules: [`crypto`] (envelopes, AAD, wraps, bundles), [`trust`] (the
+//! Modules: [`crypto`] (envelopes, AAD, wraps, bundles), [`sender`] (who
+//! seals, whose signatures an opener accepts), [`trust`] (the
 //! trust store, fingerprints, safety numbers), [`state`] (the persistent
 //! stream state, opening key wraps, rolls), [`flows`] (the sealed flows),
 //! [`api`] (the sans-IO endpoints), and, in the test build flavour only
@@ -32,5 +39,6 @@ pub mod flows;
 pub mod keys;
 #[cfg(feature = "test-seams")]
 pub mod seams;
+pub mod sender;
 pub mod state;
 pub mod trust;

@@ -2,8 +2,10 @@
 //! Node and in headless Chromium (`WASM_BINDGEN_USE_BROWSER=1`). It proves
 //! the engine's parts the JS suites take for granted: randomness from
 //! `crypto.getRandomValues`, Argon2 within the engine's memory, errors that
-//! are `StreamsealError`s, no trap after a bad input, and the strict base64
-//! of the simd128 build deciding exactly as the `base64` crate does.
+//! are `StreamsealError`s, no trap after a bad input, the strict base64
+//! of the simd128 build deciding exactly as the `base64` crate does, and the
+//! sender's signature (XEdDSA over the second curve25519 build) checked in
+//! the engine: own, pinned and presented keys, and a forger refused.
 #![cfg(target_arch = "wasm32")]
 // A failed setup step is a failed test: unwrap says so most plainly (the
 // workspace's clippy.toml allows it in `#[test]`s, which clippy does not
@@ -20,20 +22,51 @@ use streamseal_wasm::crypto;
 use streamseal_wasm::error::to_js;
 use streamseal_wasm::flows;
 use streamseal_wasm::keys::{IdentityKey, Keyring};
+use streamseal_wasm::sender::{OwnKeysArg, PresentedKeys};
+use streamseal_wasm::trust::TrustStore;
 use tsify::Ts;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 
+const AUTHOR: &str = "usr_1";
+
 fn slot(message_id: &str) -> Ts<Slot> {
     let slot = Slot::Message {
         stream_id: ROOT.into(),
         message_id: message_id.into(),
-        author_id: "usr_1".into(),
+        author_id: AUTHOR.into(),
+        author_type: "user".into(),
         revision: 1,
     };
     Ts::new_unchecked(to_js(&slot).unwrap())
+}
+
+/// A reader's trust store that pinned `key` as `AUTHOR`'s on first use.
+fn pinning(key: &IdentityKey) -> TrustStore {
+    let mut trust = TrustStore::new("tofu").unwrap();
+    trust.observe(AUTHOR, key.recipient().unwrap()).unwrap();
+    trust
+}
+
+/// The `field` of a JS object.
+fn field(value: &JsValue, field: &str) -> JsValue {
+    js_sys::Reflect::get(value, &field.into()).unwrap()
+}
+
+/// The plaintext of an opened envelope.
+fn plaintext(opened: &JsValue) -> Vec<u8> {
+    let bytes = field(opened, "plaintext");
+    assert!(bytes.is_instance_of::<js_sys::Uint8Array>());
+    js_sys::Uint8Array::from(bytes).to_vec()
+}
+
+/// `sealedBy.status` of an opened result.
+fn status(opened: &JsValue) -> String {
+    field(&field(opened, "sealedBy"), "status")
+        .as_string()
+        .unwrap()
 }
 
 fn code_of(err: &JsValue) -> String {
@@ -53,8 +86,8 @@ fn platform_randomness_gives_fresh_keys_and_ivs() {
     assert_ne!(a.public_key(), b.public_key());
     let mut ring = Keyring::new(ROOT).unwrap();
     ring.generate_key(0).unwrap();
-    let one = crypto::seal(&ring, slot("msg_1"), b"same").unwrap();
-    let two = crypto::seal(&ring, slot("msg_1"), b"same").unwrap();
+    let one = crypto::seal(&ring, &a, AUTHOR, slot("msg_1"), b"same").unwrap();
+    let two = crypto::seal(&ring, &a, AUTHOR, slot("msg_1"), b"same").unwrap();
     let iv = |v: &Ts<_>| {
         let env = js_sys::Reflect::get(&v.js_value(), &"envelope".into()).unwrap();
         js_sys::Reflect::get(&env, &"iv".into())
@@ -63,18 +96,81 @@ fn platform_randomness_gives_fresh_keys_and_ivs() {
             .unwrap()
     };
     assert_ne!(iv(&one), iv(&two));
+    // The signature's nonce is fresh too: the same content signs differently.
+    let trust = pinning(&a);
+    let inner = |v: Ts<_>| {
+        let opened = crypto::open(&ring, &trust, slot("msg_1"), v, None, None).unwrap();
+        plaintext(&opened.js_value())
+    };
+    assert_eq!(inner(one), b"same");
+    assert_eq!(inner(two), b"same");
 }
 
 #[wasm_bindgen_test]
 fn seal_open_round_trip_and_a_moved_ciphertext_is_refused() {
+    let key = IdentityKey::generate("user", "k").unwrap();
+    let trust = pinning(&key);
     let mut ring = Keyring::new(ROOT).unwrap();
     ring.generate_key(0).unwrap();
-    let sealed = crypto::seal(&ring, slot("msg_1"), b"ship it").unwrap();
+    let sealed = crypto::seal(&ring, &key, AUTHOR, slot("msg_1"), b"ship it").unwrap();
     let sealed = Ts::new_unchecked(sealed.js_value());
-    let opened = crypto::open(&ring, slot("msg_1"), Ts::new_unchecked(sealed.js_value())).unwrap();
-    assert_eq!(opened, b"ship it");
-    let err = crypto::open(&ring, slot("msg_2"), sealed).unwrap_err();
+    let opened = crypto::open(
+        &ring,
+        &trust,
+        slot("msg_1"),
+        Ts::new_unchecked(sealed.js_value()),
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(plaintext(&opened.js_value()), b"ship it");
+    assert_eq!(status(&opened.js_value()), "unverified");
+    let err = crypto::open(&ring, &trust, slot("msg_2"), sealed, None, None).unwrap_err();
     assert_eq!(code_of(&err), "AAD_MISMATCH");
+}
+
+/// Issue 16 in the engine: a member holding the stream key seals as
+/// another (naming its key id) and is refused; the author's own key opens
+/// as verified, a presented unpinned key as unverified, nothing as
+/// `UNKNOWN_KEY`.
+#[wasm_bindgen_test]
+fn who_sealed_it_is_checked_in_the_engine() {
+    let author = IdentityKey::generate("user", "key_author").unwrap();
+    let forger = IdentityKey::from_secret_key(
+        "user",
+        "key_author",
+        &IdentityKey::generate("user", "x")
+            .unwrap()
+            .export_secret_key(),
+    )
+    .unwrap();
+    let mut ring = Keyring::new(ROOT).unwrap();
+    ring.generate_key(0).unwrap();
+    let honest = crypto::seal(&ring, &author, AUTHOR, slot("msg_1"), b"approve").unwrap();
+    let forged = crypto::seal(&ring, &forger, AUTHOR, slot("msg_1"), b"approve").unwrap();
+    let trust = pinning(&author);
+    let err = crypto::open(&ring, &trust, slot("msg_1"), forged, None, None).unwrap_err();
+    assert_eq!(code_of(&err), "SENDER_MISMATCH");
+
+    let nobody = TrustStore::new("tofu").unwrap();
+    let open = |own: Option<OwnKeysArg>, presented: Option<PresentedKeys>| {
+        let sealed = Ts::new_unchecked(honest.js_value());
+        crypto::open(&ring, &nobody, slot("msg_1"), sealed, own, presented)
+    };
+    assert_eq!(code_of(&open(None, None).unwrap_err()), "UNKNOWN_KEY");
+    let own = js_sys::Object::new();
+    js_sys::Reflect::set(&own, &"subject".into(), &AUTHOR.into()).unwrap();
+    let copy =
+        IdentityKey::from_secret_key("user", "key_author", &author.export_secret_key()).unwrap();
+    js_sys::Reflect::set(&own, &"keys".into(), &JsValue::from(copy)).unwrap();
+    let opened = open(Some(JsValue::from(own).unchecked_into()), None).unwrap();
+    assert_eq!(status(&opened.js_value()), "verified");
+    let presented = js_value(serde_json::json!([{
+        "subject": AUTHOR, "kind": "user", "keyId": "key_author", "publicKey": author.public_key(),
+    }]));
+    let opened = open(None, Some(presented.unchecked_into())).unwrap();
+    assert_eq!(status(&opened.js_value()), "unverified");
+    assert_eq!(plaintext(&opened.js_value()), b"approve");
 }
 
 #[wasm_bindgen_test]
@@ -119,19 +215,28 @@ fn argon2_unlock_runs_in_the_engine() {
 
 #[wasm_bindgen_test]
 fn bad_input_is_an_error_and_the_instance_keeps_working() {
+    let key = IdentityKey::generate("user", "k").unwrap();
+    let trust = pinning(&key);
     let mut ring = Keyring::new(ROOT).unwrap();
     ring.generate_key(0).unwrap();
-    let err = crypto::seal(&ring, Ts::new_unchecked(JsValue::from(42)), b"x").unwrap_err();
+    let err = crypto::seal(
+        &ring,
+        &key,
+        AUTHOR,
+        Ts::new_unchecked(JsValue::from(42)),
+        b"x",
+    )
+    .unwrap_err();
     assert_eq!(code_of(&err), "MALFORMED_JSON");
     let err = crypto::decode_base64("not base64!").unwrap_err();
     assert_eq!(code_of(&err), "MALFORMED_BASE64");
     let err = ring.import_key(1, &[0u8; 3]).unwrap_err();
     assert_eq!(code_of(&err), "INVALID_LENGTH");
-    let sealed = crypto::seal(&ring, slot("msg_ok"), b"alive").unwrap();
-    assert_eq!(
-        crypto::open(&ring, slot("msg_ok"), sealed).unwrap(),
-        b"alive"
-    );
+    let err = crypto::seal(&ring, &key, "", slot("msg_ok"), b"x").unwrap_err();
+    assert_eq!(code_of(&err), "INVALID_LENGTH");
+    let sealed = crypto::seal(&ring, &key, AUTHOR, slot("msg_ok"), b"alive").unwrap();
+    let opened = crypto::open(&ring, &trust, slot("msg_ok"), sealed, None, None).unwrap();
+    assert_eq!(plaintext(&opened.js_value()), b"alive");
 }
 
 /// The module is built with simd128, so base64-simd decodes with WASM SIMD
@@ -273,13 +378,16 @@ fn a_generation_and_a_prompt_the_server_minted_are_refused() {
         assert_eq!(state.high_water(), Some(0));
         let ring = state.keyring();
         assert!(!ring.contains(1));
-        let err = crypto::seal(&ring, slot("msg_after"), b"x").unwrap_err();
+        let err = crypto::seal(&ring, &owner, AUTHOR, slot("msg_after"), b"x").unwrap_err();
         assert_eq!(code_of(&err), "UNKNOWN_KEY_GENERATION");
         t
     };
     drop(trust);
 
-    // The forged prompt, sealed under the minted key, in a sealedContext.
+    // The forged prompt, sealed under the minted key and signed by the
+    // server's own key posing as the owner's (no one else's it could use),
+    // in a sealedContext.
+    let server_as_owner = IdentityKey::generate("user", "owner-key").unwrap();
     let mut server_ring = Keyring::new(ROOT).unwrap();
     server_ring
         .import_key(1, minted.to_bytes().as_slice())
@@ -289,10 +397,13 @@ fn a_generation_and_a_prompt_the_server_minted_are_refused() {
         stream_id: ROOT.into(),
         message_id: source.into(),
         author_id: OWNER.into(),
+        author_type: "user".into(),
         revision: 1,
     };
     let prompt = crypto::seal(
         &server_ring,
+        &server_as_owner,
+        OWNER,
         Ts::new_unchecked(to_js(&prompt_slot).unwrap()),
         FORGED.as_bytes(),
     )
@@ -325,6 +436,7 @@ fn a_generation_and_a_prompt_the_server_minted_are_refused() {
         &runtime_trust,
         BOT,
         js_sys::Array::of1(&machine_js()).into(),
+        None,
     )
     .err()
     .unwrap();
@@ -348,6 +460,7 @@ fn a_generation_and_a_prompt_the_server_minted_are_refused() {
         &runtime_trust,
         BOT,
         machine_js(),
+        None,
     )
     .err()
     .unwrap();

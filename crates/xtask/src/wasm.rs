@@ -29,9 +29,19 @@ const TARGET: &str = "wasm32-unknown-unknown";
 /// they read); the 58 endpoints' typed requests and responses add the
 /// rest, as serde code for every wire type, once for serde_json (the
 /// core's parser) and once for serde-wasm-bindgen (the plain JS objects).
-/// 150 KB cannot hold that; this budget keeps about 6% headroom so that a
-/// real regression still fails the build.
-const GZIP_BUDGET: u64 = 700 * 1000;
+/// 150 KB cannot hold that.
+///
+/// Raised again from 700 KB for envelope version 2 (issue 16), by what
+/// sender signatures measure: 695,495 -> 773,686 bytes gzip (+78 KB). The
+/// only XEdDSA crate that passes the libxeddsa cross-check (`xeddsa` 1.1.0)
+/// is built on curve25519-dalek 4, beside the curve25519-dalek 5 of HPKE:
+/// its 30 KB basepoint table is a second, byte-identical copy (28.5 KB
+/// gzip), the verification table 6.8 KB, the rest signing and verifying
+/// code. This budget keeps about 3% headroom so that a real regression still
+/// fails the build; splitting the first download (issue 20) is where the
+/// size comes down, and one curve crate once an XEdDSA on curve25519-dalek 5
+/// passes the same cross-check.
+const GZIP_BUDGET: u64 = 800 * 1000;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
