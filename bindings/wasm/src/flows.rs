@@ -218,6 +218,8 @@ pub fn open_message(
 /// One entry of `openMessages`: the opened message, or why it did not open.
 #[derive(Serialize, Tsify)]
 #[serde(tag = "status", rename_all = "camelCase")]
+// Built and serialised one at a time into a JS object; never stored in bulk.
+#[allow(clippy::large_enum_variant)]
 pub enum OpenResult {
     /// Opened.
     Opened {
