@@ -24,13 +24,17 @@
 //!   server presented (`PresentedKey[]`), builds a core `SenderKeys` per
 //!   call, and returns `sealedBy: {subject, kind, keyId, status}` with
 //!   `status` `"verified"` or `"unverified"`.
+//! - The signature primitive alone ([`signature`]): `hazmatXeddsaSign` /
+//!   `hazmatXeddsaVerify` sign and verify raw bytes with an identity key.
+//!   Hazmat: envelopes sign a domain-separated input themselves; an app must
+//!   never sign bytes a peer chose.
 //!
 //! Modules: [`crypto`] (envelopes, AAD, wraps, bundles), [`sender`] (who
-//! seals, whose signatures an opener accepts), [`trust`] (the
-//! trust store, fingerprints, safety numbers), [`state`] (the persistent
-//! stream state, opening key wraps, rolls), [`flows`] (the sealed flows),
-//! [`api`] (the sans-IO endpoints), and, in the test build flavour only
-//! (feature `test-seams`), `seams`.
+//! seals, whose signatures an opener accepts), [`signature`] (XEdDSA over
+//! raw bytes, hazmat), [`trust`] (the trust store, fingerprints, safety
+//! numbers), [`state`] (the persistent stream state, opening key wraps,
+//! rolls), [`flows`] (the sealed flows), [`api`] (the sans-IO endpoints),
+//! and, in the test build flavour only (feature `test-seams`), `seams`.
 
 pub mod api;
 pub mod crypto;
@@ -40,5 +44,6 @@ pub mod keys;
 #[cfg(feature = "test-seams")]
 pub mod seams;
 pub mod sender;
+pub mod signature;
 pub mod state;
 pub mod trust;

@@ -10,7 +10,8 @@
 //!    (`--bench argon2_vs_c`).
 //! 3. The npm package (`cargo xtask wasm` builds it) against WebCrypto,
 //!    `@hpke/core`, hash-wasm and openpgpjs argon2id in Node and in headless
-//!    Chromium (`js/bench`, `npm ci` there).
+//!    Chromium (`js/bench`, `npm ci` there), with the sender's XEdDSA sign
+//!    and verify alone beside the 1 KiB seal and open.
 //!
 //! Installs what is missing first (the venv with argon2-cffi, `npm ci`,
 //! chromium through apt-get). Not part of `cargo xtask test`: benchmarks
@@ -600,7 +601,10 @@ pub fn bench(args: &[String]) -> Result {
         "## JS: the npm package (`js/`) in Node and headless Chromium\n\n\
          Commands: `cargo xtask wasm` (the package), then in `js/bench`: `npm ci`, \
          `node node.js`, `node chromium.js`. Ratios are to the first row of each group \
-         (the baseline).\n{js}"
+         (the baseline). The XEdDSA rows are the sender's signature alone over 1 KiB \
+         (`hazmatXeddsaSign` / `hazmatXeddsaVerify`), measured interleaved with the \
+         1 KiB seal and open beside them: every seal makes one, every open verifies \
+         one, and the row gives its share of that seal's or open's median.\n{js}"
     );
     let path = root.join("BENCHMARKS.md");
     fs::write(&path, doc).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
