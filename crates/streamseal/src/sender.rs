@@ -197,50 +197,41 @@ impl<'a> SenderKeys<'a> {
     /// The public key to check `sender`'s signature against, and its status.
     pub(crate) fn resolve(&self, sender: &AadSender) -> Result<(PublicKey, TrustLevel)> {
         let key_id = KeyId::new(sender.key_id.as_str())?;
-        let same_kind = |kind: &RecipientKind| kind.as_str() == sender.kind.as_str();
-        let mismatch = |reason| Error::SenderMismatch {
-            subject: sender.subject.clone(),
-            key_id: sender.key_id.clone(),
-            reason,
+        let find = |list: &[(String, Recipient)]| {
+            list.iter()
+                .find(|(s, r)| *s == sender.subject && r.key_id == key_id)
+                .map(|(_, r)| r.clone())
         };
-        if let Some((_, own)) = self
-            .own
-            .iter()
-            .find(|(s, r)| *s == sender.subject && r.key_id == key_id)
-        {
-            if !same_kind(&own.kind) {
-                return Err(mismatch("the key is registered as another kind"));
-            }
-            return Ok((own.public_key, TrustLevel::Verified));
-        }
-        if self.trust.pinned(&sender.subject, &key_id).is_some() {
+        // Own keys first, then the store's pin, then (a first sight only) a
+        // key the server presented.
+        let (key, status) = if let Some(own) = find(&self.own) {
+            (own, TrustLevel::Verified)
+        } else if self.trust.pinned(&sender.subject, &key_id).is_some() {
             let trusted = self.trust.trusted_by_id(&sender.subject, &key_id)?;
-            if !same_kind(&trusted.recipient().kind) {
-                return Err(mismatch("the key is registered as another kind"));
-            }
-            return Ok((trusted.recipient().public_key, trusted.level()));
-        }
-        let first_sight = self.trust.keys_of(&sender.subject).is_empty();
-        if let Some((_, presented)) = self
-            .presented
-            .iter()
-            .filter(|_| first_sight)
-            .find(|(s, r)| *s == sender.subject && r.key_id == key_id)
+            (trusted.recipient().clone(), trusted.level())
+        } else if let Some(presented) =
+            find(&self.presented).filter(|_| self.trust.keys_of(&sender.subject).is_empty())
         {
-            if !same_kind(&presented.kind) {
-                return Err(mismatch("the key is registered as another kind"));
-            }
             if self.trust.policy() == crate::trust::TrustPolicy::VerifiedOnly {
                 return Err(Error::KeyNotVerified {
                     subject: sender.subject.clone(),
                     key_id: sender.key_id.clone(),
                 });
             }
-            return Ok((presented.public_key, TrustLevel::Unverified));
+            (presented, TrustLevel::Unverified)
+        } else {
+            return Err(Error::UnknownKey {
+                subject: sender.subject.clone(),
+                key_id: sender.key_id.clone(),
+            });
+        };
+        if key.kind.as_str() != sender.kind.as_str() {
+            return Err(Error::SenderMismatch {
+                subject: sender.subject.clone(),
+                key_id: sender.key_id.clone(),
+                reason: "the key is registered as another kind",
+            });
         }
-        Err(Error::UnknownKey {
-            subject: sender.subject.clone(),
-            key_id: sender.key_id.clone(),
-        })
+        Ok((key.public_key, status))
     }
 }

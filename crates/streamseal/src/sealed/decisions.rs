@@ -47,7 +47,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::envelope::{SealedPayload, open, seal};
 use crate::error::{Error, Result};
-use crate::sealed::{plaintext_json, utf8};
+use crate::sealed::{plaintext_json, refuse_stale, utf8};
 use crate::sender::{SealedBy, SenderKeys, Signer};
 use crate::slot::{DecisionOption, Slot};
 use crate::stream_key::Keyring;
@@ -274,17 +274,6 @@ pub fn open_decision_answer(
         note: utf8(opened.plaintext)?,
         sealed_by: opened.sealed_by,
     })
-}
-
-/// New work (a prompt, a decision answer) sealed under a generation older
-/// than the newest the keyring holds is `STALE_KEY_GENERATION`.
-pub(crate) fn refuse_stale(keyring: &Keyring, generation: u32) -> Result<()> {
-    match keyring.newest_generation() {
-        Some(newest) if generation < newest => {
-            Err(Error::StaleKeyGeneration { generation, newest })
-        }
-        _ => Ok(()),
-    }
 }
 
 #[cfg(test)]

@@ -59,6 +59,7 @@ pub mod user_key;
 use zeroize::{Zeroize as _, Zeroizing};
 
 use crate::error::{Error, Result};
+use crate::stream_key::Keyring;
 
 /// A plaintext as UTF-8 text (every sealed surface carries text or JSON).
 ///
@@ -98,4 +99,15 @@ pub(crate) fn plaintext_json<T: serde::de::DeserializeOwned>(plain: &[u8]) -> Re
             ),
         }
     })
+}
+
+/// New work (a prompt, a decision answer) sealed under a generation older
+/// than the newest the keyring holds is `STALE_KEY_GENERATION`.
+pub(crate) fn refuse_stale(keyring: &Keyring, generation: u32) -> Result<()> {
+    match keyring.newest_generation() {
+        Some(newest) if generation < newest => {
+            Err(Error::StaleKeyGeneration { generation, newest })
+        }
+        _ => Ok(()),
+    }
 }
