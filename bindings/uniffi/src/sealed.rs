@@ -25,7 +25,7 @@ use streamseal::wire::requests::decisions::CreateDecisionRequest;
 use streamseal::wire::requests::invocation::StepType;
 use streamseal::wire::requests::messages::SendMessageRequest;
 
-use crate::error::{Result, from_json, to_json};
+use crate::error::{Result, from_json, request_shape_from_json, to_json};
 use crate::keys::{IdentityKey, KdfLimits, Keyring, identity_keys};
 use crate::sender::{OwnKeys, PresentedKey, sender_keys, signer};
 use crate::state::{StreamState, WrapsReport};
@@ -181,7 +181,7 @@ pub fn check_send_rules(
     e2e_enabled: Option<bool>,
     body_json: String,
 ) -> Result<()> {
-    let body: SendMessageRequest = from_json(&body_json)?;
+    let body: SendMessageRequest = request_shape_from_json(&body_json)?;
     Ok(messages::check_send_rules(
         known_sealed,
         e2e_enabled,

@@ -4,7 +4,10 @@
 //! Every failure of the package reaches JS as a `StreamsealError` (it
 //! extends `Error`) with the core's stable `code` (`ErrorCode::as_str`) and,
 //! for `VALIDATION_FAILED`, the per-field `details`. A JS value of the wrong
-//! shape is `MALFORMED_JSON`, named after the parameter it came in.
+//! shape is `MALFORMED_JSON`, named after the parameter it came in; a
+//! request (`buildRequest`, `nextPage`, ...) is read through the core's one
+//! validation path instead ([`request_value`]), where a field of the wrong
+//! type is `VALIDATION_FAILED` keyed by its wire path, like a broken bound.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -103,6 +106,35 @@ pub fn from_js<T: DeserializeOwned>(param: &str, value: JsValue) -> JsResult<T> 
             &format!("malformed JSON: `{param}`: {e}"),
         )
     })
+}
+
+/// A plain JS value as JSON, for the core's request decoding
+/// (`EndpointRequest::from_value`, `wire::requests::decode`): numbers stay
+/// as JS has them (a whole safe integer as an integer, `60.5` as a
+/// fraction), `undefined` is `null`. Only a value JSON cannot hold (a
+/// symbol, a function, a BigInt beyond 64 bits) is `MALFORMED_JSON`.
+pub fn request_value(param: &str, value: JsValue) -> JsResult<serde_json::Value> {
+    from_js(param, value)
+}
+
+/// A request document (a body or a query) from a plain JS object through
+/// the core's one validation path, validated: a field of the wrong type, a
+/// missing one or a broken bound is `VALIDATION_FAILED` keyed by its wire path.
+pub fn request_input<T>(param: &str, value: JsValue) -> JsResult<T>
+where
+    T: DeserializeOwned + streamseal::wire::requests::Validate,
+{
+    js(streamseal::wire::requests::decode::from_value(
+        request_value(param, value)?,
+    ))
+}
+
+/// Like [`request_input`] without the bounds, for callers that check them
+/// after rules of their own (`checkSendRules`).
+pub fn request_shape_input<T: DeserializeOwned>(param: &str, value: JsValue) -> JsResult<T> {
+    js(streamseal::wire::requests::decode::decode_value(
+        request_value(param, value)?,
+    ))
 }
 
 /// Moves a value out of a holder that gives it away once (`takeIdentity`,

@@ -166,7 +166,7 @@ pub fn check_send_rules(
     e2e_enabled: Option<bool>,
     body: Ts<SendMessageRequest>,
 ) -> JsResult<()> {
-    let body = input("body", &body)?;
+    let body: SendMessageRequest = crate::error::request_shape_input("body", body.js_value())?;
     js(messages::check_send_rules(known_sealed, e2e_enabled, &body))
 }
 

@@ -1,8 +1,15 @@
 //! One typed request per endpoint: its path parameters, its query or body
 //! (the wire request types, validated before anything is built) and its
 //! per-claim credential.
+//!
+//! A request that comes in as JSON (every binding's `buildRequest`) is read
+//! by [`EndpointRequest::from_json`]: one decoding path whose every mistake
+//! is `VALIDATION_FAILED` keyed by the wire path (see
+//! [`crate::wire::requests::decode`]).
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
 use crate::api::RequestBody;
 use crate::api::catalogue::Endpoint;
@@ -15,6 +22,7 @@ use crate::wire::requests::bot_runtime::{
 };
 use crate::wire::requests::conversations::ListConversationsQuery;
 use crate::wire::requests::decisions::CreateDecisionRequest;
+use crate::wire::requests::decode::{self, decode_in};
 use crate::wire::requests::delegations::{
     ClaimDelegationRequest, CompleteDelegationRequest, DelegationStatusRequest,
     FailDelegationRequest, ListDelegationsQuery,
@@ -36,15 +44,13 @@ use crate::wire::requests::streams::{
 use crate::wire::requests::webhooks::{CompatWebhookPayload, WebhookPost};
 use crate::wire::requests::{QueryParams, Validate};
 use crate::wire::secret::{CallbackToken, ClaimToken};
+use crate::wire::validate::Check;
 
 /// The file part of `POST attachments`: the app streams the bytes in a
 /// `multipart/form-data` field `file`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    any(feature = "wasm", feature = "uniffi"),
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "camelCase")
-)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(any(feature = "wasm", feature = "uniffi"), derive(serde::Serialize))]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct AttachmentUpload {
     /// The part's file name (non-empty).
@@ -55,10 +61,15 @@ pub struct AttachmentUpload {
 
 /// A call of one endpoint: its path parameters and its body or query.
 /// Variant names are the [`Endpoint`] names.
+///
+/// As JSON (the bindings' shape): `{"endpoint": "sendMessage", "streamId":
+/// ..., "body": {...}}`, the endpoint id as tag and the fields in
+/// camelCase. Read it with [`EndpointRequest::from_json`] (its
+/// `Deserialize` reads the same shape, without the validation).
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     any(feature = "wasm", feature = "uniffi"),
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(
         tag = "endpoint",
         rename_all = "camelCase",
@@ -421,6 +432,521 @@ pub enum EndpointRequest {
     },
 }
 
+/// The fields of a request object, read one by one into a [`Check`]: a
+/// failure is recorded under its wire path and the reading goes on, so
+/// that a path parameter and the body fail together.
+struct Fields {
+    map: Map<String, Value>,
+    check: Check,
+}
+
+impl Fields {
+    /// A required path parameter, header value or other object (`upload`),
+    /// keyed by its own name; paths inside it in full (`upload.filename`).
+    fn param<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {
+        match self.map.remove(name) {
+            Some(value) => decode_in(&mut self.check, value, name, name),
+            None => {
+                self.check.fail(name, "is required");
+                None
+            }
+        }
+    }
+
+    /// An optional value (absent or `null` is `None`), keyed by its own name.
+    fn optional<T: DeserializeOwned>(&mut self, name: &str) -> Option<Option<T>> {
+        match self.map.remove(name) {
+            None | Some(Value::Null) => Some(None),
+            Some(value) => decode_in(&mut self.check, value, name, name).map(Some),
+        }
+    }
+
+    /// The body or the query: its fields keyed by their path inside it, as
+    /// the service names them (`wraps[0].recipientKeyId`); a failure of the
+    /// document as a whole keyed by `name`.
+    fn document<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {
+        match self.map.remove(name) {
+            Some(value) => decode_in(&mut self.check, value, "", name),
+            None => {
+                self.check.fail(name, "is required");
+                None
+            }
+        }
+    }
+}
+
+/// `R::Variant { field, ... }` from the fields read by `Fields::$how`,
+/// or every failure at once.
+macro_rules! read {
+    ($fields:ident, $variant:ident { $($field:ident: $how:ident($name:literal)),+ $(,)? }) => {{
+        $( let $field = $fields.$how($name); )+
+        match ($($field,)+) {
+            ($(Some($field),)+) if $fields.check.is_empty() => EndpointRequest::$variant { $($field),+ },
+            _ => return Err($fields.check.into_error()),
+        }
+    }};
+}
+
+impl EndpointRequest {
+    /// Reads a request from its JSON text (`{"endpoint": "sendMessage",
+    /// "streamId": ..., "body": {...}}`) and validates it. Text that is not
+    /// JSON is `MALFORMED_JSON`; every other mistake is `VALIDATION_FAILED`
+    /// keyed by its wire path: `endpoint` (absent or unknown), a path
+    /// parameter by its name (`streamId`), a body or query field by its
+    /// path inside the body or query (`wraps[0].recipientKeyId`,
+    /// `claimTtlSeconds`, `conversation.intent`), as the service's 400
+    /// names them. Fields that no variant has are ignored.
+    ///
+    /// ```
+    /// use streamseal::api::EndpointRequest;
+    ///
+    /// let err = EndpointRequest::from_json(
+    ///     r#"{"endpoint": "postKeyWraps", "streamId": 5,
+    ///         "body": {"keyGeneration": -1, "wraps": [{"recipientKind": "user"}]}}"#,
+    /// )
+    /// .unwrap_err();
+    /// let keys: Vec<&str> = err.details().unwrap().keys().map(String::as_str).collect();
+    /// assert_eq!(keys, ["keyGeneration", "streamId"]);
+    ///
+    /// let ok = EndpointRequest::from_json(r#"{"endpoint": "getStream", "streamId": "stream_1"}"#)?;
+    /// assert_eq!(ok, EndpointRequest::GetStream { stream_id: "stream_1".into() });
+    /// # Ok::<(), streamseal::Error>(())
+    /// ```
+    pub fn from_json(json: &str) -> Result<Self> {
+        Self::from_value(decode::parse(json)?)
+    }
+
+    /// [`EndpointRequest::from_json`] of a JSON value (what the WASM
+    /// binding reads a plain JS object into).
+    pub fn from_value(value: Value) -> Result<Self> {
+        let request = Self::decode(value)?;
+        request.validate()?;
+        Ok(request)
+    }
+
+    /// Checks every bound of the request's body or query and its other
+    /// inputs, as [`crate::api::build_request`] does before building;
+    /// every failure is `VALIDATION_FAILED` keyed by its wire path.
+    pub fn validate(&self) -> Result<()> {
+        self.parts().map(|_| ())
+    }
+
+    /// Reads the variant named by `endpoint` field by field (no validation).
+    fn decode(value: Value) -> Result<Self> {
+        use EndpointRequest as R;
+        let mut check = Check::new();
+        let Value::Object(mut map) = value else {
+            check.fail("", "must be an object");
+            return Err(check.into_error());
+        };
+        let endpoint = match map.remove("endpoint") {
+            None | Some(Value::Null) => {
+                check.fail("endpoint", "is required");
+                None
+            }
+            Some(Value::String(id)) => {
+                let endpoint = Endpoint::from_id(&id);
+                if endpoint.is_none() {
+                    check.fail("endpoint", "is not an endpoint of the API");
+                }
+                endpoint
+            }
+            Some(_) => {
+                check.fail("endpoint", "must be a string");
+                None
+            }
+        };
+        let Some(endpoint) = endpoint else {
+            return Err(check.into_error());
+        };
+        let mut f = Fields { map, check };
+        // Exhaustive over the catalogue: a new endpoint does not compile
+        // until it is read here.
+        Ok(match endpoint {
+            Endpoint::GetMe => R::GetMe,
+            Endpoint::ListMyBots => read!(
+                f,
+                ListMyBots {
+                    traits: optional("traits")
+                }
+            ),
+            Endpoint::GetOwnE2eKey => R::GetOwnE2eKey,
+            Endpoint::ListStreams => read!(
+                f,
+                ListStreams {
+                    query: document("query")
+                }
+            ),
+            Endpoint::GetStream => read!(
+                f,
+                GetStream {
+                    stream_id: param("streamId")
+                }
+            ),
+            Endpoint::UpdateStream => read!(
+                f,
+                UpdateStream {
+                    stream_id: param("streamId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::ArchiveStream => read!(
+                f,
+                ArchiveStream {
+                    stream_id: param("streamId")
+                }
+            ),
+            Endpoint::UnarchiveStream => read!(
+                f,
+                UnarchiveStream {
+                    stream_id: param("streamId")
+                }
+            ),
+            Endpoint::ListStreamMembers => read!(
+                f,
+                ListStreamMembers {
+                    stream_id: param("streamId"),
+                    query: document("query"),
+                }
+            ),
+            Endpoint::GetKeyWraps => read!(
+                f,
+                GetKeyWraps {
+                    stream_id: param("streamId")
+                }
+            ),
+            Endpoint::PostKeyWraps => read!(
+                f,
+                PostKeyWraps {
+                    stream_id: param("streamId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::SearchMessages => read!(
+                f,
+                SearchMessages {
+                    body: document("body")
+                }
+            ),
+            Endpoint::ListMessages => read!(
+                f,
+                ListMessages {
+                    stream_id: param("streamId"),
+                    query: document("query"),
+                }
+            ),
+            Endpoint::SendMessage => read!(
+                f,
+                SendMessage {
+                    stream_id: param("streamId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::FindMessagesByMetadata => {
+                read!(
+                    f,
+                    FindMessagesByMetadata {
+                        body: document("body")
+                    }
+                )
+            }
+            Endpoint::UpdateMessage => read!(
+                f,
+                UpdateMessage {
+                    message_id: param("messageId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::DeleteMessage => read!(
+                f,
+                DeleteMessage {
+                    message_id: param("messageId")
+                }
+            ),
+            Endpoint::ListConversations => read!(
+                f,
+                ListConversations {
+                    query: document("query")
+                }
+            ),
+            Endpoint::GetConversation => read!(
+                f,
+                GetConversation {
+                    conversation_id: param("conversationId"),
+                }
+            ),
+            Endpoint::SearchMemos => read!(
+                f,
+                SearchMemos {
+                    body: document("body")
+                }
+            ),
+            Endpoint::GetMemo => read!(
+                f,
+                GetMemo {
+                    memo_id: param("memoId")
+                }
+            ),
+            Endpoint::UploadAttachment => read!(
+                f,
+                UploadAttachment {
+                    upload: param("upload")
+                }
+            ),
+            Endpoint::SearchAttachments => read!(
+                f,
+                SearchAttachments {
+                    body: document("body")
+                }
+            ),
+            Endpoint::GetAttachment => read!(
+                f,
+                GetAttachment {
+                    attachment_id: param("attachmentId"),
+                }
+            ),
+            Endpoint::AssignLabel => read!(
+                f,
+                AssignLabel {
+                    body: document("body")
+                }
+            ),
+            Endpoint::RemoveLabel => read!(
+                f,
+                RemoveLabel {
+                    query: document("query")
+                }
+            ),
+            Endpoint::UpdateLabel => read!(
+                f,
+                UpdateLabel {
+                    label_id: param("labelId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::ArchiveLabel => read!(
+                f,
+                ArchiveLabel {
+                    label_id: param("labelId")
+                }
+            ),
+            Endpoint::PostPresence => read!(
+                f,
+                PostPresence {
+                    body: document("body")
+                }
+            ),
+            Endpoint::CreateSession => read!(
+                f,
+                CreateSession {
+                    body: document("body")
+                }
+            ),
+            Endpoint::GetOwnerE2eKey => R::GetOwnerE2eKey,
+            Endpoint::RenameSession => read!(
+                f,
+                RenameSession {
+                    body: document("body")
+                }
+            ),
+            Endpoint::RebindSession => read!(
+                f,
+                RebindSession {
+                    body: document("body")
+                }
+            ),
+            Endpoint::EndSession => read!(
+                f,
+                EndSession {
+                    body: document("body")
+                }
+            ),
+            Endpoint::CreateBrief => read!(
+                f,
+                CreateBrief {
+                    body: document("body")
+                }
+            ),
+            Endpoint::ClaimInvocation => read!(
+                f,
+                ClaimInvocation {
+                    body: document("body")
+                }
+            ),
+            Endpoint::RenewInvocation => read!(
+                f,
+                RenewInvocation {
+                    invocation_id: param("invocationId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::InvocationProgress => read!(
+                f,
+                InvocationProgress {
+                    invocation_id: param("invocationId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::InvocationStep => read!(
+                f,
+                InvocationStep {
+                    invocation_id: param("invocationId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::InvocationMessage => read!(
+                f,
+                InvocationMessage {
+                    invocation_id: param("invocationId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::SealedStepStarted => read!(
+                f,
+                SealedStepStarted {
+                    invocation_id: param("invocationId"),
+                    callback_token: param("callbackToken"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::SealedStep => read!(
+                f,
+                SealedStep {
+                    invocation_id: param("invocationId"),
+                    callback_token: param("callbackToken"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::SealedMessage => read!(
+                f,
+                SealedMessage {
+                    invocation_id: param("invocationId"),
+                    callback_token: param("callbackToken"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::SealedComplete => read!(
+                f,
+                SealedComplete {
+                    invocation_id: param("invocationId"),
+                    callback_token: param("callbackToken"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::CompleteInvocation => read!(
+                f,
+                CompleteInvocation {
+                    invocation_id: param("invocationId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::FailInvocation => read!(
+                f,
+                FailInvocation {
+                    invocation_id: param("invocationId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::ListDelegations => read!(
+                f,
+                ListDelegations {
+                    query: document("query")
+                }
+            ),
+            Endpoint::GetDelegation => read!(
+                f,
+                GetDelegation {
+                    delegation_id: param("delegationId"),
+                }
+            ),
+            Endpoint::ClaimDelegation => read!(
+                f,
+                ClaimDelegation {
+                    delegation_id: param("delegationId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::DelegationStatus => read!(
+                f,
+                DelegationStatus {
+                    delegation_id: param("delegationId"),
+                    claim_token: param("claimToken"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::DelegationHeartbeat => read!(
+                f,
+                DelegationHeartbeat {
+                    delegation_id: param("delegationId"),
+                    claim_token: param("claimToken"),
+                }
+            ),
+            Endpoint::ReleaseDelegation => read!(
+                f,
+                ReleaseDelegation {
+                    delegation_id: param("delegationId"),
+                    claim_token: param("claimToken"),
+                }
+            ),
+            Endpoint::CompleteDelegation => read!(
+                f,
+                CompleteDelegation {
+                    delegation_id: param("delegationId"),
+                    claim_token: param("claimToken"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::FailDelegation => read!(
+                f,
+                FailDelegation {
+                    delegation_id: param("delegationId"),
+                    claim_token: param("claimToken"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::CreateDecision => read!(
+                f,
+                CreateDecision {
+                    stream_id: param("streamId"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::GetDecision => read!(
+                f,
+                GetDecision {
+                    decision_id: param("decisionId")
+                }
+            ),
+            Endpoint::PostWebhook => read!(
+                f,
+                PostWebhook {
+                    hook_id: param("hookId"),
+                    secret: param("secret"),
+                    body: document("body"),
+                }
+            ),
+            Endpoint::PostCompatWebhook => read!(
+                f,
+                PostCompatWebhook {
+                    hook_id: param("hookId"),
+                    secret: param("secret"),
+                    body: document("body"),
+                }
+            ),
+        })
+    }
+}
+
+/// Reads the shape as [`EndpointRequest::from_value`] does (without its
+/// validation, like any `Deserialize`); a failure is the message of the
+/// `VALIDATION_FAILED` (use `from_json` or `from_value` for its `details`).
+impl<'de> serde::Deserialize<'de> for EndpointRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let value = <Value as serde::Deserialize>::deserialize(d)?;
+        EndpointRequest::decode(value).map_err(serde::de::Error::custom)
+    }
+}
+
 /// What the builder needs from a request.
 pub(crate) struct Parts {
     pub(crate) endpoint: Endpoint,
@@ -556,12 +1082,9 @@ impl EndpointRequest {
             R::ListMyBots { traits } => {
                 let mut p = Parts::new(e, none);
                 if let Some(t) = traits {
-                    if !t.is_known() {
-                        return Err(Error::invalid(
-                            "traits",
-                            "expected `mentionable` or `active-scratchpad`",
-                        ));
-                    }
+                    let mut c = Check::new();
+                    c.known("traits", t.is_known(), BotTrait::KNOWN);
+                    c.finish()?;
                     p.query.push(("traits".to_owned(), t.as_str().to_owned()));
                 }
                 p
@@ -589,12 +1112,10 @@ impl EndpointRequest {
             R::SearchMemos { body } => Parts::new(e, none).json(body)?,
             R::GetMemo { memo_id } => Parts::new(e, &[memo_id]),
             R::UploadAttachment { upload } => {
-                if upload.filename.is_empty() || upload.content_type.is_empty() {
-                    return Err(Error::invalid(
-                        "file",
-                        "the part needs a file name and a content type",
-                    ));
-                }
+                let mut c = Check::new();
+                c.len("upload.filename", &upload.filename, 1, usize::MAX);
+                c.len("upload.contentType", &upload.content_type, 1, usize::MAX);
+                c.finish()?;
                 let mut p = Parts::new(e, none);
                 p.body = Some(RequestBody::Multipart {
                     field: "file".to_owned(),

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::wire::delegation::DelegationStatus;
 use crate::wire::requests::{QueryParams, Validate, push};
+use crate::wire::validate::Check;
 
 /// Query of `GET delegations`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,16 +19,18 @@ pub struct ListDelegationsQuery {
     /// Status filter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<DelegationStatus>,
-    /// Date-time compared with `statusChangedAt`.
+    /// Date-time (RFC 3339, checked by `validate`) compared with `statusChangedAt`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<String>,
 }
 
 impl Validate for ListDelegationsQuery {
     fn validate(&self) -> Result<()> {
-        // The spec gives these parameters no bounds (and the status filter's
-        // accepted values are not listed beyond the status names).
-        Ok(())
+        // `since` is a date-time; the status filter's accepted values are
+        // not listed beyond the status names, so any status passes.
+        let mut c = Check::new();
+        c.opt_date_time("since", self.since.as_deref());
+        c.finish()
     }
 }
 

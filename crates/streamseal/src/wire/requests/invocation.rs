@@ -4,11 +4,14 @@
 //! the body; sealed calls authenticate with the claim's token in the
 //! `X-Service-Callback-Token` header and have no such fields. Sealed bodies
 //! carry `ciphertext` and `envelope` at their top level: the
-//! [`SealedPayload`] flattened.
+//! [`SealedPayload`] flattened. They are read through plain-field forms
+//! of their own: `#[serde(flatten)]` would buffer the
+//! two fields and lose the wire path of a mistake inside them
+//! (`envelope.keyGeneration`, `reply.envelope.iv`).
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use crate::envelope::{Envelope, SealedPayload};
@@ -315,7 +318,7 @@ impl Validate for SealedStepStartedRequest {
 }
 
 /// `POST bot-invocations/{id}/sealed-steps`: finalises a sealed step.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedStepRequest {
@@ -345,7 +348,7 @@ impl Validate for SealedStepRequest {
 }
 
 /// `POST bot-invocations/{id}/sealed-messages`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedMessageRequest {
@@ -369,7 +372,7 @@ impl Validate for SealedMessageRequest {
 }
 
 /// `reply` of `sealed-complete`: `{messageId, ciphertext, envelope, attachmentIds?}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedReply {
@@ -425,7 +428,7 @@ pub struct CompletionSource {
 }
 
 /// `sealedReply` of `complete`: `{messageId, ciphertext, envelope}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct CompleteSealedReply {
@@ -512,5 +515,104 @@ impl Validate for FailRequest {
         let mut c = Check::new();
         check_claim(&mut c, &self.instance_id, &self.claim_token);
         c.finish()
+    }
+}
+
+/// The wire forms the sealed bodies decode through: each body's fields
+/// with `{ciphertext, envelope}` as plain fields, so that serde reports the
+/// path of a mistake inside them.
+mod sealed_wire {
+    use serde::Deserialize;
+
+    use crate::envelope::Envelope;
+    use crate::wire::requests::invocation::StepType;
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub(super) struct Step {
+        pub(super) step_id: String,
+        pub(super) step_type: StepType,
+        pub(super) ciphertext: String,
+        pub(super) envelope: Envelope,
+        #[serde(default)]
+        pub(super) message_id: Option<String>,
+        #[serde(default)]
+        pub(super) duration_ms: Option<u64>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub(super) struct Message {
+        pub(super) message_id: String,
+        pub(super) ciphertext: String,
+        pub(super) envelope: Envelope,
+        #[serde(default)]
+        pub(super) attachment_ids: Option<Vec<String>>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub(super) struct Reply {
+        pub(super) message_id: String,
+        pub(super) ciphertext: String,
+        pub(super) envelope: Envelope,
+    }
+}
+
+impl<'de> Deserialize<'de> for SealedStepRequest {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = sealed_wire::Step::deserialize(d)?;
+        Ok(SealedStepRequest {
+            step_id: w.step_id,
+            step_type: w.step_type,
+            sealed: SealedPayload {
+                ciphertext: w.ciphertext,
+                envelope: w.envelope,
+            },
+            message_id: w.message_id,
+            duration_ms: w.duration_ms,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for SealedMessageRequest {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = sealed_wire::Message::deserialize(d)?;
+        Ok(SealedMessageRequest {
+            message_id: w.message_id,
+            sealed: SealedPayload {
+                ciphertext: w.ciphertext,
+                envelope: w.envelope,
+            },
+            attachment_ids: w.attachment_ids,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for SealedReply {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // The same fields as a sealed message.
+        let w = sealed_wire::Message::deserialize(d)?;
+        Ok(SealedReply {
+            message_id: w.message_id,
+            sealed: SealedPayload {
+                ciphertext: w.ciphertext,
+                envelope: w.envelope,
+            },
+            attachment_ids: w.attachment_ids,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for CompleteSealedReply {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = sealed_wire::Reply::deserialize(d)?;
+        Ok(CompleteSealedReply {
+            message_id: w.message_id,
+            sealed: SealedPayload {
+                ciphertext: w.ciphertext,
+                envelope: w.envelope,
+            },
+        })
     }
 }

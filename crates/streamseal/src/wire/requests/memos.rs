@@ -31,10 +31,10 @@ pub struct SearchMemosRequest {
     /// Tags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
-    /// Only before this date-time.
+    /// Only before this date-time (RFC 3339, checked by `validate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
-    /// Only after this date-time.
+    /// Only after this date-time (RFC 3339, checked by `validate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
     /// 1 to 100, default 20.
@@ -55,6 +55,8 @@ impl Validate for SearchMemosRequest {
                 KnowledgeType::KNOWN,
             );
         }
+        c.opt_date_time("before", self.before.as_deref());
+        c.opt_date_time("after", self.after.as_deref());
         c.opt_range("limit", self.limit, 1, 100);
         c.finish()
     }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::envelope::SealedPayload;
 use crate::error::Result;
@@ -35,10 +35,10 @@ pub struct SearchMessagesRequest {
     /// Stream types.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub stream_types: Option<Vec<StreamType>>,
-    /// Only before this date-time.
+    /// Only before this date-time (RFC 3339, checked by `validate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
-    /// Only after this date-time.
+    /// Only after this date-time (RFC 3339, checked by `validate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
     /// 1 to 50, default 20.
@@ -53,6 +53,8 @@ impl Validate for SearchMessagesRequest {
         for (i, t) in self.stream_types.iter().flatten().enumerate() {
             c.known(&item("type", i), t.is_known(), StreamType::KNOWN);
         }
+        c.opt_date_time("before", self.before.as_deref());
+        c.opt_date_time("after", self.after.as_deref());
         c.opt_range("limit", self.limit, 1, 50);
         c.finish()
     }
@@ -93,7 +95,10 @@ impl QueryParams for ListMessagesQuery {
 }
 
 /// `conversation` of a send: `{intent: "new"}` or `{intent: "existing", conversationId}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// `intent` is a closed enum: any other value is refused when the send is
+/// decoded (`conversation.intent`: "must be one of: new, existing").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(
     tag = "intent",
@@ -108,6 +113,43 @@ pub enum ConversationIntent {
         /// The conversation.
         conversation_id: String,
     },
+}
+
+/// The wire form `conversation` decodes through: serde's internally tagged
+/// enums buffer their content and lose the path of a mistake inside
+/// (`conversation.conversationId`); a plain struct keeps it.
+mod conversation_wire {
+    use serde::Deserialize;
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub(super) enum Intent {
+        New,
+        Existing,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub(super) struct Conversation {
+        pub(super) intent: Intent,
+        #[serde(default)]
+        pub(super) conversation_id: Option<String>,
+    }
+}
+
+impl<'de> Deserialize<'de> for ConversationIntent {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let wire = conversation_wire::Conversation::deserialize(d)?;
+        match (wire.intent, wire.conversation_id) {
+            (conversation_wire::Intent::New, _) => Ok(ConversationIntent::New),
+            (conversation_wire::Intent::Existing, Some(conversation_id)) => {
+                Ok(ConversationIntent::Existing { conversation_id })
+            }
+            (conversation_wire::Intent::Existing, None) => {
+                Err(serde::de::Error::missing_field("conversationId"))
+            }
+        }
+    }
 }
 
 /// `POST streams/{streamId}/messages`. Exactly one of `content` (plaintext

@@ -9,6 +9,12 @@
 //! enums (so a request read back from JSON keeps any value), but `validate`
 //! accepts only the values the spec allows for that request.
 //!
+//! A request read from JSON goes through [`decode`]: a value of the wrong
+//! type, a missing field or `null` for a required one is the same
+//! `VALIDATION_FAILED` under the field's full path (never `MALFORMED_JSON`
+//! "at line 1 column N"), then `validate()` runs. Every binding reads its
+//! requests that way.
+//!
 //! ```
 //! use streamseal::wire::requests::{invocation::ClaimRequest, Validate};
 //! use streamseal::wire::presence::RuntimeKind;
@@ -25,6 +31,7 @@ pub mod attachments;
 pub mod bot_runtime;
 pub mod conversations;
 pub mod decisions;
+pub mod decode;
 pub mod delegations;
 pub mod invocation;
 pub mod labels;
