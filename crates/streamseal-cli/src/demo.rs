@@ -301,6 +301,7 @@ impl Server {
             current_key_generation: self.current_generation,
             owner_user_id: owner.to_owned(),
             wraps: self.wraps.clone(),
+            extra: Default::default(),
         }
     }
 
@@ -447,6 +448,7 @@ pub fn run(json_out: bool) -> Outcome {
         owner_served: OwnerKey {
             key_id: owner.key_id().as_str().to_owned(),
             public_key: owner.public_key(),
+            extra: Default::default(),
         },
         owner,
         owner_trust: TrustStore::new(TrustPolicy::TofuWithAlerts),
@@ -1058,6 +1060,7 @@ impl Demo {
             decided_by: self.owner_id.clone(),
             note_ciphertext: Some(sealed.ciphertext),
             note_envelope: Some(sealed.envelope),
+            extra: Default::default(),
         };
         self.t.wire(
             "owner app",
@@ -1098,6 +1101,7 @@ impl Demo {
             workspace_id: self.workspace.as_str().to_owned(),
             bot_id: self.bot_id.clone(),
             stream_id: self.root.clone(),
+            extra: Default::default(),
         };
         self.t
             .wire("server", "machine-b", "event bot:e2e_revoke", &revoke)?;
@@ -1457,6 +1461,7 @@ impl Demo {
             decided_by: self.owner_id.clone(),
             note_ciphertext: None,
             note_envelope: None,
+            extra: Default::default(),
         };
         self.t.wire(
             "server",

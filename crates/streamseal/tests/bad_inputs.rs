@@ -286,6 +286,7 @@ fn state_after(fx: &Fx, current: u32, wraps: Vec<KeyWrap>) -> Result<StreamState
         current_key_generation: current,
         owner_user_id: "usr_owner".into(),
         wraps,
+        extra: Default::default(),
     };
     open_key_wraps(&mut state, &trust, &listed, std::slice::from_ref(&fx.me))?;
     Ok(state)

@@ -79,6 +79,7 @@ fn owner_record(k: &IdentityKey) -> OwnerKey {
     OwnerKey {
         key_id: k.key_id().as_str().to_owned(),
         public_key: k.public_key(),
+        extra: Default::default(),
     }
 }
 
@@ -88,6 +89,7 @@ fn list(current: u32, wraps: &[KeyWrap]) -> KeyWraps {
         current_key_generation: current,
         owner_user_id: OWNER.to_owned(),
         wraps: wraps.to_vec(),
+        extra: Default::default(),
     }
 }
 
@@ -1218,6 +1220,7 @@ fn forged_decision_answers_are_refused() {
         decided_by: by.to_owned(),
         note_ciphertext: note.map(|n| n.ciphertext.clone()),
         note_envelope: note.map(|n| n.envelope.clone()),
+        extra: Default::default(),
     };
     let ring = opened.keyring();
     let senders = w.rt_senders();

@@ -244,8 +244,9 @@ proptest! {
                 iv: t.clone(),
                 aad: t.clone(),
             }),
+            extra: Default::default(),
         };
-        let revoke = E2eRevoke { workspace_id: a, bot_id: b, stream_id: c };
+        let revoke = E2eRevoke { workspace_id: a, bot_id: b, stream_id: c, extra: Default::default() };
         let events = [
             Event::DecisionResolved(resolved),
             Event::E2eRevoke(revoke),
@@ -274,7 +275,7 @@ proptest! {
         status in (400u16..600).prop_filter("not 429", |s| *s != 429),
     ) {
         let code = code.map(|c| serde_json::from_value(json!(c)).unwrap());
-        let body = ErrorBody { error: message, details, code };
+        let body = ErrorBody { error: message, details, code, extra: Default::default() };
         let parsed = ApiError::parse(status, &serde_json::to_string(&body).unwrap());
         prop_assert_eq!(parsed.code(), body.code.clone());
         prop_assert_eq!(parsed.details(), body.details.as_ref());
@@ -310,20 +311,20 @@ proptest! {
                 EndpointRequest::ListStreams {
                     query: ListStreamsQuery { stream_type: StreamType::Channel, query: None, after: None, limit, include_archived: None },
                 },
-                ResponseData::Streams(StreamPage { data: vec![], has_more: true, cursor: Some(cursor.clone()) }),
+                ResponseData::Streams(StreamPage { data: vec![], has_more: true, cursor: Some(cursor.clone()), extra: Default::default() }),
             ),
             (
                 EndpointRequest::ListStreamMembers {
                     stream_id: "stream_01J80000000000000000000010".into(),
                     query: ListMembersQuery { after: None, limit },
                 },
-                ResponseData::Members(MemberPage { data: vec![], has_more: true, cursor: Some(cursor.clone()) }),
+                ResponseData::Members(MemberPage { data: vec![], has_more: true, cursor: Some(cursor.clone()), extra: Default::default() }),
             ),
             (
                 EndpointRequest::ListConversations {
                     query: ListConversationsQuery { stream_id: None, status: None, after: None, limit },
                 },
-                ResponseData::Conversations(ConversationPage { data: vec![], has_more: true, cursor: Some(cursor.clone()) }),
+                ResponseData::Conversations(ConversationPage { data: vec![], has_more: true, cursor: Some(cursor.clone()), extra: Default::default() }),
             ),
         ];
         for (first, page) in requests {
@@ -436,6 +437,7 @@ proptest! {
             decided_by: "usr_1".into(),
             note_ciphertext: Some(sealed.ciphertext),
             note_envelope: Some(sealed.envelope),
+            extra: Default::default(),
         };
         prop_assert_eq!(
             open_decision_answer(&ring, &keys, &card, &event).unwrap(),

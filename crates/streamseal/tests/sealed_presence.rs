@@ -62,6 +62,7 @@ fn presence_keys_policy_and_grants() {
         workspace_id: "ws".into(),
         bot_id: BOT.into(),
         stream_id: ROOT.into(),
+        extra: Default::default(),
     };
     let mut rings = std::collections::BTreeMap::new();
     let shared = on_revoke(&mut rings, &revoke, KeyPolicy::Shared);

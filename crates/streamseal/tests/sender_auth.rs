@@ -252,6 +252,7 @@ fn world() -> World {
     let served = OwnerKey {
         key_id: "owner-laptop".into(),
         public_key: owner.key.public_key(),
+        extra: Default::default(),
     };
     let owner_tk = session::owner_key(&mut rt.trust, OWNER, &served).unwrap();
     rt.state.set_owner(OWNER).unwrap();
@@ -292,6 +293,7 @@ impl World {
             current_key_generation: self.current,
             owner_user_id: OWNER.to_owned(),
             wraps: self.store.clone(),
+            extra: Default::default(),
         }
     }
 
@@ -399,6 +401,7 @@ fn answer(
         decided_by: by.to_owned(),
         note_ciphertext: Some(note.ciphertext.clone()),
         note_envelope: Some(note.envelope.clone()),
+        extra: Default::default(),
     }
 }
 

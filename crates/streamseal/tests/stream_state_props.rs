@@ -349,6 +349,7 @@ impl World {
             current_key_generation: current,
             owner_user_id: OWNER.to_owned(),
             wraps: self.store.clone(),
+            extra: Default::default(),
         };
         let m = &mut self.members[i];
         let report = open_key_wraps(

@@ -179,7 +179,7 @@ fn message_list_in_each_version() {
     assert!(!v0821.has_more);
     assert_eq!(v0821.slots.0.len(), 4);
     let span = SlotKey::Shared(SharedRef {
-        message_id: SRC.into(),
+        message_id: MessageId::parse(SRC).unwrap(),
         version: Some(2),
         range: Some((4, 18)),
     });
@@ -390,8 +390,27 @@ fn members_conversations_memos() {
         (None, None)
     );
 
+    // API §2.5: "a memo result wraps the memo with `distance`,
+    // `sourceStream` and `rootStream`", naming no key. The fixtures above are
+    // nested under `memo` (what the library writes); the flat reading, the
+    // memo's fields beside the three, reads as the same value and is written
+    // back nested.
+    let flat: MemoSearchResults = serde_json::from_value(fixture("memo_search_flat.json")).unwrap();
+    assert_eq!(flat, memos);
+    assert_eq!(
+        serde_json::to_value(&flat).unwrap(),
+        fixture("memo_search.json")
+    );
+    assert!(fixture("memo_search.json")["data"][0]["memo"]["title"].is_string());
+
+    // API §4.5: get-memo "returns memo result plus `sourceMessages`".
     let got: MemoWithSources = data("memo_get.json");
     assert_eq!(got.result, memos.data[0]);
+    let got_flat: MemoWithSources =
+        streamseal::wire::parse_data(&fixture("memo_get_flat.json").to_string()).unwrap();
+    assert_eq!(got_flat, got);
+    let written: Value = serde_json::from_str(&streamseal::wire::to_data_json(&got_flat)).unwrap();
+    assert_eq!(written, fixture("memo_get.json"));
     let sm = &got.source_messages[0];
     assert_eq!(
         (sm.stream_name.as_str(), sm.author_name.as_str()),
@@ -543,11 +562,39 @@ fn invocation_claims_and_renewals() {
         fixture("invocation_completed_none_2026-07-24.json"),
     );
     assert!(none.message.is_none());
+    // API §4.10: `complete` "Returns `{invocationId, message (message or
+    // null)}` plus `slots`", and §4: bodies are given under `data` unless
+    // stated (§1: single objects are wrapped as `{"data": ...}`). The
+    // fixtures above are that shape: `slots` beside `data`, not inside.
+    let spec = fixture("invocation_completed_2026-08-21.json");
+    assert_eq!(spec["data"]["invocationId"], json!(new.invocation_id));
+    assert!(spec["data"].get("slots").is_none() && spec["slots"].is_object());
+    // The flat form (no `data` key) is read as a tolerant fallback, and
+    // written back in the spec's shape.
+    let flat = InvocationCompleted::from_version_value(
+        ApiVersion::V2026_08_21,
+        fixture("invocation_completed_flat_2026-08-21.json"),
+    )
+    .unwrap();
+    assert_eq!(flat, new);
+    assert_eq!(flat.to_version_value(ApiVersion::V2026_08_21), spec);
+    // Pins before 2026-07-24 have no slots (§2.1), in either reading.
+    assert!(
+        old.to_version_value(ApiVersion::V2026_07_12)
+            .get("slots")
+            .is_none()
+    );
 }
 
 #[test]
 fn delegations_in_every_shape() {
+    // API §1: list endpoints return `hasMore` and an opaque `cursor` (null
+    // on the last page); `GET delegations` (§4.11) is a list.
     let list: DelegationList = body("delegation_list.json");
+    assert!(list.has_more);
+    assert_eq!(list.cursor.as_deref(), Some("cur_deleg_2"));
+    let last: DelegationList = body("delegation_list_last_page.json");
+    assert_eq!((last.has_more, last.cursor.as_deref()), (false, None));
     assert_eq!(list.data[0].status, DelegationStatus::Open);
     assert_eq!(list.data[1].status, DelegationStatus::Expired);
     assert_eq!(list.data[0].claimed_by_label, None);
@@ -781,8 +828,9 @@ fn envelopes_are_the_specs_four_fields() {
             seen += 1;
         }
     }
-    // message lists (3), claim_sealed (2), sealed steps (2), decision:resolved (1).
-    assert_eq!(seen, 8, "envelopes in the fixtures");
+    // message lists (3), claim_sealed (2), sealed steps (2), decision:resolved (1),
+    // and the unknown-fields copies of a message list (1) and claim_sealed (2).
+    assert_eq!(seen, 11, "envelopes in the fixtures");
 
     // One the library seals.
     let key = IdentityKey::generate(RecipientKind::User, KeyId::new("laptop").unwrap()).unwrap();

@@ -50,6 +50,7 @@ const FIXTURES: &[(&str, &str)] = &[
     ("delegation_get.json", "delegation-detail"),
     ("delegation_heartbeat.json", "delegation-heartbeat"),
     ("delegation_list.json", "delegation-list"),
+    ("delegation_list_last_page.json", "delegation-list"),
     ("error_delegation_not_open.json", "error-body"),
     ("error_invalid_api_version.json", "error-body"),
     ("error_rate_limited.json", "rate-limit-body"),
@@ -68,6 +69,10 @@ const FIXTURES: &[(&str, &str)] = &[
         "invocation-completed",
     ),
     (
+        "invocation_completed_flat_2026-08-21.json",
+        "invocation-completed",
+    ),
+    (
         "invocation_completed_none_2026-07-24.json",
         "invocation-completed",
     ),
@@ -78,7 +83,9 @@ const FIXTURES: &[(&str, &str)] = &[
     ("me_user.json", "me"),
     ("member_page.json", "member-page"),
     ("memo_get.json", "memo"),
+    ("memo_get_flat.json", "memo"),
     ("memo_search.json", "memo-search-results"),
+    ("memo_search_flat.json", "memo-search-results"),
     ("message_list_2026-07-12.json", "message-list"),
     ("message_list_2026-07-24.json", "message-list"),
     ("message_list_2026-08-21.json", "message-list"),
@@ -98,6 +105,12 @@ const FIXTURES: &[(&str, &str)] = &[
     ("stream_2026-07-22.json", "stream"),
     ("stream_page_2026-07-12.json", "stream-page"),
     ("stream_page_2026-08-21.json", "stream-page"),
+    ("unknown_fields_claim_sealed.json", "claim-response"),
+    ("unknown_fields_memo_get.json", "memo"),
+    (
+        "unknown_fields_message_list_2026-08-21.json",
+        "message-list",
+    ),
 ];
 
 fn inspect_fixture(file: &str) -> Inspection {

@@ -24,6 +24,7 @@ use streamseal::envelope::{Envelope, SealedPayload};
 use streamseal::identity::{PublicKey, RecipientKind};
 use streamseal::kdf::KdfParams;
 use streamseal::slot::DecisionOption;
+use streamseal::wire::Extra;
 use streamseal::wire::attachment::*;
 use streamseal::wire::bot::*;
 use streamseal::wire::common::*;
@@ -186,7 +187,7 @@ fn claim_token() -> impl Strategy<Value = ClaimToken> {
 
 fn shared_ref() -> impl Strategy<Value = SharedRef> {
     (
-        "[^@]{1,12}",
+        message_id(),
         option::of((any::<u32>(), option::of((any::<u32>(), any::<u32>())))),
     )
         .prop_map(|(message_id, pin)| SharedRef {
@@ -194,6 +195,13 @@ fn shared_ref() -> impl Strategy<Value = SharedRef> {
             version: pin.map(|p| p.0),
             range: pin.and_then(|p| p.1),
         })
+}
+/// Whether every number after the message id of a key fits a `u32`.
+fn numbers_fit_after_id(key: &str) -> bool {
+    let pins = key.split_once('@').map_or("", |(_, p)| p);
+    pins.split([':', '-'])
+        .filter(|d| !d.is_empty())
+        .all(|d| d.parse::<u32>().is_ok())
 }
 fn slot_key() -> impl Strategy<Value = SlotKey> {
     prop_oneof![
@@ -215,6 +223,7 @@ fn slot_value() -> impl Strategy<Value = SlotValue> {
                 version,
                 current_revision,
                 range,
+                extra: Default::default(),
             })
         });
     let other = (
@@ -253,6 +262,7 @@ fn attachment_item() -> impl Strategy<Value = MessageAttachment> {
                     processing_status,
                     width,
                     height,
+                    extra: Default::default(),
                 }
             },
         )
@@ -322,6 +332,7 @@ fn message() -> impl Strategy<Value = Message> {
                 edited_at,
                 created_at,
                 sealed,
+                extra: Default::default(),
             },
         )
 }
@@ -347,6 +358,7 @@ fn search_hit() -> impl Strategy<Value = MessageSearchHit> {
                 edited_at,
                 created_at,
                 rank,
+                extra: Default::default(),
             },
         )
 }
@@ -388,6 +400,7 @@ fn stream() -> impl Strategy<Value = Stream> {
                 e2e_enabled,
                 created_at,
                 archived_at,
+                extra: Default::default(),
             },
         )
 }
@@ -399,6 +412,7 @@ fn member() -> impl Strategy<Value = StreamMember> {
             slug,
             avatar_url,
             joined_at,
+            extra: Default::default(),
         }
     })
 }
@@ -423,6 +437,7 @@ fn conversation() -> impl Strategy<Value = Conversation> {
                 last_activity_at,
                 created_at,
                 updated_at,
+                extra: Default::default(),
             },
         )
 }
@@ -487,6 +502,7 @@ fn memo() -> impl Strategy<Value = Memo> {
                 created_at,
                 updated_at,
                 archived_at,
+                extra: Default::default(),
             },
         )
 }
@@ -495,6 +511,7 @@ fn memo_stream() -> impl Strategy<Value = MemoStreamRef> {
         id,
         stream_type,
         name,
+        extra: Default::default(),
     })
 }
 fn memo_result() -> impl Strategy<Value = MemoResult> {
@@ -509,6 +526,7 @@ fn memo_result() -> impl Strategy<Value = MemoResult> {
             distance,
             source_stream,
             root_stream,
+            extra: Default::default(),
         })
 }
 fn memo_source() -> impl Strategy<Value = MemoSourceMessage> {
@@ -523,6 +541,7 @@ fn memo_source() -> impl Strategy<Value = MemoSourceMessage> {
                 author_name,
                 content,
                 created_at,
+                extra: Default::default(),
             }
         },
     )
@@ -536,6 +555,7 @@ fn attachment() -> impl Strategy<Value = Attachment> {
             size_bytes,
             processing_status,
             created_at,
+            extra: Default::default(),
         },
     )
 }
@@ -569,6 +589,7 @@ fn attachment_hit() -> impl Strategy<Value = AttachmentSearchHit> {
                 stream_id,
                 message_id,
                 created_at,
+                extra: Default::default(),
             },
         )
 }
@@ -594,6 +615,7 @@ fn label() -> impl Strategy<Value = Label> {
                 created_at,
                 updated_at,
                 archived_at,
+                extra: Default::default(),
             },
         )
 }
@@ -615,6 +637,7 @@ fn assignment() -> impl Strategy<Value = LabelAssignment> {
             actor_id,
             workspace_id,
             assigned_at,
+            extra: Default::default(),
         },
     )
 }
@@ -650,6 +673,7 @@ fn bot() -> impl Strategy<Value = Bot> {
                 bot_type,
                 owner_user_id,
                 reads_as_owner,
+                extra: Default::default(),
             },
         )
 }
@@ -683,6 +707,7 @@ fn presence() -> impl Strategy<Value = Presence> {
                 last_seen_at,
                 created_at,
                 updated_at,
+                extra: Default::default(),
             },
         )
 }
@@ -705,6 +730,7 @@ fn session_link() -> impl Strategy<Value = SessionLink> {
                 stream_url_path,
                 e2e_enabled,
                 display_name,
+                extra: Default::default(),
             }
         },
     )
@@ -727,9 +753,14 @@ fn context() -> impl Strategy<Value = InvocationContext> {
             author_display_name,
             content_markdown,
             created_at,
+            extra: Default::default(),
         },
     );
-    (s(), vec(msg, 0..2)).prop_map(|(kind, messages)| InvocationContext { kind, messages })
+    (s(), vec(msg, 0..2)).prop_map(|(kind, messages)| InvocationContext {
+        kind,
+        messages,
+        extra: Default::default(),
+    })
 }
 fn sealed_context() -> impl Strategy<Value = SealedContext> {
     let history = (s(), envelope(), s(), s()).prop_map(|(ciphertext, envelope, role, sequence)| {
@@ -738,11 +769,13 @@ fn sealed_context() -> impl Strategy<Value = SealedContext> {
             envelope,
             role,
             sequence: Sequence(sequence),
+            extra: Default::default(),
         }
     });
     let reply = (any::<u32>(), s()).prop_map(|(key_generation, sender_id)| SealedReplyParams {
         key_generation,
         sender_id,
+        extra: Default::default(),
     });
     let trigger = (s(), s(), author_type(), s()).prop_map(
         |(message_id, author_name, author_type, created_at)| SealedTrigger {
@@ -750,6 +783,7 @@ fn sealed_context() -> impl Strategy<Value = SealedContext> {
             author_name,
             author_type,
             created_at,
+            extra: Default::default(),
         },
     );
     (
@@ -768,6 +802,7 @@ fn sealed_context() -> impl Strategy<Value = SealedContext> {
                 prompt,
                 reply,
                 trigger,
+                extra: Default::default(),
             },
         )
 }
@@ -821,6 +856,7 @@ fn invocation() -> impl Strategy<Value = Invocation> {
                     actor_type,
                     id: actor_id,
                     slug,
+                    extra: Default::default(),
                 },
                 trigger,
                 required_capability,
@@ -834,6 +870,7 @@ fn invocation() -> impl Strategy<Value = Invocation> {
                 metadata,
                 context,
                 sealed_context,
+                extra: Default::default(),
             },
         )
 }
@@ -844,6 +881,7 @@ fn renew() -> impl Strategy<Value = RenewResult> {
             source_revision,
             prompt_markdown,
             mentioned_actor_slugs,
+            extra: Default::default(),
         },
     );
     (s(), s(), os(), option::of(any::<u32>()), option::of(update)).prop_map(
@@ -853,6 +891,7 @@ fn renew() -> impl Strategy<Value = RenewResult> {
             claim_expires_at,
             source_revision,
             update,
+            extra: Default::default(),
         },
     )
 }
@@ -893,6 +932,7 @@ fn delegation() -> impl Strategy<Value = Delegation> {
                     source_conversation_id,
                     created_at,
                     status_changed_at,
+                    extra: Default::default(),
                 }
             },
         )
@@ -917,6 +957,7 @@ fn api_version_info() -> impl Strategy<Value = ApiVersionInfo> {
         resolved,
         current,
         supported,
+        extra: Default::default(),
     })
 }
 fn me() -> impl Strategy<Value = Me> {
@@ -935,6 +976,7 @@ fn me() -> impl Strategy<Value = Me> {
     (identity, api_version_info()).prop_map(|(identity, api_version)| Me {
         identity,
         api_version,
+        extra: Default::default(),
     })
 }
 fn details() -> impl Strategy<Value = BTreeMap<String, Vec<String>>> {
@@ -957,6 +999,7 @@ fn step_frame() -> impl Strategy<Value = SealedStepFrame> {
                 ciphertext,
                 envelope,
                 duration_ms,
+                extra: Default::default(),
             },
         )
 }
@@ -1009,73 +1052,77 @@ round_trips! {
     message_round_trips: message();
     search_hit_round_trips: search_hit();
     message_list_round_trips: (vec(message(), 0..3), any::<bool>(), slots())
-        .prop_map(|(data, has_more, slots)| MessageList { data, has_more, slots });
-    message_search_round_trips: (vec(search_hit(), 0..3), slots()).prop_map(|(data, slots)| MessageSearchResults { data, slots });
-    messages_found_round_trips: (vec(message(), 0..3), slots()).prop_map(|(data, slots)| MessagesFound { data, slots });
+        .prop_map(|(data, has_more, slots)| MessageList { data, has_more, slots, extra: Default::default() });
+    message_search_round_trips: (vec(search_hit(), 0..3), slots()).prop_map(|(data, slots)| MessageSearchResults { data, slots, extra: Default::default() });
+    messages_found_round_trips: (vec(message(), 0..3), slots()).prop_map(|(data, slots)| MessagesFound { data, slots, extra: Default::default() });
     message_response_round_trips: (message(), os(), slots())
-        .prop_map(|(data, conversation_id, slots)| MessageResponse { data, conversation_id, slots });
+        .prop_map(|(data, conversation_id, slots)| MessageResponse { data, conversation_id, slots, extra: Default::default() });
     slots_round_trip: slots();
     stream_round_trips: stream();
     stream_page_round_trips: (vec(stream(), 0..3), any::<bool>(), os())
-        .prop_map(|(data, has_more, cursor)| StreamPage { data, has_more, cursor });
+        .prop_map(|(data, has_more, cursor)| StreamPage { data, has_more, cursor, extra: Default::default() });
     member_page_round_trips: (vec(member(), 0..3), any::<bool>(), os())
-        .prop_map(|(data, has_more, cursor)| MemberPage { data, has_more, cursor });
+        .prop_map(|(data, has_more, cursor)| MemberPage { data, has_more, cursor, extra: Default::default() });
     conversation_page_round_trips: (vec(conversation(), 0..3), any::<bool>(), os())
-        .prop_map(|(data, has_more, cursor)| ConversationPage { data, has_more, cursor });
+        .prop_map(|(data, has_more, cursor)| ConversationPage { data, has_more, cursor, extra: Default::default() });
     memo_round_trips: memo();
-    memo_search_round_trips: vec(memo_result(), 0..3).prop_map(|data| MemoSearchResults { data });
+    memo_search_round_trips: vec(memo_result(), 0..3).prop_map(|data| MemoSearchResults { data, extra: Default::default() });
     memo_with_sources_round_trips: (memo_result(), vec(memo_source(), 0..3))
         .prop_map(|(result, source_messages)| MemoWithSources { result, source_messages });
     attachment_round_trips: attachment();
-    attachment_search_round_trips: vec(attachment_hit(), 0..3).prop_map(|data| AttachmentSearchResults { data });
-    label_assigned_round_trips: (label(), assignment()).prop_map(|(label, assignment)| LabelAssigned { label, assignment });
-    bot_list_round_trips: vec(bot(), 0..3).prop_map(|data| BotList { data });
+    attachment_search_round_trips: vec(attachment_hit(), 0..3).prop_map(|data| AttachmentSearchResults { data, extra: Default::default() });
+    label_assigned_round_trips: (label(), assignment()).prop_map(|(label, assignment)| LabelAssigned { label, assignment, extra: Default::default() });
+    bot_list_round_trips: vec(bot(), 0..3).prop_map(|data| BotList { data, extra: Default::default() });
     presence_round_trips: presence();
     session_link_round_trips: session_link();
     session_ended_round_trips: (s(), s(), s(), s()).prop_map(|(link_id, root_stream_id, active_stream_id, status)| SessionEnded {
-        link_id, root_stream_id, active_stream_id, status });
-    brief_created_round_trips: (s(), s()).prop_map(|(invocation_id, stream_id)| BriefCreated { invocation_id, stream_id });
-    claim_response_round_trips: option::of(invocation()).prop_map(|data| ClaimResponse { data });
+        link_id, root_stream_id, active_stream_id, status, extra: Default::default() });
+    brief_created_round_trips: (s(), s()).prop_map(|(invocation_id, stream_id)| BriefCreated { invocation_id, stream_id, extra: Default::default() });
+    claim_response_round_trips: option::of(invocation()).prop_map(|data| ClaimResponse { data, extra: Default::default() });
     renew_round_trips: renew();
-    invocation_status_round_trips: (s(), s()).prop_map(|(invocation_id, status)| InvocationStatusResult { invocation_id, status });
+    invocation_status_round_trips: (s(), s()).prop_map(|(invocation_id, status)| InvocationStatusResult { invocation_id, status, extra: Default::default() });
     step_recorded_round_trips: (s(), s(), s()).prop_map(|(invocation_id, session_id, step_id)| StepRecorded {
-        invocation_id, session_id, step_id });
+        invocation_id, session_id, step_id, extra: Default::default() });
     invocation_message_round_trips: (s(), s(), s()).prop_map(|(invocation_id, session_id, message_id)| InvocationMessagePosted {
-        invocation_id, session_id, message_id });
-    sealed_message_posted_round_trips: s().prop_map(|message_id| SealedMessagePosted { message_id });
+        invocation_id, session_id, message_id, extra: Default::default() });
+    sealed_message_posted_round_trips: s().prop_map(|message_id| SealedMessagePosted { message_id, extra: Default::default() });
     sealed_completed_round_trips: (s(), s(), os()).prop_map(|(invocation_id, session_id, message_id)| SealedCompleted {
-        invocation_id, session_id, message_id });
+        invocation_id, session_id, message_id, extra: Default::default() });
     invocation_completed_round_trips: (s(), option::of(message()), slots())
-        .prop_map(|(invocation_id, message, slots)| InvocationCompleted { invocation_id, message, slots });
-    delegation_list_round_trips: vec(delegation(), 0..3).prop_map(|data| DelegationList { data });
+        .prop_map(|(invocation_id, message, slots)| InvocationCompleted { invocation_id, message, slots, data_extra: Default::default(), extra: Default::default() });
+    delegation_list_round_trips: (vec(delegation(), 0..3), any::<bool>(), os())
+        .prop_map(|(data, has_more, cursor)| DelegationList { data, has_more, cursor, extra: Default::default() });
     delegation_detail_round_trips: (delegation(), s(), strings(), os()).prop_map(|(delegation, brief, context_refs, claim_expires_at)|
         DelegationDetail { delegation, brief, context_refs, claim_expires_at });
     delegation_claim_round_trips: (delegation(), claim_token(), s()).prop_map(|(delegation, claim_token, claim_expires_at)|
         DelegationClaim { delegation, claim_token, claim_expires_at });
     delegation_completion_round_trips: (delegation(), os()).prop_map(|(delegation, result_thread_id)|
         DelegationCompletion { delegation, result_thread_id });
-    delegation_heartbeat_round_trips: s().prop_map(|claim_expires_at| DelegationHeartbeat { claim_expires_at });
-    owner_key_round_trips: (s(), public_key()).prop_map(|(key_id, public_key)| OwnerKey { key_id, public_key });
+    delegation_heartbeat_round_trips: s().prop_map(|claim_expires_at| DelegationHeartbeat { claim_expires_at, extra: Default::default() });
+    owner_key_round_trips: (s(), public_key()).prop_map(|(key_id, public_key)| OwnerKey { key_id, public_key, extra: Default::default() });
     own_key_round_trips: (s(), public_key(), s(), s(), kdf_params(), s()).prop_map(
         |(key_id, public_key, encrypted_private_bundle, kdf_salt, kdf_params, created_at)| OwnKey {
-            key_id, public_key, encrypted_private_bundle, kdf_salt, kdf_params, created_at });
+            key_id, public_key, encrypted_private_bundle, kdf_salt, kdf_params, created_at, extra: Default::default() });
     key_wraps_round_trip: (any::<u32>(), s(), vec(key_wrap(), 0..3)).prop_map(|(current_key_generation, owner_user_id, wraps)|
-        KeyWraps { current_key_generation, owner_user_id, wraps });
-    key_wraps_stored_round_trips: any::<u32>().prop_map(|stored| KeyWrapsStored { stored });
+        KeyWraps { current_key_generation, owner_user_id, wraps, extra: Default::default() });
+    key_wraps_stored_round_trips: any::<u32>().prop_map(|stored| KeyWrapsStored { stored, extra: Default::default() });
     me_round_trips: me();
     api_version_info_round_trips: api_version_info();
     error_body_round_trips: (s(), option::of(details()), option::of(error_code()))
-        .prop_map(|(error, details, code)| ErrorBody { error, details, code });
+        .prop_map(|(error, details, code)| ErrorBody { error, details, code, extra: Default::default() });
     rate_limit_body_round_trips: (s(), any::<u32>(), any::<u64>()).prop_map(|(error, limit, window_ms)| RateLimitBody {
-        error, limit, window_ms });
+        error, limit, window_ms, extra: Default::default() });
     decision_resolved_round_trips: (s(), s(), s(), os(), option::of(envelope())).prop_map(
         |(decision_id, option_id, decided_by, note_ciphertext, note_envelope)| DecisionResolved {
-            decision_id, option_id, decided_by, note_ciphertext, note_envelope });
-    e2e_revoke_round_trips: (s(), s(), s()).prop_map(|(workspace_id, bot_id, stream_id)| E2eRevoke { workspace_id, bot_id, stream_id });
+            decision_id, option_id, decided_by, note_ciphertext, note_envelope, extra: Default::default() });
+    e2e_revoke_round_trips: (s(), s(), s()).prop_map(|(workspace_id, bot_id, stream_id)| E2eRevoke { workspace_id, bot_id, stream_id, extra: Default::default() });
     sealed_steps_round_trip: (s(), s(), vec(step_frame(), 0..3)).prop_map(|(invocation_id, token, steps)| SealedSteps {
-        invocation_id, callback_token: CallbackToken::from(token), steps });
+        invocation_id, callback_token: CallbackToken::from(token), steps, extra: Default::default() });
     hello_ack_round_trips: (strings(), extra_map()).prop_map(|(e2e_granted_stream_ids, fields)| HelloAck { e2e_granted_stream_ids, fields });
-    webhook_accepted_round_trips: any::<bool>().prop_map(|ok| WebhookAccepted { ok });
+    webhook_accepted_round_trips: any::<bool>().prop_map(|ok| WebhookAccepted {
+        ok,
+        extra: Extra::default(),
+    });
 }
 
 // Requests.
@@ -1193,32 +1240,32 @@ proptest! {
 
     #[test]
     fn stream_page_versions(data in vec(stream(), 0..3), has_more in any::<bool>(), cursor in os()) {
-        versions_round_trip(&StreamPage { data, has_more, cursor })?;
+        versions_round_trip(&StreamPage { data, has_more, cursor, extra: Default::default() })?;
     }
 
     #[test]
     fn message_list_versions(data in vec(message(), 0..2), has_more in any::<bool>(), slots in slots()) {
-        versions_round_trip(&MessageList { data, has_more, slots })?;
+        versions_round_trip(&MessageList { data, has_more, slots, extra: Default::default() })?;
     }
 
     #[test]
     fn message_search_versions(data in vec(search_hit(), 0..2), slots in slots()) {
-        versions_round_trip(&MessageSearchResults { data, slots })?;
+        versions_round_trip(&MessageSearchResults { data, slots, extra: Default::default() })?;
     }
 
     #[test]
     fn messages_found_versions(data in vec(message(), 0..2), slots in slots()) {
-        versions_round_trip(&MessagesFound { data, slots })?;
+        versions_round_trip(&MessagesFound { data, slots, extra: Default::default() })?;
     }
 
     #[test]
     fn message_response_versions(data in message(), conversation_id in os(), slots in slots()) {
-        versions_round_trip(&MessageResponse { data, conversation_id, slots })?;
+        versions_round_trip(&MessageResponse { data, conversation_id, slots, extra: Default::default() })?;
     }
 
     #[test]
     fn invocation_completed_versions(invocation_id in s(), message in option::of(message()), slots in slots()) {
-        versions_round_trip(&InvocationCompleted { invocation_id, message, slots })?;
+        versions_round_trip(&InvocationCompleted { invocation_id, message, slots, data_extra: Default::default(), extra: Default::default() })?;
     }
 
     #[test]
@@ -1259,6 +1306,63 @@ proptest! {
     fn slot_key_parsing_never_panics(text in "\\PC{0,30}") {
         let key = SlotKey::parse(&text);
         prop_assert_eq!(key.to_string(), text);
+    }
+
+    /// API §2.1's grammar `shared:<messageId>[@<version>[:<from>-<to>]]`
+    /// (the id `msg_` plus a ULID, API §1; canonical `u32` decimals): keys
+    /// generated from it and near misses one edit away are classified
+    /// exactly as an independent regular expression of the grammar says.
+    #[test]
+    fn slot_keys_follow_the_grammar_exactly(
+        r in shared_ref(),
+        edit in 0usize..12,
+        at in any::<prop::sample::Index>(),
+        junk in prop_oneof![
+            Just(" ".to_owned()), Just("\t".to_owned()), Just("\n".to_owned()),
+            Just("@".to_owned()), Just(":".to_owned()), Just("-".to_owned()),
+            Just("0".to_owned()), Just("+".to_owned()), Just("x".to_owned()),
+            Just("\u{a0}".to_owned()), "\\PC".prop_map(|c| c.to_string()),
+        ],
+    ) {
+        let valid = r.to_string();
+        let mut text = valid.clone();
+        let pos = |t: &str| t.char_indices().map(|(i, _)| i).chain([t.len()]).nth(at.index(t.chars().count() + 1)).unwrap_or(t.len());
+        match edit {
+            0 | 1 => {}                                                // the key itself
+            2 => { let p = pos(&text); text.insert_str(p, &junk); }    // a character inserted
+            3 => { let p = pos(&text); if p < text.len() { text.remove(p); } } // one removed
+            4 => text.push_str(&junk),                                 // trailing junk
+            5 => text.insert_str(0, &junk),                            // leading junk
+            6 => { if let Some((from, to)) = r.range {                 // a span without a version
+                text = format!("shared:{}:{from}-{to}", r.message_id);
+            } else { text = format!("shared:{}:1-2", r.message_id); } }
+            7 => text = text.replacen('@', "@0", 1),                   // a leading zero
+            8 => text = text.to_lowercase(),
+            9 => text = text.replacen("shared:", "shared:msg_", 1),
+            10 => text = format!("{text}@1"),
+            _ => { let p = pos(&text); if p < text.len() {             // one replaced
+                let c = text[p..].chars().next().unwrap();
+                text.replace_range(p..p + c.len_utf8(), &junk);
+            } }
+        }
+        let grammar = regex::Regex::new(
+            r"^shared:msg_[0-7][0-9A-HJKMNP-TV-Z]{25}(@(0|[1-9][0-9]*)(:(0|[1-9][0-9]*)-(0|[1-9][0-9]*))?)?$",
+        ).unwrap();
+        let in_grammar = grammar.is_match(&text) && numbers_fit_after_id(&text);
+        match SharedRef::parse(&text) {
+            Ok(parsed) => {
+                prop_assert!(in_grammar, "accepted outside the grammar: {:?}", text);
+                prop_assert_eq!(parsed.to_string(), text.clone());
+                prop_assert_eq!(SlotKey::parse(&text), SlotKey::Shared(parsed));
+            }
+            Err(_) => {
+                prop_assert!(!in_grammar, "refused inside the grammar: {:?}", text);
+                prop_assert_eq!(SlotKey::parse(&text), SlotKey::Other(text.clone()));
+            }
+        }
+        if edit < 2 {
+            prop_assert_eq!(SharedRef::parse(&valid).unwrap(), r);
+        }
     }
 
     #[test]

@@ -5,8 +5,12 @@
     clippy::indexing_slicing,
     missing_docs
 )]
-//! Section 9.6, per resource family: unknown fields are ignored and unknown
-//! values of open enums are kept and serialise back unchanged.
+//! Section 9.6, per resource family: unknown fields are kept (each
+//! object's `extra`) and unknown values of open enums are kept, and both
+//! serialise back unchanged. The one exception: the crypto records the wire
+//! reuses (`sealed` `{ciphertext, envelope}`, `envelope`, key wraps,
+//! `kdfParams`; UniFFI records of the crypto core) read their own fields
+//! only, so unknown fields inside them are dropped.
 
 use std::path::PathBuf;
 
@@ -51,30 +55,58 @@ fn at<'a>(v: &'a mut Value, pointer: &str) -> &'a mut Value {
         .unwrap_or_else(|| panic!("no {pointer}"))
 }
 
+fn add_unknown_fields(doc: &mut Value, pointer: &str) {
+    let obj = at(doc, pointer).as_object_mut().unwrap();
+    obj.insert(
+        "fieldFromTheFuture".into(),
+        json!({"nested": [1, "two", null, {"deeper": 2.5}]}),
+    );
+    obj.insert("anotherNewFlag".into(), json!(true));
+}
+
 /// Sets open-enum values in `base`, then adds unknown fields at `objects`
-/// (JSON pointers of structs) to a copy. The copy must parse, and serialise
-/// back to `base`: unknown fields dropped, unknown values kept.
-fn tolerate<T: DeserializeOwned + Serialize>(
+/// (JSON pointers of structs) and at `crypto` (pointers of the crypto
+/// records) to a copy. The copy must parse, and serialise back to itself
+/// without the fields added at `crypto`: unknown fields and unknown values
+/// kept, except inside the crypto records.
+fn tolerate_except<T: DeserializeOwned + Serialize>(
     mut base: Value,
     values: &[(&str, Value)],
     objects: &[&str],
+    crypto: &[&str],
 ) -> T {
     for (pointer, value) in values {
         *at(&mut base, pointer) = value.clone();
     }
-    let mut input = base.clone();
+    let mut kept = base.clone();
     for pointer in objects {
-        let obj = at(&mut input, pointer).as_object_mut().unwrap();
-        obj.insert(
-            "fieldFromTheFuture".into(),
-            json!({"nested": [1, "two", null]}),
-        );
-        obj.insert("anotherNewFlag".into(), json!(true));
+        add_unknown_fields(&mut kept, pointer);
     }
-    assert_ne!(input, base);
+    let mut input = kept.clone();
+    for pointer in crypto {
+        add_unknown_fields(&mut input, pointer);
+    }
+    assert_ne!(kept, base);
     let parsed: T = serde_json::from_value(input).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(serde_json::to_value(&parsed).unwrap(), base);
+    assert_eq!(serde_json::to_value(&parsed).unwrap(), kept);
     parsed
+}
+
+/// [`tolerate_except`] with no crypto record.
+fn tolerate<T: DeserializeOwned + Serialize>(
+    base: Value,
+    values: &[(&str, Value)],
+    objects: &[&str],
+) -> T {
+    tolerate_except(base, values, objects, &[])
+}
+
+fn future() -> Option<Value> {
+    Some(json!({"nested": [1, "two", null, {"deeper": 2.5}]}))
+}
+
+fn att_extra(list: &MessageList) -> &streamseal::wire::Extra {
+    &list.data[0].attachments.as_ref().unwrap()[0].extra
 }
 
 #[test]
@@ -89,7 +121,7 @@ fn messages_and_slots() {
         "shared:msg_01J80000000000000000000024".into(),
         json!({"status": "pending", "eta": 3}),
     );
-    let list: MessageList = tolerate(
+    let list: MessageList = tolerate_except(
         base,
         &[
             ("/data/0/authorType", json!("agent")),
@@ -102,11 +134,27 @@ fn messages_and_slots() {
             "",
             "/data/0",
             "/data/0/attachments/0",
-            "/data/1/sealed",
-            "/data/1/sealed/envelope",
             "/slots/shared:msg_01J80000000000000000000023@2",
+            "/slots/shared:msg_01J80000000000000000000024",
         ],
+        &["/data/1/sealed", "/data/1/sealed/envelope"],
     );
+    // Reachable by the app, at every depth.
+    assert_eq!(list.extra.get("fieldFromTheFuture").cloned(), future());
+    assert_eq!(list.data[0].extra.get("anotherNewFlag"), Some(&json!(true)));
+    assert_eq!(
+        att_extra(&list).get("fieldFromTheFuture").cloned(),
+        future()
+    );
+    let SlotValue::Ok(ok) = list
+        .slots
+        .get(&SlotKey::parse("shared:msg_01J80000000000000000000023@2"))
+        .unwrap()
+    else {
+        panic!("not ok")
+    };
+    assert_eq!(ok.extra.get("anotherNewFlag"), Some(&json!(true)));
+    assert!(ok.extra.get("status").is_none(), "the tag is not unknown");
     assert_eq!(list.data[0].author_type, AuthorType::Other("agent".into()));
     let att = &list.data[0].attachments.as_ref().unwrap()[0];
     assert_eq!(
@@ -123,7 +171,7 @@ fn messages_and_slots() {
         .get(&SlotKey::parse("shared:msg_01J80000000000000000000024"))
         .unwrap();
     assert_eq!(pending.status(), Some("pending"));
-    // Through every version's reader too.
+    // Through every version's reader too, unknown fields included.
     for v in ApiVersion::ALL {
         let json = list.to_version_value(v);
         assert_eq!(
@@ -144,6 +192,10 @@ fn streams() {
         ],
         &["", "/data/0", "/data/1"],
     );
+    assert_eq!(
+        page.data[1].extra.get("fieldFromTheFuture").cloned(),
+        future()
+    );
     assert_eq!(page.data[0].stream_type, StreamType::Other("forum".into()));
     assert_eq!(
         page.data[0].memory_mode,
@@ -153,9 +205,11 @@ fn streams() {
         page.data[1].anchor_id,
         Some(AnchorId::Other("card_0001".into()))
     );
-    // The 2026-07-12 reader keeps the unknown anchor too.
+    // The 2026-07-12 reader keeps the unknown anchor and fields too.
     let old = page.to_version_value(ApiVersion::V2026_07_12);
     assert_eq!(old["data"][1]["parentMessageId"], json!("card_0001"));
+    assert_eq!(old["data"][1]["anotherNewFlag"], json!(true));
+    assert_eq!(old["anotherNewFlag"], json!(true));
     assert_eq!(
         StreamPage::from_version_value(ApiVersion::V2026_07_12, old).unwrap(),
         page
@@ -176,11 +230,25 @@ fn conversations_and_memos() {
     let memos: MemoSearchResults = tolerate(
         fixture("memo_search.json"),
         &[
-            ("/data/0/memoType", json!("document")),
-            ("/data/0/knowledgeType", json!("opinion")),
+            ("/data/0/memo/memoType", json!("document")),
+            ("/data/0/memo/knowledgeType", json!("opinion")),
             ("/data/0/sourceStream/type", json!("forum")),
         ],
-        &["", "/data/0", "/data/0/sourceStream", "/data/1"],
+        &[
+            "",
+            "/data/0",
+            "/data/0/memo",
+            "/data/0/sourceStream",
+            "/data/1/memo",
+        ],
+    );
+    assert_eq!(
+        memos.data[0].extra.get("anotherNewFlag"),
+        Some(&json!(true))
+    );
+    assert_eq!(
+        memos.data[0].memo.extra.get("fieldFromTheFuture").cloned(),
+        future()
     );
     assert_eq!(
         memos.data[0].memo.memo_type,
@@ -269,20 +337,23 @@ fn invocations() {
         ctx.messages[0].author_type,
         AuthorType::Other("agent".into())
     );
-    let sealed: ClaimResponse = tolerate(
+    let sealed: ClaimResponse = tolerate_except(
         fixture("claim_sealed.json"),
         &[("/data/sealedContext/trigger/authorType", json!("agent"))],
         &[
             "/data/sealedContext",
-            "/data/sealedContext/wraps/0",
             "/data/sealedContext/history/0",
-            "/data/sealedContext/history/0/envelope",
-            "/data/sealedContext/prompt",
             "/data/sealedContext/reply",
             "/data/sealedContext/trigger",
         ],
+        &[
+            "/data/sealedContext/wraps/0",
+            "/data/sealedContext/history/0/envelope",
+            "/data/sealedContext/prompt",
+        ],
     );
-    assert!(sealed.data.unwrap().sealed_context.is_some());
+    let ctx = sealed.data.unwrap().sealed_context.unwrap();
+    assert_eq!(ctx.trigger.extra.get("anotherNewFlag"), Some(&json!(true)));
     let _: RenewResult = tolerate(
         fixture("renew_with_revision.json")["data"].clone(),
         &[],
@@ -301,21 +372,27 @@ fn delegations_keys_me() {
         d.delegation.status,
         DelegationStatus::Other("failed".into())
     );
+    // A flattened composition keeps the unknown fields once, in its base.
+    assert_eq!(d.delegation.extra.get("anotherNewFlag"), Some(&json!(true)));
+    assert_eq!(d.delegation.extra.len(), 2);
 
-    let wraps: KeyWraps = tolerate(
+    let wraps: KeyWraps = tolerate_except(
         fixture("key_wraps.json")["data"].clone(),
         &[("/wraps/0/recipientKind", json!("device"))],
-        &["", "/wraps/0"],
+        &[""],
+        &["/wraps/0"],
     );
     assert_eq!(
         wraps.wraps[0].recipient_kind,
         Some(RecipientKind::Other("device".into()))
     );
-    let _: OwnKey = tolerate(
+    let own: OwnKey = tolerate_except(
         fixture("own_key.json")["data"].clone(),
         &[],
-        &["", "/kdfParams"],
+        &[""],
+        &["/kdfParams"],
     );
+    assert_eq!(own.extra.get("fieldFromTheFuture").cloned(), future());
 
     // `kind` is an open union: an unknown kind keeps all its fields.
     let mut me = fixture("me_user.json")["data"].clone();
@@ -325,10 +402,15 @@ fn delegations_keys_me() {
         matches!(&parsed.identity, MeIdentity::Other { kind, fields } if kind == "service" && fields.contains_key("userId"))
     );
     assert_eq!(serde_json::to_value(&parsed).unwrap(), me);
-    let _: Me = tolerate(
+    let me: Me = tolerate(
         fixture("me_user.json")["data"].clone(),
         &[],
-        &["/apiVersion"],
+        &["", "/apiVersion"],
+    );
+    assert_eq!(me.extra.get("anotherNewFlag"), Some(&json!(true)));
+    assert_eq!(
+        me.api_version.extra.get("fieldFromTheFuture").cloned(),
+        future()
     );
     // A newer `current` than this library knows is only text.
     let mut newer = fixture("me_user.json")["data"].clone();
@@ -356,8 +438,8 @@ fn errors_and_events() {
 
     let mut revoke = fixture("event_e2e_revoke.json");
     revoke["reason"] = json!("owner removed the bot");
-    let event = Event::from_parts("bot:e2e_revoke", revoke).unwrap();
-    assert_eq!(event.payload(), fixture("event_e2e_revoke.json"));
+    let event = Event::from_parts("bot:e2e_revoke", revoke.clone()).unwrap();
+    assert_eq!(event.payload(), revoke);
 
     let mut steps = fixture("event_sealed_steps.json");
     steps["steps"][0]["stepType"] = json!("dreaming");
@@ -367,10 +449,7 @@ fn errors_and_events() {
         panic!()
     };
     assert_eq!(s.steps[0].step_type, StepType::Other("dreaming".into()));
-    steps["steps"][0]
-        .as_object_mut()
-        .unwrap()
-        .remove("priority");
+    assert_eq!(s.steps[0].extra.get("priority"), Some(&json!(1)));
     assert_eq!(event.payload(), steps);
 }
 

@@ -255,6 +255,7 @@ fuzz_target!(|data: &[u8]| {
             current_key_generation: input.current_key_generation,
             owner_user_id: "usr_owner".into(),
             wraps: list,
+            extra: Default::default(),
         };
         let mine: Vec<IdentityKey> = all
             .iter()

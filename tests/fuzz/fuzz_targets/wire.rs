@@ -4,6 +4,9 @@
 //! Oracle: decode -> encode -> decode gives the same value and the encoding
 //! is stable. Version-shaped types are read in the shape of each API
 //! version: read(v) -> write(v) -> read(v) gives the model restricted to v.
+//! Responses and events keep unknown fields (section 9.6): their encoding,
+//! with unknown fields added to every struct object at every depth, decodes
+//! and re-encodes to exactly the same JSON, in every version's shape too.
 //! Events: `from_parts(name(e), payload(e)) == e`. Error bodies of any
 //! status read without panicking, and `inspect::detect` never panics.
 #![no_main]
@@ -27,11 +30,24 @@ use streamseal::wire::{
     attachment, bot, conversation, delegation, error_body, events, inspect, invocation, keys,
     label, list, me, memo, message, presence, slots, stream,
 };
-use streamseal_fuzz::json_round_trip;
+use streamseal_fuzz::{json_round_trip, no_key_twice, unknown_fields, unknown_fields_survive, with_unknown_fields};
+
+/// Whether a type of the dispatch table keeps unknown fields: every
+/// response and event does; request bodies (the `*_req` modules, where
+/// `WebhookAccepted` lives too) do not, and `Slots` is a map whose values
+/// are checked inside the message responses.
+fn keeps_unknown_fields(what: &str) -> bool {
+    !(what.contains("_req") || what.ends_with("Slots"))
+}
 
 fn plain<T: Serialize + DeserializeOwned + PartialEq + Debug>(what: &str, text: &str) {
     if let Ok(value) = serde_json::from_str::<T>(text) {
         json_round_trip(what, &value);
+        if keeps_unknown_fields(what) {
+            let input = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
+            no_key_twice(what, &value);
+            unknown_fields_survive(what, &value, &input);
+        }
     }
     // The `{"data": ...}` envelope of responses.
     if let Ok(value) = streamseal::wire::parse_data::<T>(text) {
@@ -44,6 +60,7 @@ fn plain<T: Serialize + DeserializeOwned + PartialEq + Debug>(what: &str, text: 
 
 fn versioned<T: Versioned + PartialEq + Debug>(what: &str, text: &str) {
     plain::<T>(what, text);
+    let input = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
     for v in ApiVersion::ALL {
         let Ok(model) = T::from_version_json(v, text) else {
             continue;
@@ -57,6 +74,15 @@ fn versioned<T: Versioned + PartialEq + Debug>(what: &str, text: &str) {
             "{what} at {v}: read(write(x)) != x\n{json}"
         );
         assert_eq!(back.to_version_json(v), json, "{what} at {v}: not stable");
+        // Unknown fields survive this version's reader and writer.
+        let widened = with_unknown_fields(&back.to_version_value(v), &unknown_fields(&input));
+        let read = T::from_version_value(v, widened.clone())
+            .unwrap_or_else(|e| panic!("{what} at {v}: unknown fields make it fail: {e}\n{widened}"));
+        assert_eq!(
+            read.to_version_value(v),
+            widened,
+            "{what} at {v}: unknown fields not written back unchanged"
+        );
     }
 }
 

@@ -232,6 +232,103 @@ pub fn json_round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(what
     assert_eq!(again, json, "{what}: encoding is not stable");
 }
 
+/// Keys whose object is not a struct with fields (maps of data, and the
+/// crypto records the wire reuses, which read their own fields only).
+const NOT_FIELDS: &[&str] = &[
+    "metadata",
+    "capabilities",
+    "range",
+    "details",
+    "slots",
+    "sealed",
+    "envelope",
+    "noteEnvelope",
+    "prompt",
+    "kdfParams",
+];
+/// Arrays whose items are crypto records (key wraps).
+const CRYPTO_ARRAYS: &[&str] = &["wraps"];
+
+/// `doc` with `fields` added to every object that is a struct with fields,
+/// at every depth (names already there are left alone).
+pub fn with_unknown_fields(doc: &serde_json::Value, fields: &[(&str, serde_json::Value)]) -> serde_json::Value {
+    use serde_json::Value;
+    fn walk(v: &mut Value, parent: Option<&str>, fields: &[(&str, Value)]) {
+        match v {
+            Value::Object(map) => {
+                for (key, child) in map.iter_mut() {
+                    walk(child, Some(key), fields);
+                }
+                if parent.is_none_or(|p| !NOT_FIELDS.contains(&p)) {
+                    for (name, value) in fields {
+                        if !map.contains_key(*name) {
+                            map.insert((*name).to_owned(), value.clone());
+                        }
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if parent.is_some_and(|p| CRYPTO_ARRAYS.contains(&p)) {
+                    return;
+                }
+                for child in items {
+                    walk(child, parent.map(|_| "[]"), fields);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = doc.clone();
+    walk(&mut out, None, fields);
+    out
+}
+
+/// The unknown fields the wire oracle adds: names no spec field has (every
+/// spec field is camelCase, without `_`), values of every JSON kind, and
+/// the fuzzer's own document.
+pub fn unknown_fields(input: &serde_json::Value) -> Vec<(&'static str, serde_json::Value)> {
+    vec![
+        (
+            "fuzz_later",
+            serde_json::json!({"n": [-1, 18446744073709551615u64, 0.1, 1e300], "s": "\u{e9}\u{1f680}", "z": null}),
+        ),
+        ("fuzz_flag", serde_json::Value::Bool(true)),
+        ("fuzz_input", input.clone()),
+    ]
+}
+
+/// Section 9.6 (issue 17): a decoded response keeps the fields it does not
+/// know and writes them back unchanged. Its own encoding (lossless by
+/// [`json_round_trip`]) gets unknown fields in every struct object at every
+/// depth; the result must decode, re-encode to exactly that JSON (value
+/// level), and decode again to the same value.
+pub fn unknown_fields_survive<T: Serialize + DeserializeOwned + PartialEq + Debug>(
+    what: &str,
+    value: &T,
+    input: &serde_json::Value,
+) {
+    let canonical = serde_json::to_value(value)
+        .unwrap_or_else(|e| panic!("{what}: a decoded value does not serialise: {e}"));
+    let widened = with_unknown_fields(&canonical, &unknown_fields(input));
+    let read: T = serde_json::from_value(widened.clone())
+        .unwrap_or_else(|e| panic!("{what}: unknown fields make it fail: {e}\n{widened}"));
+    let back = serde_json::to_value(&read)
+        .unwrap_or_else(|e| panic!("{what}: a decoded value does not serialise: {e}"));
+    assert_eq!(back, widened, "{what}: unknown fields not written back unchanged");
+    no_key_twice(what, &read);
+    json_round_trip(what, &read);
+}
+
+/// A key written twice collapses when the text is read as a `Value`, so the
+/// text would be longer than the same members written once.
+pub fn no_key_twice<T: Serialize>(what: &str, value: &T) {
+    let text = serde_json::to_string(value)
+        .unwrap_or_else(|e| panic!("{what}: a decoded value does not serialise: {e}"));
+    let once: serde_json::Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{what}: its own encoding is not JSON: {e}"));
+    assert_eq!(text.len(), once.to_string().len(), "{what}: a key is written twice\n{text}");
+}
+
 /// A short string drawn from a small alphabet of interesting values or the
 /// fuzzer's own text.
 #[derive(Arbitrary, Debug, Clone)]

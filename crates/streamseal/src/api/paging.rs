@@ -11,7 +11,7 @@
 //!
 //! let first = EndpointRequest::ListConversations { query: ListConversationsQuery::default() };
 //! let page = ResponseData::Conversations(ConversationPage {
-//!     data: vec![], has_more: true, cursor: Some("c2".into()),
+//!     data: vec![], has_more: true, cursor: Some("c2".into()), extra: Default::default(),
 //! });
 //! let Some(EndpointRequest::ListConversations { query }) = next_page(&first, &page) else { panic!() };
 //! assert_eq!(query.after.as_deref(), Some("c2"));
@@ -185,7 +185,9 @@ impl PagedList {
 /// use streamseal::api::ResponseData;
 /// use streamseal::wire::list::StreamPage;
 ///
-/// let page = ResponseData::Streams(StreamPage { data: vec![], has_more: true, cursor: Some("c2".into()) });
+/// let page = ResponseData::Streams(StreamPage {
+///     data: vec![], has_more: true, cursor: Some("c2".into()), extra: Default::default(),
+/// });
 /// let view = PageView::of(&page);
 /// assert_eq!(view.list, Some(PagedList::Streams));
 /// assert_eq!((view.has_more, view.cursor.as_deref()), (true, Some("c2")));

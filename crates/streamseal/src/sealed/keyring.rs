@@ -35,6 +35,7 @@
 //!     current_key_generation: 0,
 //!     owner_user_id: "usr_1".into(),
 //!     wraps: roll.wraps().to_vec(),
+//!     extra: Default::default(),
 //! };
 //! // The owner's device accepts the bot's key as a key sender for this root.
 //! let mut state = StreamState::new("stream_r")?;

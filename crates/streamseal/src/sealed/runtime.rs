@@ -53,6 +53,7 @@ use crate::sealed::{refuse_stale, utf8};
 use crate::sender::{SealedBy, SenderKeys, Signer};
 use crate::slot::{DecisionOption, Slot, SlotKind, StepPhase};
 use crate::stream_key::Keyring;
+use crate::wire::Extra;
 use crate::wire::events::{SealedStepFrame, SealedSteps};
 use crate::wire::ids::{DecisionId, MessageId};
 use crate::wire::invocation::Invocation;
@@ -497,8 +498,10 @@ impl OpenedInvocation {
                     ciphertext: Some(s.sealed.ciphertext.clone()),
                     envelope: Some(s.sealed.envelope.clone()),
                     duration_ms: s.duration_ms,
+                    extra: Extra::default(),
                 })
                 .collect(),
+            extra: Extra::default(),
         }
     }
 

@@ -35,7 +35,7 @@
 //!
 //! let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("owner-key")?)?;
 //! let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("machine-a")?)?;
-//! let served = OwnerKey { key_id: "owner-key".into(), public_key: owner.public_key() };
+//! let served = OwnerKey { key_id: "owner-key".into(), public_key: owner.public_key(), extra: Default::default() };
 //!
 //! let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
 //! let owner_key = session::owner_key(&mut trust, "usr_owner", &served)?;

@@ -29,6 +29,7 @@ use crate::bundle::{SealedBundle, create_bundle, open_bundle};
 use crate::error::Result;
 use crate::identity::{IdentityKey, KeyId, PublicKey, RecipientKind, SecretKey};
 use crate::kdf::{KdfLimits, KdfParams};
+use crate::wire::Extra;
 use crate::wire::keys::OwnKey;
 
 /// A key record to store: `{keyId, publicKey, encryptedPrivateBundle, kdfSalt, kdfParams}`.
@@ -55,6 +56,7 @@ impl NewOwnKey {
             kdf_salt: self.bundle.kdf_salt,
             kdf_params: self.bundle.kdf_params,
             created_at: created_at.into(),
+            extra: Extra::default(),
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::wire::extra::Extra;
 use crate::wire::open_enum::open_enum;
 
 open_enum!(
@@ -59,6 +60,11 @@ pub struct Attachment {
     pub processing_status: ProcessingStatus,
     /// Created.
     pub created_at: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// A hit of `POST attachments/search`.
@@ -84,4 +90,9 @@ pub struct AttachmentSearchHit {
     pub message_id: Option<String>,
     /// Created.
     pub created_at: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::wire::extra::Extra;
 use crate::wire::open_enum::open_enum;
 
 open_enum!(
@@ -50,4 +51,9 @@ pub struct Bot {
     /// versions drop it, so it is optional in every version and kept when sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reads_as_owner: Option<bool>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::wire::extra::Extra;
 use crate::wire::open_enum::open_enum;
 
 open_enum!(
@@ -43,4 +44,9 @@ pub struct Conversation {
     pub created_at: String,
     /// Updated.
     pub updated_at: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }

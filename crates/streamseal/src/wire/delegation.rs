@@ -2,7 +2,8 @@
 //! an external agent and completed with a result.
 //!
 //! One base [`Delegation`] with the list fields; get, claim and complete add
-//! theirs on top (flattened, as on the wire).
+//! theirs on top (flattened, as on the wire). The unknown fields of those
+//! responses are kept in the base's `extra` (`delegation.extra`).
 //!
 //! Versions: 2026-07-22 changed where a completion's result lands (straight
 //! into the card's thread) while 2026-07-12 keeps a synthetic message anchor.
@@ -12,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::wire::extra::Extra;
 use crate::wire::open_enum::open_enum;
 use crate::wire::secret::ClaimToken;
 use crate::wire::version::ApiVersion;
@@ -64,6 +66,11 @@ pub struct Delegation {
     pub created_at: String,
     /// When the status last changed.
     pub status_changed_at: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `GET delegations/{id}`: adds the brief; never a claim token.
@@ -117,6 +124,11 @@ pub struct DelegationCompletion {
 pub struct DelegationHeartbeat {
     /// The renewed lease expiry.
     pub claim_expires_at: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// Where a completed delegation's result lands, by version (changelog of 2026-07-22).

@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ValidationDetails;
+use crate::wire::extra::Extra;
 use crate::wire::open_enum::open_enum;
 
 open_enum!(
@@ -46,6 +47,11 @@ pub struct ErrorBody {
     /// A named code, on some errors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<ApiErrorCode>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 impl ErrorBody {
@@ -56,6 +62,7 @@ impl ErrorBody {
             error: "Validation failed".to_owned(),
             details: Some(details),
             code: None,
+            extra: Extra::default(),
         }
     }
 }
@@ -71,6 +78,11 @@ pub struct RateLimitBody {
     pub limit: u32,
     /// Its window in milliseconds.
     pub window_ms: u64,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (every

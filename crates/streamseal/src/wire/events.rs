@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::envelope::{Envelope, SealedPayload};
 use crate::error::{Error, Result};
+use crate::wire::extra::Extra;
 use crate::wire::secret::CallbackToken;
 
 /// `bot_invocation:available` (server to runtime).
@@ -51,6 +52,11 @@ pub struct DecisionResolved {
     /// The sealed note's envelope, when a note was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note_envelope: Option<Envelope>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 impl DecisionResolved {
@@ -78,6 +84,11 @@ pub struct E2eRevoke {
     pub bot_id: String,
     /// The sealed stream.
     pub stream_id: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `bot:invocation:sealed-steps`: `{invocationId, callbackToken, steps}` for
@@ -92,6 +103,11 @@ pub struct SealedSteps {
     pub callback_token: CallbackToken,
     /// The frames: sealed step bodies.
     pub steps: Vec<SealedStepFrame>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// A frame of [`SealedSteps`]: a sealed step body, as
@@ -117,6 +133,11 @@ pub struct SealedStepFrame {
     /// Duration in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// The hello acknowledgement of the socket. It carries the bot id (under a

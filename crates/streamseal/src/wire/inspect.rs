@@ -43,6 +43,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{Error, Result, ValidationDetails};
+use crate::wire::extra::without_extras;
 use crate::wire::requests::Validate;
 use crate::wire::version::ApiVersion;
 use crate::wire::versioned::Versioned;
@@ -73,7 +74,8 @@ pub struct Inspection {
     /// pretty-printed (object keys sorted): the normalised model written
     /// back in the newest version shape the document can be, inside
     /// `{"data": ...}` when it came wrapped. Fields the library does not
-    /// model are left out.
+    /// know are kept as they came (section 9.6) in a response or event;
+    /// request bodies leave them out.
     pub pretty: String,
 }
 
@@ -105,6 +107,8 @@ impl Inspection {
 struct Reading {
     /// The normalised model, written back as JSON.
     value: Value,
+    /// The same without the unknown fields it keeps: what the kind models.
+    known: Value,
     /// The versions whose shape the document has.
     versions: Vec<ApiVersion>,
     /// The request bounds it breaks.
@@ -136,6 +140,11 @@ fn to_value<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
+/// [`to_value`] without the unknown fields kept in every `extra`.
+fn to_known_value<T: Serialize>(value: &T) -> Value {
+    without_extras(|| to_value(value))
+}
+
 /// A request body: read, then validated.
 fn request<T: DeserializeOwned + Serialize + Validate>(doc: &Value) -> Result<Reading> {
     let parsed: T = read(doc)?;
@@ -148,6 +157,7 @@ fn request<T: DeserializeOwned + Serialize + Validate>(doc: &Value) -> Result<Re
     };
     Ok(Reading {
         value: to_value(&parsed),
+        known: to_known_value(&parsed),
         versions: ApiVersion::ALL.to_vec(),
         violations,
     })
@@ -158,6 +168,7 @@ fn response<T: DeserializeOwned + Serialize>(doc: &Value) -> Result<Reading> {
     let parsed: T = read(doc)?;
     Ok(Reading {
         value: to_value(&parsed),
+        known: to_known_value(&parsed),
         versions: ApiVersion::ALL.to_vec(),
         violations: ValidationDetails::new(),
     })
@@ -173,37 +184,39 @@ fn versioned<T: Versioned>(doc: &Value) -> Result<Reading> {
     let mut written = Vec::with_capacity(ApiVersion::ALL.len());
     for version in ApiVersion::ALL {
         let model = T::from_version_value(version, doc.clone())?;
-        written.push((version, model.to_version_value(version)));
+        let known = without_extras(|| model.to_version_value(version));
+        written.push((version, model.to_version_value(version), known));
     }
     let mut differing = BTreeSet::new();
-    for (i, (_, a)) in written.iter().enumerate() {
-        for (_, b) in written.iter().skip(i + 1) {
+    for (i, (_, a, _)) in written.iter().enumerate() {
+        for (_, b, _) in written.iter().skip(i + 1) {
             differences(a, b, &mut Vec::new(), &mut differing);
         }
     }
-    let scored: Vec<(ApiVersion, usize, Value)> = written
+    let scored: Vec<(ApiVersion, usize, Value, Value)> = written
         .into_iter()
-        .map(|(version, value)| {
+        .map(|(version, value, known)| {
             let misses = differing
                 .iter()
                 .filter(|at| !agrees(doc, &value, at))
                 .count();
-            (version, misses, value)
+            (version, misses, value, known)
         })
         .collect();
     let versions = scored
         .iter()
-        .filter(|(_, misses, _)| *misses == 0)
-        .map(|(version, _, _)| *version)
+        .filter(|(_, misses, _, _)| *misses == 0)
+        .map(|(version, _, _, _)| *version)
         .collect();
     // Written in the newest of the best-fitting versions.
-    let value = scored
+    let (value, known) = scored
         .into_iter()
-        .min_by_key(|(version, misses, _)| (*misses, Reverse(*version)))
-        .map(|(_, _, value)| value)
-        .unwrap_or(Value::Null);
+        .min_by_key(|(version, misses, _, _)| (*misses, Reverse(*version)))
+        .map(|(_, _, value, known)| (value, known))
+        .unwrap_or((Value::Null, Value::Null));
     Ok(Reading {
         value,
+        known,
         versions,
         violations: ValidationDetails::new(),
     })
@@ -546,8 +559,10 @@ impl WireKind {
             (Place::Data, Err(bare)) => match doc.get("data") {
                 None => Err(bare),
                 Some(inner) => reader(inner).map(|mut read| {
-                    read.value =
-                        Value::Object([("data".to_owned(), read.value)].into_iter().collect());
+                    let wrap =
+                        |v: Value| Value::Object([("data".to_owned(), v)].into_iter().collect());
+                    read.value = wrap(read.value);
+                    read.known = wrap(read.known);
                     read
                 }),
             },
@@ -582,7 +597,9 @@ pub fn inspect(kind: WireKind, json: &str) -> Result<Inspection> {
 /// A kind fits when its reading keeps at least one of the document's
 /// fields. The best fit drops the fewest of the document's fields (nested
 /// ones count; a null counts as absent), then keeps the most; ties go to
-/// the order of [`WireKind::ALL`], requests first. Kinds that read any JSON
+/// the order of [`WireKind::ALL`], requests first. Here a field is kept
+/// when the kind models it: one a response keeps only as unknown (in an
+/// `extra`) counts as dropped. Kinds that read any JSON
 /// (`compat-webhook-payload`) are never offered.
 pub fn detect(json: &str) -> Vec<Inspection> {
     let Ok(doc) = serde_json::from_str::<Value>(json) else {
@@ -594,7 +611,7 @@ pub fn detect(json: &str) -> Vec<Inspection> {
         .filter(|(_, kind)| **kind != WireKind::CompatWebhook)
         .filter_map(|(order, kind)| {
             let reading = kind.read(&doc).ok()?;
-            let (kept, dropped) = coverage(&doc, &reading.value);
+            let (kept, dropped) = coverage(&doc, &reading.known);
             (kept > 0).then(|| {
                 (
                     (dropped, Reverse(kept), order),

@@ -9,11 +9,13 @@
 //! context; not said to exist in sealed streams), `runtimeSessionId` (an
 //! optional claim parameter).
 
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::envelope::{Envelope, SealedPayload};
 use crate::wire::common::{AuthorType, Sequence};
+use crate::wire::extra::Extra;
 use crate::wire::message::Message;
 use crate::wire::secret::{CallbackToken, ClaimToken};
 use crate::wire::slots::Slots;
@@ -26,6 +28,11 @@ use crate::wrap::KeyWrap;
 pub struct ClaimResponse {
     /// The claimed invocation, or null when nothing is pending.
     pub data: Option<Invocation>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// A claimed bot invocation.
@@ -76,6 +83,11 @@ pub struct Invocation {
     /// Sealed streams only: what the runtime needs to open and answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed_context: Option<SealedContext>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `actor` of an invocation: `{type, id, slug}`.
@@ -90,6 +102,11 @@ pub struct InvocationActor {
     pub id: String,
     /// Actor slug.
     pub slug: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `context`: `{kind, messages}`.
@@ -101,6 +118,11 @@ pub struct InvocationContext {
     pub kind: String,
     /// The context messages.
     pub messages: Vec<ContextMessage>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// A message of the plaintext context.
@@ -122,6 +144,11 @@ pub struct ContextMessage {
     pub content_markdown: String,
     /// Created.
     pub created_at: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `sealedContext` of an invocation in a sealed stream.
@@ -141,6 +168,11 @@ pub struct SealedContext {
     pub reply: SealedReplyParams,
     /// The trigger message.
     pub trigger: SealedTrigger,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// A sealed history item: `{ciphertext, envelope, role, sequence}`.
@@ -156,6 +188,11 @@ pub struct SealedHistoryItem {
     pub role: String,
     /// Sequence of the message.
     pub sequence: Sequence,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 impl SealedHistoryItem {
@@ -177,6 +214,11 @@ pub struct SealedReplyParams {
     pub key_generation: u32,
     /// The sender id bound into the reply's slot.
     pub sender_id: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `sealedContext.trigger`: `{messageId, authorName, authorType, createdAt}`.
@@ -192,6 +234,11 @@ pub struct SealedTrigger {
     pub author_type: AuthorType,
     /// Created.
     pub created_at: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `POST bot-invocations/{id}/renew`, both shapes in one model: the older
@@ -214,6 +261,11 @@ pub struct RenewResult {
     /// Newer shape: an edit of the source message to deliver.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub update: Option<RenewUpdate>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// Which renew shape a [`RenewResult`] has.
@@ -249,6 +301,11 @@ pub struct RenewUpdate {
     pub prompt_markdown: Option<String>,
     /// Slugs mentioned in the new prompt.
     pub mentioned_actor_slugs: Vec<String>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `{invocationId, status}` of `progress` and `fail`.
@@ -260,6 +317,11 @@ pub struct InvocationStatusResult {
     pub invocation_id: String,
     /// Status; value names not shown in the spec.
     pub status: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `{invocationId, sessionId, stepId}` of `steps`, `sealed-steps/started`, `sealed-steps`.
@@ -273,6 +335,11 @@ pub struct StepRecorded {
     pub session_id: String,
     /// Step id.
     pub step_id: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `{invocationId, sessionId, messageId}` of `messages`.
@@ -286,6 +353,11 @@ pub struct InvocationMessagePosted {
     pub session_id: String,
     /// The posted message.
     pub message_id: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `{messageId}` of `sealed-messages`.
@@ -295,6 +367,11 @@ pub struct InvocationMessagePosted {
 pub struct SealedMessagePosted {
     /// The posted message.
     pub message_id: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `{invocationId, sessionId, messageId}` of `sealed-complete`.
@@ -308,18 +385,125 @@ pub struct SealedCompleted {
     pub session_id: String,
     /// The reply, or null with `noResponse`.
     pub message_id: Option<String>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
-/// `{invocationId, message, slots}` of `complete` (`slots` from 2026-07-24).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
-#[serde(rename_all = "camelCase")]
+/// `POST bot-invocations/{id}/complete`. Section 4.10: "Returns
+/// `{invocationId, message (message or null)}` plus `slots`"; section 4:
+/// response bodies are given under `data` unless stated. So the body is
+/// `{"data": {"invocationId": .., "message": ..}, "slots": {..}}` (`slots`
+/// from 2026-07-24), and that is this type's serde.
+///
+/// A body with no `data` key, the fields flat beside `slots`
+/// (`{invocationId, message, slots}`), is read too, as a tolerant
+/// fallback; it is written back in the spec's shape, its unknown fields
+/// inside `data`.
+///
+/// ```
+/// use streamseal::wire::{invocation::InvocationCompleted, version::ApiVersion, versioned::Versioned};
+///
+/// let body = r#"{"data":{"invocationId":"inv_1","message":null},"slots":{}}"#;
+/// let done = InvocationCompleted::from_version_json(ApiVersion::LATEST, body)?;
+/// assert_eq!((done.invocation_id.as_str(), done.message.is_none()), ("inv_1", true));
+/// assert_eq!(done.to_version_json(ApiVersion::LATEST), body);
+/// let flat = r#"{"invocationId":"inv_1","message":null,"slots":{}}"#;
+/// assert_eq!(InvocationCompleted::from_version_json(ApiVersion::LATEST, flat)?, done);
+/// # Ok::<(), streamseal::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InvocationCompleted {
-    /// Invocation id.
+    /// Invocation id (`data.invocationId`).
     pub invocation_id: String,
-    /// The reply message, or null.
+    /// The reply message, or null (`data.message`).
     pub message: Option<Message>,
-    /// Hydrated shared-message slots.
-    #[serde(default)]
+    /// Hydrated shared-message slots (empty before 2026-07-24).
     pub slots: Slots,
+    /// Fields this library does not know inside `data`, kept as raw JSON
+    /// and written back unchanged (section 9.6).
+    pub data_extra: Extra,
+    /// Fields this library does not know beside `data` and `slots`, kept
+    /// as raw JSON and written back unchanged (section 9.6).
+    pub extra: Extra,
+}
+
+ts_decl!(
+    "export type InvocationCompleted = { data: { invocationId: string; message: Message | null } & Record<string, unknown>; slots: Slots } & Record<string, unknown>;"
+);
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CompletedDataOut<'a> {
+    invocation_id: &'a str,
+    message: &'a Option<Message>,
+    #[serde(flatten)]
+    extra: &'a Extra,
+}
+
+#[derive(Serialize)]
+struct CompletedOut<'a> {
+    data: CompletedDataOut<'a>,
+    slots: &'a Slots,
+    #[serde(flatten)]
+    extra: &'a Extra,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CompletedDataIn {
+    invocation_id: String,
+    message: Option<Message>,
+    #[serde(flatten)]
+    extra: Extra,
+}
+
+#[derive(Deserialize)]
+struct CompletedIn {
+    data: CompletedDataIn,
+    #[serde(default)]
+    slots: Slots,
+    #[serde(flatten)]
+    extra: Extra,
+}
+
+impl Serialize for InvocationCompleted {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        CompletedOut {
+            data: CompletedDataOut {
+                invocation_id: &self.invocation_id,
+                message: &self.message,
+                extra: &self.data_extra,
+            },
+            slots: &self.slots,
+            extra: &self.extra,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for InvocationCompleted {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let mut map = Map::<String, Value>::deserialize(d)?;
+        if !map.contains_key("data") {
+            // The flat fallback: everything but `slots` belongs to `data`.
+            let slots = map.remove("slots");
+            let data = std::mem::take(&mut map);
+            map.insert("data".to_owned(), Value::Object(data));
+            if let Some(slots) = slots {
+                map.insert("slots".to_owned(), slots);
+            }
+        }
+        let wire: CompletedIn =
+            serde_json::from_value(Value::Object(map)).map_err(D::Error::custom)?;
+        Ok(InvocationCompleted {
+            invocation_id: wire.data.invocation_id,
+            message: wire.data.message,
+            slots: wire.slots,
+            data_extra: wire.data.extra,
+            extra: wire.extra,
+        })
+    }
 }

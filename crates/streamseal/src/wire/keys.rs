@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::identity::PublicKey;
 use crate::kdf::KdfParams;
+use crate::wire::extra::Extra;
 use crate::wrap::KeyWrap;
 
 /// `GET bot-runtime/owner-e2e-key`: `{keyId, publicKey}`.
@@ -21,6 +22,11 @@ pub struct OwnerKey {
     pub key_id: String,
     /// The owner's X25519 public key.
     pub public_key: PublicKey,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `GET me/e2e-key`: the caller's own key record.
@@ -40,6 +46,11 @@ pub struct OwnKey {
     pub kdf_params: KdfParams,
     /// Created.
     pub created_at: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `GET streams/{streamId}/e2e/key-wraps`.
@@ -53,6 +64,11 @@ pub struct KeyWraps {
     pub owner_user_id: String,
     /// The wraps.
     pub wraps: Vec<KeyWrap>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `POST streams/{streamId}/e2e/key-wraps`: `{stored}`.
@@ -62,4 +78,9 @@ pub struct KeyWraps {
 pub struct KeyWrapsStored {
     /// How many wraps were stored.
     pub stored: u32,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }

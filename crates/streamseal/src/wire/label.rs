@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::wire::common::ActorType;
+use crate::wire::extra::Extra;
 use crate::wire::open_enum::open_enum;
 
 open_enum!(
@@ -44,6 +45,11 @@ pub struct Label {
     pub updated_at: String,
     /// Archived, or null.
     pub archived_at: Option<String>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// An assignment of a label to a stream or message.
@@ -65,6 +71,11 @@ pub struct LabelAssignment {
     pub workspace_id: String,
     /// When assigned.
     pub assigned_at: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `POST labels/assignments` (201): `{label, assignment}`.
@@ -76,4 +87,9 @@ pub struct LabelAssigned {
     pub label: Label,
     /// The assignment.
     pub assignment: LabelAssignment,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }

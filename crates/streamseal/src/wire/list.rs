@@ -4,7 +4,7 @@
 //! page; feed it back as `after`. With a free-text `query` results rank by
 //! relevance and cursoring is off. Message lists page by sequence instead
 //! (see [`crate::wire::message::MessageList`]). Lists the spec gives without
-//! paging fields are `{data}`.
+//! paging fields (bots, memo and attachment search) are `{data}`.
 //!
 //! Each list is its own concrete type (no generics), so bindings can expose
 //! them directly.
@@ -15,6 +15,7 @@ use crate::wire::attachment::AttachmentSearchHit;
 use crate::wire::bot::Bot;
 use crate::wire::conversation::Conversation;
 use crate::wire::delegation::Delegation;
+use crate::wire::extra::Extra;
 use crate::wire::memo::MemoResult;
 use crate::wire::stream::{Stream, StreamMember};
 
@@ -32,6 +33,11 @@ macro_rules! cursor_page {
             /// Opaque cursor for `after`; null on the last page (and when a
             /// `query` turned cursoring off).
             pub cursor: Option<String>,
+            /// Fields this library does not know, kept as raw JSON and
+            /// written back unchanged (section 9.6).
+            #[serde(flatten)]
+            #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+            pub extra: Extra,
         }
     };
 }
@@ -45,6 +51,11 @@ macro_rules! data_list {
         pub struct $name {
             /// The items.
             pub data: Vec<$item>,
+            /// Fields this library does not know, kept as raw JSON and
+            /// written back unchanged (section 9.6).
+            #[serde(flatten)]
+            #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+            pub extra: Extra,
         }
     };
 }
@@ -73,8 +84,9 @@ data_list!(
     /// `POST attachments/search`.
     AttachmentSearchResults, AttachmentSearchHit
 );
-data_list!(
-    /// `GET delegations`: open delegations in accessible streams. Paging
-    /// fields are not shown for this list; any that arrive are ignored.
+cursor_page!(
+    /// `GET delegations`: open delegations in accessible streams. Section 1
+    /// gives every list `hasMore` and `cursor`; section 4.11 shows only the
+    /// `status` and `since` filters of this one.
     DelegationList, Delegation
 );

@@ -17,6 +17,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::wire::extra::Extra;
 use crate::wire::version::ApiVersionInfo;
 
 /// The `data` of `GET /me`.
@@ -26,6 +27,10 @@ pub struct Me {
     pub identity: MeIdentity,
     /// `apiVersion`: `{pinned, resolved, current, supported}`.
     pub api_version: ApiVersionInfo,
+    /// Fields this library does not know beside a `user` identity's, kept
+    /// as raw JSON and written back unchanged (section 9.6). Empty for the
+    /// `bot` and unknown kinds, whose `fields` keep everything.
+    pub extra: Extra,
 }
 
 /// The `kind` union of `GET /me`.
@@ -81,6 +86,12 @@ impl Serialize for Me {
             MeIdentity::Bot { fields } => ("bot".to_owned(), fields.clone()),
             MeIdentity::Other { kind, fields } => (kind.clone(), fields.clone()),
         };
+        let mut rest = rest;
+        if !crate::wire::extra::leaving_out() {
+            for (key, value) in &self.extra {
+                rest.entry(key.clone()).or_insert_with(|| value.clone());
+            }
+        }
         MeWire {
             kind,
             api_version: self.api_version.clone(),
@@ -97,16 +108,19 @@ impl<'de> Deserialize<'de> for Me {
             api_version,
             mut rest,
         } = MeWire::deserialize(d)?;
+        let mut extra = Extra::default();
         let identity = match kind.as_str() {
             "user" => {
                 let mut take = |name: &'static str| match rest.remove(name) {
                     Some(Value::String(s)) => Ok(s),
                     _ => Err(serde::de::Error::missing_field(name)),
                 };
-                MeIdentity::User {
+                let identity = MeIdentity::User {
                     workspace_id: take("workspaceId")?,
                     user_id: take("userId")?,
-                }
+                };
+                extra = Extra::from(rest);
+                identity
             }
             "bot" => MeIdentity::Bot { fields: rest },
             _ => MeIdentity::Other { kind, fields: rest },
@@ -114,6 +128,7 @@ impl<'de> Deserialize<'de> for Me {
         Ok(Me {
             identity,
             api_version,
+            extra,
         })
     }
 }

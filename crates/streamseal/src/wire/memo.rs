@@ -1,9 +1,15 @@
 //! Memos (section 2.5): preserved records of decisions and context, memo
 //! search results, and the get-memo response with its source messages.
+//!
+//! A memo result is read with the memo nested under `memo` or flattened
+//! beside `distance`, and written nested (see [`MemoResult`]).
 
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
 
 use crate::wire::common::{AuthorType, StreamType};
+use crate::wire::extra::Extra;
 use crate::wire::open_enum::open_enum;
 
 open_enum!(
@@ -76,6 +82,11 @@ pub struct Memo {
     pub updated_at: String,
     /// Archived, or null.
     pub archived_at: Option<String>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `{id, type, name}` of a memo result's source or root stream.
@@ -90,16 +101,49 @@ pub struct MemoStreamRef {
     pub stream_type: StreamType,
     /// Stream name, or null.
     pub name: Option<String>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
-/// A memo search result: the memo's fields plus `distance`, `sourceStream`
-/// and `rootStream`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A memo result (section 2.5): "a memo result wraps the memo with
+/// `distance`, `sourceStream` and `rootStream`". The spec does not name the
+/// key the memo sits under, so both readings are accepted:
+///
+/// - nested: `{"memo": {...}, "distance": .., "sourceStream": .., "rootStream": ..}`
+///   (a body whose `memo` is an object is read this way);
+/// - flat: the memo's fields at the top level, beside the three.
+///
+/// The library writes the nested form, under `memo` (the spec's word is
+/// "wraps"). A body that is neither fails to parse.
+///
+/// Unknown fields: read nested, those inside `memo` are kept in
+/// `memo.extra` and those beside it in `extra`; read flat, they cannot be
+/// told apart and are all kept in `memo.extra` (so they are written back
+/// inside `memo`).
+///
+/// ```
+/// use streamseal::wire::memo::MemoResult;
+///
+/// let memo = r#""id":"memo_1","workspaceId":"ws_1","memoType":"message","sourceMessageId":null,
+///   "sourceConversationId":null,"parentMemoId":null,"revisionReason":null,"title":"t",
+///   "abstract":"a","keyPoints":[],"sourceMessageIds":[],"participantIds":[],"tags":[],
+///   "knowledgeType":"decision","status":"active","version":1,
+///   "createdAt":"2026-08-01T00:00:00Z","updatedAt":"2026-08-01T00:00:00Z","archivedAt":null"#;
+/// let rest = r#""distance":0.25,"sourceStream":null,"rootStream":null"#;
+/// let nested: MemoResult = serde_json::from_str(&format!("{{\"memo\":{{{memo}}},{rest}}}"))?;
+/// let flat: MemoResult = serde_json::from_str(&format!("{{{memo},{rest}}}"))?;
+/// assert_eq!(nested, flat);
+/// assert!(serde_json::to_string(&flat)?.starts_with(r#"{"memo":{"id":"memo_1""#));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MemoResult {
-    /// The memo (its fields sit at the top level of the result).
-    #[serde(flatten)]
+    /// The memo, written under `memo`.
     pub memo: Memo,
     /// Semantic distance.
     pub distance: f64,
@@ -107,14 +151,58 @@ pub struct MemoResult {
     pub source_stream: Option<MemoStreamRef>,
     /// The root stream, or null.
     pub root_stream: Option<MemoStreamRef>,
+    /// Fields this library does not know beside `memo`, kept as raw JSON and
+    /// written back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
-/// `GET memos/{memoId}`: a memo result plus its provenance.
+/// A required field of a memo result, taken from its map.
+fn take<T: serde::de::DeserializeOwned, E: serde::de::Error>(
+    map: &mut Map<String, Value>,
+    key: &'static str,
+) -> std::result::Result<T, E> {
+    let value = map.remove(key).ok_or_else(|| E::missing_field(key))?;
+    serde_json::from_value(value).map_err(E::custom)
+}
+
+impl<'de> Deserialize<'de> for MemoResult {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let mut map = Map::<String, Value>::deserialize(d)?;
+        let distance = take(&mut map, "distance")?;
+        let source_stream = take(&mut map, "sourceStream")?;
+        let root_stream = take(&mut map, "rootStream")?;
+        // Nested when `memo` is an object; otherwise the memo's fields are
+        // what is left, and its unknown fields cannot be told from the
+        // result's: the memo keeps them.
+        let (memo, extra) = match map.remove("memo") {
+            Some(memo @ Value::Object(_)) => (memo, Extra::from(map)),
+            Some(other) => {
+                map.insert("memo".to_owned(), other);
+                (Value::Object(map), Extra::default())
+            }
+            None => (Value::Object(map), Extra::default()),
+        };
+        Ok(MemoResult {
+            memo: serde_json::from_value(memo).map_err(D::Error::custom)?,
+            distance,
+            source_stream,
+            root_stream,
+            extra,
+        })
+    }
+}
+
+/// `GET memos/{memoId}`: a memo result plus its provenance, `sourceMessages`.
+/// The result is read in either form and written nested (see
+/// [`MemoResult`]); `sourceMessages` sits beside `memo`, and the unknown
+/// fields beside them are kept in `result.extra`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MemoWithSources {
-    /// The memo result (flattened).
+    /// The memo result (its fields sit beside `sourceMessages`).
     #[serde(flatten)]
     pub result: MemoResult,
     /// The messages the memo was extracted from.
@@ -142,4 +230,9 @@ pub struct MemoSourceMessage {
     pub content: String,
     /// Created.
     pub created_at: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::envelope::SealedPayload;
 use crate::wire::attachment::ProcessingStatus;
 use crate::wire::common::{AuthorType, Sequence};
+use crate::wire::extra::Extra;
 use crate::wire::slots::Slots;
 
 /// A message as list, send, update, find-by-metadata and completed
@@ -63,6 +64,11 @@ pub struct Message {
     /// Only in sealed streams: the ciphertext and its envelope.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed: Option<SealedPayload>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// An attachment item of a message.
@@ -87,6 +93,11 @@ pub struct MessageAttachment {
     /// Image height.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub height: Option<u32>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// A hit of `POST messages/search`. It carries no threadStreamId,
@@ -121,6 +132,11 @@ pub struct MessageSearchHit {
     pub created_at: String,
     /// Relevance rank.
     pub rank: f64,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `GET streams/{streamId}/messages`: pages by sequence with `before` and
@@ -136,6 +152,11 @@ pub struct MessageList {
     /// Hydrated shared-message slots (empty before 2026-07-24).
     #[serde(default)]
     pub slots: Slots,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `POST messages/search`.
@@ -148,6 +169,11 @@ pub struct MessageSearchResults {
     /// Hydrated shared-message slots.
     #[serde(default)]
     pub slots: Slots,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `POST messages/find-by-metadata`.
@@ -160,6 +186,11 @@ pub struct MessagesFound {
     /// Hydrated shared-message slots.
     #[serde(default)]
     pub slots: Slots,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `POST streams/{streamId}/messages` (201) and `PATCH messages/{messageId}`.
@@ -175,4 +206,9 @@ pub struct MessageResponse {
     /// Hydrated shared-message slots.
     #[serde(default)]
     pub slots: Slots,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }

@@ -13,12 +13,15 @@
 //!   ([`validate`] has the field-path convention).
 //! - [`error_body`] (section 7) and [`events`] (section 6).
 //!
-//! Tolerance (section 9.6): no response type denies unknown fields, and
-//! every open enum keeps an unknown value so that it serialises back
-//! unchanged. Where the spec says "not shown", nothing is invented: the
-//! value is kept as raw JSON, and the type's docs say so.
+//! Tolerance (section 9.6): no response type denies unknown fields; every
+//! response object keeps the fields it does not know in its `extra` map
+//! ([`Extra`]) and writes them back unchanged, and every open enum keeps an
+//! unknown value so that it serialises back unchanged. Where the spec says
+//! "not shown", nothing is invented: the value is kept as raw JSON, and the
+//! type's docs say so.
 //!
-//! Responses are wrapped as `{"data": ...}`; [`parse_data`] unwraps them.
+//! Responses are wrapped as `{"data": ...}`; [`parse_data`] unwraps them
+//! (and returns the resource only: a key beside `data` is not kept).
 //!
 //! ```
 //! use streamseal::wire::{parse_data, conversation::{Conversation, ConversationStatus}};
@@ -27,9 +30,11 @@
 //!   "rootStreamId":"stream_1","topicSummary":null,"summary":null,"status":"dormant",
 //!   "messageCount":2,"participantIds":["usr_1"],"lastActivityAt":"2026-08-01T00:00:00Z",
 //!   "createdAt":"2026-08-01T00:00:00Z","updatedAt":"2026-08-01T00:00:00Z","later":1}}"#)?;
-//! // An unknown status is kept; the unknown field is ignored.
+//! // An unknown status is kept, and so is the unknown field.
 //! assert_eq!(c.status, ConversationStatus::Other("dormant".into()));
-//! assert!(serde_json::to_string(&c).unwrap().contains("\"status\":\"dormant\""));
+//! assert_eq!(c.extra.get("later"), Some(&serde_json::json!(1)));
+//! let back = serde_json::to_string(&c).unwrap();
+//! assert!(back.contains("\"status\":\"dormant\"") && back.contains("\"later\":1"));
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
@@ -42,6 +47,7 @@ pub mod conversation;
 pub mod delegation;
 pub mod error_body;
 pub mod events;
+pub mod extra;
 pub mod ids;
 pub mod inspect;
 pub mod invocation;
@@ -64,6 +70,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+
+pub use extra::Extra;
 
 /// Parses a JSON document into a wire type. Failures are
 /// [`Error::MalformedJson`] (the message names the problem, never the input).

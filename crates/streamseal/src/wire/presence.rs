@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::wire::extra::Extra;
 use crate::wire::open_enum::open_enum;
 
 open_enum!(
@@ -67,6 +68,11 @@ pub struct Presence {
     pub created_at: String,
     /// Updated.
     pub updated_at: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// A runtime session link (`POST bot-runtime/sessions`, `.../rebind`, and
@@ -91,6 +97,11 @@ pub struct SessionLink {
     /// Present on the rename response.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display_name: Option<String>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `POST bot-runtime/sessions/end`.
@@ -106,6 +117,11 @@ pub struct SessionEnded {
     pub active_stream_id: String,
     /// Link status; values not shown in the spec.
     pub status: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// `POST bot-runtime/sessions/brief` (201).
@@ -117,4 +133,9 @@ pub struct BriefCreated {
     pub invocation_id: String,
     /// The thread it answers into.
     pub stream_id: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }

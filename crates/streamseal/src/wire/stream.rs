@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::wire::common::StreamType;
+use crate::wire::extra::Extra;
 use crate::wire::ids::{AnchorId, StreamId};
 use crate::wire::open_enum::open_enum;
 
@@ -60,6 +61,11 @@ pub struct Stream {
     /// When it was archived; absent while live.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub archived_at: Option<String>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// A member of a stream.
@@ -78,4 +84,9 @@ pub struct StreamMember {
     pub avatar_url: Option<String>,
     /// When the user joined.
     pub joined_at: String,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }

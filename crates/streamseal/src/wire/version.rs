@@ -23,6 +23,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::{Error, Result};
+use crate::wire::extra::Extra;
 
 /// The request and response header that names a version.
 pub const SERVICE_VERSION_HEADER: &str = "Service-Version";
@@ -214,6 +215,11 @@ pub struct ApiVersionInfo {
     pub current: String,
     /// Every version the service supports.
     pub supported: Vec<String>,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 impl ApiVersionInfo {

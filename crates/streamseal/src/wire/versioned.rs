@@ -11,6 +11,10 @@
 //! | [`DelegationCompletion`] | same fields; see [`crate::wire::delegation::ResultPlacement`] | | | |
 //! | [`Bot`] | `readsAsOwner` | kept when sent | kept when sent | kept when sent |
 //!
+//! Unknown fields (each type's `extra`, section 9.6) pass through every
+//! conversion unchanged: a version's reading and writing only rename or
+//! drop that version's own fields.
+//!
 //! A version cannot always express the whole model (no slots before
 //! 2026-07-24, no pins before 2026-08-21): [`Versioned::restricted_to`] is
 //! the model as that version sees it, and for every version `v`,

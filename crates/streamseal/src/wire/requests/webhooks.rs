@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::Result;
+use crate::wire::Extra;
 use crate::wire::requests::Validate;
 use crate::wire::validate::Check;
 
@@ -68,9 +69,14 @@ impl Validate for CompatWebhookPayload {
 }
 
 /// The native webhook's success body: `{"ok": true}` (201).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct WebhookAccepted {
     /// Always true.
     pub ok: bool,
+    /// Fields this library does not know, kept as raw JSON and written
+    /// back unchanged (API §9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
