@@ -88,7 +88,8 @@ test("buildRequest: validation before sending, with details; bad shapes", () => 
     () => pkg.buildRequest(ctx, { endpoint: "sendMessage", streamId: "stream_1", body: { content: "" } }),
     (e) => e instanceof pkg.StreamsealError && e.code === "VALIDATION_FAILED" && typeof e.details === "object",
   );
-  throwsCode(assert, pkg, () => pkg.buildRequest(ctx, { endpoint: "nope" }), "MALFORMED_JSON");
+  // An unknown endpoint is a validation failure of `endpoint` (issue 17; request_decoding.test.mjs).
+  throwsCode(assert, pkg, () => pkg.buildRequest(ctx, { endpoint: "nope" }), "VALIDATION_FAILED");
   throwsCode(assert, pkg, () => pkg.buildRequest({ ...ctx, workspaceId: "nope" }, { endpoint: "getMe" }), "INVALID_FIELD");
   throwsCode(assert, pkg, () => pkg.buildRequest(ctx, { endpoint: "getStream", streamId: ".." }), "INVALID_FIELD");
 });
@@ -107,7 +108,26 @@ test("parseResponse: a typed 2xx, the resolved version and rate limits", () => {
   assert.equal(parsed.response.rateLimit.remaining, 59);
   assert.equal(parsed.response.data.kind, "messages");
   assert.ok(Array.isArray(parsed.response.data.data.data));
-  throwsCode(assert, pkg, () => pkg.parseResponse(req, { status: 200, headers: [], body: "{" }), "MALFORMED_JSON");
+});
+
+test("parseResponse: a body that does not read keeps the status, version echo and rate limits (API §8, §9.3)", () => {
+  const req = pkg.buildRequest(ctx, { endpoint: "listMessages", streamId: "stream_1", query: {} });
+  const headers = [["Service-Version", "2026-07-24"], ["RateLimit-Limit", "60"], ["RateLimit-Remaining", "0"], ["RateLimit-Reset", "9"]];
+  const bad = pkg.parseResponse(req, { status: 200, headers, body: "{" });
+  assert.equal(bad.status, "malformed");
+  assert.equal(bad.failure.code, "MALFORMED_JSON");
+  assert.equal(bad.failure.status, 200);
+  assert.equal(bad.failure.endpoint, "listMessages");
+  assert.equal(bad.failure.version, "2026-07-24");
+  assert.equal(bad.failure.shape, "2026-07-24");
+  assert.deepEqual(
+    [bad.failure.rateLimit.limit, bad.failure.rateLimit.remaining, bad.failure.rateLimit.resetSeconds],
+    [60, 0, 9],
+  );
+  const failed = pkg.parseResponse(req, { status: 503, headers, body: "<html>" });
+  assert.equal(failed.status, "failed");
+  assert.equal(failed.failure.version, "2026-07-24");
+  assert.equal(failed.failure.rateLimit.remaining, 0);
 });
 
 test("parseResponse: 429 with headers, a named error, the compat webhook's plain text", () => {
@@ -169,5 +189,5 @@ test("nextPage: the request of the next page from parseResponse's data", () => {
   assert.deepEqual(pkg.nextPage(forward, morePage).query, { after: 42 });
 
   throwsCode(assert, pkg, () => pkg.nextPage(request, { kind: "streams", data: { data: [] } }), "MALFORMED_JSON");
-  throwsCode(assert, pkg, () => pkg.nextPage({ endpoint: "nope" }, more), "MALFORMED_JSON");
+  throwsCode(assert, pkg, () => pkg.nextPage({ endpoint: "nope" }, more), "VALIDATION_FAILED");
 });

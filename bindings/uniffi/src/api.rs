@@ -23,6 +23,8 @@
 //! `Family`, `AuthKind`, `RequiredScope` and `HttpMethod` are the core's
 //! enums; a scope crosses as its wire spelling (`"messages:read"`).
 
+use std::collections::HashMap;
+
 use streamseal::api::catalogue::{ENDPOINT_COUNT, ENDPOINTS, Endpoint, EndpointInfo, Scope};
 use streamseal::api::paging::{self, PageView};
 use streamseal::api::{self, EndpointRequest, HttpMethod, ResponseError};
@@ -32,7 +34,7 @@ use streamseal::wire::requests::messages::ListMessagesQuery;
 use streamseal::wire::secret::ApiKey;
 use streamseal::wire::version::ApiVersion;
 
-use crate::error::{Result, StreamsealError, from_json, to_json};
+use crate::error::{Result, StreamsealError, from_json, request_from_json, to_json};
 
 /// Every endpoint of the catalogue, in the order of section 4.
 #[uniffi::export]
@@ -189,9 +191,14 @@ fn version_of(text: Option<&str>) -> Result<Option<ApiVersion>> {
 /// Builds the HTTP request of `request_json` (an `EndpointRequest` as JSON:
 /// `{"endpoint": "sendMessage", "streamId": ..., "body": {...}}`, the shape
 /// the JS binding takes) in `context`; validates it with the wire bounds first.
+/// Every mistake in the request, a value of the wrong type (`60.5` for
+/// `claimTtlSeconds`), a missing field or an unknown `endpoint` as much as
+/// a broken bound, is `VALIDATION_FAILED` with `details` keyed by the wire
+/// path (`claimTtlSeconds`, `wraps[0].recipientKeyId`, `streamId`); only
+/// text that is not JSON is `MALFORMED_JSON`.
 #[uniffi::export]
 pub fn build_request(context: Context, request_json: String) -> Result<HttpRequest> {
-    let request: EndpointRequest = from_json(&request_json)?;
+    let request = EndpointRequest::from_json(&request_json)?;
     let ctx = api::Context {
         base_url: context.base_url,
         workspace_id: WorkspaceId::parse(&context.workspace_id)?,
@@ -225,7 +232,9 @@ pub fn build_request(context: Context, request_json: String) -> Result<HttpReque
 
 /// Reads the response to `request`: the typed result of a 2xx,
 /// `StreamsealError.Api` for any other status (code, message, details,
-/// retry figures), `MALFORMED_JSON` when a 2xx body does not parse.
+/// retry figures), `StreamsealError.MalformedResponse` (`MALFORMED_JSON`)
+/// when a 2xx body does not parse; each with the status, the version echo
+/// and the rate-limit figures.
 #[uniffi::export]
 pub fn parse_response(request: HttpRequest, response: HttpResponse) -> Result<ApiResponse> {
     let core_request = api::HttpRequest {
@@ -266,7 +275,17 @@ pub fn parse_response(request: HttpRequest, response: HttpResponse) -> Result<Ap
             rate_limit_reset_seconds: r.rate_limit.reset_seconds,
             data_json: to_json(&r.data)?,
         }),
-        Err(ResponseError::Malformed(e)) => Err(e.into()),
+        Err(ResponseError::Malformed(m)) => Err(StreamsealError::MalformedResponse {
+            code: m.error.code().as_str().to_owned(),
+            error_message: m.error.to_string(),
+            details: HashMap::new(),
+            status: m.status,
+            version: m.version.as_ref().map(|v| v.as_str().to_owned()),
+            shape: m.shape.as_str().to_owned(),
+            rate_limit_limit: m.rate_limit.limit,
+            rate_limit_remaining: m.rate_limit.remaining,
+            rate_limit_reset_seconds: m.rate_limit.reset_seconds,
+        }),
         Err(ResponseError::Api(f)) => Err(StreamsealError::Api {
             code: f
                 .code
@@ -283,6 +302,10 @@ pub fn parse_response(request: HttpRequest, response: HttpResponse) -> Result<Ap
             retry_after: f.retry_after,
             retry_safe: f.retry_safe,
             may_have_landed: f.may_have_landed,
+            version: f.version.as_ref().map(|v| v.as_str().to_owned()),
+            rate_limit_limit: f.rate_limit.limit,
+            rate_limit_remaining: f.rate_limit.remaining,
+            rate_limit_reset_seconds: f.rate_limit.reset_seconds,
         }),
     }
 }
@@ -293,7 +316,7 @@ pub fn parse_response(request: HttpRequest, response: HttpResponse) -> Result<Ap
 /// page. Only the paging fields of `data_json` are read (`paging::PageView`).
 #[uniffi::export]
 pub fn next_page(request_json: String, data_json: String) -> Result<Option<String>> {
-    let request: EndpointRequest = from_json(&request_json)?;
+    let request = EndpointRequest::from_json(&request_json)?;
     let page: PageView = from_json(&data_json)?;
     paging::next_page_of(&request, &page)
         .map(|next| to_json(&next))
@@ -306,7 +329,7 @@ pub fn next_page(request_json: String, data_json: String) -> Result<Option<Strin
 /// `None` when `hasMore` is false or no numeric sequence came.
 #[uniffi::export]
 pub fn next_message_query(query_json: String, page_json: String) -> Result<Option<String>> {
-    let query: ListMessagesQuery = from_json(&query_json)?;
+    let query: ListMessagesQuery = request_from_json(&query_json)?;
     let page: MessageList = from_json(&page_json)?;
     paging::next_message_query(&query, &page)
         .map(|next| to_json(&next))

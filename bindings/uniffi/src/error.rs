@@ -55,6 +55,38 @@ macro_rules! ffi_error {
                 retry_safe: bool,
                 /// A 409 that may mean an earlier attempt of the same request landed.
                 may_have_landed: bool,
+                /// The `Service-Version` echo, when the response carried one.
+                version: Option<String>,
+                /// `RateLimit-Limit`.
+                rate_limit_limit: Option<u32>,
+                /// `RateLimit-Remaining`.
+                rate_limit_remaining: Option<u32>,
+                /// `RateLimit-Reset` (seconds).
+                rate_limit_reset_seconds: Option<u32>,
+            },
+            /// A 2xx whose body is not the endpoint's type (`parse_response`):
+            /// `code` is `MALFORMED_JSON`; the status, the version echo and the
+            /// rate-limit figures are kept, as on every other outcome.
+            #[error("{code}: {error_message}")]
+            MalformedResponse {
+                /// `MALFORMED_JSON`.
+                code: String,
+                /// Why the body did not read (never the body itself).
+                error_message: String,
+                /// Always empty.
+                details: HashMap<String, Vec<String>>,
+                /// The HTTP status (2xx).
+                status: u16,
+                /// The `Service-Version` echo, when the response carried one.
+                version: Option<String>,
+                /// The version whose shapes the body was read with.
+                shape: String,
+                /// `RateLimit-Limit`.
+                rate_limit_limit: Option<u32>,
+                /// `RateLimit-Remaining`.
+                rate_limit_remaining: Option<u32>,
+                /// `RateLimit-Reset` (seconds).
+                rate_limit_reset_seconds: Option<u32>,
             },
         }
 
@@ -79,7 +111,8 @@ macro_rules! ffi_error {
                 match self {
                     $(StreamsealError::$variant { code, .. })|*
                     | StreamsealError::Unknown { code, .. }
-                    | StreamsealError::Api { code, .. } => code,
+                    | StreamsealError::Api { code, .. }
+                    | StreamsealError::MalformedResponse { code, .. } => code,
                 }
             }
         }
@@ -142,7 +175,8 @@ pub fn error_codes() -> Vec<String> {
         .collect()
 }
 
-/// Parses JSON text into a core type, as `MALFORMED_JSON` on failure.
+/// Parses JSON text into a core type, as `MALFORMED_JSON` on failure (the
+/// documents the service sent; requests go through [`request_from_json`]).
 pub(crate) fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T> {
     serde_json::from_str(json).map_err(|e| {
         Error::MalformedJson {
@@ -150,6 +184,24 @@ pub(crate) fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T>
         }
         .into()
     })
+}
+
+/// Parses a request document (JSON text: a body or a query) through the
+/// core's one validation path (`streamseal::wire::requests::decode`) and
+/// validates it: a value of the wrong type, a missing field or `null` for
+/// a required one is `VALIDATION_FAILED` keyed by its wire path, like a
+/// broken bound; only text that is not JSON is `MALFORMED_JSON`.
+pub(crate) fn request_from_json<T>(json: &str) -> Result<T>
+where
+    T: serde::de::DeserializeOwned + streamseal::wire::requests::Validate,
+{
+    Ok(streamseal::wire::requests::decode::from_json(json)?)
+}
+
+/// Like [`request_from_json`] without the bounds, for callers that check
+/// them after rules of their own (`check_send_rules`).
+pub(crate) fn request_shape_from_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T> {
+    Ok(streamseal::wire::requests::decode::decode_json(json)?)
 }
 
 /// Serialises a core type as compact JSON.

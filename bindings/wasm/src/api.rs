@@ -20,15 +20,18 @@ use streamseal::api::{
     HttpResponse, ResponseError, Scope,
     paging::{self, PageView},
 };
+use streamseal::wire::error_body::RateLimitHeaders;
 use streamseal::wire::ids::WorkspaceId;
 use streamseal::wire::message::MessageList;
 use streamseal::wire::requests::messages::ListMessagesQuery;
 use streamseal::wire::secret::ApiKey;
-use streamseal::wire::version::ApiVersion;
+use streamseal::wire::version::{ApiVersion, ServiceVersion};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
-use crate::error::{JsResult, error_with, from_js, input, js, output, to_js, to_js_error};
+use crate::error::{
+    JsResult, error_with, from_js, input, js, output, request_input, request_value, to_js,
+};
 
 /// Where requests go and as whom (`api::Context`). The key is given as text
 /// and checked by the core; it travels only in the built `Authorization`
@@ -62,20 +65,27 @@ fn context(init: &Ts<ContextInit>) -> JsResult<api::Context> {
 
 /// Builds `{method, path, query, headers, body, url, ...}` of one endpoint
 /// call; the body is validated with the API's bounds first
-/// (`VALIDATION_FAILED` with `details`).
+/// (`VALIDATION_FAILED` with `details`). A field of the wrong type (`60.5`
+/// for `claimTtlSeconds`), a missing one or an unknown `endpoint` is the same
+/// `VALIDATION_FAILED`, keyed by the wire path (`claimTtlSeconds`,
+/// `wraps[0].recipientKeyId`, `streamId`).
 #[wasm_bindgen(js_name = buildRequest)]
 pub fn build_request(
     context_init: Ts<ContextInit>,
     request: Ts<EndpointRequest>,
 ) -> JsResult<Ts<HttpRequest>> {
     let ctx = context(&context_init)?;
-    let request = input("request", &request)?;
+    let request = js(EndpointRequest::from_value(request_value(
+        "request",
+        request.js_value(),
+    )?))?;
     output(&js(api::build_request(&ctx, &request))?)
 }
 
-/// What `parseResponse` returns: the typed result of a 2xx, or the API's
-/// failure (any other status). A 2xx body that does not parse is thrown
-/// (`MALFORMED_JSON`).
+/// What `parseResponse` returns: the typed result of a 2xx, the API's
+/// failure (any other status), or a 2xx whose body did not read as the
+/// endpoint's type. Each carries the status, the `Service-Version` echo and
+/// the `RateLimit-*` figures.
 #[derive(Serialize, Tsify)]
 #[serde(tag = "status", rename_all = "camelCase")]
 pub enum Parsed {
@@ -89,6 +99,32 @@ pub enum Parsed {
         /// Status, code, details, rate limits, retry safety.
         failure: Box<ApiFailure>,
     },
+    /// A 2xx whose body is not the endpoint's type (`MALFORMED_JSON`).
+    Malformed {
+        /// Status, version, rate limits and why the body did not read.
+        failure: Box<MalformedFailure>,
+    },
+}
+
+/// A 2xx whose body did not read (the core's `MalformedResponse`).
+#[derive(Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct MalformedFailure {
+    /// The endpoint that answered.
+    pub endpoint: Endpoint,
+    /// The HTTP status (2xx).
+    pub status: u16,
+    /// The `Service-Version` echo, when the response carried one.
+    pub version: Option<ServiceVersion>,
+    /// The version whose shapes the body was read with.
+    pub shape: ApiVersion,
+    /// The `RateLimit-*` and `Retry-After` headers.
+    pub rate_limit: RateLimitHeaders,
+    /// `MALFORMED_JSON`.
+    #[tsify(type = "ErrorCode")]
+    pub code: String,
+    /// Why the body did not read (never the body itself).
+    pub message: String,
 }
 
 /// Reads `(status, headers, body)` of the response to a built request.
@@ -104,7 +140,17 @@ pub fn parse_response(
             response: Box::new(response),
         },
         Err(ResponseError::Api(failure)) => Parsed::Failed { failure },
-        Err(ResponseError::Malformed(e)) => return Err(to_js_error(&e)),
+        Err(ResponseError::Malformed(m)) => Parsed::Malformed {
+            failure: Box::new(MalformedFailure {
+                endpoint: m.endpoint,
+                status: m.status,
+                version: m.version,
+                shape: m.shape,
+                rate_limit: m.rate_limit,
+                code: m.error.code().as_str().to_owned(),
+                message: m.error.to_string(),
+            }),
+        },
     };
     output(&parsed)
 }
@@ -157,7 +203,7 @@ pub fn next_message_query(
     query: Ts<ListMessagesQuery>,
     page: Ts<MessageList>,
 ) -> JsResult<Option<Ts<ListMessagesQuery>>> {
-    let query = input("query", &query)?;
+    let query: ListMessagesQuery = request_input("query", query.js_value())?;
     let page = input("page", &page)?;
     paging::next_message_query(&query, &page)
         .map(|next| output(&next))
@@ -173,7 +219,10 @@ pub fn next_page(
     request: Ts<EndpointRequest>,
     #[wasm_bindgen(unchecked_param_type = "ResponseData")] data: JsValue,
 ) -> JsResult<Option<Ts<EndpointRequest>>> {
-    let request = input("request", &request)?;
+    let request = js(EndpointRequest::from_value(request_value(
+        "request",
+        request.js_value(),
+    )?))?;
     let page: PageView = from_js("data", data)?;
     paging::next_page_of(&request, &page)
         .map(|next| output(&next))

@@ -16,7 +16,9 @@ use streamseal::api::{
     ApiFailure, Context, Endpoint, EndpointRequest, HttpRequest, HttpResponse, ResponseData,
     ResponseError, Scope, build_request, parse_response,
 };
-use streamseal::wire::error_body::{ApiErrorCode, ClientAction, CompatWebhookError};
+use streamseal::wire::error_body::{
+    ApiErrorCode, ClientAction, CompatWebhookError, RateLimitHeaders,
+};
 use streamseal::wire::ids::WorkspaceId;
 use streamseal::wire::list::StreamPage;
 use streamseal::wire::requests::messages::{ListMessagesQuery, SendMessageRequest};
@@ -311,7 +313,10 @@ fn malformed_success_bodies_are_malformed_json() {
         body: "{not json".into(),
     };
     match parse_response(&send(None), &response) {
-        Err(ResponseError::Malformed(e)) => assert_eq!(e.code(), ErrorCode::MalformedJson),
+        Err(ResponseError::Malformed(m)) => {
+            assert_eq!(m.error.code(), ErrorCode::MalformedJson);
+            assert_eq!((m.endpoint, m.status), (Endpoint::SendMessage, 201));
+        }
         other => panic!("{other:?}"),
     }
     let response = HttpResponse {
@@ -321,8 +326,64 @@ fn malformed_success_bodies_are_malformed_json() {
     };
     assert!(matches!(
         parse_response(&send(None), &response),
-        Err(ResponseError::Malformed(Error::MalformedJson { .. }))
+        Err(ResponseError::Malformed(m)) if matches!(m.error, Error::MalformedJson { .. })
     ));
+}
+
+/// API §8: every response carries `RateLimit-*`; API §9.3: a response that
+/// resolved a version echoes it. Both survive a body that does not read and
+/// an error status, where a client needs them most (issue 17).
+#[test]
+fn version_and_rate_limits_come_with_every_outcome() {
+    let headers = [
+        ("Service-Version", "2026-07-24"),
+        ("RateLimit-Limit", "60"),
+        ("RateLimit-Remaining", "0"),
+        ("RateLimit-Reset", "12"),
+    ];
+    let response = |status: u16, body: &str| HttpResponse {
+        status,
+        headers: headers
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+            .collect(),
+        body: body.to_owned(),
+    };
+    let expected = RateLimitHeaders {
+        limit: Some(60),
+        remaining: Some(0),
+        reset_seconds: Some(12),
+        retry_after_seconds: None,
+    };
+    let echo = Some(ServiceVersion::Known(ApiVersion::V2026_07_24));
+    let cases = [
+        (201, "{not json"),
+        (201, r#"{"data": 5}"#),
+        (201, ""),
+        (400, r#"{"error":"bad","details":{"content":["required"]}}"#),
+        (404, "not json at all"),
+        (409, ""),
+        (429, r#"{"error":"slow down","limit":60,"windowMs":60000}"#),
+        (500, "<html>"),
+    ];
+    for (status, body) in cases {
+        let err = parse_response(&send(None), &response(status, body)).unwrap_err();
+        assert_eq!(err.status(), status, "{body}");
+        assert_eq!(err.rate_limit(), &expected, "{status} {body}");
+        assert_eq!(err.version(), echo.as_ref(), "{status} {body}");
+        assert_eq!(err.malformed().is_some(), status < 300);
+        assert_eq!(err.api_failure().is_some(), status >= 300);
+        if let Some(m) = err.malformed() {
+            assert_eq!(m.shape, ApiVersion::V2026_07_24);
+            assert_eq!(m.error.code(), ErrorCode::MalformedJson);
+        }
+    }
+    let ok = parse_response(
+        &send(None),
+        &response(201, &wire_fixture("message_send_2026-08-21.json")),
+    )
+    .unwrap();
+    assert_eq!((ok.rate_limit, ok.version), (expected, echo));
 }
 
 #[test]

@@ -190,57 +190,103 @@ fn secrets_are_recognised_and_redacted() {
     );
 }
 
+/// API §2.1: `shared:<messageId>[@<version>[:<from>-<to>]]`, the message
+/// id being `msg_` plus a ULID (API §1).
 #[test]
 fn slot_key_grammar() {
+    let id = || MessageId::parse(&format!("msg_{U}")).unwrap();
     let cases = [
         (
-            "shared:msg_1",
+            format!("shared:msg_{U}"),
             SharedRef {
-                message_id: "msg_1".into(),
+                message_id: id(),
                 version: None,
                 range: None,
             },
         ),
         (
-            "shared:msg_1@0",
+            format!("shared:msg_{U}@0"),
             SharedRef {
-                message_id: "msg_1".into(),
+                message_id: id(),
                 version: Some(0),
                 range: None,
             },
         ),
         (
-            "shared:msg_1@12:0-40",
+            format!("shared:msg_{U}@12:0-40"),
             SharedRef {
-                message_id: "msg_1".into(),
+                message_id: id(),
                 version: Some(12),
                 range: Some((0, 40)),
             },
         ),
     ];
     for (text, parsed) in cases {
-        assert_eq!(SharedRef::parse(text).unwrap(), parsed);
+        assert_eq!(SharedRef::parse(&text).unwrap(), parsed);
         assert_eq!(parsed.to_string(), text);
         assert!(parsed.is_well_formed());
     }
-    for bad in [
-        "shared:",
-        "shared:@1",
-        "shared:msg_1@",
-        "shared:msg_1@x",
-        "shared:msg_1@01",
-        "shared:msg_1@+1",
-        "shared:msg_1@1:",
-        "shared:msg_1@1:2",
-        "shared:msg_1@1:2-",
-        "shared:msg_1@1:-3",
-        "shared:msg_1@1:2-3-4",
-        "shared:msg_1@1@2",
-        "shared:msg_1@4294967296",
-        "quote:msg_1",
-    ] {
-        assert!(SharedRef::parse(bad).is_err(), "{bad}");
-        assert_eq!(SlotKey::parse(bad), SlotKey::Other(bad.into()));
+    let near_misses = [
+        "shared:".to_owned(),
+        "shared:@1".to_owned(),
+        // A range without a version (issue 17), and whitespace around the key.
+        format!("shared:msg_{U}:10-42"),
+        format!("shared:msg_{U} "),
+        format!(" shared:msg_{U}"),
+        format!("shared:msg_{U}@1 "),
+        format!("shared:msg_{U}@1:2-3 "),
+        format!("shared: msg_{U}"),
+        // Not a message id.
+        "shared:msg_1".to_owned(),
+        format!("shared:stream_{U}"),
+        format!("shared:msg_{}", U.to_lowercase()),
+        format!("shared:msg_{U}@"),
+        format!("shared:msg_{U}@x"),
+        format!("shared:msg_{U}@01"),
+        format!("shared:msg_{U}@+1"),
+        format!("shared:msg_{U}@1:"),
+        format!("shared:msg_{U}@1:2"),
+        format!("shared:msg_{U}@1:2-"),
+        format!("shared:msg_{U}@1:-3"),
+        format!("shared:msg_{U}@1:2-3-4"),
+        format!("shared:msg_{U}@1@2"),
+        format!("shared:msg_{U}@4294967296"),
+        format!("quote:msg_{U}"),
+        format!("Shared:msg_{U}"),
+    ];
+    for bad in near_misses {
+        assert!(SharedRef::parse(&bad).is_err(), "{bad:?}");
+        assert_eq!(SlotKey::parse(&bad), SlotKey::Other(bad.clone()));
+    }
+}
+
+/// `tests/fixtures/wire/grammar/slot_keys.json`: the keys of API §2.1 read as
+/// shared references, and near misses kept verbatim as other keys.
+#[test]
+fn slot_key_fixture() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/wire/grammar/slot_keys.json");
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let shared = fixture["shared"].as_array().unwrap();
+    let other = fixture["other"].as_array().unwrap();
+    assert!(shared.len() >= 5 && other.len() >= 14);
+    for case in shared {
+        let key = case["key"].as_str().unwrap();
+        let r = SharedRef::parse(key).unwrap();
+        assert_eq!(r.message_id.as_str(), case["messageId"].as_str().unwrap());
+        assert_eq!(r.version.map(u64::from), case["version"].as_u64());
+        let range = case["range"]
+            .as_array()
+            .map(|a| (a[0].as_u64().unwrap(), a[1].as_u64().unwrap()));
+        assert_eq!(r.range.map(|(f, t)| (u64::from(f), u64::from(t))), range);
+        assert_eq!(r.to_string(), key);
+    }
+    for case in other {
+        let key = case["key"].as_str().unwrap();
+        assert!(SharedRef::parse(key).is_err(), "{key:?}: {}", case["why"]);
+        assert_eq!(SlotKey::parse(key), SlotKey::Other(key.to_owned()));
+        assert_eq!(SlotKey::parse(key).to_string(), key);
     }
 }
 

@@ -76,6 +76,13 @@ fuzz_target!(|data: &[u8]| {
     let second = parse_response(&request, &response);
     assert_eq!(first, second, "parsing is not deterministic");
     let pairs = headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+    let echo = ServiceVersion::from_response_headers(pairs.clone());
+    let shape = echo
+        .as_ref()
+        .map(ServiceVersion::shape)
+        .or(service_version)
+        .unwrap_or(ApiVersion::LATEST);
+    let rate_limit = RateLimitHeaders::from_headers(pairs);
     match first {
         Ok(ok) => {
             assert!(
@@ -85,27 +92,28 @@ fuzz_target!(|data: &[u8]| {
             );
             assert_eq!(ok.endpoint, endpoint);
             assert_eq!(ok.status, status);
-            let echo = ServiceVersion::from_response_headers(pairs.clone());
-            let shape = echo
-                .as_ref()
-                .map(ServiceVersion::shape)
-                .or(service_version)
-                .unwrap_or(ApiVersion::LATEST);
             assert_eq!(ok.version, echo);
             assert_eq!(ok.shape, shape);
-            assert_eq!(ok.rate_limit, RateLimitHeaders::from_headers(pairs));
+            assert_eq!(ok.rate_limit, rate_limit);
         }
         Err(e) => {
+            // Every outcome keeps the status, the echo and the rate limits.
+            assert_eq!(e.status(), status);
+            assert_eq!(e.version(), echo.as_ref());
+            assert_eq!(e.rate_limit(), &rate_limit);
             if let Some(api) = e.api_failure() {
                 assert!(!(200..=299).contains(&status));
-                assert_eq!(api.status, status);
                 assert_eq!(api.endpoint, endpoint);
             } else {
+                let m = e.malformed().expect("neither an API failure nor malformed");
                 assert!(
                     (200..=299).contains(&status),
                     "a {} was not an API failure",
                     status
                 );
+                assert_eq!(m.endpoint, endpoint);
+                assert_eq!(m.shape, shape);
+                assert_eq!(m.error.code(), streamseal::ErrorCode::MalformedJson);
             }
         }
     }

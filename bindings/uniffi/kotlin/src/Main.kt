@@ -1204,10 +1204,27 @@ fun endpointsBuiltAndParsed() {
         parseResponse(req, HttpResponse(400u, emptyList(), File(fixtures, "error_validation.json").readText()))
     }
     assertEquals(listOf("Required"), invalid.details["instanceId"])
+    // API §8, §9.3: the status, the version echo and the rate-limit figures
+    // come with every outcome, a body that does not read included.
+    val meta = listOf(
+        Header("Service-Version", "2026-07-24"), Header("RateLimit-Limit", "60"),
+        Header("RateLimit-Remaining", "0"), Header("RateLimit-Reset", "9"),
+    )
+    val malformed = assertFailsWith<StreamsealException.MalformedResponse> {
+        parseResponse(req, HttpResponse(201u, meta, "{not json"))
+    }
+    assertEquals("MALFORMED_JSON", malformed.code)
+    assertEquals(201.toUShort(), malformed.status)
+    assertEquals("2026-07-24", malformed.version)
+    assertEquals(listOf(60u, 0u, 9u), listOf(malformed.rateLimitLimit, malformed.rateLimitRemaining, malformed.rateLimitResetSeconds))
+    val unavailable = assertFailsWith<StreamsealException.Api> { parseResponse(req, HttpResponse(503u, meta, "<html>")) }
+    assertEquals("2026-07-24", unavailable.version)
+    assertEquals(0u, unavailable.rateLimitRemaining)
     expect<StreamsealException.ValidationFailed>("VALIDATION_FAILED") {
         buildRequest(ctx, """{"endpoint":"sendMessage","streamId":"s","body":{"content":""}}""")
     }
-    expect<StreamsealException.MalformedJson>("MALFORMED_JSON") { buildRequest(ctx, """{"endpoint":"noSuchEndpoint"}""") }
+    // An unknown endpoint is a validation failure of `endpoint` (issue 17, see requestDecoding).
+    expect<StreamsealException.ValidationFailed>("VALIDATION_FAILED") { buildRequest(ctx, """{"endpoint":"noSuchEndpoint"}""") }
 
     val list = """{"endpoint":"listStreams","query":{"type":"channel","limit":2}}"""
     val listReq = buildRequest(ctx, list)
@@ -1236,6 +1253,34 @@ fun endpointsBuiltAndParsed() {
     assertEquals(mapOf("limit" to 2L, "before" to 7L), nextMessages["query"])
 }
 
+/** Issue 17: a request field of the wrong type is VALIDATION_FAILED keyed by its wire path, never MALFORMED_JSON. */
+fun requestDecoding() {
+    fun claim(ttl: String) = """{"endpoint":"claimInvocation","body":{"runtimeKind":"custom","instanceId":"machine-a",""" +
+        """"supportedCapabilities":["mentionable"],"claimTtlSeconds":$ttl}}"""
+    val fraction = expect<StreamsealException.ValidationFailed>("VALIDATION_FAILED") { buildRequest(ctx, claim("60.5")) }
+    assertEquals(setOf("claimTtlSeconds"), fraction.details.keys)
+    assertEquals(listOf("must be an integer between 0 and 4294967295"), fraction.details["claimTtlSeconds"])
+    assertEquals(60L, Json.parse((buildRequest(ctx, claim("60")).body as RequestBody.Json).json).obj()["claimTtlSeconds"])
+    val cases = listOf(
+        """{"endpoint":"searchMessages","body":{"query":"q","semantic":"true"}}""" to setOf("semantic"),
+        """{"endpoint":"postKeyWraps","streamId":"stream_1","body":{"keyGeneration":-1,"wraps":[]}}""" to setOf("keyGeneration"),
+        """{"endpoint":"updateMessage","messageId":"msg_1","body":{"content":null}}""" to setOf("content"),
+        """{"endpoint":"postKeyWraps","streamId":"stream_1","body":{"keyGeneration":0,"wraps":[{"recipientKind":"user","wrapEnc":"AAAA"}]}}""" to setOf("wraps[0].wrapCt"),
+        """{"endpoint":"getStream","streamId":5}""" to setOf("streamId"),
+        """{"endpoint":"searchMemos","body":{"before":"last tuesday"}}""" to setOf("before"),
+    )
+    for ((json, keys) in cases) {
+        val e = expect<StreamsealException.ValidationFailed>("VALIDATION_FAILED") { buildRequest(ctx, json) }
+        assertEquals(keys, e.details.keys, json)
+    }
+    val query = expect<StreamsealException.ValidationFailed>("VALIDATION_FAILED") {
+        nextMessageQuery("""{"limit":2.5}""", """{"data":[],"hasMore":false,"slots":{}}""")
+    }
+    assertEquals(setOf("limit"), query.details.keys)
+    // Only text that is not JSON at all stays MALFORMED_JSON.
+    expect<StreamsealException.MalformedJson>("MALFORMED_JSON") { buildRequest(ctx, "{") }
+}
+
 fun errorsCarryMessages() {
     val e = assertFailsWith<StreamsealException.MalformedBase64> { decodeBase64("%%%") }
     // Display is exported: toString() is the core's one line, `CODE: message`.
@@ -1256,6 +1301,7 @@ fun main() {
         "errors carry messages" to ::errorsCarryMessages,
         "catalogue and paging" to ::catalogue,
         "requests built and responses parsed" to ::endpointsBuiltAndParsed,
+        "request decoding: wrong types are VALIDATION_FAILED by path" to ::requestDecoding,
         "sealed-flow scenario" to ::scenario,
         "trust store" to ::trustStore,
         "safety numbers" to ::safetyNumbers,

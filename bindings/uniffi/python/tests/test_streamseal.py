@@ -572,10 +572,20 @@ class Endpoints(unittest.TestCase):
         with self.assertRaises(ERR.ValidationFailed) as ctx:
             ss.build_request(CTX, json.dumps({"endpoint": "sendMessage", "streamId": "s", "body": {"content": ""}}))
         self.assertIn("content", ctx.exception.details)
-        with self.assertRaises(ERR.MalformedJson):
+        # An unknown endpoint is a validation failure of `endpoint` (issue 17, see RequestDecoding).
+        with self.assertRaises(ERR.ValidationFailed):
             ss.build_request(CTX, json.dumps({"endpoint": "noSuchEndpoint"}))
-        with self.assertRaises(ERR.MalformedJson):
-            ss.parse_response(req, ss.HttpResponse(status=201, headers=[], body="{not json"))
+        # API §8, §9.3: status, version echo and rate limits come with every outcome.
+        meta = [ss.Header(name="Service-Version", value="2026-07-24"), ss.Header(name="RateLimit-Limit", value="60"),
+                ss.Header(name="RateLimit-Remaining", value="0"), ss.Header(name="RateLimit-Reset", value="9")]
+        with self.assertRaises(ERR.MalformedResponse) as ctx:
+            ss.parse_response(req, ss.HttpResponse(status=201, headers=meta, body="{not json"))
+        e = ctx.exception
+        self.assertEqual((e.code, e.status, e.version, e.shape), ("MALFORMED_JSON", 201, "2026-07-24", "2026-07-24"))
+        self.assertEqual((e.rate_limit_limit, e.rate_limit_remaining, e.rate_limit_reset_seconds), (60, 0, 9))
+        with self.assertRaises(ERR.Api) as ctx:
+            ss.parse_response(req, ss.HttpResponse(status=503, headers=meta, body="<html>"))
+        self.assertEqual((ctx.exception.version, ctx.exception.rate_limit_remaining), ("2026-07-24", 0))
 
     def test_paging(self):
         request = json.dumps({"endpoint": "listStreams", "query": {"type": "channel", "limit": 2}})
@@ -601,6 +611,58 @@ class Endpoints(unittest.TestCase):
         page = json.loads(listed.data_json)
         page["data"]["hasMore"] = True
         self.assertEqual(json.loads(ss.next_page(messages, json.dumps(page)))["query"], {"limit": 2, "before": 7})
+
+    def test_unknown_fields_cross_in_data_json(self):
+        # API §9.6 (issue 17): fields the library does not know are kept, at
+        # the top level and nested, in the JSON that crosses UniFFI.
+        body = json.loads(fixture("stream_page_2026-08-21.json"))
+        body["laterTopLevel"] = {"total": 2}
+        body["data"][1]["laterField"] = {"nested": [1, 2.5, None]}
+        req = ss.build_request(CTX, json.dumps({"endpoint": "listStreams", "query": {"type": "channel"}}))
+        resp = ss.parse_response(req, ss.HttpResponse(status=200, headers=[], body=json.dumps(body)))
+        data = json.loads(resp.data_json)
+        self.assertEqual(data["data"], body)
+        self.assertEqual(data["data"]["data"][1]["laterField"], {"nested": [1, 2.5, None]})
+
+
+class RequestDecoding(unittest.TestCase):
+    """Issue 17: a request field of the wrong type is VALIDATION_FAILED keyed by its wire path."""
+
+    @staticmethod
+    def claim(ttl):
+        return json.dumps({"endpoint": "claimInvocation", "body": {
+            "runtimeKind": "custom", "instanceId": "machine-a",
+            "supportedCapabilities": ["mentionable"], "claimTtlSeconds": ttl}})
+
+    def test_a_fraction_for_an_integer(self):
+        with self.assertRaises(ERR.ValidationFailed) as ctx:
+            ss.build_request(CTX, self.claim(60.5))
+        e = ctx.exception
+        self.assertEqual(e.code, "VALIDATION_FAILED")
+        self.assertEqual(e.details, {"claimTtlSeconds": ["must be an integer between 0 and 4294967295"]})
+        self.assertEqual(json.loads(ss.build_request(CTX, self.claim(60)).body.json)["claimTtlSeconds"], 60)
+
+    def test_every_kind_of_mistake_is_named_by_its_path(self):
+        cases = [
+            ({"endpoint": "searchMessages", "body": {"query": "q", "semantic": "true"}}, {"semantic"}),
+            ({"endpoint": "postKeyWraps", "streamId": "stream_1", "body": {"keyGeneration": -1, "wraps": []}}, {"keyGeneration"}),
+            ({"endpoint": "updateMessage", "messageId": "msg_1", "body": {"content": None}}, {"content"}),
+            ({"endpoint": "postKeyWraps", "streamId": "stream_1",
+              "body": {"keyGeneration": 0, "wraps": [{"recipientKind": "user", "wrapEnc": "AAAA"}]}}, {"wraps[0].wrapCt"}),
+            ({"endpoint": "getStream", "streamId": 5}, {"streamId"}),
+            ({"endpoint": "searchMessages", "body": {"query": "q", "after": "2026-13-01"}}, {"after"}),
+        ]
+        for request, keys in cases:
+            with self.subTest(request=request):
+                with self.assertRaises(ERR.ValidationFailed) as ctx:
+                    ss.build_request(CTX, json.dumps(request))
+                self.assertEqual(set(ctx.exception.details), keys)
+        with self.assertRaises(ERR.ValidationFailed) as ctx:
+            ss.next_message_query(json.dumps({"limit": 2.5}), json.dumps({"data": [], "hasMore": False, "slots": {}}))
+        self.assertEqual(set(ctx.exception.details), {"limit"})
+        # Only text that is not JSON at all stays MALFORMED_JSON.
+        with self.assertRaises(ERR.MalformedJson):
+            ss.build_request(CTX, "{")
 
 
 class Scenario(unittest.TestCase):

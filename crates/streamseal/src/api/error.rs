@@ -9,7 +9,7 @@ use crate::error::{Error, ValidationDetails};
 use crate::wire::error_body::{
     ApiError, ApiErrorBody, ApiErrorCode, ClientAction, CompatWebhookError, RateLimitHeaders,
 };
-use crate::wire::version::ServiceVersion;
+use crate::wire::version::{ApiVersion, ServiceVersion};
 
 /// Longest error message kept from a body that is not the standard shape.
 const MAX_RAW_MESSAGE_CHARS: usize = 500;
@@ -135,14 +135,36 @@ impl fmt::Display for ApiFailure {
     }
 }
 
-/// Why a response did not yield the endpoint's result.
+/// A 2xx response whose body did not read as the endpoint's type, with
+/// what every response carries all the same: the status, the version echo
+/// (API §9.3) and the `RateLimit-*` figures (API §8), which a client needs
+/// most when something went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MalformedResponse {
+    /// The endpoint that answered.
+    pub endpoint: Endpoint,
+    /// The HTTP status (2xx).
+    pub status: u16,
+    /// The `Service-Version` echo, when the response carried one.
+    pub version: Option<ServiceVersion>,
+    /// The version whose shapes the body was read with.
+    pub shape: ApiVersion,
+    /// The `RateLimit-*` (and `Retry-After`) headers.
+    pub rate_limit: RateLimitHeaders,
+    /// Why the body did not read ([`Error::MalformedJson`]).
+    pub error: Error,
+}
+
+/// Why a response did not yield the endpoint's result. Either way the
+/// status, the version echo and the rate-limit figures are kept
+/// ([`ResponseError::status`], [`ResponseError::version`],
+/// [`ResponseError::rate_limit`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ResponseError {
     /// The service answered with an error status.
     Api(Box<ApiFailure>),
-    /// A 2xx body did not parse as the endpoint's type
-    /// ([`Error::MalformedJson`]).
-    Malformed(Error),
+    /// A 2xx body did not parse as the endpoint's type.
+    Malformed(Box<MalformedResponse>),
 }
 
 impl ResponseError {
@@ -153,13 +175,47 @@ impl ResponseError {
             ResponseError::Malformed(_) => None,
         }
     }
+
+    /// The malformed 2xx, when the body did not read.
+    pub fn malformed(&self) -> Option<&MalformedResponse> {
+        match self {
+            ResponseError::Api(_) => None,
+            ResponseError::Malformed(m) => Some(m),
+        }
+    }
+
+    /// The HTTP status of the response.
+    pub fn status(&self) -> u16 {
+        match self {
+            ResponseError::Api(f) => f.status,
+            ResponseError::Malformed(m) => m.status,
+        }
+    }
+
+    /// The `Service-Version` echo of the response, if any.
+    pub fn version(&self) -> Option<&ServiceVersion> {
+        match self {
+            ResponseError::Api(f) => f.version.as_ref(),
+            ResponseError::Malformed(m) => m.version.as_ref(),
+        }
+    }
+
+    /// The `RateLimit-*` and `Retry-After` figures of the response.
+    pub fn rate_limit(&self) -> &RateLimitHeaders {
+        match self {
+            ResponseError::Api(f) => &f.rate_limit,
+            ResponseError::Malformed(m) => &m.rate_limit,
+        }
+    }
 }
 
 impl fmt::Display for ResponseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ResponseError::Api(e) => e.fmt(f),
-            ResponseError::Malformed(e) => e.fmt(f),
+            ResponseError::Malformed(m) => {
+                write!(f, "{} answered {}: {}", m.endpoint.id(), m.status, m.error)
+            }
         }
     }
 }

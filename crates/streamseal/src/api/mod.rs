@@ -8,8 +8,9 @@
 //! - [`EndpointRequest`]: one variant per endpoint with its path parameters
 //!   and its wire request body ([`crate::wire::requests`]), validated with
 //!   the wire bounds before anything is built.
-//! - [`parse_response`]: the typed [`ApiResponse`] (with the version the
-//!   response resolved) or a [`ResponseError`].
+//! - [`parse_response`]: the typed [`ApiResponse`] or a [`ResponseError`],
+//!   each with the status, the version the response resolved and the
+//!   rate-limit figures.
 //! - [`paging`]: next-page requests and `clientMessageId` minting.
 //!
 //! Public request and response types are owned data without generics or
@@ -71,7 +72,7 @@ pub use catalogue::{
     AuthKind, ENDPOINT_COUNT, ENDPOINTS, Endpoint, EndpointInfo, Family, RequiredScope, Scope,
 };
 pub use encode::encode_component;
-pub use error::{ApiFailure, ResponseError};
+pub use error::{ApiFailure, MalformedResponse, ResponseError};
 pub use request::{AttachmentUpload, EndpointRequest};
 pub use response::{ApiResponse, ResponseData, parse_response};
 

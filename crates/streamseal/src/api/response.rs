@@ -5,7 +5,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::api::catalogue::Endpoint;
-use crate::api::error::{ApiFailure, ResponseError};
+use crate::api::error::{ApiFailure, MalformedResponse, ResponseError};
 use crate::api::{HttpRequest, HttpResponse};
 use crate::error::{Error, Result};
 use crate::wire::attachment::Attachment;
@@ -157,8 +157,15 @@ pub struct ApiResponse {
 }
 
 /// Reads the response to a built request: the endpoint's typed result for
-/// a 2xx, an [`ApiFailure`] for any other status, or
-/// [`Error::MalformedJson`] when a 2xx body does not parse. Never panics.
+/// a 2xx, an [`ApiFailure`] for any other status, or a
+/// [`MalformedResponse`] when a 2xx body does not parse. Every outcome
+/// carries the status, the `Service-Version` echo and the `RateLimit-*`
+/// figures. Never panics.
+///
+/// # Errors
+///
+/// [`ResponseError::Api`] for a non-2xx status, [`ResponseError::Malformed`]
+/// for a 2xx body that is not the endpoint's type.
 pub fn parse_response(
     request: &HttpRequest,
     response: &HttpResponse,
@@ -174,16 +181,25 @@ pub fn parse_response(
         .map(ServiceVersion::shape)
         .or(request.service_version)
         .unwrap_or(ApiVersion::LATEST);
-    let data =
-        parse_data_for(request.endpoint, response, shape).map_err(ResponseError::Malformed)?;
-    Ok(ApiResponse {
-        endpoint: request.endpoint,
-        status: response.status,
-        version,
-        shape,
-        rate_limit: RateLimitHeaders::from_headers(response.header_pairs()),
-        data,
-    })
+    let rate_limit = RateLimitHeaders::from_headers(response.header_pairs());
+    match parse_data_for(request.endpoint, response, shape) {
+        Ok(data) => Ok(ApiResponse {
+            endpoint: request.endpoint,
+            status: response.status,
+            version,
+            shape,
+            rate_limit,
+            data,
+        }),
+        Err(error) => Err(ResponseError::Malformed(Box::new(MalformedResponse {
+            endpoint: request.endpoint,
+            status: response.status,
+            version,
+            shape,
+            rate_limit,
+            error,
+        }))),
+    }
 }
 
 /// `{data: T}` where T's shape varies by version.

@@ -20,7 +20,10 @@
 //! let SlotKey::Shared(r) = &key else { unreachable!() };
 //! assert_eq!((r.version, r.range), (Some(3), Some((10, 42))));
 //! assert_eq!(key.to_string(), "shared:msg_01J0000000000000000000000A@3:10-42");
-//! assert!(SharedRef::parse("shared:msg_1@03").is_err()); // not canonical
+//! // Not canonical, a span without a version, whitespace: not shared refs.
+//! assert!(SharedRef::parse("shared:msg_01J0000000000000000000000A@03").is_err());
+//! assert!(SharedRef::parse("shared:msg_01J0000000000000000000000A:10-42").is_err());
+//! assert!(SharedRef::parse("shared:msg_01J0000000000000000000000A ").is_err());
 //! ```
 
 use std::collections::BTreeMap;
@@ -30,16 +33,26 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+use crate::wire::extra::Extra;
+use crate::wire::ids::MessageId;
 use crate::wire::version::ApiVersion;
 
 /// The prefix of a shared-message slot key.
 pub const SHARED_PREFIX: &str = "shared:";
 
 /// A parsed `shared:<messageId>[@<version>[:<from>-<to>]]` key.
+///
+/// The grammar exactly as API §2.1 writes it: the prefix, a message id
+/// (`msg_` plus a ULID, API §1), then optionally `@` and a version, then,
+/// only after a version, `:` and a span `<from>-<to>`. Numbers are
+/// canonical decimals (no sign, no leading zero, at most `u32::MAX`).
+/// Nothing else: no whitespace, no range without a version, no other
+/// separator. A key of any other form is not an error where keys are read:
+/// [`SlotKey::parse`] keeps it verbatim as [`SlotKey::Other`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SharedRef {
     /// The shared (source) message.
-    pub message_id: String,
+    pub message_id: MessageId,
     /// The pinned revision, when the reference pins one (from 2026-08-21).
     pub version: Option<u32>,
     /// The pinned span `(from, to)`; only together with a version.
@@ -54,8 +67,11 @@ fn parse_decimal(text: &str) -> Option<u32> {
 }
 
 impl SharedRef {
-    /// Parses a key strictly: the prefix, a non-empty message id without `@`,
-    /// and canonical decimal numbers (no sign, no leading zeros).
+    /// Parses a key strictly by the grammar above.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidField`] (`slots`) for any text outside the grammar.
     pub fn parse(key: &str) -> Result<Self> {
         let bad = || {
             Error::invalid(
@@ -64,13 +80,13 @@ impl SharedRef {
             )
         };
         let rest = key.strip_prefix(SHARED_PREFIX).ok_or_else(bad)?;
-        let (message_id, pin) = match rest.split_once('@') {
+        let (id, pin) = match rest.split_once('@') {
             Some((id, pin)) => (id, Some(pin)),
             None => (rest, None),
         };
-        if message_id.is_empty() {
-            return Err(bad());
-        }
+        // The id is exactly a message id: this refuses a span without a
+        // version (`msg_..:10-42`) and any whitespace around it.
+        let message_id = MessageId::parse(id).map_err(|_| bad())?;
         let (version, range) = match pin {
             None => (None, None),
             Some(pin) => {
@@ -93,7 +109,7 @@ impl SharedRef {
             }
         };
         Ok(SharedRef {
-            message_id: message_id.to_owned(),
+            message_id,
             version,
             range,
         })
@@ -108,12 +124,9 @@ impl SharedRef {
         }
     }
 
-    /// Whether the key parses back to `self` (a range needs a version, and
-    /// the message id must not contain `@`).
+    /// Whether the key parses back to `self`: a range needs a version.
     pub fn is_well_formed(&self) -> bool {
-        !self.message_id.is_empty()
-            && !self.message_id.contains('@')
-            && (self.range.is_none() || self.version.is_some())
+        self.range.is_none() || self.version.is_some()
     }
 }
 
@@ -190,6 +203,11 @@ pub struct OkSlot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "wasm", tsify(type = "unknown | null"))]
     pub range: Option<Value>,
+    /// Fields this library does not know (besides `status`), kept as raw
+    /// JSON and written back unchanged (section 9.6).
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// The value of a slot.
@@ -207,10 +225,10 @@ impl SlotValue {
     pub fn without_pin(&self) -> SlotValue {
         match self {
             SlotValue::Ok(slot) => SlotValue::Ok(OkSlot {
-                content: slot.content.clone(),
                 version: None,
                 current_revision: None,
                 range: None,
+                ..slot.clone()
             }),
             other => other.clone(),
         }
@@ -247,8 +265,13 @@ impl<'de> Deserialize<'de> for SlotValue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         let raw = Map::<String, Value>::deserialize(d)?;
         let is_ok = raw.get("status").and_then(Value::as_str) == Some("ok");
+        // `status` is the tag, written by `TaggedOk`: not an unknown field.
         let parsed = is_ok
-            .then(|| serde_json::from_value::<OkSlot>(Value::Object(raw.clone())).ok())
+            .then(|| {
+                let mut fields = raw.clone();
+                fields.remove("status");
+                serde_json::from_value::<OkSlot>(Value::Object(fields)).ok()
+            })
             .flatten();
         if let Some(slot) = parsed {
             return Ok(SlotValue::Ok(slot));
@@ -290,7 +313,7 @@ impl Slots {
             return self.clone();
         }
         let mut out: BTreeMap<SlotKey, SlotValue> = BTreeMap::new();
-        let mut chosen: BTreeMap<String, Option<u32>> = BTreeMap::new();
+        let mut chosen: BTreeMap<MessageId, Option<u32>> = BTreeMap::new();
         for (key, value) in &self.0 {
             let SlotKey::Shared(r) = key else {
                 out.insert(key.clone(), value.without_pin());

@@ -5932,7 +5932,53 @@ enum StreamsealError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          */retrySafe: Bool, 
         /**
          * A 409 that may mean an earlier attempt of the same request landed.
-         */mayHaveLanded: Bool
+         */mayHaveLanded: Bool, 
+        /**
+         * The `Service-Version` echo, when the response carried one.
+         */version: String?, 
+        /**
+         * `RateLimit-Limit`.
+         */rateLimitLimit: UInt32?, 
+        /**
+         * `RateLimit-Remaining`.
+         */rateLimitRemaining: UInt32?, 
+        /**
+         * `RateLimit-Reset` (seconds).
+         */rateLimitResetSeconds: UInt32?
+    )
+    /**
+     * A 2xx whose body is not the endpoint's type (`parse_response`):
+     * `code` is `MALFORMED_JSON`; the status, the version echo and the
+     * rate-limit figures are kept, as on every other outcome.
+     */
+    case MalformedResponse(
+        /**
+         * `MALFORMED_JSON`.
+         */code: String, 
+        /**
+         * Why the body did not read (never the body itself).
+         */errorMessage: String, 
+        /**
+         * Always empty.
+         */details: [String: [String]], 
+        /**
+         * The HTTP status (2xx).
+         */status: UInt16, 
+        /**
+         * The `Service-Version` echo, when the response carried one.
+         */version: String?, 
+        /**
+         * The version whose shapes the body was read with.
+         */shape: String, 
+        /**
+         * `RateLimit-Limit`.
+         */rateLimitLimit: UInt32?, 
+        /**
+         * `RateLimit-Remaining`.
+         */rateLimitRemaining: UInt32?, 
+        /**
+         * `RateLimit-Reset` (seconds).
+         */rateLimitResetSeconds: UInt32?
     )
 
     
@@ -6186,7 +6232,22 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             status: try FfiConverterUInt16.read(from: &buf), 
             retryAfter: try FfiConverterOptionUInt64.read(from: &buf), 
             retrySafe: try FfiConverterBool.read(from: &buf), 
-            mayHaveLanded: try FfiConverterBool.read(from: &buf)
+            mayHaveLanded: try FfiConverterBool.read(from: &buf), 
+            version: try FfiConverterOptionString.read(from: &buf), 
+            rateLimitLimit: try FfiConverterOptionUInt32.read(from: &buf), 
+            rateLimitRemaining: try FfiConverterOptionUInt32.read(from: &buf), 
+            rateLimitResetSeconds: try FfiConverterOptionUInt32.read(from: &buf)
+            )
+        case 43: return .MalformedResponse(
+            code: try FfiConverterString.read(from: &buf), 
+            errorMessage: try FfiConverterString.read(from: &buf), 
+            details: try FfiConverterDictionaryStringSequenceString.read(from: &buf), 
+            status: try FfiConverterUInt16.read(from: &buf), 
+            version: try FfiConverterOptionString.read(from: &buf), 
+            shape: try FfiConverterString.read(from: &buf), 
+            rateLimitLimit: try FfiConverterOptionUInt32.read(from: &buf), 
+            rateLimitRemaining: try FfiConverterOptionUInt32.read(from: &buf), 
+            rateLimitResetSeconds: try FfiConverterOptionUInt32.read(from: &buf)
             )
 
          default: throw UniffiInternalError.unexpectedEnumCase
@@ -6487,7 +6548,7 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
             
         
-        case let .Api(code,errorMessage,details,status,retryAfter,retrySafe,mayHaveLanded):
+        case let .Api(code,errorMessage,details,status,retryAfter,retrySafe,mayHaveLanded,version,rateLimitLimit,rateLimitRemaining,rateLimitResetSeconds):
             writeInt(&buf, Int32(42))
             FfiConverterString.write(code, into: &buf)
             FfiConverterString.write(errorMessage, into: &buf)
@@ -6496,6 +6557,23 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             FfiConverterOptionUInt64.write(retryAfter, into: &buf)
             FfiConverterBool.write(retrySafe, into: &buf)
             FfiConverterBool.write(mayHaveLanded, into: &buf)
+            FfiConverterOptionString.write(version, into: &buf)
+            FfiConverterOptionUInt32.write(rateLimitLimit, into: &buf)
+            FfiConverterOptionUInt32.write(rateLimitRemaining, into: &buf)
+            FfiConverterOptionUInt32.write(rateLimitResetSeconds, into: &buf)
+            
+        
+        case let .MalformedResponse(code,errorMessage,details,status,version,shape,rateLimitLimit,rateLimitRemaining,rateLimitResetSeconds):
+            writeInt(&buf, Int32(43))
+            FfiConverterString.write(code, into: &buf)
+            FfiConverterString.write(errorMessage, into: &buf)
+            FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
+            FfiConverterUInt16.write(status, into: &buf)
+            FfiConverterOptionString.write(version, into: &buf)
+            FfiConverterString.write(shape, into: &buf)
+            FfiConverterOptionUInt32.write(rateLimitLimit, into: &buf)
+            FfiConverterOptionUInt32.write(rateLimitRemaining, into: &buf)
+            FfiConverterOptionUInt32.write(rateLimitResetSeconds, into: &buf)
             
         }
     }
@@ -7162,6 +7240,11 @@ fileprivate struct FfiConverterDictionaryStringSequenceString: FfiConverterRustB
  * Builds the HTTP request of `request_json` (an `EndpointRequest` as JSON:
  * `{"endpoint": "sendMessage", "streamId": ..., "body": {...}}`, the shape
  * the JS binding takes) in `context`; validates it with the wire bounds first.
+ * Every mistake in the request, a value of the wrong type (`60.5` for
+ * `claimTtlSeconds`), a missing field or an unknown `endpoint` as much as
+ * a broken bound, is `VALIDATION_FAILED` with `details` keyed by the wire
+ * path (`claimTtlSeconds`, `wraps[0].recipientKeyId`, `streamId`); only
+ * text that is not JSON is `MALFORMED_JSON`.
  */
 public func buildRequest(context: Context, requestJson: String)throws  -> HttpRequest  {
     return try  FfiConverterTypeHttpRequest_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
@@ -7272,7 +7355,9 @@ public func nextPage(requestJson: String, dataJson: String)throws  -> String?  {
 /**
  * Reads the response to `request`: the typed result of a 2xx,
  * `StreamsealError.Api` for any other status (code, message, details,
- * retry figures), `MALFORMED_JSON` when a 2xx body does not parse.
+ * retry figures), `StreamsealError.MalformedResponse` (`MALFORMED_JSON`)
+ * when a 2xx body does not parse; each with the status, the version echo
+ * and the rate-limit figures.
  */
 public func parseResponse(request: HttpRequest, response: HttpResponse)throws  -> ApiResponse  {
     return try  FfiConverterTypeApiResponse_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
@@ -7909,7 +7994,7 @@ private let initializationResult: InitializationResult = {
     if bindings_contract_version != scaffolding_contract_version {
         return InitializationResult.contractVersionMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_build_request() != 24143) {
+    if (uniffi_streamseal_ffi_checksum_func_build_request() != 64276) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_endpoint() != 15797) {
@@ -7936,7 +8021,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_next_page() != 25302) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_parse_response() != 242) {
+    if (uniffi_streamseal_ffi_checksum_func_parse_response() != 64407) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_aad_encode() != 53081) {
