@@ -30,7 +30,8 @@ use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{
-    JsResult, error_with, from_js, input, js, output, request_input, request_value, to_js,
+    JsResult, error_with, from_js, input, js, output, output_json, request_input, request_value,
+    to_js,
 };
 
 /// Where requests go and as whom (`api::Context`). The key is given as text
@@ -152,7 +153,7 @@ pub fn parse_response(
             }),
         },
     };
-    output(&parsed)
+    output_json(&parsed)
 }
 
 /// Every endpoint of the API, in the order of section 4 (the core's
@@ -206,7 +207,7 @@ pub fn next_message_query(
     let query: ListMessagesQuery = request_input("query", query.js_value())?;
     let page = input("page", &page)?;
     paging::next_message_query(&query, &page)
-        .map(|next| output(&next))
+        .map(|next| output_json(&next))
         .transpose()
 }
 
@@ -225,7 +226,7 @@ pub fn next_page(
     )?))?;
     let page: PageView = from_js("data", data)?;
     paging::next_page_of(&request, &page)
-        .map(|next| output(&next))
+        .map(|next| output_json(&next))
         .transpose()
 }
 
