@@ -87,3 +87,23 @@ test("GET delegations keeps hasMore and cursor (API §1)", () => {
   assert.equal(data.data.hasMore, true);
   assert.equal(data.data.cursor, "cur_deleg_2");
 });
+
+test("keys beside `data` come back in `response.extra`, and crypto records keep theirs", () => {
+  // API §1: a single object comes as {"data": ...}; §9.6: new fields are kept.
+  const body = fixture("key_wraps.json");
+  body.meta = { requestId: "req_1", cost: [1, 2.5] };
+  body.data.wraps[0].laterField = ["a", { b: null }];
+  const req = pkg.buildRequest(ctx, { endpoint: "getKeyWraps", streamId: "stream_01J80000000000000000000010" });
+  const parsed = pkg.parseResponse(req, { status: 200, headers: [], body: JSON.stringify(body) });
+  assert.equal(parsed.status, "ok", JSON.stringify(parsed));
+  assert.deepEqual(parsed.response.extra, { meta: { requestId: "req_1", cost: [1, 2.5] } });
+  assert.equal(parsed.response.data.kind, "keyWraps");
+  assert.deepEqual(parsed.response.data.data, body.data);
+  // A body that is the result itself keeps them in the result instead.
+  const page = fixture("stream_page_2026-08-21.json");
+  page.laterTopLevel = 1;
+  const listed = pkg.parseResponse(pkg.buildRequest(ctx, { endpoint: "listStreams", query: { type: "channel" } }),
+    { status: 200, headers: [], body: JSON.stringify(page) });
+  assert.deepEqual(listed.response.extra, {});
+  assert.equal(listed.response.data.data.laterTopLevel, 1);
+});

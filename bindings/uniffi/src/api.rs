@@ -170,6 +170,9 @@ pub struct ApiResponse {
     /// The typed result as JSON, `{"kind": <result type>, "data": <value>}`:
     /// the same document the JS binding returns.
     pub data_json: String,
+    /// The keys of a `{"data": ...}` body beside `data` that the library
+    /// does not know (API §9.6), as a JSON object (`{}` when none came).
+    pub extra_json: String,
 }
 
 fn pairs(list: Vec<(String, String)>) -> Vec<Header> {
@@ -274,6 +277,7 @@ pub fn parse_response(request: HttpRequest, response: HttpResponse) -> Result<Ap
             rate_limit_remaining: r.rate_limit.remaining,
             rate_limit_reset_seconds: r.rate_limit.reset_seconds,
             data_json: to_json(&r.data)?,
+            extra_json: to_json(&r.extra)?,
         }),
         Err(ResponseError::Malformed(m)) => Err(StreamsealError::MalformedResponse {
             code: m.error.code().as_str().to_owned(),

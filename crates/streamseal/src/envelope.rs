@@ -58,6 +58,7 @@
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
+use crate::wire::Extra;
 use hkdf::Hkdf;
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
@@ -115,6 +116,13 @@ pub struct Envelope {
     pub iv: String,
     /// The AAD bytes, base64.
     pub aad: String,
+    /// Fields of this object that the library does not know (API §9.6),
+    /// kept and written back unchanged. Nothing in them is read when the
+    /// record is opened or checked.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub extra: Extra,
 }
 
 /// `{ciphertext, envelope}`: what every sealed surface of the API carries.
@@ -127,6 +135,13 @@ pub struct SealedPayload {
     pub ciphertext: String,
     /// The envelope.
     pub envelope: Envelope,
+    /// Fields of this object that the library does not know (API §9.6),
+    /// kept and written back unchanged. Nothing in them is read when the
+    /// record is opened or checked.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub extra: Extra,
 }
 
 impl Envelope {
@@ -254,7 +269,9 @@ pub fn seal(
             key_generation: generation,
             iv: encode_base64(&iv),
             aad: encode_base64(&aad_bytes),
+            extra: Default::default(),
         },
+        extra: Default::default(),
     })
 }
 

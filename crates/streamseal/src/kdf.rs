@@ -51,6 +51,7 @@
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
+use crate::wire::Extra;
 use argon2::{Algorithm, Argon2, Params, Version};
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization as _;
@@ -91,6 +92,13 @@ pub struct KdfParams {
     pub p: u32,
     /// Argon2 version, 19.
     pub version: u32,
+    /// Fields of this object that the library does not know (API §9.6),
+    /// kept and written back unchanged. Nothing in them is read when the
+    /// record is opened or checked.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub extra: Extra,
 }
 
 impl Default for KdfParams {
@@ -102,6 +110,7 @@ impl Default for KdfParams {
             t: 3,
             p: 1,
             version: ARGON2_VERSION,
+            extra: Default::default(),
         }
     }
 }
@@ -161,6 +170,7 @@ impl KdfParams {
             t,
             p,
             version: ARGON2_VERSION,
+            extra: Default::default(),
         }
     }
 

@@ -52,6 +52,7 @@
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
+use crate::wire::Extra;
 use std::convert::Infallible;
 
 use hpke::rand_core::{TryCryptoRng, TryRng};
@@ -101,6 +102,13 @@ pub struct KeyWrap {
     pub wrap_enc: String,
     /// The wrapped stream key with its tag, base64 (48 bytes).
     pub wrap_ct: String,
+    /// Fields of this object that the library does not know (API §9.6),
+    /// kept and written back unchanged. Nothing in them is read when the
+    /// record is opened or checked.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    #[cfg_attr(feature = "uniffi", uniffi(default))]
+    pub extra: Extra,
 }
 
 /// A stream key opened from a wrap, with the sender that made it.
@@ -189,6 +197,7 @@ pub fn wrap_stream_key(
         recipient_kind: Some(recipient.kind.clone()),
         wrap_enc: encode_base64(&enc.to_bytes()),
         wrap_ct: encode_base64(&ct),
+        extra: Default::default(),
     })
 }
 

@@ -721,7 +721,8 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
             },
         ),
         // The draft that carried the commitment as a fifth envelope field:
-        // the field is ignored, and the ciphertext without it is too short.
+        // the field is kept unread (API §9.6), and the ciphertext without it
+        // is too short.
         case(
             "commitment: moved to an envelope field",
             E::InvalidLength,
@@ -732,7 +733,9 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
                 value["ciphertext"] = encode_base64(&ct[COMMITMENT_LEN..]).into();
                 value["envelope"]["commitment"] = encode_base64(&ct[..COMMITMENT_LEN]).into();
                 let parsed = SealedPayload::from_json(&value.to_string())?;
-                assert_eq!(parsed.envelope, fx.sealed.envelope);
+                let mut known = parsed.envelope.clone();
+                assert!(known.extra.remove("commitment").is_some());
+                assert_eq!(known, fx.sealed.envelope);
                 open(&fx.ring, &keys(fx), &fx.slot, &parsed)
             },
         ),
@@ -2331,7 +2334,8 @@ proptest! {
         let ring = sweep_ring();
         let sealed = SealedPayload {
             ciphertext,
-            envelope: Envelope { v, key_generation, iv, aad: aad_b64 },
+            envelope: Envelope { v, key_generation, iv, aad: aad_b64, extra: Default::default() },
+            extra: Default::default(),
         };
         let expect_slot = trace_step();
         // The AADs of `aad_like` name `AUTHOR` with the key id `key_owner`;
@@ -2376,6 +2380,7 @@ proptest! {
             recipient_kind: recipient_kind.map(|k| RecipientKind::parse(&k)),
             wrap_enc,
             wrap_ct,
+            extra: Default::default(),
         };
         let keys = sweep_keys();
         for r in [ROOT, root.as_str()] {
@@ -2412,14 +2417,14 @@ proptest! {
         use ErrorCode as E;
         // Random large m/t/p are (overwhelmingly) out of bounds; only tiny
         // in-bounds parameters reach Argon2.
-        let in_bounds = KdfParams { algorithm: algorithm.clone(), m, t, p, version: kdf_version }
+        let in_bounds = KdfParams { algorithm: algorithm.clone(), m, t, p, version: kdf_version, extra: Default::default() }
             .check(&KdfLimits::default())
             .is_ok();
         prop_assume!(!in_bounds || (m <= 64 && t <= 2 && p <= 2));
         let bundle = SealedBundle {
             encrypted_private_bundle: bundle_text.unwrap_or_else(|| encode_base64(&[&[version][..], &body[..]].concat())),
             kdf_salt: salt,
-            kdf_params: KdfParams { algorithm, m, t, p, version: kdf_version },
+            kdf_params: KdfParams { algorithm, m, t, p, version: kdf_version, extra: Default::default() },
         };
         let public = SecretKey::from_bytes(&[0x20; 32]).public_key();
         match open_bundle(&public, &bundle, &passphrase, &KdfLimits::default()) {

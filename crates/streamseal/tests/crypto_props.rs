@@ -948,7 +948,7 @@ proptest! {
         aad_text in prop::collection::vec(any::<char>(), 0..=40).prop_map(String::from_iter),
         ciphertext in ".*",
     ) {
-        let envelope = Envelope { v, key_generation, iv, aad: aad_text };
+        let envelope = Envelope { v, key_generation, iv, aad: aad_text, extra: Default::default() };
         let json = envelope.to_json();
         prop_assert_eq!(&Envelope::from_json(&json).unwrap(), &envelope);
 
@@ -958,15 +958,22 @@ proptest! {
         let keys: BTreeSet<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
         prop_assert_eq!(keys, BTreeSet::from(["v", "keyGeneration", "iv", "aad"]));
 
-        let payload = SealedPayload { ciphertext, envelope };
+        let payload = SealedPayload { ciphertext, envelope, extra: Default::default() };
         let json = payload.to_json();
         prop_assert_eq!(&SealedPayload::from_json(&json).unwrap(), &payload);
 
-        // Unknown fields are ignored, at both levels.
+        // Unknown fields are kept at both levels and written back (API §9.6);
+        // the known fields read the same.
         let mut value: serde_json::Value = serde_json::from_str(&json).unwrap();
         value["extra"] = serde_json::json!({"nested": [1, 2]});
         value["envelope"]["alg"] = serde_json::json!("future");
-        prop_assert_eq!(SealedPayload::from_json(&value.to_string()).unwrap(), payload);
+        let kept = SealedPayload::from_json(&value.to_string()).unwrap();
+        prop_assert_eq!(&kept.ciphertext, &payload.ciphertext);
+        prop_assert_eq!((kept.envelope.v, kept.envelope.key_generation), (v, key_generation));
+        prop_assert_eq!((&kept.envelope.iv, &kept.envelope.aad), (&payload.envelope.iv, &payload.envelope.aad));
+        prop_assert_eq!(kept.extra.get("extra"), Some(&serde_json::json!({"nested": [1, 2]})));
+        prop_assert_eq!(kept.envelope.extra.get("alg"), Some(&serde_json::json!("future")));
+        prop_assert_eq!(serde_json::from_str::<serde_json::Value>(&kept.to_json()).unwrap(), value);
     }
 }
 
@@ -1635,4 +1642,48 @@ proptest! {
         relabelled.envelope.key_generation = g0;
         prop_assert_eq!(code(sealer.open(&theirs, &slot, &relabelled)), ErrorCode::AadMismatch);
     }
+}
+
+/// API §9.6 asks the library to keep the fields it does not know, so a
+/// sealed payload and its envelope keep them (issue 17). The attack: a
+/// server adds fields that look like a second envelope, generation or AAD.
+/// They are carried, written back, and never read: the opener recomputes
+/// everything from the known fields, and a real change to one of those is
+/// still refused.
+#[test]
+fn unknown_fields_in_a_sealed_payload_are_kept_and_never_read() {
+    let sealer = Sealer::new();
+    let ring = ring_with("stream_root", 3, &[7; 32]);
+    let slot = Slot::Message {
+        stream_id: "stream_root".into(),
+        message_id: "msg_1".into(),
+        author_id: "usr_1".into(),
+        author_type: "user".into(),
+        revision: 0,
+    };
+    let sealed = sealer.seal(&ring, &slot, b"hello").unwrap();
+    let mut value = serde_json::to_value(&sealed).unwrap();
+    value["aad"] = serde_json::json!("AAAA");
+    value["envelope"]["v"] = serde_json::json!(2);
+    value["envelope"]["keyGeneration2"] = serde_json::json!(0);
+    value["envelope"]["aadOverride"] = serde_json::json!({"slot": "elsewhere"});
+    let with_fields: SealedPayload = serde_json::from_value(value.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&with_fields).unwrap(), value);
+    assert_eq!(
+        with_fields.extra.get("aad"),
+        Some(&serde_json::json!("AAAA"))
+    );
+    assert_eq!(with_fields.envelope.extra.len(), 2);
+    let opened = sealer.open(&ring, &slot, &with_fields).unwrap();
+    assert_eq!(opened.plaintext.as_slice(), b"hello");
+
+    // The known fields still bind: another generation is refused with the
+    // unknown fields present.
+    let mut moved = with_fields.clone();
+    moved.envelope.key_generation = 4;
+    let refused = code(sealer.open(&ring, &slot, &moved));
+    assert!(
+        [ErrorCode::UnknownKeyGeneration, ErrorCode::AadMismatch].contains(&refused),
+        "{refused:?}"
+    );
 }

@@ -243,6 +243,7 @@ proptest! {
                 key_generation: *g,
                 iv: t.clone(),
                 aad: t.clone(),
+                extra: Default::default(),
             }),
             extra: Default::default(),
         };
@@ -558,7 +559,7 @@ proptest! {
             .seal_step_started(&step_id, &step_type, message_id.as_deref(), Some(&text))
             .unwrap();
         let (ct, env) = (started.ciphertext.clone().unwrap(), started.envelope.clone().unwrap());
-        let payload = streamseal::envelope::SealedPayload { ciphertext: ct, envelope: env };
+        let payload = streamseal::envelope::SealedPayload { ciphertext: ct, envelope: env, extra: Default::default() };
         let started_step = open_step(
             ring, &keys, placement(&step_id, &step_type, StepPhase::Started, message_id.as_deref()), &payload,
         ).unwrap();
@@ -572,6 +573,7 @@ proptest! {
             let payload = streamseal::envelope::SealedPayload {
                 ciphertext: frame.ciphertext.clone().unwrap(),
                 envelope: frame.envelope.clone().unwrap(),
+                extra: Default::default(),
             };
             let opened_step = open_step(
                 ring, &keys,

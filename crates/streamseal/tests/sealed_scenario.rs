@@ -386,6 +386,7 @@ impl FakeServer {
             let payload = SealedPayload {
                 ciphertext: frame.ciphertext.unwrap(),
                 envelope: frame.envelope.unwrap(),
+                extra: Default::default(),
             };
             self.record_step(
                 &parsed.invocation_id,

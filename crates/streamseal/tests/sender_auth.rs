@@ -1363,7 +1363,9 @@ fn invisible_salamander_ciphertext_opens_under_at_most_one_key() {
             key_generation: generation,
             iv: encode_base64(&iv),
             aad: encode_base64(&aad),
+            extra: Default::default(),
         },
+        extra: Default::default(),
     };
     let committed_to = |k: &[u8; 32]| key_commitment(k, 2, &iv);
 

@@ -91,7 +91,9 @@ fn sealed() -> SealedPayload {
             key_generation: 0,
             iv: "AAECAwQFBgcICQoL".into(),
             aad: "YWFk".into(),
+            extra: Default::default(),
         },
+        extra: Default::default(),
     }
 }
 

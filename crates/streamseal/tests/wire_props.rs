@@ -160,12 +160,14 @@ fn envelope() -> impl Strategy<Value = Envelope> {
         key_generation,
         iv,
         aad,
+        extra: Default::default(),
     })
 }
 fn sealed() -> impl Strategy<Value = SealedPayload> {
     (s(), envelope()).prop_map(|(ciphertext, envelope)| SealedPayload {
         ciphertext,
         envelope,
+        extra: Default::default(),
     })
 }
 fn key_wrap() -> impl Strategy<Value = KeyWrap> {
@@ -176,6 +178,7 @@ fn key_wrap() -> impl Strategy<Value = KeyWrap> {
             recipient_kind,
             wrap_enc,
             wrap_ct,
+            extra: Default::default(),
         },
     )
 }
@@ -948,6 +951,7 @@ fn kdf_params() -> impl Strategy<Value = KdfParams> {
             t,
             p,
             version,
+            extra: Default::default(),
         },
     )
 }

@@ -7,10 +7,8 @@
 )]
 //! Section 9.6, per resource family: unknown fields are kept (each
 //! object's `extra`) and unknown values of open enums are kept, and both
-//! serialise back unchanged. The one exception: the crypto records the wire
-//! reuses (`sealed` `{ciphertext, envelope}`, `envelope`, key wraps,
-//! `kdfParams`; UniFFI records of the crypto core) read their own fields
-//! only, so unknown fields inside them are dropped.
+//! serialise back unchanged, the crypto records the wire carries (`sealed`
+//! `{ciphertext, envelope}`, `envelope`, key wraps, `kdfParams`) included.
 
 use std::path::PathBuf;
 
@@ -65,40 +63,25 @@ fn add_unknown_fields(doc: &mut Value, pointer: &str) {
 }
 
 /// Sets open-enum values in `base`, then adds unknown fields at `objects`
-/// (JSON pointers of structs) and at `crypto` (pointers of the crypto
-/// records) to a copy. The copy must parse, and serialise back to itself
-/// without the fields added at `crypto`: unknown fields and unknown values
-/// kept, except inside the crypto records.
-fn tolerate_except<T: DeserializeOwned + Serialize>(
+/// (JSON pointers of structs, the crypto records the wire carries among
+/// them) to a copy. The copy must parse, and serialise back to itself:
+/// unknown fields and unknown values kept at every depth.
+fn tolerate<T: DeserializeOwned + Serialize>(
     mut base: Value,
     values: &[(&str, Value)],
     objects: &[&str],
-    crypto: &[&str],
 ) -> T {
     for (pointer, value) in values {
         *at(&mut base, pointer) = value.clone();
     }
-    let mut kept = base.clone();
+    let mut input = base.clone();
     for pointer in objects {
-        add_unknown_fields(&mut kept, pointer);
-    }
-    let mut input = kept.clone();
-    for pointer in crypto {
         add_unknown_fields(&mut input, pointer);
     }
-    assert_ne!(kept, base);
-    let parsed: T = serde_json::from_value(input).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(serde_json::to_value(&parsed).unwrap(), kept);
+    assert_ne!(input, base);
+    let parsed: T = serde_json::from_value(input.clone()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(serde_json::to_value(&parsed).unwrap(), input);
     parsed
-}
-
-/// [`tolerate_except`] with no crypto record.
-fn tolerate<T: DeserializeOwned + Serialize>(
-    base: Value,
-    values: &[(&str, Value)],
-    objects: &[&str],
-) -> T {
-    tolerate_except(base, values, objects, &[])
 }
 
 fn future() -> Option<Value> {
@@ -121,7 +104,7 @@ fn messages_and_slots() {
         "shared:msg_01J80000000000000000000024".into(),
         json!({"status": "pending", "eta": 3}),
     );
-    let list: MessageList = tolerate_except(
+    let list: MessageList = tolerate(
         base,
         &[
             ("/data/0/authorType", json!("agent")),
@@ -136,8 +119,9 @@ fn messages_and_slots() {
             "/data/0/attachments/0",
             "/slots/shared:msg_01J80000000000000000000023@2",
             "/slots/shared:msg_01J80000000000000000000024",
+            "/data/1/sealed",
+            "/data/1/sealed/envelope",
         ],
-        &["/data/1/sealed", "/data/1/sealed/envelope"],
     );
     // Reachable by the app, at every depth.
     assert_eq!(list.extra.get("fieldFromTheFuture").cloned(), future());
@@ -337,7 +321,7 @@ fn invocations() {
         ctx.messages[0].author_type,
         AuthorType::Other("agent".into())
     );
-    let sealed: ClaimResponse = tolerate_except(
+    let sealed: ClaimResponse = tolerate(
         fixture("claim_sealed.json"),
         &[("/data/sealedContext/trigger/authorType", json!("agent"))],
         &[
@@ -345,8 +329,6 @@ fn invocations() {
             "/data/sealedContext/history/0",
             "/data/sealedContext/reply",
             "/data/sealedContext/trigger",
-        ],
-        &[
             "/data/sealedContext/wraps/0",
             "/data/sealedContext/history/0/envelope",
             "/data/sealedContext/prompt",
@@ -354,6 +336,17 @@ fn invocations() {
     );
     let ctx = sealed.data.unwrap().sealed_context.unwrap();
     assert_eq!(ctx.trigger.extra.get("anotherNewFlag"), Some(&json!(true)));
+    // The crypto records keep theirs too (API §9.6).
+    assert_eq!(ctx.prompt.extra.get("anotherNewFlag"), Some(&json!(true)));
+    assert_eq!(ctx.wraps[0].extra.get("anotherNewFlag"), Some(&json!(true)));
+    assert_eq!(
+        ctx.history[0]
+            .envelope
+            .extra
+            .get("fieldFromTheFuture")
+            .cloned(),
+        future()
+    );
     let _: RenewResult = tolerate(
         fixture("renew_with_revision.json")["data"].clone(),
         &[],
@@ -376,23 +369,29 @@ fn delegations_keys_me() {
     assert_eq!(d.delegation.extra.get("anotherNewFlag"), Some(&json!(true)));
     assert_eq!(d.delegation.extra.len(), 2);
 
-    let wraps: KeyWraps = tolerate_except(
+    let wraps: KeyWraps = tolerate(
         fixture("key_wraps.json")["data"].clone(),
         &[("/wraps/0/recipientKind", json!("device"))],
-        &[""],
-        &["/wraps/0"],
+        &["", "/wraps/0"],
     );
     assert_eq!(
         wraps.wraps[0].recipient_kind,
         Some(RecipientKind::Other("device".into()))
     );
-    let own: OwnKey = tolerate_except(
+    assert_eq!(
+        wraps.wraps[0].extra.get("fieldFromTheFuture").cloned(),
+        future()
+    );
+    let own: OwnKey = tolerate(
         fixture("own_key.json")["data"].clone(),
         &[],
-        &[""],
-        &["/kdfParams"],
+        &["", "/kdfParams"],
     );
     assert_eq!(own.extra.get("fieldFromTheFuture").cloned(), future());
+    assert_eq!(
+        own.kdf_params.extra.get("anotherNewFlag"),
+        Some(&json!(true))
+    );
 
     // `kind` is an open union: an unknown kind keeps all its fields.
     let mut me = fixture("me_user.json")["data"].clone();

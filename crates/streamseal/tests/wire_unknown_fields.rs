@@ -20,11 +20,10 @@
 //! - The fixtures `unknown_fields_*.json` (unknown fields at several depths)
 //!   are read and written back unchanged, and the fields are reachable.
 //!
-//! Not covered, by design: the crypto records the wire reuses (`sealed`
-//! `{ciphertext, envelope}`, `envelope`, key wraps, `kdfParams`) are UniFFI
-//! records of the crypto core and read their own fields only; maps of data
-//! (`metadata`, `capabilities`, `slots` keys, validation `details`) are not
-//! objects with fields.
+//! The crypto records the wire carries (`sealed` `{ciphertext, envelope}`,
+//! `envelope`, key wraps, `kdfParams`) are objects with fields like any
+//! other. Not covered, by design: maps of data (`metadata`, `capabilities`,
+//! `slots` keys, validation `details`) are not objects with fields.
 
 use std::fmt::Debug;
 use std::path::PathBuf;
@@ -94,21 +93,8 @@ fn part(name: &str, pointer: &str) -> Value {
 
 /// Keys whose object is not a struct with fields: maps of data (a new key
 /// there is data, not an unknown field; `metadata` takes strings only,
-/// `slots` slot objects only) and the crypto records (see the module docs).
-const NOT_FIELDS: &[&str] = &[
-    "metadata",
-    "capabilities",
-    "range",
-    "details",
-    "slots",
-    "sealed",
-    "envelope",
-    "noteEnvelope",
-    "prompt",
-    "kdfParams",
-];
-/// Arrays whose items are crypto records (key wraps).
-const CRYPTO_ARRAYS: &[&str] = &["wraps"];
+/// `slots` slot objects only).
+const NOT_FIELDS: &[&str] = &["metadata", "capabilities", "range", "details", "slots"];
 
 /// JSON pointers (as key/index steps) of every object of `doc` that is a
 /// struct with fields, at every depth.
@@ -126,9 +112,6 @@ fn field_objects(doc: &Value) -> Vec<Vec<Step>> {
                 }
             }
             Value::Array(items) => {
-                if parent.is_some_and(|p| CRYPTO_ARRAYS.contains(&p)) {
-                    return;
-                }
                 for (i, child) in items.iter().enumerate() {
                     at.push(Step::Index(i));
                     // An array item is a struct when its array is a field.
@@ -698,7 +681,7 @@ fn a_sealed_claim_keeps_unknown_fields_down_to_the_trigger() {
 }
 
 /// The property's own machinery: it finds objects at every depth and skips
-/// the maps and crypto records, and the inserted fields really change the
+/// the maps of data, and the inserted fields really change the
 /// document (so the property above can fail).
 #[test]
 fn the_property_reaches_every_depth_and_only_struct_objects() {
@@ -721,23 +704,21 @@ fn the_property_reaches_every_depth_and_only_struct_objects() {
         "/data/sealedContext",
         "/data/sealedContext/history/0",
         "/data/sealedContext/trigger",
+        "/data/sealedContext/prompt",
+        "/data/sealedContext/prompt/envelope",
+        "/data/sealedContext/wraps/0",
+        "/data/sealedContext/history/0/envelope",
     ] {
         assert!(
             paths.contains(&expected.to_owned()),
             "{expected} not in {paths:?}"
         );
     }
-    for skipped in [
-        "/data/metadata",
-        "/data/sealedContext/prompt",
-        "/data/sealedContext/wraps/0",
-        "/data/sealedContext/history/0/envelope",
-    ] {
-        assert!(
-            !paths.contains(&skipped.to_owned()),
-            "{skipped} in {paths:?}"
-        );
-    }
+    // A map of data is not an object with fields.
+    assert!(
+        !paths.contains(&"/data/metadata".to_owned()),
+        "/data/metadata in {paths:?}"
+    );
     // A type that dropped unknown fields would fail the check.
     let mut input = part("delegation_heartbeat.json", "/data");
     input["later_field"] = json!({"a": [1, 2.5]});
@@ -748,4 +729,63 @@ fn the_property_reaches_every_depth_and_only_struct_objects() {
         claim_expires_at: String,
     }
     assert!(survives::<Dropping>(&input).is_err());
+}
+
+/// API §1 wraps a single object as `{"data": ...}`; a key the service adds
+/// beside `data` is kept in `ApiResponse::extra` (and, where the spec shows
+/// no shape, beside the raw `data`), while a body that is the result itself
+/// keeps its unknown keys in the result.
+#[test]
+fn keys_beside_data_are_kept_by_parse_response() {
+    use streamseal::api::{
+        Context, EndpointRequest, HttpResponse, ResponseData, build_request, parse_response,
+    };
+    use streamseal::wire::ids::WorkspaceId;
+    use streamseal::wire::secret::ApiKey;
+
+    let ctx = Context::new(
+        "https://chat.example.test",
+        WorkspaceId::parse("ws_01J80000000000000000000001").unwrap(),
+        Some(ApiKey::parse("svc_uk_test").unwrap()),
+    );
+    let ok = |request: &EndpointRequest, body: Value| {
+        let request = build_request(&ctx, request).unwrap();
+        let response = HttpResponse {
+            status: 200,
+            headers: vec![("Service-Version".into(), "2026-08-21".into())],
+            body: body.to_string(),
+        };
+        parse_response(&request, &response).unwrap()
+    };
+    let stream_id = "stream_01J80000000000000000000010".to_owned();
+
+    let mut body = fixture("stream_2026-07-22.json");
+    body["meta"] = json!({"requestId": "req_1", "cost": [1, 2.5]});
+    body["later_flag"] = json!(true);
+    let got = ok(
+        &EndpointRequest::GetStream {
+            stream_id: stream_id.clone(),
+        },
+        body.clone(),
+    );
+    assert!(matches!(got.data, ResponseData::Stream(_)));
+    assert_eq!(got.extra.get("meta"), Some(&body["meta"]));
+    assert_eq!(got.extra.get("later_flag"), Some(&json!(true)));
+    assert_eq!(got.extra.len(), 2);
+
+    // A whole-body result: the page keeps its own, the envelope has none.
+    let mut page = fixture("member_page.json");
+    page["later_total"] = json!(12);
+    let got = ok(
+        &EndpointRequest::ListStreamMembers {
+            stream_id,
+            query: Default::default(),
+        },
+        page,
+    );
+    assert!(got.extra.is_empty());
+    let ResponseData::Members(members) = got.data else {
+        panic!("not a member page")
+    };
+    assert_eq!(members.extra.get("later_total"), Some(&json!(12)));
 }

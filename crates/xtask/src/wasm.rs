@@ -41,7 +41,14 @@ const TARGET: &str = "wasm32-unknown-unknown";
 /// fails the build; splitting the first download (issue 20) is where the
 /// size comes down, and one curve crate once an XEdDSA on curve25519-dalek 5
 /// passes the same cross-check.
-const GZIP_BUDGET: u64 = 800 * 1000;
+///
+/// Raised from 800 KB for API §9.6 (issue 17: unknown fields kept
+/// everywhere), by what it measured: responses crossing to JS as JSON text
+/// 799,023 -> 792,253; the keys beside `data` kept in `ApiResponse::extra`
+/// -> 798,018; the crypto records (key wraps, envelopes, sealed payloads,
+/// `kdfParams`) keeping theirs, a flattened `extra` each -> 804,920. The
+/// same 3% headroom; issue 20 is where the size comes down.
+const GZIP_BUDGET: u64 = 830 * 1000;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";

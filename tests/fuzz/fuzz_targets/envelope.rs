@@ -185,7 +185,9 @@ fn structured_mode(input: Structured) {
             key_generation: input.key_generation.unwrap_or(generation),
             iv: encode_base64(&iv),
             aad: encode_base64(&aad),
+            extra: Default::default(),
         },
+        extra: Default::default(),
     };
     let expected = input
         .expected

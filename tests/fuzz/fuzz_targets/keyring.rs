@@ -249,6 +249,7 @@ fuzz_target!(|data: &[u8]| {
                 },
                 wrap_enc: original.wrap_enc.clone(),
                 wrap_ct: encode_base64(&ct),
+                extra: Default::default(),
             });
         }
         let listed = KeyWraps {

@@ -120,6 +120,7 @@ fn structured_mode(input: Structured) {
         },
         wrap_enc: encode_base64(&enc),
         wrap_ct: encode_base64(&ct),
+        extra: Default::default(),
     };
     let root = input
         .root

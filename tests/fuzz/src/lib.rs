@@ -232,22 +232,10 @@ pub fn json_round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(what
     assert_eq!(again, json, "{what}: encoding is not stable");
 }
 
-/// Keys whose object is not a struct with fields (maps of data, and the
-/// crypto records the wire reuses, which read their own fields only).
-const NOT_FIELDS: &[&str] = &[
-    "metadata",
-    "capabilities",
-    "range",
-    "details",
-    "slots",
-    "sealed",
-    "envelope",
-    "noteEnvelope",
-    "prompt",
-    "kdfParams",
-];
-/// Arrays whose items are crypto records (key wraps).
-const CRYPTO_ARRAYS: &[&str] = &["wraps"];
+/// Keys whose object is not a struct with fields: maps of data. The crypto
+/// records the wire carries (`sealed`, `envelope`, `prompt`, `kdfParams`,
+/// key wraps) keep unknown fields like every other object (issue 17).
+const NOT_FIELDS: &[&str] = &["metadata", "capabilities", "range", "details", "slots"];
 
 /// `doc` with `fields` added to every object that is a struct with fields,
 /// at every depth (names already there are left alone).
@@ -268,9 +256,6 @@ pub fn with_unknown_fields(doc: &serde_json::Value, fields: &[(&str, serde_json:
                 }
             }
             Value::Array(items) => {
-                if parent.is_some_and(|p| CRYPTO_ARRAYS.contains(&p)) {
-                    return;
-                }
                 for child in items {
                     walk(child, parent.map(|_| "[]"), fields);
                 }

@@ -623,6 +623,21 @@ class Endpoints(unittest.TestCase):
         data = json.loads(resp.data_json)
         self.assertEqual(data["data"], body)
         self.assertEqual(data["data"]["data"][1]["laterField"], {"nested": [1, 2.5, None]})
+        self.assertEqual(json.loads(resp.extra_json), {})
+
+    def test_keys_beside_data_and_inside_crypto_records_are_kept(self):
+        # API §1: a single object comes as {"data": ...}; a key beside it is
+        # kept in extra_json, and the key wraps keep their own unknown fields.
+        body = json.loads(fixture("key_wraps.json"))
+        body["meta"] = {"requestId": "req_1"}
+        body["data"]["wraps"][0]["laterField"] = [1, "two"]
+        req = ss.build_request(CTX, json.dumps({"endpoint": "getKeyWraps",
+                                                "streamId": "stream_01J80000000000000000000010"}))
+        resp = ss.parse_response(req, ss.HttpResponse(status=200, headers=[], body=json.dumps(body)))
+        self.assertEqual(json.loads(resp.extra_json), {"meta": {"requestId": "req_1"}})
+        data = json.loads(resp.data_json)
+        self.assertEqual(data["data"]["wraps"][0]["laterField"], [1, "two"])
+        self.assertEqual(data["data"], body["data"])
 
 
 class RequestDecoding(unittest.TestCase):

@@ -31,7 +31,7 @@ use crate::wire::requests::webhooks::WebhookAccepted;
 use crate::wire::stream::Stream;
 use crate::wire::version::{ApiVersion, ServiceVersion};
 use crate::wire::versioned::Versioned;
-use crate::wire::{conversation::Conversation, parse, parse_data};
+use crate::wire::{Extra, conversation::Conversation, parse, parse_data_kept};
 
 /// The typed result of an endpoint. Variants name the result type; the
 /// endpoint that produced it is [`ApiResponse::endpoint`].
@@ -154,6 +154,12 @@ pub struct ApiResponse {
     pub rate_limit: RateLimitHeaders,
     /// The typed result.
     pub data: ResponseData,
+    /// The keys of a `{"data": ...}` body beside `data` that the library
+    /// does not know (API §9.6), kept as the service sent them. A body that
+    /// is the result itself (a list, a page) keeps its unknown keys in the
+    /// result's own `extra` instead.
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
 }
 
 /// Reads the response to a built request: the endpoint's typed result for
@@ -183,13 +189,14 @@ pub fn parse_response(
         .unwrap_or(ApiVersion::LATEST);
     let rate_limit = RateLimitHeaders::from_headers(response.header_pairs());
     match parse_data_for(request.endpoint, response, shape) {
-        Ok(data) => Ok(ApiResponse {
+        Ok((data, extra)) => Ok(ApiResponse {
             endpoint: request.endpoint,
             status: response.status,
             version,
             shape,
             rate_limit,
             data,
+            extra,
         }),
         Err(error) => Err(ResponseError::Malformed(Box::new(MalformedResponse {
             endpoint: request.endpoint,
@@ -202,12 +209,13 @@ pub fn parse_response(
     }
 }
 
-/// `{data: T}` where T's shape varies by version.
-fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> Result<T> {
+/// `{data: T}` where T's shape varies by version, with the envelope's
+/// other keys.
+fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> Result<(T, Extra)> {
     let value: Value = parse(body)?;
     match value {
         Value::Object(mut obj) => match obj.remove("data") {
-            Some(data) => T::from_version_value(version, data),
+            Some(data) => Ok((T::from_version_value(version, data)?, Extra::from(obj))),
             None => Err(Error::MalformedJson {
                 reason: "missing field `data`".to_owned(),
             }),
@@ -218,83 +226,100 @@ fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> Result<T> {
     }
 }
 
-fn data<T: DeserializeOwned>(body: &str) -> Result<T> {
-    parse_data(body)
+fn data<T: DeserializeOwned>(body: &str) -> Result<(T, Extra)> {
+    parse_data_kept(body)
 }
 
-/// The `data` of a body whose shape is not shown, as JSON text.
-fn raw(body: &str) -> Result<ResponseData> {
+/// A result that is the whole body: its unknown keys are its own.
+fn whole<T>(data: T) -> (T, Extra) {
+    (data, Extra::new())
+}
+
+/// The `data` of a body whose shape is not shown, as JSON text, with the
+/// envelope's other keys (none when the body has no `data`: it is all raw).
+fn raw(body: &str) -> Result<(ResponseData, Extra)> {
     if body.trim().is_empty() {
-        return Ok(ResponseData::NoContent);
+        return Ok(whole(ResponseData::NoContent));
     }
     let value: Value = parse(body)?;
-    let inner = match value {
+    Ok(match value {
         Value::Object(mut obj) if obj.contains_key("data") => {
-            obj.remove("data").unwrap_or(Value::Null)
+            let inner = obj.remove("data").unwrap_or(Value::Null);
+            (ResponseData::Raw(inner.to_string()), Extra::from(obj))
         }
-        other => other,
-    };
-    Ok(ResponseData::Raw(inner.to_string()))
+        other => whole(ResponseData::Raw(other.to_string())),
+    })
+}
+
+/// A `{"data": ...}` result as its variant, with the envelope's other keys.
+fn kept<T>(variant: fn(T) -> ResponseData, (data, extra): (T, Extra)) -> (ResponseData, Extra) {
+    (variant(data), extra)
 }
 
 fn parse_data_for(
     endpoint: Endpoint,
     response: &HttpResponse,
     v: ApiVersion,
-) -> Result<ResponseData> {
+) -> Result<(ResponseData, Extra)> {
     use Endpoint as E;
     use ResponseData as D;
     let body = response.body.as_str();
     Ok(match endpoint {
-        E::GetMe => D::Me(data(body)?),
-        E::ListMyBots => D::Bots(parse(body)?),
-        E::GetOwnE2eKey => D::OwnKey(data(body)?),
-        E::ListStreams => D::Streams(StreamPage::from_version_json(v, body)?),
+        E::GetMe => kept(D::Me, data(body)?),
+        E::ListMyBots => whole(D::Bots(parse(body)?)),
+        E::GetOwnE2eKey => kept(D::OwnKey, data(body)?),
+        E::ListStreams => whole(D::Streams(StreamPage::from_version_json(v, body)?)),
         E::GetStream | E::UpdateStream | E::ArchiveStream | E::UnarchiveStream => {
-            D::Stream(versioned_data(v, body)?)
+            kept(D::Stream, versioned_data(v, body)?)
         }
-        E::ListStreamMembers => D::Members(parse(body)?),
-        E::GetKeyWraps => D::KeyWraps(data(body)?),
-        E::PostKeyWraps => D::KeyWrapsStored(data(body)?),
-        E::SearchMessages => D::MessageSearch(MessageSearchResults::from_version_json(v, body)?),
-        E::ListMessages => D::Messages(MessageList::from_version_json(v, body)?),
+        E::ListStreamMembers => whole(D::Members(parse(body)?)),
+        E::GetKeyWraps => kept(D::KeyWraps, data(body)?),
+        E::PostKeyWraps => kept(D::KeyWrapsStored, data(body)?),
+        E::SearchMessages => whole(D::MessageSearch(MessageSearchResults::from_version_json(
+            v, body,
+        )?)),
+        E::ListMessages => whole(D::Messages(MessageList::from_version_json(v, body)?)),
         E::SendMessage | E::UpdateMessage => {
-            D::Message(MessageResponse::from_version_json(v, body)?)
+            whole(D::Message(MessageResponse::from_version_json(v, body)?))
         }
-        E::FindMessagesByMetadata => D::MessagesFound(MessagesFound::from_version_json(v, body)?),
-        E::DeleteMessage | E::RemoveLabel | E::ArchiveLabel => D::NoContent,
-        E::ListConversations => D::Conversations(parse(body)?),
-        E::GetConversation => D::Conversation(data(body)?),
-        E::SearchMemos => D::Memos(parse(body)?),
-        E::GetMemo => D::Memo(data(body)?),
-        E::UploadAttachment => D::Attachment(data(body)?),
-        E::SearchAttachments => D::AttachmentSearch(parse(body)?),
+        E::FindMessagesByMetadata => {
+            whole(D::MessagesFound(MessagesFound::from_version_json(v, body)?))
+        }
+        E::DeleteMessage | E::RemoveLabel | E::ArchiveLabel => whole(D::NoContent),
+        E::ListConversations => whole(D::Conversations(parse(body)?)),
+        E::GetConversation => kept(D::Conversation, data(body)?),
+        E::SearchMemos => whole(D::Memos(parse(body)?)),
+        E::GetMemo => kept(D::Memo, data(body)?),
+        E::UploadAttachment => kept(D::Attachment, data(body)?),
+        E::SearchAttachments => whole(D::AttachmentSearch(parse(body)?)),
         E::GetAttachment => raw(body)?,
-        E::AssignLabel => D::LabelAssigned(data(body)?),
-        E::UpdateLabel => D::Label(data(body)?),
-        E::PostPresence => D::Presence(data(body)?),
-        E::CreateSession | E::RenameSession | E::RebindSession => D::SessionLink(data(body)?),
-        E::GetOwnerE2eKey => D::OwnerKey(data(body)?),
-        E::EndSession => D::SessionEnded(data(body)?),
-        E::CreateBrief => D::BriefCreated(data(body)?),
-        E::ClaimInvocation => D::Claim(parse(body)?),
-        E::RenewInvocation => D::Renewed(data(body)?),
-        E::InvocationProgress | E::FailInvocation => D::InvocationStatus(data(body)?),
-        E::InvocationStep | E::SealedStepStarted | E::SealedStep => D::StepRecorded(data(body)?),
-        E::InvocationMessage => D::InvocationMessagePosted(data(body)?),
-        E::SealedMessage => D::SealedMessagePosted(data(body)?),
-        E::SealedComplete => D::SealedCompleted(data(body)?),
-        E::CompleteInvocation => {
-            D::InvocationCompleted(InvocationCompleted::from_version_json(v, body)?)
+        E::AssignLabel => kept(D::LabelAssigned, data(body)?),
+        E::UpdateLabel => kept(D::Label, data(body)?),
+        E::PostPresence => kept(D::Presence, data(body)?),
+        E::CreateSession | E::RenameSession | E::RebindSession => kept(D::SessionLink, data(body)?),
+        E::GetOwnerE2eKey => kept(D::OwnerKey, data(body)?),
+        E::EndSession => kept(D::SessionEnded, data(body)?),
+        E::CreateBrief => kept(D::BriefCreated, data(body)?),
+        E::ClaimInvocation => whole(D::Claim(parse(body)?)),
+        E::RenewInvocation => kept(D::Renewed, data(body)?),
+        E::InvocationProgress | E::FailInvocation => kept(D::InvocationStatus, data(body)?),
+        E::InvocationStep | E::SealedStepStarted | E::SealedStep => {
+            kept(D::StepRecorded, data(body)?)
         }
-        E::ListDelegations => D::Delegations(parse(body)?),
-        E::GetDelegation => D::DelegationDetail(data(body)?),
-        E::ClaimDelegation => D::DelegationClaim(data(body)?),
-        E::DelegationStatus | E::ReleaseDelegation => D::Delegation(data(body)?),
-        E::DelegationHeartbeat => D::DelegationHeartbeat(data(body)?),
-        E::CompleteDelegation => D::DelegationCompletion(versioned_data(v, body)?),
+        E::InvocationMessage => kept(D::InvocationMessagePosted, data(body)?),
+        E::SealedMessage => kept(D::SealedMessagePosted, data(body)?),
+        E::SealedComplete => kept(D::SealedCompleted, data(body)?),
+        E::CompleteInvocation => whole(D::InvocationCompleted(
+            InvocationCompleted::from_version_json(v, body)?,
+        )),
+        E::ListDelegations => whole(D::Delegations(parse(body)?)),
+        E::GetDelegation => kept(D::DelegationDetail, data(body)?),
+        E::ClaimDelegation => kept(D::DelegationClaim, data(body)?),
+        E::DelegationStatus | E::ReleaseDelegation => kept(D::Delegation, data(body)?),
+        E::DelegationHeartbeat => kept(D::DelegationHeartbeat, data(body)?),
+        E::CompleteDelegation => kept(D::DelegationCompletion, versioned_data(v, body)?),
         E::FailDelegation | E::CreateDecision | E::GetDecision => raw(body)?,
-        E::PostWebhook => D::WebhookAccepted(parse(body)?),
-        E::PostCompatWebhook => D::CompatWebhookAccepted,
+        E::PostWebhook => whole(D::WebhookAccepted(parse(body)?)),
+        E::PostCompatWebhook => whole(D::CompatWebhookAccepted),
     })
 }

@@ -265,6 +265,7 @@ pub fn open_decision_answer(
         &SealedPayload {
             ciphertext,
             envelope,
+            extra: Default::default(),
         },
     )?;
     Ok(DecisionAnswer {

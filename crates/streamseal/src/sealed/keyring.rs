@@ -210,6 +210,7 @@ mod tests {
             recipient_kind: None,
             wrap_enc: "x".into(),
             wrap_ct: "x".into(),
+            extra: Default::default(),
         };
         let many = vec![wrap.clone(); MAX_WRAP_TRIALS + 1];
         let err = admit_wraps(&mut state, &trust, &many, std::slice::from_ref(&me)).unwrap_err();

@@ -66,6 +66,7 @@ impl DecisionResolved {
             (Some(ciphertext), Some(envelope)) => Some(SealedPayload {
                 ciphertext: ciphertext.clone(),
                 envelope: envelope.clone(),
+                extra: Default::default(),
             }),
             _ => None,
         }

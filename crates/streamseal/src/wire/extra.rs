@@ -64,6 +64,26 @@ pub(crate) fn leaving_out() -> bool {
     LEAVE_OUT.with(Cell::get)
 }
 
+// Crosses UniFFI as the JSON text of the object, or as the empty string
+// when there is none: the default of a record field, so that a record built
+// in Kotlin, Swift or Python equals the same record returned by the core.
+#[cfg(feature = "uniffi")]
+uniffi::custom_type!(Extra, String, {
+    lower: |extra| if extra.is_empty() {
+        String::new()
+    } else {
+        serde_json::to_string(&extra.to_map()).unwrap_or_default()
+    },
+    try_lift: |text| {
+        if text.trim().is_empty() {
+            return Ok(Extra::new());
+        }
+        serde_json::from_str::<Map<String, Value>>(&text)
+            .map(Extra::from)
+            .map_err(|_| uniffi::deps::anyhow::anyhow!("extra: expected a JSON object"))
+    },
+});
+
 impl Serialize for Extra {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         match &self.0 {

@@ -201,6 +201,7 @@ impl SealedHistoryItem {
         SealedPayload {
             ciphertext: self.ciphertext.clone(),
             envelope: self.envelope.clone(),
+            extra: Default::default(),
         }
     }
 }

@@ -81,9 +81,50 @@ pub fn parse<T: DeserializeOwned>(json: &str) -> Result<T> {
     })
 }
 
-#[derive(Deserialize)]
+/// `{"data": T, ...}`: the `data` and every other key of the envelope,
+/// kept (section 9.6). Read by hand, not derived with `flatten`, so that `T`
+/// is read straight from the text as before (one reader of `T` per format,
+/// no buffering of the whole `data`).
 struct DataEnvelope<T> {
     data: T,
+    extra: Extra,
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for DataEnvelope<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visit<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
+            type Value = DataEnvelope<T>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object with `data`")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let mut data = None;
+                let mut extra = serde_json::Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "data" {
+                        if data.is_some() {
+                            return Err(serde::de::Error::duplicate_field("data"));
+                        }
+                        data = Some(map.next_value::<T>()?);
+                    } else {
+                        extra.insert(key, map.next_value::<serde_json::Value>()?);
+                    }
+                }
+                let data = data.ok_or_else(|| serde::de::Error::missing_field("data"))?;
+                Ok(DataEnvelope {
+                    data,
+                    extra: Extra::from(extra),
+                })
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
+    }
 }
 
 #[derive(Serialize)]
@@ -93,7 +134,25 @@ struct DataEnvelopeRef<'a, T> {
 
 /// Parses a single-object response `{"data": ...}` into its `data`.
 pub fn parse_data<T: DeserializeOwned>(json: &str) -> Result<T> {
-    parse::<DataEnvelope<T>>(json).map(|e| e.data)
+    parse_data_kept(json).map(|(data, _)| data)
+}
+
+/// Parses a single-object response `{"data": ...}` into its `data` and the
+/// keys beside `data` that the library does not know (section 9.6: the
+/// service may add them), kept as [`Extra`].
+///
+/// ```
+/// let (n, extra): (u32, _) = streamseal::wire::parse_data_kept(r#"{"data":7,"meta":{"x":1}}"#)?;
+/// assert_eq!((n, extra.get("meta")), (7, Some(&serde_json::json!({"x": 1}))));
+/// # Ok::<(), streamseal::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::MalformedJson`] when the text is not such an object or `data` is
+/// not a `T`.
+pub fn parse_data_kept<T: DeserializeOwned>(json: &str) -> Result<(T, Extra)> {
+    parse::<DataEnvelope<T>>(json).map(|e| (e.data, e.extra))
 }
 
 /// Serialises a value wrapped as `{"data": ...}`.

@@ -80,5 +80,6 @@ pub fn base_mode_wrap(
         recipient_kind: Some(to.kind.clone()),
         wrap_enc: encode_base64(&enc.to_bytes()),
         wrap_ct: encode_base64(&ct),
+        extra: Default::default(),
     }
 }

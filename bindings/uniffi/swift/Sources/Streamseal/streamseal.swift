@@ -1100,6 +1100,12 @@ public struct Envelope: Equatable, Hashable {
      * The AAD bytes, base64.
      */
     public var aad: String
+    /**
+     * Fields of this object that the library does not know (API §9.6),
+     * kept and written back unchanged. Nothing in them is read when the
+     * record is opened or checked.
+     */
+    public var extra: Extra
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -1115,11 +1121,17 @@ public struct Envelope: Equatable, Hashable {
          */iv: String, 
         /**
          * The AAD bytes, base64.
-         */aad: String) {
+         */aad: String, 
+        /**
+         * Fields of this object that the library does not know (API §9.6),
+         * kept and written back unchanged. Nothing in them is read when the
+         * record is opened or checked.
+         */extra: Extra = "") {
         self.v = v
         self.keyGeneration = keyGeneration
         self.iv = iv
         self.aad = aad
+        self.extra = extra
     }
 
     
@@ -1141,7 +1153,8 @@ public struct FfiConverterTypeEnvelope: FfiConverterRustBuffer {
                 v: FfiConverterUInt32.read(from: &buf), 
                 keyGeneration: FfiConverterUInt32.read(from: &buf), 
                 iv: FfiConverterString.read(from: &buf), 
-                aad: FfiConverterString.read(from: &buf)
+                aad: FfiConverterString.read(from: &buf), 
+                extra: FfiConverterTypeExtra.read(from: &buf)
         )
     }
 
@@ -1150,6 +1163,7 @@ public struct FfiConverterTypeEnvelope: FfiConverterRustBuffer {
         FfiConverterUInt32.write(value.keyGeneration, into: &buf)
         FfiConverterString.write(value.iv, into: &buf)
         FfiConverterString.write(value.aad, into: &buf)
+        FfiConverterTypeExtra.write(value.extra, into: &buf)
     }
 }
 
@@ -1302,6 +1316,12 @@ public struct KdfParams: Equatable, Hashable {
      * Argon2 version, 19.
      */
     public var version: UInt32
+    /**
+     * Fields of this object that the library does not know (API §9.6),
+     * kept and written back unchanged. Nothing in them is read when the
+     * record is opened or checked.
+     */
+    public var extra: Extra
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -1320,12 +1340,18 @@ public struct KdfParams: Equatable, Hashable {
          */p: UInt32, 
         /**
          * Argon2 version, 19.
-         */version: UInt32) {
+         */version: UInt32, 
+        /**
+         * Fields of this object that the library does not know (API §9.6),
+         * kept and written back unchanged. Nothing in them is read when the
+         * record is opened or checked.
+         */extra: Extra = "") {
         self.algorithm = algorithm
         self.m = m
         self.t = t
         self.p = p
         self.version = version
+        self.extra = extra
     }
 
     
@@ -1348,7 +1374,8 @@ public struct FfiConverterTypeKdfParams: FfiConverterRustBuffer {
                 m: FfiConverterUInt32.read(from: &buf), 
                 t: FfiConverterUInt32.read(from: &buf), 
                 p: FfiConverterUInt32.read(from: &buf), 
-                version: FfiConverterUInt32.read(from: &buf)
+                version: FfiConverterUInt32.read(from: &buf), 
+                extra: FfiConverterTypeExtra.read(from: &buf)
         )
     }
 
@@ -1358,6 +1385,7 @@ public struct FfiConverterTypeKdfParams: FfiConverterRustBuffer {
         FfiConverterUInt32.write(value.t, into: &buf)
         FfiConverterUInt32.write(value.p, into: &buf)
         FfiConverterUInt32.write(value.version, into: &buf)
+        FfiConverterTypeExtra.write(value.extra, into: &buf)
     }
 }
 
@@ -1402,6 +1430,12 @@ public struct KeyWrap: Equatable, Hashable {
      * The wrapped stream key with its tag, base64 (48 bytes).
      */
     public var wrapCt: String
+    /**
+     * Fields of this object that the library does not know (API §9.6),
+     * kept and written back unchanged. Nothing in them is read when the
+     * record is opened or checked.
+     */
+    public var extra: Extra
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -1420,12 +1454,18 @@ public struct KeyWrap: Equatable, Hashable {
          */wrapEnc: String, 
         /**
          * The wrapped stream key with its tag, base64 (48 bytes).
-         */wrapCt: String) {
+         */wrapCt: String, 
+        /**
+         * Fields of this object that the library does not know (API §9.6),
+         * kept and written back unchanged. Nothing in them is read when the
+         * record is opened or checked.
+         */extra: Extra = "") {
         self.keyGeneration = keyGeneration
         self.recipientKeyId = recipientKeyId
         self.recipientKind = recipientKind
         self.wrapEnc = wrapEnc
         self.wrapCt = wrapCt
+        self.extra = extra
     }
 
     
@@ -1448,7 +1488,8 @@ public struct FfiConverterTypeKeyWrap: FfiConverterRustBuffer {
                 recipientKeyId: FfiConverterOptionString.read(from: &buf), 
                 recipientKind: FfiConverterOptionTypeRecipientKind.read(from: &buf), 
                 wrapEnc: FfiConverterString.read(from: &buf), 
-                wrapCt: FfiConverterString.read(from: &buf)
+                wrapCt: FfiConverterString.read(from: &buf), 
+                extra: FfiConverterTypeExtra.read(from: &buf)
         )
     }
 
@@ -1458,6 +1499,7 @@ public struct FfiConverterTypeKeyWrap: FfiConverterRustBuffer {
         FfiConverterOptionTypeRecipientKind.write(value.recipientKind, into: &buf)
         FfiConverterString.write(value.wrapEnc, into: &buf)
         FfiConverterString.write(value.wrapCt, into: &buf)
+        FfiConverterTypeExtra.write(value.extra, into: &buf)
     }
 }
 
@@ -1872,6 +1914,12 @@ public struct SealedPayload: Equatable, Hashable {
      * The envelope.
      */
     public var envelope: Envelope
+    /**
+     * Fields of this object that the library does not know (API §9.6),
+     * kept and written back unchanged. Nothing in them is read when the
+     * record is opened or checked.
+     */
+    public var extra: Extra
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -1881,9 +1929,15 @@ public struct SealedPayload: Equatable, Hashable {
          */ciphertext: String, 
         /**
          * The envelope.
-         */envelope: Envelope) {
+         */envelope: Envelope, 
+        /**
+         * Fields of this object that the library does not know (API §9.6),
+         * kept and written back unchanged. Nothing in them is read when the
+         * record is opened or checked.
+         */extra: Extra = "") {
         self.ciphertext = ciphertext
         self.envelope = envelope
+        self.extra = extra
     }
 
     
@@ -1903,13 +1957,15 @@ public struct FfiConverterTypeSealedPayload: FfiConverterRustBuffer {
         return
             try SealedPayload(
                 ciphertext: FfiConverterString.read(from: &buf), 
-                envelope: FfiConverterTypeEnvelope.read(from: &buf)
+                envelope: FfiConverterTypeEnvelope.read(from: &buf), 
+                extra: FfiConverterTypeExtra.read(from: &buf)
         )
     }
 
     public static func write(_ value: SealedPayload, into buf: inout [UInt8]) {
         FfiConverterString.write(value.ciphertext, into: &buf)
         FfiConverterTypeEnvelope.write(value.envelope, into: &buf)
+        FfiConverterTypeExtra.write(value.extra, into: &buf)
     }
 }
 
@@ -3054,6 +3110,46 @@ public func FfiConverterTypeErrorCode_lift(_ value: RustBuffer) throws -> ErrorC
 #endif
 public func FfiConverterTypeErrorCode_lower(_ value: ErrorCode) -> RustBuffer {
     return FfiConverterTypeErrorCode.lower(value)
+}
+
+
+
+public typealias Extra = String
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeExtra: FfiConverter {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Extra {
+        return try FfiConverterString.read(from: &buf)
+    }
+
+    public static func write(_ value: Extra, into buf: inout [UInt8]) {
+        return FfiConverterString.write(value, into: &buf)
+    }
+
+    public static func lift(_ value: RustBuffer) throws -> Extra {
+        return try FfiConverterString.lift(value)
+    }
+
+    public static func lower(_ value: Extra) -> RustBuffer {
+        return FfiConverterString.lower(value)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeExtra_lift(_ value: RustBuffer) throws -> Extra {
+    return try FfiConverterTypeExtra.lift(value)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeExtra_lower(_ value: Extra) -> RustBuffer {
+    return FfiConverterTypeExtra.lower(value)
 }
 
 

@@ -3413,6 +3413,11 @@ public struct ApiResponse: Equatable, Hashable {
      * the same document the JS binding returns.
      */
     public var dataJson: String
+    /**
+     * The keys of a `{"data": ...}` body beside `data` that the library
+     * does not know (API §9.6), as a JSON object (`{}` when none came).
+     */
+    public var extraJson: String
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -3441,7 +3446,11 @@ public struct ApiResponse: Equatable, Hashable {
         /**
          * The typed result as JSON, `{"kind": <result type>, "data": <value>}`:
          * the same document the JS binding returns.
-         */dataJson: String) {
+         */dataJson: String, 
+        /**
+         * The keys of a `{"data": ...}` body beside `data` that the library
+         * does not know (API §9.6), as a JSON object (`{}` when none came).
+         */extraJson: String) {
         self.endpoint = endpoint
         self.status = status
         self.version = version
@@ -3450,6 +3459,7 @@ public struct ApiResponse: Equatable, Hashable {
         self.rateLimitRemaining = rateLimitRemaining
         self.rateLimitResetSeconds = rateLimitResetSeconds
         self.dataJson = dataJson
+        self.extraJson = extraJson
     }
 
     
@@ -3475,7 +3485,8 @@ public struct FfiConverterTypeApiResponse: FfiConverterRustBuffer {
                 rateLimitLimit: FfiConverterOptionUInt32.read(from: &buf), 
                 rateLimitRemaining: FfiConverterOptionUInt32.read(from: &buf), 
                 rateLimitResetSeconds: FfiConverterOptionUInt32.read(from: &buf), 
-                dataJson: FfiConverterString.read(from: &buf)
+                dataJson: FfiConverterString.read(from: &buf), 
+                extraJson: FfiConverterString.read(from: &buf)
         )
     }
 
@@ -3488,6 +3499,7 @@ public struct FfiConverterTypeApiResponse: FfiConverterRustBuffer {
         FfiConverterOptionUInt32.write(value.rateLimitRemaining, into: &buf)
         FfiConverterOptionUInt32.write(value.rateLimitResetSeconds, into: &buf)
         FfiConverterString.write(value.dataJson, into: &buf)
+        FfiConverterString.write(value.extraJson, into: &buf)
     }
 }
 

@@ -568,6 +568,7 @@ impl<'de> Deserialize<'de> for SealedStepRequest {
             sealed: SealedPayload {
                 ciphertext: w.ciphertext,
                 envelope: w.envelope,
+                extra: Default::default(),
             },
             message_id: w.message_id,
             duration_ms: w.duration_ms,
@@ -583,6 +584,7 @@ impl<'de> Deserialize<'de> for SealedMessageRequest {
             sealed: SealedPayload {
                 ciphertext: w.ciphertext,
                 envelope: w.envelope,
+                extra: Default::default(),
             },
             attachment_ids: w.attachment_ids,
         })
@@ -598,6 +600,7 @@ impl<'de> Deserialize<'de> for SealedReply {
             sealed: SealedPayload {
                 ciphertext: w.ciphertext,
                 envelope: w.envelope,
+                extra: Default::default(),
             },
             attachment_ids: w.attachment_ids,
         })
@@ -612,6 +615,7 @@ impl<'de> Deserialize<'de> for CompleteSealedReply {
             sealed: SealedPayload {
                 ciphertext: w.ciphertext,
                 envelope: w.envelope,
+                extra: Default::default(),
             },
         })
     }
