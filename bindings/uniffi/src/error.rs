@@ -4,8 +4,12 @@ use std::collections::HashMap;
 
 use streamseal::{Error, ErrorCode};
 
+/// Makes [`StreamsealError`] from the core's one table of codes
+/// (`streamseal::error_code_table!`): a variant per code, in its order, named
+/// as the core's `ErrorCode` variant (the docs and spellings of the table are
+/// not needed here; the code crosses as `ErrorCode::as_str`).
 macro_rules! ffi_error {
-    ($($variant:ident),* $(,)?) => {
+    ($($(#[doc = $doc:literal])* $variant:ident => $text:literal,)*) => {
         /// Every failure of the binding. One variant per stable code of the
         /// core (Kotlin `StreamsealException.AadMismatch`, Swift
         /// `StreamsealError.AadMismatch`, Python `StreamsealError.AadMismatch`),
@@ -119,48 +123,7 @@ macro_rules! ffi_error {
     };
 }
 
-ffi_error!(
-    MalformedBase64,
-    InvalidLength,
-    InputTooLarge,
-    MalformedJson,
-    InvalidField,
-    UnsupportedEnvelopeVersion,
-    MalformedAad,
-    AadMismatch,
-    UnknownKeyGeneration,
-    KeyGenerationConflict,
-    DecryptionFailed,
-    InvalidPublicKey,
-    NoMatchingKey,
-    UntrustedWrap,
-    TooManyKeys,
-    UnsupportedBundleVersion,
-    MalformedBundle,
-    WrongPassphrase,
-    BundleKeyMismatch,
-    UnsupportedKdf,
-    KdfParamsOutOfBounds,
-    RandomnessUnavailable,
-    ValidationFailed,
-    E2eStreamRequiresCiphertext,
-    E2ePayloadRequiresE2eStream,
-    KeyChanged,
-    KeyNotVerified,
-    UnknownKey,
-    PromptReplayed,
-    SealedStreamDowngrade,
-    ReplySenderMismatch,
-    UnexpectedAuthor,
-    UnprovenDecisionAnswer,
-    SealBudgetExhausted,
-    StaleRoll,
-    MalformedState,
-    StateAuthFailed,
-    SenderMismatch,
-    StaleKeyGeneration,
-    DuplicateMessage,
-);
+streamseal::error_code_table!(ffi_error);
 
 /// The binding's result type.
 pub type Result<T, E = StreamsealError> = std::result::Result<T, E>;

@@ -13,201 +13,161 @@
 //! assert_eq!(err.code(), ErrorCode::MalformedBase64);
 //! assert_eq!(err.code().as_str(), "MALFORMED_BASE64");
 //! ```
+//!
+//! The codes are declared once, in the table of the hidden macro
+//! `error_code_table!` below; the enum, its spellings, the TypeScript union
+//! and the UniFFI binding's error variants are all made from it.
 
 use std::fmt;
 
-/// A stable, machine-readable error code.
+/// The one list of error codes: each code's doc, its variant name and its
+/// stable spelling, in declaration order (the order of [`ErrorCode::ALL`],
+/// of the TypeScript union and of the UniFFI binding's error variants).
 ///
-/// The string form ([`ErrorCode::as_str`]) is what crosses every binding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum ErrorCode {
-    /// A field is not canonical, padded, standard-alphabet base64.
-    MalformedBase64,
-    /// A field decoded to (or was given with) the wrong number of bytes or characters.
-    InvalidLength,
-    /// An input exceeds the size this library accepts from the network.
-    InputTooLarge,
-    /// A JSON document did not parse into the expected shape.
-    MalformedJson,
-    /// A field value is outside what the format allows (empty id, bad enum value, ...).
-    InvalidField,
-    /// The envelope names a version this library does not know.
-    UnsupportedEnvelopeVersion,
-    /// The AAD bytes do not parse as a streamseal AAD.
-    MalformedAad,
-    /// The AAD does not bind the slot, root stream, generation or version the opener expects.
-    AadMismatch,
-    /// No key for the envelope's key generation is in the keyring.
-    UnknownKeyGeneration,
-    /// A different key is already held for this key generation.
-    KeyGenerationConflict,
-    /// AES-256-GCM authentication failed: the ciphertext, iv or key is wrong.
-    DecryptionFailed,
-    /// The public key is not usable for X25519 (for example a low-order point).
-    InvalidPublicKey,
-    /// A key wrap names none of the caller's keys.
-    NoMatchingKey,
-    /// The key wrap does not open as made by a sender the caller accepts, for this root
-    /// stream, generation and recipient key: forged by another sender, altered, or moved.
-    UntrustedWrap,
-    /// More keys were given than the format allows (32).
-    TooManyKeys,
-    /// The private-key bundle names a version this library does not know.
-    UnsupportedBundleVersion,
-    /// The private-key bundle is structurally broken (length).
-    MalformedBundle,
-    /// The passphrase does not open the bundle (or the bundle belongs to another record).
-    WrongPassphrase,
-    /// The bundle opened, but the key inside does not match the record's public key.
-    BundleKeyMismatch,
-    /// The KDF algorithm or version is not Argon2id version 19.
-    UnsupportedKdf,
-    /// An Argon2 parameter or the salt length is outside the accepted bounds.
-    KdfParamsOutOfBounds,
-    /// The operating system's random number generator failed.
-    RandomnessUnavailable,
-    /// A request failed validation against the API's bounds before sending.
-    ValidationFailed,
-    /// A plaintext body was about to be sent to a sealed stream (the service's own code).
-    E2eStreamRequiresCiphertext,
-    /// A sealed body was about to be sent to a stream that is not sealed (the service's own code).
-    E2ePayloadRequiresE2eStream,
-    /// The server presented a key that differs from the one pinned for that subject and key id.
-    KeyChanged,
-    /// The caller's trust policy needs a verified key and this one is only pinned.
-    KeyNotVerified,
-    /// No key is pinned in the trust store for that subject and key id.
-    UnknownKey,
-    /// A prompt already acted on was delivered again as a new invocation.
-    PromptReplayed,
-    /// A stream the caller knows to be sealed was presented as plaintext.
-    SealedStreamDowngrade,
-    /// The server asked a runtime to seal its reply as someone other than its own bot.
-    ReplySenderMismatch,
-    /// Sealed new work (a prompt) names an author the caller does not act for.
-    UnexpectedAuthor,
-    /// A sealed card's answer carries no sealed note that proves the option and decider.
-    UnprovenDecisionAnswer,
-    /// The generation has sealed as many messages as its budget allows: roll the generation.
-    SealBudgetExhausted,
-    /// A prepared roll no longer follows the newest generation held.
-    StaleRoll,
-    /// Persisted state (stream state, trust store) does not parse.
-    MalformedState,
-    /// Persisted state does not authenticate under the caller's identity key.
-    StateAuthFailed,
-    /// The envelope's signature does not verify under the key pinned (or
-    /// presented) for the sender its AAD names: sealed by another key holder.
-    SenderMismatch,
-    /// New work (a prompt, a decision answer) sealed under a generation older
-    /// than the newest the caller holds: a removed member's key, or a replay.
-    StaleKeyGeneration,
-    /// A page repeats a message it already opened (the same bound id and revision).
-    DuplicateMessage,
+/// It hands the whole list to the macro named `$then`, whose rule reads
+/// `$($(#[doc = $doc:literal])* $variant:ident => $text:literal,)*`. This
+/// crate makes [`ErrorCode`], [`ErrorCode::ALL`], [`ErrorCode::as_str`] (and
+/// so [`ErrorCode::parse`], `Display`, serde and the UniFFI string) and the
+/// TypeScript union `ErrorCode` from it; the UniFFI binding makes one
+/// `StreamsealError` variant per code (`streamseal::error_code_table!(...)`).
+/// A new code is one entry here, plus the [`Error`] variant that raises it.
+/// Codes are only ever added, never renamed.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! error_code_table {
+    ($then:ident) => {
+        $then! {
+            /// A field is not canonical, padded, standard-alphabet base64.
+            MalformedBase64 => "MALFORMED_BASE64",
+            /// A field decoded to (or was given with) the wrong number of bytes or characters.
+            InvalidLength => "INVALID_LENGTH",
+            /// An input exceeds the size this library accepts from the network.
+            InputTooLarge => "INPUT_TOO_LARGE",
+            /// A JSON document did not parse into the expected shape.
+            MalformedJson => "MALFORMED_JSON",
+            /// A field value is outside what the format allows (empty id, bad enum value, ...).
+            InvalidField => "INVALID_FIELD",
+            /// The envelope names a version this library does not know.
+            UnsupportedEnvelopeVersion => "UNSUPPORTED_ENVELOPE_VERSION",
+            /// The AAD bytes do not parse as a streamseal AAD.
+            MalformedAad => "MALFORMED_AAD",
+            /// The AAD does not bind the slot, root stream, generation or version the opener expects.
+            AadMismatch => "AAD_MISMATCH",
+            /// No key for the envelope's key generation is in the keyring.
+            UnknownKeyGeneration => "UNKNOWN_KEY_GENERATION",
+            /// A different key is already held for this key generation.
+            KeyGenerationConflict => "KEY_GENERATION_CONFLICT",
+            /// AES-256-GCM authentication failed: the ciphertext, iv or key is wrong.
+            DecryptionFailed => "DECRYPTION_FAILED",
+            /// The public key is not usable for X25519 (for example a low-order point).
+            InvalidPublicKey => "INVALID_PUBLIC_KEY",
+            /// A key wrap names none of the caller's keys.
+            NoMatchingKey => "NO_MATCHING_KEY",
+            /// The key wrap does not open as made by a sender the caller accepts, for this root
+            /// stream, generation and recipient key: forged by another sender, altered, or moved.
+            UntrustedWrap => "UNTRUSTED_WRAP",
+            /// More keys were given than the format allows (32).
+            TooManyKeys => "TOO_MANY_KEYS",
+            /// The private-key bundle names a version this library does not know.
+            UnsupportedBundleVersion => "UNSUPPORTED_BUNDLE_VERSION",
+            /// The private-key bundle is structurally broken (length).
+            MalformedBundle => "MALFORMED_BUNDLE",
+            /// The passphrase does not open the bundle (or the bundle belongs to another record).
+            WrongPassphrase => "WRONG_PASSPHRASE",
+            /// The bundle opened, but the key inside does not match the record's public key.
+            BundleKeyMismatch => "BUNDLE_KEY_MISMATCH",
+            /// The KDF algorithm or version is not Argon2id version 19.
+            UnsupportedKdf => "UNSUPPORTED_KDF",
+            /// An Argon2 parameter or the salt length is outside the accepted bounds.
+            KdfParamsOutOfBounds => "KDF_PARAMS_OUT_OF_BOUNDS",
+            /// The operating system's random number generator failed.
+            RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE",
+            /// A request failed validation against the API's bounds before sending.
+            ValidationFailed => "VALIDATION_FAILED",
+            /// A plaintext body was about to be sent to a sealed stream (the service's own code).
+            E2eStreamRequiresCiphertext => "E2E_STREAM_REQUIRES_CIPHERTEXT",
+            /// A sealed body was about to be sent to a stream that is not sealed (the service's own code).
+            E2ePayloadRequiresE2eStream => "E2E_PAYLOAD_REQUIRES_E2E_STREAM",
+            /// The server presented a key that differs from the one pinned for that subject and key id.
+            KeyChanged => "KEY_CHANGED",
+            /// The caller's trust policy needs a verified key and this one is only pinned.
+            KeyNotVerified => "KEY_NOT_VERIFIED",
+            /// No key is pinned in the trust store for that subject and key id.
+            UnknownKey => "UNKNOWN_KEY",
+            /// A prompt already acted on was delivered again as a new invocation.
+            PromptReplayed => "PROMPT_REPLAYED",
+            /// A stream the caller knows to be sealed was presented as plaintext.
+            SealedStreamDowngrade => "SEALED_STREAM_DOWNGRADE",
+            /// The server asked a runtime to seal its reply as someone other than its own bot.
+            ReplySenderMismatch => "REPLY_SENDER_MISMATCH",
+            /// Sealed new work (a prompt) names an author the caller does not act for.
+            UnexpectedAuthor => "UNEXPECTED_AUTHOR",
+            /// A sealed card's answer carries no sealed note that proves the option and decider.
+            UnprovenDecisionAnswer => "UNPROVEN_DECISION_ANSWER",
+            /// The generation has sealed as many messages as its budget allows: roll the generation.
+            SealBudgetExhausted => "SEAL_BUDGET_EXHAUSTED",
+            /// A prepared roll no longer follows the newest generation held.
+            StaleRoll => "STALE_ROLL",
+            /// Persisted state (stream state, trust store) does not parse.
+            MalformedState => "MALFORMED_STATE",
+            /// Persisted state does not authenticate under the caller's identity key.
+            StateAuthFailed => "STATE_AUTH_FAILED",
+            /// The envelope's signature does not verify under the key pinned (or
+            /// presented) for the sender its AAD names: sealed by another key holder.
+            SenderMismatch => "SENDER_MISMATCH",
+            /// New work (a prompt, a decision answer) sealed under a generation older
+            /// than the newest the caller holds: a removed member's key, or a replay.
+            StaleKeyGeneration => "STALE_KEY_GENERATION",
+            /// A page repeats a message it already opened (the same bound id and revision).
+            DuplicateMessage => "DUPLICATE_MESSAGE",
+        }
+    };
 }
 
-impl ErrorCode {
-    /// Every code, in declaration order. Bindings use this to prove each one is reachable.
-    pub const ALL: &'static [ErrorCode] = &[
-        ErrorCode::MalformedBase64,
-        ErrorCode::InvalidLength,
-        ErrorCode::InputTooLarge,
-        ErrorCode::MalformedJson,
-        ErrorCode::InvalidField,
-        ErrorCode::UnsupportedEnvelopeVersion,
-        ErrorCode::MalformedAad,
-        ErrorCode::AadMismatch,
-        ErrorCode::UnknownKeyGeneration,
-        ErrorCode::KeyGenerationConflict,
-        ErrorCode::DecryptionFailed,
-        ErrorCode::InvalidPublicKey,
-        ErrorCode::NoMatchingKey,
-        ErrorCode::UntrustedWrap,
-        ErrorCode::TooManyKeys,
-        ErrorCode::UnsupportedBundleVersion,
-        ErrorCode::MalformedBundle,
-        ErrorCode::WrongPassphrase,
-        ErrorCode::BundleKeyMismatch,
-        ErrorCode::UnsupportedKdf,
-        ErrorCode::KdfParamsOutOfBounds,
-        ErrorCode::RandomnessUnavailable,
-        ErrorCode::ValidationFailed,
-        ErrorCode::E2eStreamRequiresCiphertext,
-        ErrorCode::E2ePayloadRequiresE2eStream,
-        ErrorCode::KeyChanged,
-        ErrorCode::KeyNotVerified,
-        ErrorCode::UnknownKey,
-        ErrorCode::PromptReplayed,
-        ErrorCode::SealedStreamDowngrade,
-        ErrorCode::ReplySenderMismatch,
-        ErrorCode::UnexpectedAuthor,
-        ErrorCode::UnprovenDecisionAnswer,
-        ErrorCode::SealBudgetExhausted,
-        ErrorCode::StaleRoll,
-        ErrorCode::MalformedState,
-        ErrorCode::StateAuthFailed,
-        ErrorCode::SenderMismatch,
-        ErrorCode::StaleKeyGeneration,
-        ErrorCode::DuplicateMessage,
-    ];
-
-    /// The stable string spelling of the code, e.g. `"AAD_MISMATCH"`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::MalformedBase64 => "MALFORMED_BASE64",
-            ErrorCode::InvalidLength => "INVALID_LENGTH",
-            ErrorCode::InputTooLarge => "INPUT_TOO_LARGE",
-            ErrorCode::MalformedJson => "MALFORMED_JSON",
-            ErrorCode::InvalidField => "INVALID_FIELD",
-            ErrorCode::UnsupportedEnvelopeVersion => "UNSUPPORTED_ENVELOPE_VERSION",
-            ErrorCode::MalformedAad => "MALFORMED_AAD",
-            ErrorCode::AadMismatch => "AAD_MISMATCH",
-            ErrorCode::UnknownKeyGeneration => "UNKNOWN_KEY_GENERATION",
-            ErrorCode::KeyGenerationConflict => "KEY_GENERATION_CONFLICT",
-            ErrorCode::DecryptionFailed => "DECRYPTION_FAILED",
-            ErrorCode::InvalidPublicKey => "INVALID_PUBLIC_KEY",
-            ErrorCode::NoMatchingKey => "NO_MATCHING_KEY",
-            ErrorCode::UntrustedWrap => "UNTRUSTED_WRAP",
-            ErrorCode::TooManyKeys => "TOO_MANY_KEYS",
-            ErrorCode::UnsupportedBundleVersion => "UNSUPPORTED_BUNDLE_VERSION",
-            ErrorCode::MalformedBundle => "MALFORMED_BUNDLE",
-            ErrorCode::WrongPassphrase => "WRONG_PASSPHRASE",
-            ErrorCode::BundleKeyMismatch => "BUNDLE_KEY_MISMATCH",
-            ErrorCode::UnsupportedKdf => "UNSUPPORTED_KDF",
-            ErrorCode::KdfParamsOutOfBounds => "KDF_PARAMS_OUT_OF_BOUNDS",
-            ErrorCode::RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE",
-            ErrorCode::ValidationFailed => "VALIDATION_FAILED",
-            ErrorCode::E2eStreamRequiresCiphertext => "E2E_STREAM_REQUIRES_CIPHERTEXT",
-            ErrorCode::E2ePayloadRequiresE2eStream => "E2E_PAYLOAD_REQUIRES_E2E_STREAM",
-            ErrorCode::KeyChanged => "KEY_CHANGED",
-            ErrorCode::KeyNotVerified => "KEY_NOT_VERIFIED",
-            ErrorCode::UnknownKey => "UNKNOWN_KEY",
-            ErrorCode::PromptReplayed => "PROMPT_REPLAYED",
-            ErrorCode::SealedStreamDowngrade => "SEALED_STREAM_DOWNGRADE",
-            ErrorCode::ReplySenderMismatch => "REPLY_SENDER_MISMATCH",
-            ErrorCode::UnexpectedAuthor => "UNEXPECTED_AUTHOR",
-            ErrorCode::UnprovenDecisionAnswer => "UNPROVEN_DECISION_ANSWER",
-            ErrorCode::SealBudgetExhausted => "SEAL_BUDGET_EXHAUSTED",
-            ErrorCode::StaleRoll => "STALE_ROLL",
-            ErrorCode::MalformedState => "MALFORMED_STATE",
-            ErrorCode::StateAuthFailed => "STATE_AUTH_FAILED",
-            ErrorCode::SenderMismatch => "SENDER_MISMATCH",
-            ErrorCode::StaleKeyGeneration => "STALE_KEY_GENERATION",
-            ErrorCode::DuplicateMessage => "DUPLICATE_MESSAGE",
+/// Makes [`ErrorCode`] and everything spelled per code from
+/// [`error_code_table!`](crate::error_code_table).
+macro_rules! error_codes {
+    ($($(#[doc = $doc:literal])* $variant:ident => $text:literal,)*) => {
+        /// A stable, machine-readable error code.
+        ///
+        /// The string form ([`ErrorCode::as_str`]) is what crosses every binding.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum ErrorCode {
+            $($(#[doc = $doc])* $variant,)*
         }
-    }
 
+        impl ErrorCode {
+            /// Every code, in declaration order. Bindings use this to prove each one is reachable.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The stable string spelling of the code, e.g. `"AAD_MISMATCH"`.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $text,)*
+                }
+            }
+        }
+
+        /// The TypeScript union of every code (feature `wasm`); a test keeps it
+        /// equal to [`ErrorCode::ALL`].
+        #[cfg(feature = "wasm")]
+        pub const ERROR_CODE_TS: &str = error_codes!(@union $($text),*);
+    };
+    (@union $first:literal $(, $rest:literal)*) => {
+        concat!("export type ErrorCode = \"", $first, "\"", $(" | \"", $rest, "\"",)* ";")
+    };
+}
+
+error_code_table!(error_codes);
+
+impl ErrorCode {
     /// Parses a code from its string spelling.
     pub fn parse(s: &str) -> Option<ErrorCode> {
         ErrorCode::ALL.iter().copied().find(|c| c.as_str() == s)
     }
 }
 
-/// The TypeScript union of every code (feature `wasm`); a test keeps it
-/// equal to [`ErrorCode::ALL`].
-#[cfg(feature = "wasm")]
-pub const ERROR_CODE_TS: &str = "export type ErrorCode = \"MALFORMED_BASE64\" | \"INVALID_LENGTH\" | \"INPUT_TOO_LARGE\" | \"MALFORMED_JSON\" | \"INVALID_FIELD\" | \"UNSUPPORTED_ENVELOPE_VERSION\" | \"MALFORMED_AAD\" | \"AAD_MISMATCH\" | \"UNKNOWN_KEY_GENERATION\" | \"KEY_GENERATION_CONFLICT\" | \"DECRYPTION_FAILED\" | \"INVALID_PUBLIC_KEY\" | \"NO_MATCHING_KEY\" | \"UNTRUSTED_WRAP\" | \"TOO_MANY_KEYS\" | \"UNSUPPORTED_BUNDLE_VERSION\" | \"MALFORMED_BUNDLE\" | \"WRONG_PASSPHRASE\" | \"BUNDLE_KEY_MISMATCH\" | \"UNSUPPORTED_KDF\" | \"KDF_PARAMS_OUT_OF_BOUNDS\" | \"RANDOMNESS_UNAVAILABLE\" | \"VALIDATION_FAILED\" | \"E2E_STREAM_REQUIRES_CIPHERTEXT\" | \"E2E_PAYLOAD_REQUIRES_E2E_STREAM\" | \"KEY_CHANGED\" | \"KEY_NOT_VERIFIED\" | \"UNKNOWN_KEY\" | \"PROMPT_REPLAYED\" | \"SEALED_STREAM_DOWNGRADE\" | \"REPLY_SENDER_MISMATCH\" | \"UNEXPECTED_AUTHOR\" | \"UNPROVEN_DECISION_ANSWER\" | \"SEAL_BUDGET_EXHAUSTED\" | \"STALE_ROLL\" | \"MALFORMED_STATE\" | \"STATE_AUTH_FAILED\" | \"SENDER_MISMATCH\" | \"STALE_KEY_GENERATION\" | \"DUPLICATE_MESSAGE\";";
 ts_decl!(ERROR_CODE_TS);
 
 // Crosses UniFFI as its stable spelling (`"UNTRUSTED_WRAP"`), as it does to
@@ -605,6 +565,14 @@ mod tests {
             assert_eq!(ERROR_CODE_TS.matches(&quoted).count(), 1, "{quoted}");
         }
         assert_eq!(ERROR_CODE_TS.matches('|').count() + 1, ErrorCode::ALL.len());
+        let union: Vec<String> = ErrorCode::ALL
+            .iter()
+            .map(|c| format!("\"{}\"", c.as_str()))
+            .collect();
+        assert_eq!(
+            ERROR_CODE_TS,
+            format!("export type ErrorCode = {};", union.join(" | "))
+        );
     }
 
     #[test]
