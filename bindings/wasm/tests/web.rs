@@ -240,7 +240,7 @@ fn bad_input_is_an_error_and_the_instance_keeps_working() {
 }
 
 /// The module is built with simd128, so base64-simd decodes with WASM SIMD
-/// here, a path the native oracle test (`crates/streamseal/tests/base64_oracle.rs`)
+/// here, a path the native oracle test (`crates/streamseal/tests/it/base64_oracle.rs`)
 /// does not take: every length up to 300 bytes, and every single-character
 /// edit of those encodings, accepted or refused exactly as `base64`'s strict
 /// engine decides.

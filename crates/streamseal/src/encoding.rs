@@ -8,9 +8,9 @@
 //!
 //! The codec is `base64-simd` (SSSE3/AVX2 chosen at run time, NEON, and
 //! WASM simd128 when the module is built with it). Every sealed message is
-//! decoded here before it is decrypted, so its speed is the envelope's: on a
-//! 64 KiB ciphertext it decodes 3.5x faster than the `base64` crate's
-//! general-purpose engine (BENCHMARKS.md). `tests/base64_oracle.rs` checks
+//! decoded here before it is decrypted, so its speed is the envelope's
+//! (BENCHMARKS.md has it beside the `base64` crate's general-purpose engine).
+//! `tests/it/base64_oracle.rs` checks
 //! that it accepts and rejects exactly what `base64`'s strict engine does.
 //!
 //! ```

@@ -15,7 +15,7 @@
 //!
 //! The primitive is the `xeddsa` crate (1.1.0, pinned); this module only
 //! draws the randomness, checks the public key and maps errors.
-//! `tests/xeddsa_vectors.rs` cross-checks it against libxeddsa, an
+//! `tests/it/xeddsa_vectors.rs` cross-checks it against libxeddsa, an
 //! independent C implementation: the crate verifies libxeddsa's signatures
 //! and reproduces them byte for byte from the same `Z`, and libxeddsa
 //! verifies the crate's.
@@ -123,7 +123,7 @@ pub fn sign(key: &IdentityKey, message: &[u8]) -> Result<Signature> {
     };
     let signature: [u8; SIGNATURE_LEN] = private.sign(message, &mut rng);
     if rng.misused {
-        // The pinned crate draws exactly `Z`, once (tests/xeddsa_vectors.rs
+        // The pinned crate draws exactly `Z`, once (tests/it/xeddsa_vectors.rs
         // reproduces its bytes); anything else would mean a nonce that is
         // not the one drawn above, so the signature is not handed out.
         return Err(Error::RandomnessUnavailable);

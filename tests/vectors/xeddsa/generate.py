@@ -13,7 +13,7 @@ package installed (tests/vectors/README.md says which version and how):
     generate.py check OURS.json > streamseal_signatures_checked.json
         Verifies with libxeddsa the signatures our crate made (OURS.json is
         printed by the ignored test `emit_streamseal_signatures` in
-        crates/streamseal/tests/xeddsa_vectors.rs) and records the verdicts,
+        crates/streamseal/tests/it/xeddsa_vectors.rs) and records the verdicts,
         with those for a flipped bit, another message and another key.
 
 XEdDSA over libxeddsa's primitives, as the spec (sections 2.3 and 3) and

@@ -681,7 +681,7 @@ class RequestDecoding(unittest.TestCase):
 
 
 class Scenario(unittest.TestCase):
-    """The sealed-flow scenario (see tests/sealed_scenario.rs), through the binding."""
+    """The sealed-flow scenario (see tests/it/sealed_scenario.rs), through the binding."""
 
     def test_shared_scratchpad(self):
         common = run_scenario(self)

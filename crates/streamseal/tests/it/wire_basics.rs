@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Versions, headers, ids, secrets, slot-key grammar and error semantics.
 
 use streamseal::ErrorCode;

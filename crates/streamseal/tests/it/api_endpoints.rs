@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! One test per endpoint of the catalogue: the built request against the
 //! expected `{method, path, query, headers, body}`, and a response fixture
 //! parsed into the endpoint's type.
@@ -28,25 +21,13 @@ use streamseal::wire::ids::WorkspaceId;
 use streamseal::wire::secret::{ApiKey, CallbackToken, ClaimToken};
 use streamseal::wire::version::{ApiVersion, ServiceVersion};
 
+use crate::support::{api_fixture, wire_fixture};
+
 const WS: &str = "ws_01J80000000000000000000001";
 const STREAM: &str = "stream_01J80000000000000000000010";
 const MSG: &str = "msg_01J80000000000000000000020";
 const INV: &str = "inv_01J80000000000000000000040";
 const CONV: &str = "conversation_01J80000000000000000000030";
-
-fn wire_fixture(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/wire")
-        .join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn api_fixture(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/api")
-        .join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 fn from<T: DeserializeOwned>(v: &Value) -> T {
     serde_json::from_value(v.clone()).unwrap()

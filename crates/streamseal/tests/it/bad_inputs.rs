@@ -3,14 +3,7 @@
 //! random garbage through every parse and open entry point that must never
 //! panic.
 //!
-//! Run with `cargo test -p streamseal --test bad_inputs -- --nocapture`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
+//! Run with `cargo test -p streamseal --test it bad_inputs:: -- --nocapture`.
 
 use std::time::{Duration, Instant};
 

@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! `encoding` (base64-simd) against the `base64` crate's strict standard
 //! engine: for any text both accept or both reject, and accepted text decodes
 //! to the same bytes; any bytes encode to the same text. The wire's

@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Acceptance of issue 15 (proptest): random interleavings of joins, leaves,
 //! rolls, restarts from persisted state and server-injected wraps, through the
 //! public API only.
@@ -34,8 +27,6 @@
 //! server or a former member made; a seal that fails says why
 //! (`UNKNOWN_KEY_GENERATION`, `KEY_GENERATION_CONFLICT`).
 
-mod attacker;
-
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
@@ -50,6 +41,8 @@ use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::keys::KeyWraps;
 use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_stream_key};
+
+use crate::attacker;
 
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const OWNER: &str = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";

@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Acceptance of the sealed flows (issue 4), part 3: random membership
 //! histories and random moves, through the public API only.
 //!

@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Presence keys of a runtime, its key policy on `bot:e2e_revoke`, and the
 //! grants to fetch after the hello acknowledgement. The rest of the sealed
 //! flows is covered by `sealed_scenario`, `sealed_tamper` and `sealed_props`.
@@ -16,13 +9,11 @@ use streamseal::sealed::presence::{KeyPolicy, on_revoke};
 use streamseal::stream_key::Keyring;
 use streamseal::wire::events::E2eRevoke;
 
+use crate::support::code;
+
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const OTHER_ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7N";
 const BOT: &str = "bot_01JD3QB0T0000000000000000B";
-
-fn code<T: std::fmt::Debug>(r: Result<T, streamseal::Error>) -> ErrorCode {
-    r.unwrap_err().code()
-}
 
 #[test]
 fn presence_keys_policy_and_grants() {

@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Every fixture of `tests/fixtures/wire/` (written from the spec) is parsed,
 //! checked field by field, re-serialised and compared with the original JSON.
 
@@ -53,16 +46,10 @@ use streamseal::wire::version::ApiVersion;
 use streamseal::wire::versioned::Versioned;
 use streamseal::wire::{attachment::Attachment, label::Label};
 
+use crate::support::wire_json as fixture;
+
 const M1: &str = "msg_01J80000000000000000000020";
 const SRC: &str = "msg_01J80000000000000000000023";
-
-fn fixture(name: &str) -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/wire")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
 
 /// A whole-body fixture: parse, re-serialise, compare.
 fn body<T: DeserializeOwned + Serialize>(name: &str) -> T {

@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Both edges of every bound of sections 4 and 8: the last valid value
 //! passes, the first invalid one fails with exactly that field in `details`.
 

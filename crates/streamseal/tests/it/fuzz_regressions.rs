@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Inputs the fuzz targets of `tests/fuzz` found, kept as plain tests so that
 //! the normal suite guards the fix. Each names the target and what broke.
 

@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Issue 17, one validation path for requests: a request read from JSON
 //! that does not decode (a wrong type, a fraction for an integer, a
 //! negative generation, `null` for a required string, an unknown value of

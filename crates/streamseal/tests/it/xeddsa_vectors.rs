@@ -26,17 +26,10 @@
 //!
 //! ```text
 //! STREAMSEAL_XEDDSA_OUT=/tmp/ours.json cargo test -p streamseal \
-//!     --test xeddsa_vectors -- libxeddsa_verified_our_signatures
+//!     --test it xeddsa_vectors::libxeddsa_verified_our_signatures
 //! python3 tests/vectors/xeddsa/generate.py check /tmp/ours.json \
 //!     > tests/vectors/xeddsa/streamseal_signatures_checked.json
 //! ```
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 
 use std::path::PathBuf;
 
@@ -284,7 +277,7 @@ fn emit_streamseal_signatures_if_asked() {
     let doc = json!({
         "made_by": {
             "implementation": "streamseal::signature::sign (xeddsa crate 1.1.0)",
-            "test": "crates/streamseal/tests/xeddsa_vectors.rs libxeddsa_verified_our_signatures",
+            "test": "crates/streamseal/tests/it/xeddsa_vectors.rs libxeddsa_verified_our_signatures",
         },
         "cases": our_cases(),
         "weak_key_forgeries": weak_key_forgeries(),

@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Acceptance of the sealed flows (issue 4), part 1: the shared sealed
 //! scratchpad, end to end, through the public API only.
 //!
@@ -43,7 +36,7 @@ use streamseal::sealed::runtime::{
 };
 use streamseal::sealed::state::{AdmittedGeneration, StreamState};
 use streamseal::sealed::{session, user_key};
-use streamseal::sender::{SealedBy, SenderKeys, Signer};
+use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore, TrustedKey};
@@ -64,6 +57,8 @@ use streamseal::wire::requests::invocation::{
 };
 use streamseal::wire::requests::messages::SendMessageRequest;
 use streamseal::wire::requests::streams::PostKeyWrapsRequest;
+
+use crate::support::{mint, sealed_by};
 
 const WS: &str = "ws_01JD3Q00000000000000000000";
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
@@ -474,10 +469,6 @@ impl FakeServer {
 // The participants.
 // ---------------------------------------------------------------------------
 
-fn mint(n: u64) -> MessageId {
-    MessageId::mint(1_763_700_000_000 + n).unwrap()
-}
-
 /// One device of a member: who it is, its key(s) (the first signs what it
 /// seals), the keys it pinned, and what it remembers of the root stream.
 #[derive(Clone)]
@@ -547,16 +538,6 @@ impl Member {
         let me = &self.keys[0];
         self.state = StreamState::from_bytes(&self.state.to_bytes(me).unwrap(), me).unwrap();
         self.trust = TrustStore::from_bytes(&self.trust.to_bytes(me).unwrap(), me).unwrap();
-    }
-}
-
-/// Who sealed something, as an opener reports it.
-fn sealed_by(subject: &str, key: &IdentityKey, status: TrustLevel) -> SealedBy {
-    SealedBy {
-        subject: subject.to_owned(),
-        kind: key.kind().clone(),
-        key_id: key.key_id().as_str().to_owned(),
-        status,
     }
 }
 

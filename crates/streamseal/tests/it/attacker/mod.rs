@@ -1,8 +1,6 @@
 //! What a hostile server can make without any member's secret key, shared by
 //! the hostile-server suite and the stream-state property tests.
 
-#![allow(dead_code, clippy::unwrap_used, clippy::indexing_slicing)]
-
 use std::convert::Infallible;
 
 use hpke::rand_core::{TryCryptoRng, TryRng};

@@ -1,16 +1,7 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Section 9.6, per resource family: unknown fields are kept (each
 //! object's `extra`) and unknown values of open enums are kept, and both
 //! serialise back unchanged, the crypto records the wire carries (`sealed`
 //! `{ciphertext, envelope}`, `envelope`, key wraps, `kdfParams`) included.
-
-use std::path::PathBuf;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -41,12 +32,7 @@ use streamseal::wire::stream::MemoryMode;
 use streamseal::wire::version::ApiVersion;
 use streamseal::wire::versioned::Versioned;
 
-fn fixture(name: &str) -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/wire")
-        .join(name);
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
+use crate::support::wire_json as fixture;
 
 fn at<'a>(v: &'a mut Value, pointer: &str) -> &'a mut Value {
     v.pointer_mut(pointer)

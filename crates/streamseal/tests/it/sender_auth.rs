@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Acceptance of issue 16: who wrote it. Sender-signed envelopes (version
 //! 2), the key commitment, and every clear field bound.
 //!
@@ -35,18 +28,19 @@ use streamseal::sealed::messages::{open_message, open_messages, seal_edit, seal_
 use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation};
 use streamseal::sealed::session;
 use streamseal::sealed::state::StreamState;
-use streamseal::sender::{SealedBy, SenderKeys, Signer};
+use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::{DecisionOption, Slot};
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::events::DecisionResolved;
 use streamseal::wire::ids::{DecisionId, MessageId};
-use streamseal::wire::invocation::Invocation;
 use streamseal::wire::keys::{KeyWraps, OwnerKey};
 use streamseal::wire::message::Message;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
 use streamseal::wrap::KeyWrap;
 use streamseal::{Error, ErrorCode};
+
+use crate::support::{key, mint, parse_claim, sealed_by};
 
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const THREAD: &str = "stream_01JD3QJ5TH0000000000000T";
@@ -63,14 +57,6 @@ fn refused<T: std::fmt::Debug>(r: Result<T, Error>, expected: &str) {
     let code = r.expect_err("the forged input must be refused").code();
     assert_eq!(code.as_str(), expected);
     assert_eq!(ErrorCode::parse(expected), Some(code));
-}
-
-fn mint(n: u64) -> MessageId {
-    MessageId::mint(1_763_700_000_000 + n).unwrap()
-}
-
-fn key(kind: RecipientKind, id: &str) -> IdentityKey {
-    IdentityKey::generate(kind, KeyId::new(id).unwrap()).unwrap()
 }
 
 /// `key`'s own secret registered under another key id: what a key holder
@@ -91,15 +77,6 @@ fn copied(ring: &Keyring, generation: u32) -> Keyring {
     copy.insert(generation, StreamKey::from_bytes(&bytes))
         .unwrap();
     copy
-}
-
-fn sealed_by(subject: &str, key: &IdentityKey, status: TrustLevel) -> SealedBy {
-    SealedBy {
-        subject: subject.to_owned(),
-        kind: key.kind().clone(),
-        key_id: key.key_id().as_str().to_owned(),
-        status,
-    }
 }
 
 /// A list item of `GET streams/{stream_id}/messages`, as the server presents it.
@@ -162,10 +139,6 @@ fn claim_json(
                         "createdAt": "2026-11-21T10:00:00Z"},
         },
     })
-}
-
-fn parse_claim(v: Value) -> Invocation {
-    serde_json::from_value(v).unwrap()
 }
 
 // ---------------------------------------------------------------------------

@@ -13,14 +13,7 @@
 //!   `argon2`, and the KATs also through `streamseal::kdf::derive_key`.
 //!
 //! Every family asserts its exact case counts and prints them
-//! (`cargo test -p streamseal --test official_vectors -- --nocapture`).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
+//! (`cargo test -p streamseal --test it official_vectors:: -- --nocapture`).
 
 use std::convert::Infallible;
 use std::path::PathBuf;

@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Acceptance of issue 15: sealed streams hold against an active server.
 //!
 //! The server (and the network) may read, drop, replay, reorder, move and
@@ -25,8 +18,6 @@
 //! with a key pair of its own posing as the member's (issue 16's attacks by
 //! key holders are in `sender_auth.rs`).
 
-mod attacker;
-
 use serde_json::{Value, json};
 use streamseal::encoding::encode_base64;
 use streamseal::envelope::{self, SealedPayload};
@@ -46,7 +37,6 @@ use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::events::DecisionResolved;
 use streamseal::wire::ids::{DecisionId, MessageId};
-use streamseal::wire::invocation::Invocation;
 use streamseal::wire::keys::{KeyWraps, OwnerKey};
 use streamseal::wire::message::Message;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
@@ -55,6 +45,9 @@ use streamseal::wire::stream::Stream;
 use streamseal::wrap::{KeyWrap, wrap_stream_key};
 use streamseal::{Error, ErrorCode};
 
+use crate::attacker;
+use crate::support::{code, key, mint, parse_claim, sealed_of};
+
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const OWNER: &str = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
 const USER2: &str = "usr_01JD3QS2E3C4N5D6000000000A";
@@ -62,18 +55,6 @@ const BOT: &str = "bot_01JD3QB0T0000000000000000B";
 const OTHER_BOT: &str = "bot_01JD3QB0T0000000000000000C";
 const INV: &str = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7";
 const INV2: &str = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z8";
-
-fn code<T: std::fmt::Debug>(r: Result<T, Error>) -> ErrorCode {
-    r.expect_err("the hostile input must be refused").code()
-}
-
-fn mint(n: u64) -> MessageId {
-    MessageId::mint(1_763_700_000_000 + n).unwrap()
-}
-
-fn key(kind: RecipientKind, id: &str) -> IdentityKey {
-    IdentityKey::generate(kind, KeyId::new(id).unwrap()).unwrap()
-}
 
 fn owner_record(k: &IdentityKey) -> OwnerKey {
     OwnerKey {
@@ -109,10 +90,6 @@ fn item(id: &str, author: &str, author_type: &str, sealed: &SealedPayload) -> Me
         "revision": 1, "createdAt": "2026-11-21T10:00:00Z", "sealed": sealed,
     }))
     .unwrap()
-}
-
-fn sealed_of(body: &SendMessageRequest) -> SealedPayload {
-    body.sealed.clone().unwrap()
 }
 
 /// The stream resource as the server presents it.
@@ -165,10 +142,6 @@ fn claim_json(
                         "createdAt": "2026-11-21T10:00:00Z"},
         },
     })
-}
-
-fn parse_claim(v: Value) -> Invocation {
-    serde_json::from_value(v).unwrap()
 }
 
 // ---------------------------------------------------------------------------

@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Property tests: arbitrary instances of every wire type round-trip
 //! through JSON; every version's serialisation re-parses to the same
 //! normalised model; slot keys, ids and versions round-trip.

@@ -1,14 +1,5 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Error responses of section 7 through the client core, retry safety,
 //! versions, scopes, paging and the request-side checks.
-
-use std::path::Path;
 
 use serde_json::json;
 use streamseal::api::paging::{mint_client_message_id, next_page};
@@ -27,16 +18,11 @@ use streamseal::wire::secret::{ApiKey, CallbackToken};
 use streamseal::wire::version::{ApiVersion, ServiceVersion};
 use streamseal::{Error, ErrorCode};
 
+use crate::support::wire_fixture;
+
 const WS: &str = "ws_01J80000000000000000000001";
 const STREAM: &str = "stream_01J80000000000000000000010";
 const INV: &str = "inv_01J80000000000000000000040";
-
-fn wire_fixture(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/wire")
-        .join(name);
-    std::fs::read_to_string(path).unwrap()
-}
 
 fn ctx() -> Context {
     Context::new(

@@ -3,14 +3,7 @@
 //! without any test seam.
 //!
 //! Regenerate after a deliberate format change with
-//! `STREAMSEAL_BLESS=1 cargo test -p streamseal --test golden_vectors`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
+//! `STREAMSEAL_BLESS=1 cargo test -p streamseal --test it golden_vectors::`.
 
 use std::path::PathBuf;
 

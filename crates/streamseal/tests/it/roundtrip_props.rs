@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Property tests of the public API's round trips that the other `*_props`
 //! suites do not cover (TESTING.md lists every round trip and its property):
 //! key material and identifiers, base64, slots and their codes, events,

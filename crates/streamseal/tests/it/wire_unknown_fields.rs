@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! API §9.6: "new response fields ship without a new version; clients must
 //! ignore unknown fields". Ignored, not lost: every response type keeps the
 //! fields it does not know (each object's `extra`) and writes them back
@@ -26,7 +19,6 @@
 //! `slots` keys, validation `details`) are not objects with fields.
 
 use std::fmt::Debug;
-use std::path::PathBuf;
 
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
@@ -69,16 +61,10 @@ use streamseal::wire::stream::{Stream, StreamMember};
 use streamseal::wire::version::{ApiVersion, ApiVersionInfo};
 use streamseal::wire::versioned::Versioned;
 
+use crate::support::wire_json as fixture;
+
 /// Cases per response type (and per version shape of a versioned type).
 const CASES: u32 = 64;
-
-fn fixture(name: &str) -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/wire")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
-}
 
 /// The part of a fixture at a JSON pointer (`""`: the whole document).
 fn part(name: &str, pointer: &str) -> Value {

@@ -2,14 +2,7 @@
 //! every tampering the threat model (`lib.rs`) names rejected with its own
 //! `ErrorCode`.
 //!
-//! Run with `cargo test -p streamseal --test crypto_props -- --nocapture`.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
+//! Run with `cargo test -p streamseal --test it crypto_props:: -- --nocapture`.
 
 use std::collections::BTreeSet;
 
@@ -35,6 +28,8 @@ use streamseal::wrap::{KeyWrap, WRAP_CT_LEN, WRAP_ENC_LEN, unwrap_stream_key, wr
 use streamseal::{Error, ErrorCode};
 use unicode_normalization::UnicodeNormalization as _;
 
+use crate::support::code;
+
 // ---------------------------------------------------------------------------
 // Configuration and helpers
 // ---------------------------------------------------------------------------
@@ -46,13 +41,6 @@ fn cases(n: u32) -> Config {
         cases: n,
         failure_persistence: None,
         ..Config::default()
-    }
-}
-
-fn code<T>(result: Result<T, Error>) -> ErrorCode {
-    match result {
-        Ok(_) => panic!("expected an error, got Ok"),
-        Err(e) => e.code(),
     }
 }
 

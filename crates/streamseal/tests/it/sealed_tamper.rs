@@ -1,10 +1,3 @@
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
 //! Acceptance of the sealed flows (issue 4), part 2: a hostile server.
 //!
 //! The server stores and serves every byte, so it can move a ciphertext to
@@ -52,6 +45,8 @@ use streamseal::wire::requests::messages::SendMessageRequest;
 use streamseal::wrap::KeyWrap;
 use streamseal::{Error, ErrorCode};
 
+use crate::support::{code, key, mint, parse_claim, sealed_of};
+
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const OTHER_ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7N";
 const THREAD: &str = "stream_01JD3QJ5TH0000000000000T";
@@ -60,18 +55,6 @@ const USER2: &str = "usr_01JD3QS2E3C4N5D6000000000A";
 const BOT: &str = "bot_01JD3QB0T0000000000000000B";
 const INV: &str = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7";
 const INV2: &str = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z8";
-
-fn code<T: std::fmt::Debug>(r: Result<T, Error>) -> ErrorCode {
-    r.expect_err("the hostile input must be refused").code()
-}
-
-fn mint(n: u64) -> MessageId {
-    MessageId::mint(1_763_700_000_000 + n).unwrap()
-}
-
-fn key(kind: RecipientKind, id: &str) -> IdentityKey {
-    IdentityKey::generate(kind, KeyId::new(id).unwrap()).unwrap()
-}
 
 /// `GET streams/{id}/e2e/key-wraps` as the server would answer it.
 fn list(current: u32, wraps: &[KeyWrap]) -> KeyWraps {
@@ -96,10 +79,6 @@ fn item(
         "revision": revision, "createdAt": "2026-11-21T10:00:00Z", "sealed": sealed,
     }))
     .unwrap()
-}
-
-fn sealed_of(body: &SendMessageRequest) -> SealedPayload {
-    body.sealed.clone().unwrap()
 }
 
 /// The shared scratchpad at generation 0 (owner, second user, two machines).
@@ -297,10 +276,6 @@ fn claim_json(
                         "createdAt": "2026-11-21T10:00:00Z"},
         },
     })
-}
-
-fn parse_claim(v: Value) -> Invocation {
-    serde_json::from_value(v).unwrap()
 }
 
 /// The claim of `INV` for an owner message `@helper go`, opened by machine B.

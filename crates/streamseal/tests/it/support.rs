@@ -1,0 +1,75 @@
+//! Helpers more than one suite used to define for itself: reading the
+//! repository's fixture files, and the small constructors and error probes
+//! the sealed-flow suites share.
+
+use std::fmt::Debug;
+use std::path::Path;
+
+use serde_json::Value;
+use streamseal::envelope::SealedPayload;
+use streamseal::identity::{IdentityKey, KeyId, RecipientKind};
+use streamseal::sender::SealedBy;
+use streamseal::trust::TrustLevel;
+use streamseal::wire::ids::MessageId;
+use streamseal::wire::invocation::Invocation;
+use streamseal::wire::requests::messages::SendMessageRequest;
+use streamseal::{Error, ErrorCode};
+
+/// The text of `name` under the repository's `tests/fixtures/<dir>/`.
+fn fixture_text(dir: &str, name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(dir)
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The text of a wire fixture (`tests/fixtures/wire/<name>`).
+pub fn wire_fixture(name: &str) -> String {
+    fixture_text("wire", name)
+}
+
+/// A wire fixture (`tests/fixtures/wire/<name>`) read as JSON.
+pub fn wire_json(name: &str) -> Value {
+    serde_json::from_str(&wire_fixture(name)).unwrap()
+}
+
+/// The text of an API fixture (`tests/fixtures/api/<name>`).
+pub fn api_fixture(name: &str) -> String {
+    fixture_text("api", name)
+}
+
+/// The code of an error that must happen.
+pub fn code<T: Debug>(r: Result<T, Error>) -> ErrorCode {
+    r.expect_err("the hostile input must be refused").code()
+}
+
+/// The `n`th message id, minted at a fixed time.
+pub fn mint(n: u64) -> MessageId {
+    MessageId::mint(1_763_700_000_000 + n).unwrap()
+}
+
+/// A fresh identity key of `kind` named `id`.
+pub fn key(kind: RecipientKind, id: &str) -> IdentityKey {
+    IdentityKey::generate(kind, KeyId::new(id).unwrap()).unwrap()
+}
+
+/// The sealed payload of a send-message body.
+pub fn sealed_of(body: &SendMessageRequest) -> SealedPayload {
+    body.sealed.clone().unwrap()
+}
+
+/// A claimed invocation from its JSON.
+pub fn parse_claim(v: Value) -> Invocation {
+    serde_json::from_value(v).unwrap()
+}
+
+/// Who sealed something, as an opener reports it.
+pub fn sealed_by(subject: &str, key: &IdentityKey, status: TrustLevel) -> SealedBy {
+    SealedBy {
+        subject: subject.to_owned(),
+        kind: key.kind().clone(),
+        key_id: key.key_id().as_str().to_owned(),
+        status,
+    }
+}
