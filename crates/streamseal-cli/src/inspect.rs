@@ -2,7 +2,7 @@
 //! was read as, its version shape and every bound it breaks.
 
 use clap::Args;
-use streamseal::wire::inspect::{Inspection, WireKind, detect, inspect};
+use streamseal_cli::wire_inspect::{Inspection, WireKind, detect, inspect};
 
 use crate::failure::{Failure, Outcome};
 use crate::files::read_text;

@@ -8,7 +8,8 @@
 //! with unknown fields added to every struct object at every depth, decodes
 //! and re-encodes to exactly the same JSON, in every version's shape too.
 //! Events: `from_parts(name(e), payload(e)) == e`. Error bodies of any
-//! status read without panicking, and `inspect::detect` never panics.
+//! status read without panicking, and `wire_inspect::detect` (the CLI's)
+//! never panics.
 #![no_main]
 
 use std::fmt::Debug;
@@ -27,9 +28,10 @@ use streamseal::wire::requests::{
 use streamseal::wire::version::ApiVersion;
 use streamseal::wire::versioned::Versioned;
 use streamseal::wire::{
-    attachment, bot, conversation, delegation, error_body, events, inspect, invocation, keys,
-    label, list, me, memo, message, presence, slots, stream,
+    attachment, bot, conversation, delegation, error_body, events, invocation, keys, label, list,
+    me, memo, message, presence, slots, stream,
 };
+use streamseal_cli::wire_inspect;
 use streamseal_fuzz::{json_round_trip, no_key_twice, unknown_fields, unknown_fields_survive, with_unknown_fields};
 
 /// Whether a type of the dispatch table keeps unknown fields: every
@@ -137,7 +139,7 @@ fuzz_target!(|data: &[u8]| {
             let status = 100 + u16::from(*which) * 2;
             let e = ApiError::parse(status, text);
             assert_eq!(e.action(), ClientAction::for_status(status));
-            let _ = inspect::detect(text);
+            let _ = wire_inspect::detect(text);
         }
         _ => dispatch!(*which, text;
             plain:

@@ -21,8 +21,6 @@
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
-use std::cell::Cell;
-
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -44,24 +42,22 @@ use serde_json::{Map, Value};
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Extra(Option<Box<Map<String, Value>>>);
 
-thread_local! {
-    /// Set while [`without_extras`] runs.
-    static LEAVE_OUT: Cell<bool> = const { Cell::new(false) };
-}
+/// The name of the newtype struct each key of an [`Extra`] is serialised
+/// as. JSON serialisers (serde_json, serde-wasm-bindgen) write a newtype
+/// struct as what it wraps, so on the wire the key is the plain string. A
+/// serialiser that wants only what the library models of a value leaves out
+/// the entries whose key comes as this newtype struct: the CLI's `inspect`
+/// does, to rank the wire kinds that fit a document.
+pub const KEY_NEWTYPE: &str = "streamseal::wire::extra::Key";
 
-/// Runs `f` with every [`Extra`] serialising as empty: what the library
-/// models of a value, without what it keeps unread (used by
-/// [`crate::wire::inspect::detect`] to rank the kinds that fit a document).
-pub(crate) fn without_extras<R>(f: impl FnOnce() -> R) -> R {
-    let before = LEAVE_OUT.with(|c| c.replace(true));
-    let out = f();
-    LEAVE_OUT.with(|c| c.set(before));
-    out
-}
+/// A key of an unknown field, serialised as the newtype struct
+/// [`KEY_NEWTYPE`] (the field's key itself in JSON).
+pub(crate) struct Key<'a>(pub(crate) &'a str);
 
-/// Whether [`without_extras`] is running.
-pub(crate) fn leaving_out() -> bool {
-    LEAVE_OUT.with(Cell::get)
+impl Serialize for Key<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_newtype_struct(KEY_NEWTYPE, self.0)
+    }
 }
 
 // Crosses UniFFI as the JSON text of the object, or as the empty string
@@ -87,8 +83,8 @@ uniffi::custom_type!(Extra, String, {
 impl Serialize for Extra {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         match &self.0 {
-            Some(map) if !leaving_out() => map.serialize(s),
-            _ => s.collect_map(std::iter::empty::<(&str, &Value)>()),
+            Some(map) => s.collect_map(map.iter().map(|(key, value)| (Key(key), value))),
+            None => s.collect_map(std::iter::empty::<(Key<'_>, &Value)>()),
         }
     }
 }

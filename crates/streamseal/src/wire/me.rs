@@ -1,4 +1,4 @@
-//! `GET /me` (section 4.1): who the key acts as, and its API version.
+//! `GET /me` (API §4.1): who the key acts as, and its API version.
 //!
 //! `data` is a union on `kind`: `user` carries `workspaceId` and `userId`;
 //! the fields of `bot` are not shown in the spec, so they are kept as raw
@@ -14,10 +14,11 @@
 //! assert!(me.api_version.newer_version_exists());
 //! ```
 
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::wire::extra::Extra;
+use crate::wire::extra::{self, Extra};
 use crate::wire::version::ApiVersionInfo;
 
 /// The `data` of `GET /me`.
@@ -28,7 +29,7 @@ pub struct Me {
     /// `apiVersion`: `{pinned, resolved, current, supported}`.
     pub api_version: ApiVersionInfo,
     /// Fields this library does not know beside a `user` identity's, kept
-    /// as raw JSON and written back unchanged (section 9.6). Empty for the
+    /// as raw JSON and written back unchanged (API §9.6). Empty for the
     /// `bot` and unknown kinds, whose `fields` keep everything.
     pub extra: Extra,
 }
@@ -58,7 +59,7 @@ pub enum MeIdentity {
     },
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct MeWire {
     kind: String,
@@ -86,18 +87,24 @@ impl Serialize for Me {
             MeIdentity::Bot { fields } => ("bot".to_owned(), fields.clone()),
             MeIdentity::Other { kind, fields } => (kind.clone(), fields.clone()),
         };
-        let mut rest = rest;
-        if !crate::wire::extra::leaving_out() {
-            for (key, value) in &self.extra {
-                rest.entry(key.clone()).or_insert_with(|| value.clone());
+        // The identity's fields and the unknown ones beside them, as one
+        // map (an unknown key never replaces a field of the identity); the
+        // unknown ones keyed as `Extra` keys its own.
+        let mut all = rest.clone();
+        for (key, value) in &self.extra {
+            all.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("kind", &kind)?;
+        map.serialize_entry("apiVersion", &self.api_version)?;
+        for (key, value) in &all {
+            if rest.contains_key(key) {
+                map.serialize_entry(key, value)?;
+            } else {
+                map.serialize_entry(&extra::Key(key), value)?;
             }
         }
-        MeWire {
-            kind,
-            api_version: self.api_version.clone(),
-            rest,
-        }
-        .serialize(s)
+        map.end()
     }
 }
 

@@ -5,15 +5,15 @@
 //!   (API keys, claim and callback tokens).
 //! - [`version`] and [`versioned`]: dated API versions, and one normalised
 //!   model per shape read from and written to any version's JSON.
-//! - Resources (section 2): [`message`], [`stream`], [`conversation`],
+//! - Resources (API §2): [`message`], [`stream`], [`conversation`],
 //!   [`memo`], [`attachment`], [`label`], [`bot`], [`presence`],
 //!   [`invocation`], [`delegation`], [`keys`], [`me`], with [`list`]
 //!   envelopes and the hydration [`slots`].
 //! - [`requests`]: request bodies, validated against the spec's bounds
 //!   ([`validate`] has the field-path convention).
-//! - [`error_body`] (section 7) and [`events`] (section 6).
+//! - [`error_body`] (API §7) and [`events`] (API §6).
 //!
-//! Tolerance (section 9.6): no response type denies unknown fields; every
+//! Tolerance (API §9.6): no response type denies unknown fields; every
 //! response object keeps the fields it does not know in its `extra` map
 //! ([`Extra`]) and writes them back unchanged, and every open enum keeps an
 //! unknown value so that it serialises back unchanged. Where the spec says
@@ -49,7 +49,6 @@ pub mod error_body;
 pub mod events;
 pub mod extra;
 pub mod ids;
-pub mod inspect;
 pub mod invocation;
 pub mod keys;
 pub mod label;
@@ -82,7 +81,7 @@ pub fn parse<T: DeserializeOwned>(json: &str) -> Result<T> {
 }
 
 /// `{"data": T, ...}`: the `data` and every other key of the envelope,
-/// kept (section 9.6). Read by hand, not derived with `flatten`, so that `T`
+/// kept (API §9.6). Read by hand, not derived with `flatten`, so that `T`
 /// is read straight from the text as before (one reader of `T` per format,
 /// no buffering of the whole `data`).
 struct DataEnvelope<T> {
@@ -138,7 +137,7 @@ pub fn parse_data<T: DeserializeOwned>(json: &str) -> Result<T> {
 }
 
 /// Parses a single-object response `{"data": ...}` into its `data` and the
-/// keys beside `data` that the library does not know (section 9.6: the
+/// keys beside `data` that the library does not know (API §9.6: the
 /// service may add them), kept as [`Extra`].
 ///
 /// ```

@@ -1,7 +1,7 @@
 //! Inspecting wire JSON: which shape a document is, which API versions'
-//! shapes it can be, and every request bound it breaks. Backs the CLI's
-//! `streamseal inspect`; the rules live here so that bindings can offer the
-//! same.
+//! shapes it can be, and every request bound it breaks. Backs
+//! `streamseal inspect`; a module of the CLI crate's library, so that its
+//! tests and the `wire` fuzz target use it too.
 //!
 //! - [`inspect`] reads a document as a named [`WireKind`].
 //! - [`detect`] reads it as every kind and ranks the kinds that fit.
@@ -12,13 +12,13 @@
 //! ([`Error::MalformedJson`]).
 //!
 //! Version shapes come from the version model of
-//! [`crate::wire::versioned`]: a document is read and written back in every
+//! [`streamseal::wire::versioned`]: a document is read and written back in every
 //! known version's shape, and it is of the versions whose writing agrees
 //! with it on every field where the versions' writings differ. Kinds that
 //! do not implement [`Versioned`] are the same in every version (`"any"`).
 //!
 //! ```
-//! use streamseal::wire::inspect::{WireKind, detect, inspect};
+//! use streamseal_cli::wire_inspect::{WireKind, detect, inspect};
 //!
 //! let body = r#"{"runtimeKind":"custom","instanceId":"","supportedCapabilities":[],"claimTtlSeconds":5}"#;
 //! let report = inspect(WireKind::Claim, body)?;
@@ -34,6 +34,8 @@
 //! # Ok::<(), streamseal::Error>(())
 //! ```
 
+mod known;
+
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -42,11 +44,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::{Error, Result, ValidationDetails};
-use crate::wire::extra::without_extras;
-use crate::wire::requests::Validate;
-use crate::wire::version::ApiVersion;
-use crate::wire::versioned::Versioned;
+use streamseal::error::{Error, Result, ValidationDetails};
+use streamseal::wire::requests::Validate;
+use streamseal::wire::version::ApiVersion;
+use streamseal::wire::versioned::Versioned;
 
 /// What [`inspect`] found in a document.
 ///
@@ -74,7 +75,7 @@ pub struct Inspection {
     /// pretty-printed (object keys sorted): the normalised model written
     /// back in the newest version shape the document can be, inside
     /// `{"data": ...}` when it came wrapped. Fields the library does not
-    /// know are kept as they came (section 9.6) in a response or event;
+    /// know are kept as they came (API §9.6) in a response or event;
     /// request bodies leave them out.
     pub pretty: String,
 }
@@ -142,7 +143,7 @@ fn to_value<T: Serialize>(value: &T) -> Value {
 
 /// [`to_value`] without the unknown fields kept in every `extra`.
 fn to_known_value<T: Serialize>(value: &T) -> Value {
-    without_extras(|| to_value(value))
+    known::to_value(value).unwrap_or(Value::Null)
 }
 
 /// A request body: read, then validated.
@@ -184,7 +185,9 @@ fn versioned<T: Versioned>(doc: &Value) -> Result<Reading> {
     let mut written = Vec::with_capacity(ApiVersion::ALL.len());
     for version in ApiVersion::ALL {
         let model = T::from_version_value(version, doc.clone())?;
-        let known = without_extras(|| model.to_version_value(version));
+        // As `to_version_value` writes it, without the unknown fields.
+        let mut known = to_known_value(&model.restricted_to(version));
+        T::downgrade_value(version, &mut known);
         written.push((version, model.to_version_value(version), known));
     }
     let mut differing = BTreeSet::new();
@@ -354,12 +357,12 @@ macro_rules! kinds {
     };
 }
 
-use crate::wire::requests::{
+use streamseal::wire::requests::{
     attachments as att_req, bot_runtime as bot_req, conversations as conv_req,
     decisions as dec_req, delegations as del_req, invocation as inv_req, labels as label_req,
     memos as memo_req, messages as msg_req, streams as stream_req, webhooks as hook_req,
 };
-use crate::wire::{
+use streamseal::wire::{
     attachment, delegation, error_body, events, invocation, keys, label, list, me, memo, message,
     presence, stream,
 };
@@ -476,7 +479,7 @@ kinds! {
     /// A stream.
     Stream => "stream", Data, versioned, stream::Stream;
     /// A conversation.
-    Conversation => "conversation", Data, response, crate::wire::conversation::Conversation;
+    Conversation => "conversation", Data, response, streamseal::wire::conversation::Conversation;
     /// A memo with its sources.
     Memo => "memo", Data, response, memo::MemoWithSources;
     /// An uploaded attachment.
