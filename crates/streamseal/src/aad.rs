@@ -403,4 +403,88 @@ mod tests {
             ErrorCode::InvalidLength
         );
     }
+
+    /// `Slot::validate` (in slot.rs, which does not import this module)
+    /// refuses exactly what encoding refuses, with the same error.
+    #[test]
+    fn slot_validate_agrees_with_encoding() {
+        let option = |id: &str, tone: &str| DecisionOption {
+            id: id.into(),
+            tone: tone.into(),
+        };
+        let slots = [
+            msg(),
+            Slot::BotReply {
+                stream_id: "s".into(),
+                message_id: "m".into(),
+                author_id: "a".into(),
+                invocation_id: "i".into(),
+            },
+            Slot::TraceStep {
+                invocation_id: "i".into(),
+                step_id: "t".into(),
+                step_type: "tool".into(),
+                phase: StepPhase::Started,
+                message_id: Some("m".into()),
+            },
+            Slot::DecisionCard {
+                stream_id: "s".into(),
+                decision_id: "d".into(),
+                invocation_id: "i".into(),
+                runtime_session_id: "r".into(),
+                options: vec![option("yes", "primary"), option("no", "neutral")],
+                allow_note: true,
+            },
+            Slot::DecisionNote {
+                decision_id: "d".into(),
+                option_id: "o".into(),
+                decided_by: "u".into(),
+            },
+        ];
+        let long = "x".repeat(crate::codec::MAX_STR_LEN + 1);
+        let mut cases = Vec::new();
+        for slot in slots {
+            let json = serde_json::to_value(&slot).unwrap();
+            cases.push(slot);
+            let serde_json::Value::Object(fields) = &json else {
+                panic!("a slot is an object")
+            };
+            for (key, value) in fields {
+                let bad: Vec<serde_json::Value> = match value {
+                    serde_json::Value::String(_) if key != "kind" && key != "phase" => {
+                        vec!["".into(), long.clone().into()]
+                    }
+                    serde_json::Value::Array(_) => {
+                        let many = (0..65).map(|i| option(&i.to_string(), "t")).collect();
+                        [
+                            vec![],
+                            many,
+                            vec![option("a", "t"), option("a", "u")],
+                            vec![option("", "t")],
+                            vec![option("a", &long)],
+                            vec![option("a", "t"), option("b", "")],
+                        ]
+                        .into_iter()
+                        .map(|o| serde_json::to_value(o).unwrap())
+                        .collect()
+                    }
+                    _ => vec![],
+                };
+                for value in bad {
+                    let mut broken = json.clone();
+                    broken[key.as_str()] = value;
+                    cases.push(serde_json::from_value(broken).unwrap());
+                }
+            }
+        }
+        assert!(cases.len() > 30, "{}", cases.len());
+        for slot in &cases {
+            let encoded = encode_slot(&mut Writer::default(), slot);
+            assert_eq!(
+                format!("{:?}", slot.validate()),
+                format!("{encoded:?}"),
+                "{slot:?}"
+            );
+        }
+    }
 }

@@ -31,6 +31,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::codec::check_str;
 use crate::error::{Error, Result};
 
 /// Most options a sealed decision card may carry.
@@ -269,7 +270,75 @@ impl Slot {
     /// Checks the rules the AAD encoding needs: every string 1 to 1024 bytes,
     /// 1 to 64 decision options with distinct ids.
     pub fn validate(&self) -> Result<()> {
-        crate::aad::encode_slot(&mut crate::codec::Writer::default(), self).map(|_| ())
+        // In the order `aad::encode` writes the fields, so that the first
+        // broken rule is the one encoding reports.
+        match self {
+            Slot::Message {
+                stream_id,
+                message_id,
+                author_id,
+                author_type,
+                revision: _,
+            } => {
+                check_str("streamId", stream_id)?;
+                check_str("messageId", message_id)?;
+                check_str("authorId", author_id)?;
+                check_str("authorType", author_type)
+            }
+            Slot::BotReply {
+                stream_id,
+                message_id,
+                author_id,
+                invocation_id,
+            } => {
+                check_str("streamId", stream_id)?;
+                check_str("messageId", message_id)?;
+                check_str("authorId", author_id)?;
+                check_str("invocationId", invocation_id)
+            }
+            Slot::TraceStep {
+                invocation_id,
+                step_id,
+                step_type,
+                phase: _,
+                message_id,
+            } => {
+                check_str("invocationId", invocation_id)?;
+                check_str("stepId", step_id)?;
+                check_str("stepType", step_type)?;
+                match message_id {
+                    Some(id) => check_str("messageId", id),
+                    None => Ok(()),
+                }
+            }
+            Slot::DecisionCard {
+                stream_id,
+                decision_id,
+                invocation_id,
+                runtime_session_id,
+                options,
+                allow_note: _,
+            } => {
+                Self::check_options(options)?;
+                check_str("streamId", stream_id)?;
+                check_str("decisionId", decision_id)?;
+                check_str("invocationId", invocation_id)?;
+                check_str("runtimeSessionId", runtime_session_id)?;
+                options.iter().try_for_each(|option| {
+                    check_str("options.id", &option.id)?;
+                    check_str("options.tone", &option.tone)
+                })
+            }
+            Slot::DecisionNote {
+                decision_id,
+                option_id,
+                decided_by,
+            } => {
+                check_str("decisionId", decision_id)?;
+                check_str("optionId", option_id)?;
+                check_str("decidedBy", decided_by)
+            }
+        }
     }
 
     pub(crate) fn check_options(options: &[DecisionOption]) -> Result<()> {
