@@ -36,7 +36,7 @@ use streamseal::wire::version::ApiVersion;
 
 use crate::error::{Result, StreamsealError, from_json, request_from_json, to_json};
 
-/// Every endpoint of the catalogue, in the order of section 4.
+/// Every endpoint of the catalogue, in the order of API §4.
 #[uniffi::export]
 pub fn endpoints() -> Vec<EndpointInfo> {
     ENDPOINTS.iter().map(|e| e.info()).collect()

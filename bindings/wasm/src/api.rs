@@ -156,7 +156,7 @@ pub fn parse_response(
     output_json(&parsed)
 }
 
-/// Every endpoint of the API, in the order of section 4 (the core's
+/// Every endpoint of the API, in the order of API §4 (the core's
 /// `EndpointInfo` rows).
 #[wasm_bindgen(unchecked_return_type = "EndpointInfo[]")]
 pub fn endpoints() -> JsResult<JsValue> {

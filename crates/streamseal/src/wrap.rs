@@ -83,7 +83,7 @@ pub const WRAP_CT_LEN: usize = STREAM_KEY_LEN + 16;
 /// senders); a wrap naming no key id with 32 keys and 32 senders is at the limit.
 pub const MAX_TRIAL_OPENS: usize = MAX_KEYS * MAX_KEYS;
 
-/// One key wrap as the API carries it (section 2.12). In a claimed
+/// One key wrap as the API carries it (API §2.12). In a claimed
 /// invocation's `sealedContext` the recipient fields are absent.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]

@@ -1,5 +1,5 @@
-//! The endpoint catalogue of section 4: one row per endpoint with its id,
-//! method, path template, required scope (section 5), how it
+//! The endpoint catalogue of API §4: one row per endpoint with its id,
+//! method, path template, required scope (API §5), how it
 //! authenticates, and whether sending it twice is safe.
 //!
 //! Everything else in [`crate::api`] is driven by this table: the request
@@ -23,7 +23,7 @@
 use crate::api::HttpMethod;
 use crate::error::{Error, Result};
 
-/// An API-key scope of section 5.
+/// An API-key scope of API §5.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Scope {
     /// `messages:search`.
@@ -97,7 +97,7 @@ impl<'de> serde::Deserialize<'de> for Endpoint {
 }
 
 impl Scope {
-    /// Every scope of the table in section 5.
+    /// Every scope of the table in API §5.
     pub const ALL: [Scope; 16] = [
         Scope::MessagesSearch,
         Scope::StreamsRead,
@@ -177,7 +177,7 @@ pub enum AuthKind {
     /// `Authorization: Bearer <key>` only.
     Bearer,
     /// Bearer key plus the invocation's `instanceId` and `claimToken` in the
-    /// body (claim-bound, section 5.5).
+    /// body (claim-bound, API §5.5).
     BearerAndClaimInBody,
     /// Bearer key plus the per-claim token in `X-Service-Callback-Token`
     /// (sealed invocation calls and claim-bound delegation calls).
@@ -186,7 +186,7 @@ pub enum AuthKind {
     SecretUrl,
 }
 
-/// The API family an endpoint belongs to (the subsections of section 4).
+/// The API family an endpoint belongs to (the subsections of API §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(
     feature = "wasm",
@@ -256,7 +256,7 @@ struct Row {
 macro_rules! catalogue {
     ($($(#[$doc:meta])* $name:ident => ($id:literal, $family:ident, $method:ident, $path:literal,
         $scope:expr, $auth:ident, $idem:literal, $landed:literal);)+) => {
-        /// Every endpoint of section 4.
+        /// Every endpoint of API §4.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Endpoint {
             $($(#[$doc])* $name,)+
@@ -265,7 +265,7 @@ macro_rules! catalogue {
         // TypeScript (feature `wasm`): an endpoint crosses as its id.
         ts_decl!(concat!("export type Endpoint = ", $( "\"", $id, "\" | ", )+ "never;"));
 
-        /// The whole catalogue, in the order of section 4.
+        /// The whole catalogue, in the order of API §4.
         pub const ENDPOINTS: &[Endpoint] = &[$(Endpoint::$name),+];
 
         impl Endpoint {
@@ -411,7 +411,7 @@ catalogue! {
     PostCompatWebhook => ("postCompatWebhook", Webhooks, Post, "/hooks/{hookId}/{secret}/compat", NoKey, SecretUrl, false, false);
 }
 
-/// The number of endpoints section 4 lists (3 identity, 8 streams, 6
+/// The number of endpoints API §4 lists (3 identity, 8 streams, 6
 /// messages, 2 conversations, 2 memos, 3 attachments, 4 labels, 7 bot
 /// runtime, 11 bot invocations, 8 delegations, 2 decisions, 2 webhooks).
 pub const ENDPOINT_COUNT: usize = 58;
@@ -473,7 +473,7 @@ impl Endpoint {
         }
     }
 
-    /// The subsection of section 4.
+    /// The subsection of API §4.
     pub fn family(self) -> Family {
         self.row().family
     }
@@ -502,7 +502,7 @@ impl Endpoint {
         out
     }
 
-    /// The scope the key needs (section 5).
+    /// The scope the key needs (API §5).
     pub fn scope(self) -> RequiredScope {
         self.row().scope
     }
@@ -512,7 +512,7 @@ impl Endpoint {
         self.row().auth
     }
 
-    /// Whether the call needs a per-claim credential (section 5.5).
+    /// Whether the call needs a per-claim credential (API §5.5).
     pub fn is_claim_bound(self) -> bool {
         matches!(
             self.auth(),
@@ -566,7 +566,7 @@ pub struct EndpointInfo {
     /// The endpoint; crosses as its id, e.g. `"sendMessage"` (the
     /// `endpoint` tag of requests).
     pub id: Endpoint,
-    /// The subsection of section 4.
+    /// The subsection of API §4.
     pub family: Family,
     /// The HTTP method.
     pub method: HttpMethod,
@@ -575,11 +575,11 @@ pub struct EndpointInfo {
     pub path_template: String,
     /// The names of the path placeholders, in order.
     pub path_params: Vec<String>,
-    /// The scope the key needs (section 5).
+    /// The scope the key needs (API §5).
     pub scope: RequiredScope,
     /// How the endpoint authenticates.
     pub auth: AuthKind,
-    /// Whether the call needs a per-claim credential (section 5.5).
+    /// Whether the call needs a per-claim credential (API §5.5).
     pub claim_bound: bool,
     /// Whether sending it again after an unknown outcome is safe on its own.
     pub idempotent: bool,

@@ -1,4 +1,4 @@
-//! Typed API errors (section 7): status, named code, details, rate-limit
+//! Typed API errors (API §7): status, named code, details, rate-limit
 //! figures, and whether the request may be sent again.
 
 use std::fmt;

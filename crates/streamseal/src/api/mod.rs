@@ -1,4 +1,4 @@
-//! The sans-IO client core: every endpoint of section 4 as a typed request
+//! The sans-IO client core: every endpoint of API §4 as a typed request
 //! that builds `{method, path, query, headers, body}`, and a parser that
 //! reads `(status, headers, body)` into the endpoint's typed result or a
 //! typed API error. The app owns the network.
@@ -76,7 +76,7 @@ pub use error::{ApiFailure, MalformedResponse, ResponseError};
 pub use request::{AttachmentUpload, EndpointRequest};
 pub use response::{ApiResponse, ResponseData, parse_response};
 
-/// The fixed prefix of every API path (section 1).
+/// The fixed prefix of every API path (API §1).
 pub const API_PREFIX: &str = "/api/v1/workspaces";
 
 /// An HTTP method.

@@ -1,4 +1,4 @@
-//! Paging helpers (section 1) and `clientMessageId` minting (section 4.3).
+//! Paging helpers (API §1) and `clientMessageId` minting (API §4.3).
 //!
 //! Cursor lists (streams, members, conversations) feed `cursor` back as
 //! `after` while `hasMore` is true; with a free-text `query` cursoring is

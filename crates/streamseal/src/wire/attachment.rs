@@ -1,4 +1,4 @@
-//! Attachments (section 2.6): the upload response and the search hit.
+//! Attachments (API §2.6): the upload response and the search hit.
 
 use serde::{Deserialize, Serialize};
 
@@ -61,7 +61,7 @@ pub struct Attachment {
     /// Created.
     pub created_at: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -91,7 +91,7 @@ pub struct AttachmentSearchHit {
     /// Created.
     pub created_at: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

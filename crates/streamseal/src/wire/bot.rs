@@ -1,4 +1,4 @@
-//! Personal bots (section 2.8, `GET me/bots`).
+//! Personal bots (API §2.8, `GET me/bots`).
 
 use serde::{Deserialize, Serialize};
 
@@ -52,7 +52,7 @@ pub struct Bot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reads_as_owner: Option<bool>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

@@ -1,4 +1,4 @@
-//! Conversations (section 2.4): topic-level groupings of messages.
+//! Conversations (API §2.4): topic-level groupings of messages.
 
 use serde::{Deserialize, Serialize};
 
@@ -45,7 +45,7 @@ pub struct Conversation {
     /// Updated.
     pub updated_at: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

@@ -1,4 +1,4 @@
-//! Delegations (section 2.11 and 4.11): tasks posted as cards, claimed by
+//! Delegations (API §2.11 and 4.11): tasks posted as cards, claimed by
 //! an external agent and completed with a result.
 //!
 //! One base [`Delegation`] with the list fields; get, claim and complete add
@@ -67,7 +67,7 @@ pub struct Delegation {
     /// When the status last changed.
     pub status_changed_at: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -125,7 +125,7 @@ pub struct DelegationHeartbeat {
     /// The renewed lease expiry.
     pub claim_expires_at: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

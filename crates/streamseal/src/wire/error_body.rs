@@ -1,4 +1,4 @@
-//! Error responses (section 7): the standard body, the rate-limit body and
+//! Error responses (API §7): the standard body, the rate-limit body and
 //! headers, the named codes, the compat webhook's plain-text errors, and
 //! what each status means to a client.
 //!
@@ -48,7 +48,7 @@ pub struct ErrorBody {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<ApiErrorCode>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -79,7 +79,7 @@ pub struct RateLimitBody {
     /// Its window in milliseconds.
     pub window_ms: u64,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

@@ -1,4 +1,4 @@
-//! Realtime events of the `/bot` namespace (section 6).
+//! Realtime events of the `/bot` namespace (API §6).
 //!
 //! Payloads the spec shows are typed: `decision:resolved`, `bot:e2e_revoke`,
 //! `bot:invocation:sealed-steps` and the hello acknowledgement's
@@ -53,7 +53,7 @@ pub struct DecisionResolved {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note_envelope: Option<Envelope>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -86,7 +86,7 @@ pub struct E2eRevoke {
     /// The sealed stream.
     pub stream_id: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -105,7 +105,7 @@ pub struct SealedSteps {
     /// The frames: sealed step bodies.
     pub steps: Vec<SealedStepFrame>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -135,7 +135,7 @@ pub struct SealedStepFrame {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

@@ -1,4 +1,4 @@
-//! Typed identifiers: a type prefix plus a ULID (section 1 of the spec).
+//! Typed identifiers: a type prefix plus a ULID (API §1).
 //!
 //! Each id type parses strictly: the exact prefix, then 26 characters of
 //! upper-case Crockford base32 that decode to a 128-bit ULID. Ids the client

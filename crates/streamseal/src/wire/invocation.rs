@@ -1,4 +1,4 @@
-//! Bot invocations (section 2.10 and 4.10): the claim payload with its
+//! Bot invocations (API §2.10 and 4.10): the claim payload with its
 //! plaintext `context` or its `sealedContext`, the renew result in both
 //! shapes, and the small responses of the invocation endpoints.
 //!
@@ -29,7 +29,7 @@ pub struct ClaimResponse {
     /// The claimed invocation, or null when nothing is pending.
     pub data: Option<Invocation>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -84,7 +84,7 @@ pub struct Invocation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed_context: Option<SealedContext>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -103,7 +103,7 @@ pub struct InvocationActor {
     /// Actor slug.
     pub slug: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -119,7 +119,7 @@ pub struct InvocationContext {
     /// The context messages.
     pub messages: Vec<ContextMessage>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -145,7 +145,7 @@ pub struct ContextMessage {
     /// Created.
     pub created_at: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -169,7 +169,7 @@ pub struct SealedContext {
     /// The trigger message.
     pub trigger: SealedTrigger,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -189,7 +189,7 @@ pub struct SealedHistoryItem {
     /// Sequence of the message.
     pub sequence: Sequence,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -216,7 +216,7 @@ pub struct SealedReplyParams {
     /// The sender id bound into the reply's slot.
     pub sender_id: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -236,7 +236,7 @@ pub struct SealedTrigger {
     /// Created.
     pub created_at: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -263,7 +263,7 @@ pub struct RenewResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub update: Option<RenewUpdate>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -303,7 +303,7 @@ pub struct RenewUpdate {
     /// Slugs mentioned in the new prompt.
     pub mentioned_actor_slugs: Vec<String>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -319,7 +319,7 @@ pub struct InvocationStatusResult {
     /// Status; value names not shown in the spec.
     pub status: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -337,7 +337,7 @@ pub struct StepRecorded {
     /// Step id.
     pub step_id: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -355,7 +355,7 @@ pub struct InvocationMessagePosted {
     /// The posted message.
     pub message_id: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -369,7 +369,7 @@ pub struct SealedMessagePosted {
     /// The posted message.
     pub message_id: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -387,14 +387,14 @@ pub struct SealedCompleted {
     /// The reply, or null with `noResponse`.
     pub message_id: Option<String>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
 }
 
-/// `POST bot-invocations/{id}/complete`. Section 4.10: "Returns
-/// `{invocationId, message (message or null)}` plus `slots`"; section 4:
+/// `POST bot-invocations/{id}/complete`. API §4.10: "Returns
+/// `{invocationId, message (message or null)}` plus `slots`"; API §4:
 /// response bodies are given under `data` unless stated. So the body is
 /// `{"data": {"invocationId": .., "message": ..}, "slots": {..}}` (`slots`
 /// from 2026-07-24), and that is this type's serde.
@@ -424,10 +424,10 @@ pub struct InvocationCompleted {
     /// Hydrated shared-message slots (empty before 2026-07-24).
     pub slots: Slots,
     /// Fields this library does not know inside `data`, kept as raw JSON
-    /// and written back unchanged (section 9.6).
+    /// and written back unchanged (API §9.6).
     pub data_extra: Extra,
     /// Fields this library does not know beside `data` and `slots`, kept
-    /// as raw JSON and written back unchanged (section 9.6).
+    /// as raw JSON and written back unchanged (API §9.6).
     pub extra: Extra,
 }
 

@@ -1,4 +1,4 @@
-//! Encryption key records (section 2.12): the owner's public key, the
+//! Encryption key records (API §2.12): the owner's public key, the
 //! caller's own key record with its passphrase-protected bundle, and a
 //! stream's key wraps. Reuses [`crate::identity::PublicKey`],
 //! [`crate::kdf::KdfParams`] and [`crate::wrap::KeyWrap`].
@@ -23,7 +23,7 @@ pub struct OwnerKey {
     /// The owner's X25519 public key.
     pub public_key: PublicKey,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -47,7 +47,7 @@ pub struct OwnKey {
     /// Created.
     pub created_at: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -65,7 +65,7 @@ pub struct KeyWraps {
     /// The wraps.
     pub wraps: Vec<KeyWrap>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -79,7 +79,7 @@ pub struct KeyWrapsStored {
     /// How many wraps were stored.
     pub stored: u32,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

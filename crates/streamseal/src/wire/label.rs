@@ -1,4 +1,4 @@
-//! Labels and label assignments (section 2.7).
+//! Labels and label assignments (API §2.7).
 
 use serde::{Deserialize, Serialize};
 
@@ -46,7 +46,7 @@ pub struct Label {
     /// Archived, or null.
     pub archived_at: Option<String>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -72,7 +72,7 @@ pub struct LabelAssignment {
     /// When assigned.
     pub assigned_at: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -88,7 +88,7 @@ pub struct LabelAssigned {
     /// The assignment.
     pub assignment: LabelAssignment,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

@@ -1,4 +1,4 @@
-//! List envelopes (section 1, paging).
+//! List envelopes (API §1, paging).
 //!
 //! Cursor lists are `{data, hasMore, cursor}` with `cursor` null on the last
 //! page; feed it back as `after`. With a free-text `query` results rank by
@@ -34,7 +34,7 @@ macro_rules! cursor_page {
             /// `query` turned cursoring off).
             pub cursor: Option<String>,
             /// Fields this library does not know, kept as raw JSON and
-            /// written back unchanged (section 9.6).
+            /// written back unchanged (API §9.6).
             #[serde(flatten)]
             #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
             pub extra: Extra,
@@ -52,7 +52,7 @@ macro_rules! data_list {
             /// The items.
             pub data: Vec<$item>,
             /// Fields this library does not know, kept as raw JSON and
-            /// written back unchanged (section 9.6).
+            /// written back unchanged (API §9.6).
             #[serde(flatten)]
             #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
             pub extra: Extra,
@@ -85,8 +85,8 @@ data_list!(
     AttachmentSearchResults, AttachmentSearchHit
 );
 cursor_page!(
-    /// `GET delegations`: open delegations in accessible streams. Section 1
-    /// gives every list `hasMore` and `cursor`; section 4.11 shows only the
+    /// `GET delegations`: open delegations in accessible streams. API §1
+    /// gives every list `hasMore` and `cursor`; API §4.11 shows only the
     /// `status` and `since` filters of this one.
     DelegationList, Delegation
 );

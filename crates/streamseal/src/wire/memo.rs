@@ -1,4 +1,4 @@
-//! Memos (section 2.5): preserved records of decisions and context, memo
+//! Memos (API §2.5): preserved records of decisions and context, memo
 //! search results, and the get-memo response with its source messages.
 //!
 //! A memo result is read with the memo nested under `memo` or flattened
@@ -83,7 +83,7 @@ pub struct Memo {
     /// Archived, or null.
     pub archived_at: Option<String>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -102,13 +102,13 @@ pub struct MemoStreamRef {
     /// Stream name, or null.
     pub name: Option<String>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
 }
 
-/// A memo result (section 2.5): "a memo result wraps the memo with
+/// A memo result (API §2.5): "a memo result wraps the memo with
 /// `distance`, `sourceStream` and `rootStream`". The spec does not name the
 /// key the memo sits under, so both readings are accepted:
 ///
@@ -152,7 +152,7 @@ pub struct MemoResult {
     /// The root stream, or null.
     pub root_stream: Option<MemoStreamRef>,
     /// Fields this library does not know beside `memo`, kept as raw JSON and
-    /// written back unchanged (section 9.6).
+    /// written back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -231,7 +231,7 @@ pub struct MemoSourceMessage {
     /// Created.
     pub created_at: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

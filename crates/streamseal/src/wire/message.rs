@@ -1,4 +1,4 @@
-//! Messages (section 2.1): the message resource, its attachments, search
+//! Messages (API §2.1): the message resource, its attachments, search
 //! hits, and the responses that carry messages with their `slots`.
 //!
 //! The `sealed` object reuses [`crate::envelope::SealedPayload`].
@@ -65,7 +65,7 @@ pub struct Message {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed: Option<SealedPayload>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -94,7 +94,7 @@ pub struct MessageAttachment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub height: Option<u32>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -133,7 +133,7 @@ pub struct MessageSearchHit {
     /// Relevance rank.
     pub rank: f64,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -153,7 +153,7 @@ pub struct MessageList {
     #[serde(default)]
     pub slots: Slots,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -170,7 +170,7 @@ pub struct MessageSearchResults {
     #[serde(default)]
     pub slots: Slots,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -187,7 +187,7 @@ pub struct MessagesFound {
     #[serde(default)]
     pub slots: Slots,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -207,7 +207,7 @@ pub struct MessageResponse {
     #[serde(default)]
     pub slots: Slots,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

@@ -1,6 +1,6 @@
 //! The one macro behind every open enum of the wire.
 //!
-//! Section 9.6 of the spec: new values of open response enums ship without a
+//! API §9.6: new values of open response enums ship without a
 //! new version, and clients must keep working. Every such enum therefore has
 //! its known variants plus `Other(String)`, which keeps an unknown value
 //! exactly as it came so that it serialises back unchanged.

@@ -1,4 +1,4 @@
-//! Bot runtime presence (section 2.9) and runtime session links (4.9).
+//! Bot runtime presence (API §2.9) and runtime session links (4.9).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -69,7 +69,7 @@ pub struct Presence {
     /// Updated.
     pub updated_at: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -98,7 +98,7 @@ pub struct SessionLink {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display_name: Option<String>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -118,7 +118,7 @@ pub struct SessionEnded {
     /// Link status; values not shown in the spec.
     pub status: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -134,7 +134,7 @@ pub struct BriefCreated {
     /// The thread it answers into.
     pub stream_id: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

@@ -93,7 +93,7 @@ macro_rules! secret_serde {
     };
 }
 
-/// The kind of an API key, from its prefix (section 5).
+/// The kind of an API key, from its prefix (API §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ApiKeyKind {
     /// A personal, user-scoped key (`svc_uk_`): acts as its owner.

@@ -1,4 +1,4 @@
-//! Hydration slots of message responses (section 2.1): the top-level
+//! Hydration slots of message responses (API §2.1): the top-level
 //! `slots` object that carries the content of cross-stream shared-message
 //! pointers.
 //!
@@ -204,7 +204,7 @@ pub struct OkSlot {
     #[cfg_attr(feature = "wasm", tsify(type = "unknown | null"))]
     pub range: Option<Value>,
     /// Fields this library does not know (besides `status`), kept as raw
-    /// JSON and written back unchanged (section 9.6).
+    /// JSON and written back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

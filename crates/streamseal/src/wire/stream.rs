@@ -1,4 +1,4 @@
-//! Streams (section 2.2) and stream members (section 2.3).
+//! Streams (API §2.2) and stream members (API §2.3).
 //!
 //! [`Stream`] is the normalised model; its serde is the latest shape
 //! (`anchorId`). The 2026-07-12 shape names the anchor `parentMessageId`;
@@ -62,7 +62,7 @@ pub struct Stream {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub archived_at: Option<String>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,
@@ -85,7 +85,7 @@ pub struct StreamMember {
     /// When the user joined.
     pub joined_at: String,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

@@ -19,7 +19,7 @@
 //! full path, then runs `validate()`, so an app matches on one shape.
 //!
 //! Date-time fields (`before`/`after` of message and memo search, `since`
-//! of the delegation list; section 1: "Timestamps are ISO 8601 date-time
+//! of the delegation list; API §1: "Timestamps are ISO 8601 date-time
 //! strings") are checked as RFC 3339 `date-time` (section 5.6), the profile
 //! of ISO 8601 that JSON APIs mean by date-time: `full-date "T"
 //! full-time`, four-digit year, month and day in range for the month (leap

@@ -1,4 +1,4 @@
-//! API versions (section 9): dated versions, the `Service-Version` header,
+//! API versions (API §9): dated versions, the `Service-Version` header,
 //! and the `apiVersion` object of `GET /me`.
 //!
 //! [`ApiVersion`] is the closed set of versions this library knows, parsed
@@ -216,7 +216,7 @@ pub struct ApiVersionInfo {
     /// Every version the service supports.
     pub supported: Vec<String>,
     /// Fields this library does not know, kept as raw JSON and written
-    /// back unchanged (section 9.6).
+    /// back unchanged (API §9.6).
     #[serde(flatten)]
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     pub extra: Extra,

@@ -11,7 +11,7 @@
 //! | [`DelegationCompletion`] | same fields; see [`crate::wire::delegation::ResultPlacement`] | | | |
 //! | [`Bot`] | `readsAsOwner` | kept when sent | kept when sent | kept when sent |
 //!
-//! Unknown fields (each type's `extra`, section 9.6) pass through every
+//! Unknown fields (each type's `extra`, API §9.6) pass through every
 //! conversion unchanged: a version's reading and writing only rename or
 //! drop that version's own fields.
 //!

@@ -935,7 +935,7 @@ public struct EndpointInfo: Equatable, Hashable {
      */
     public var id: Endpoint
     /**
-     * The subsection of section 4.
+     * The subsection of API §4.
      */
     public var family: Family
     /**
@@ -952,7 +952,7 @@ public struct EndpointInfo: Equatable, Hashable {
      */
     public var pathParams: [String]
     /**
-     * The scope the key needs (section 5).
+     * The scope the key needs (API §5).
      */
     public var scope: RequiredScope
     /**
@@ -960,7 +960,7 @@ public struct EndpointInfo: Equatable, Hashable {
      */
     public var auth: AuthKind
     /**
-     * Whether the call needs a per-claim credential (section 5.5).
+     * Whether the call needs a per-claim credential (API §5.5).
      */
     public var claimBound: Bool
     /**
@@ -980,7 +980,7 @@ public struct EndpointInfo: Equatable, Hashable {
          * `endpoint` tag of requests).
          */id: Endpoint, 
         /**
-         * The subsection of section 4.
+         * The subsection of API §4.
          */family: Family, 
         /**
          * The HTTP method.
@@ -993,13 +993,13 @@ public struct EndpointInfo: Equatable, Hashable {
          * The names of the path placeholders, in order.
          */pathParams: [String], 
         /**
-         * The scope the key needs (section 5).
+         * The scope the key needs (API §5).
          */scope: RequiredScope, 
         /**
          * How the endpoint authenticates.
          */auth: AuthKind, 
         /**
-         * Whether the call needs a per-claim credential (section 5.5).
+         * Whether the call needs a per-claim credential (API §5.5).
          */claimBound: Bool, 
         /**
          * Whether sending it again after an unknown outcome is safe on its own.
@@ -1406,7 +1406,7 @@ public func FfiConverterTypeKdfParams_lower(_ value: KdfParams) -> RustBuffer {
 
 
 /**
- * One key wrap as the API carries it (section 2.12). In a claimed
+ * One key wrap as the API carries it (API §2.12). In a claimed
  * invocation's `sealedContext` the recipient fields are absent.
  */
 public struct KeyWrap: Equatable, Hashable {
@@ -1997,7 +1997,7 @@ public enum AuthKind: Equatable, Hashable {
     case bearer
     /**
      * Bearer key plus the invocation's `instanceId` and `claimToken` in the
-     * body (claim-bound, section 5.5).
+     * body (claim-bound, API §5.5).
      */
     case bearerAndClaimInBody
     /**
@@ -2083,7 +2083,7 @@ public func FfiConverterTypeAuthKind_lower(_ value: AuthKind) -> RustBuffer {
 
 
 /**
- * The API family an endpoint belongs to (the subsections of section 4).
+ * The API family an endpoint belongs to (the subsections of API §4).
  */
 
 public enum Family: Equatable, Hashable {

@@ -7289,7 +7289,7 @@ public func endpointCount() -> UInt32  {
 })
 }
 /**
- * Every endpoint of the catalogue, in the order of section 4.
+ * Every endpoint of the catalogue, in the order of API §4.
  */
 public func endpoints() -> [EndpointInfo]  {
     return try!  FfiConverterSequenceTypeEndpointInfo.lift(try! rustCall() {
@@ -8015,7 +8015,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_endpoint_count() != 45936) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_endpoints() != 27821) {
+    if (uniffi_streamseal_ffi_checksum_func_endpoints() != 64272) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_mint_client_message_id() != 6850) {

@@ -1,4 +1,4 @@
-//! Attachment requests (section 4.6). The upload is `multipart/form-data`
+//! Attachment requests (API §4.6). The upload is `multipart/form-data`
 //! with one binary field `file`; it has no JSON body to model here.
 
 use serde::{Deserialize, Serialize};

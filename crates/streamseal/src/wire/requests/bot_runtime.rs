@@ -1,4 +1,4 @@
-//! Bot runtime requests (section 4.9): presence and session links.
+//! Bot runtime requests (API §4.9): presence and session links.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

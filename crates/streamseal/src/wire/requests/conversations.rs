@@ -1,4 +1,4 @@
-//! Conversation requests (section 4.4).
+//! Conversation requests (API §4.4).
 
 use serde::{Deserialize, Serialize};
 

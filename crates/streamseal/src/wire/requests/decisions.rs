@@ -1,4 +1,4 @@
-//! Decision card requests (section 4.12): `POST streams/{streamId}/decisions`.
+//! Decision card requests (API §4.12): `POST streams/{streamId}/decisions`.
 //!
 //! Only the fields the spec names are modelled; the plaintext body variant
 //! and the responses are not shown. Options reuse

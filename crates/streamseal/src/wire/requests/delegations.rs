@@ -1,4 +1,4 @@
-//! Delegation requests (section 4.11). Claim-bound calls send the claim
+//! Delegation requests (API §4.11). Claim-bound calls send the claim
 //! token as `X-Service-Callback-Token`, not in the body. `heartbeat` and
 //! `release` have no body.
 

@@ -1,4 +1,4 @@
-//! Bot invocation requests (section 4.10).
+//! Bot invocation requests (API §4.10).
 //!
 //! Plain calls carry `instanceId` (1 to 128) and `claimToken` (1 to 256) in
 //! the body; sealed calls authenticate with the claim's token in the

@@ -1,4 +1,4 @@
-//! Label requests (section 4.7).
+//! Label requests (API §4.7).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Memo requests (section 4.5).
+//! Memo requests (API §4.5).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! Message requests (section 4.3).
+//! Message requests (API §4.3).
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,4 @@
-//! Request bodies (and query parameters) of every endpoint of section 4
+//! Request bodies (and query parameters) of every endpoint of API §4
 //! that has one, each with [`Validate::validate`] against the bounds of
 //! sections 4 and 8.
 //!

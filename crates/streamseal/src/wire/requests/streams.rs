@@ -1,4 +1,4 @@
-//! Stream requests (section 4.2).
+//! Stream requests (API §4.2).
 
 use serde::{Deserialize, Serialize};
 

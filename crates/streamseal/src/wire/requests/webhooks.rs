@@ -1,4 +1,4 @@
-//! Incoming webhook bodies (section 4.13 and the webhook limits of 8).
+//! Incoming webhook bodies (API §4.13 and the webhook limits of 8).
 //!
 //! The URL is the credential; no API key. The native hook takes
 //! `{content}`; the compat hook takes a chat-platform payload, kept as raw
