@@ -112,6 +112,13 @@ impl AadSender {
 /// Encodes the AAD of `slot` sealed by `sender`, for an envelope `version`,
 /// under the key of `root_stream_id` at `key_generation`. A sender that is
 /// not the slot's author is `INVALID_FIELD`.
+///
+/// # Errors
+///
+/// `INVALID_FIELD` when the sender is not the slot's author or its key id is
+/// not 1 to 128 characters, or when decision option ids repeat;
+/// `INVALID_LENGTH` when a string is empty or over 1024 bytes, or a decision
+/// card has no options or more than 64.
 pub fn encode(
     version: u8,
     root_stream_id: &str,
@@ -212,6 +219,11 @@ fn malformed(reason: &'static str) -> Error {
 }
 
 /// Parses AAD bytes strictly. Only what [`encode`] produces is accepted.
+///
+/// # Errors
+///
+/// `INPUT_TOO_LARGE` when `bytes` exceed the AAD size limit; `MALFORMED_AAD`
+/// when they are not exactly what [`encode`] produces.
 pub fn parse(bytes: &[u8]) -> Result<AadContents> {
     if bytes.len() > MAX_AAD_LEN {
         return Err(Error::InputTooLarge {

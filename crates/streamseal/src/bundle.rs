@@ -94,6 +94,12 @@ pub fn bundle_aad(version: u8, public_key: &PublicKey) -> Vec<u8> {
 /// can open what this one creates. Both are checked by
 /// [`KdfParams::check_for_new_bundle`] before any work
 /// (`KDF_PARAMS_OUT_OF_BOUNDS`, `UNSUPPORTED_KDF`).
+///
+/// # Errors
+///
+/// `UNSUPPORTED_KDF` or `KDF_PARAMS_OUT_OF_BOUNDS` when `params` fail
+/// [`KdfParams::check_for_new_bundle`]; `RANDOMNESS_UNAVAILABLE` when the
+/// salt or iv cannot be drawn.
 pub fn create_bundle(
     secret: &SecretKey,
     passphrase: &str,
@@ -129,6 +135,16 @@ pub(crate) fn seal_bundle(
 
 /// Opens `bundle` with `passphrase`, checking the result against the record's
 /// `public_key`. Parameters and salt are checked against `limits` first.
+///
+/// # Errors
+///
+/// `MALFORMED_BASE64` or `INPUT_TOO_LARGE` for the bundle text (bad base64,
+/// too long), `MALFORMED_BUNDLE` (empty or not 61 bytes),
+/// `UNSUPPORTED_BUNDLE_VERSION`; `UNSUPPORTED_KDF` or
+/// `KDF_PARAMS_OUT_OF_BOUNDS` when the parameters or salt fail `limits`
+/// (`MALFORMED_BASE64` for a salt that is not base64); `WRONG_PASSPHRASE`
+/// when the bundle does not open; `BUNDLE_KEY_MISMATCH` when the key inside
+/// is not `public_key`'s.
 pub fn open_bundle(
     public_key: &PublicKey,
     bundle: &SealedBundle,

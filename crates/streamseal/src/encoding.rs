@@ -34,6 +34,10 @@ pub fn encode_base64(bytes: &[u8]) -> String {
 }
 
 /// Decodes standard padded base64 strictly; `field` names the input in errors.
+///
+/// # Errors
+///
+/// `MALFORMED_BASE64` when `text` is not canonical padded standard base64.
 pub fn decode_base64(field: &'static str, text: &str) -> Result<Vec<u8>> {
     STANDARD
         .decode_to_vec(text)
@@ -45,6 +49,11 @@ pub fn decode_base64(field: &'static str, text: &str) -> Result<Vec<u8>> {
 ///
 /// Text that is too long is `INPUT_TOO_LARGE` when it is well-formed base64
 /// (with its true decoded length) and `MALFORMED_BASE64` otherwise.
+///
+/// # Errors
+///
+/// `INPUT_TOO_LARGE` when well-formed `text` decodes to more than
+/// `max_bytes`; `MALFORMED_BASE64` when it is not canonical padded base64.
 pub fn decode_base64_bounded(field: &'static str, text: &str, max_bytes: usize) -> Result<Vec<u8>> {
     let max_chars = max_bytes.div_ceil(3).saturating_mul(4);
     if text.len() > max_chars {
@@ -91,6 +100,11 @@ fn well_formed_len(text: &str) -> Option<usize> {
 /// Decodes base64 that must hold exactly `N` bytes: malformed text is
 /// `MALFORMED_BASE64`, well-formed text of another length `INVALID_LENGTH`
 /// with the decoded length.
+///
+/// # Errors
+///
+/// `MALFORMED_BASE64` when `text` is not canonical padded base64;
+/// `INVALID_LENGTH` when it decodes to other than `N` bytes.
 pub fn decode_base64_array<const N: usize>(field: &'static str, text: &str) -> Result<[u8; N]> {
     // Allow some slack so a slightly-off length is reported exactly.
     let bytes =

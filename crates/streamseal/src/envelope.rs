@@ -146,6 +146,10 @@ pub struct SealedPayload {
 
 impl Envelope {
     /// Parses an envelope from a JSON object (unknown fields are ignored).
+    ///
+    /// # Errors
+    ///
+    /// `MALFORMED_JSON` when `json` is not a JSON object of the envelope's shape.
     pub fn from_json(json: &str) -> Result<Self> {
         from_json_object(json)
     }
@@ -159,6 +163,10 @@ impl Envelope {
 
 impl SealedPayload {
     /// Parses `{ciphertext, envelope}` from a JSON object (unknown fields are ignored).
+    ///
+    /// # Errors
+    ///
+    /// `MALFORMED_JSON` when `json` is not a JSON object of the payload's shape.
     pub fn from_json(json: &str) -> Result<Self> {
         from_json_object(json)
     }
@@ -203,6 +211,10 @@ pub fn key_commitment(
 
 /// What the sender signs: `"streamseal/signature" || u8 version || u32 len(aad) || aad || content`
 /// (FORMAT.md section 2).
+///
+/// # Errors
+///
+/// `INPUT_TOO_LARGE` when `aad` is longer than a `u32` can count.
 pub fn signature_input(version: u8, aad: &[u8], content: &[u8]) -> Result<Vec<u8>> {
     let aad_len = u32::try_from(aad.len()).map_err(|_| Error::InputTooLarge {
         field: "aad",
@@ -225,6 +237,14 @@ pub fn signature_input(version: u8, aad: &[u8], content: &[u8]) -> Result<Vec<u8
 ///
 /// Randomness is drawn in this order: the 12-byte iv, then the signature's
 /// 64 bytes.
+///
+/// # Errors
+///
+/// `INPUT_TOO_LARGE` when `plaintext` exceeds the size limit;
+/// `INVALID_FIELD` or `INVALID_LENGTH` when the slot and sender do not encode
+/// as an AAD (see [`aad::encode`]); `UNKNOWN_KEY_GENERATION`,
+/// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring has
+/// no usable sealing key; `RANDOMNESS_UNAVAILABLE`.
 pub fn seal(
     keyring: &Keyring,
     signer: &Signer<'_>,
@@ -309,6 +329,11 @@ impl std::fmt::Debug for Opened {
 /// envelope's generation and the sender it names, and must equal the
 /// envelope's `aad` byte for byte; the signature must verify under the key
 /// `senders` hold for that sender.
+///
+/// # Errors
+///
+/// As [`open_matching`], where a slot other than `expected` is
+/// `AAD_MISMATCH`.
 pub fn open(
     keyring: &Keyring,
     senders: &SenderKeys<'_>,
@@ -330,6 +355,14 @@ pub fn open(
 /// (`UNKNOWN_KEY_GENERATION`), the sender's key (`UNKNOWN_KEY`,
 /// `KEY_CHANGED`, `KEY_NOT_VERIFIED`), the key commitment and AES-GCM
 /// (`DECRYPTION_FAILED`), the signature (`SENDER_MISMATCH`).
+///
+/// # Errors
+///
+/// `UNSUPPORTED_ENVELOPE_VERSION`; `MALFORMED_BASE64`, `INVALID_LENGTH` or
+/// `INPUT_TOO_LARGE` for the iv, AAD and ciphertext; `MALFORMED_AAD`;
+/// `AAD_MISMATCH` (binding or slot refused); `UNKNOWN_KEY_GENERATION`;
+/// `UNKNOWN_KEY`, `KEY_CHANGED`, `KEY_NOT_VERIFIED` or `INVALID_LENGTH` (key
+/// id) for the sender's key; `DECRYPTION_FAILED`; `SENDER_MISMATCH`.
 pub fn open_matching(
     keyring: &Keyring,
     senders: &SenderKeys<'_>,

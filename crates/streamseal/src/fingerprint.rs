@@ -100,6 +100,10 @@ impl Fingerprint {
 
 /// Computes the fingerprint of `key` as the key of `subject` (a user or bot id,
 /// 1 to 1024 bytes; anything else is `INVALID_LENGTH`).
+///
+/// # Errors
+///
+/// `INVALID_LENGTH` when `subject` is empty or over 1024 bytes.
 pub fn fingerprint(subject: &str, key: &PublicKey) -> Result<Fingerprint> {
     codec::check_str("subject", subject)?;
     let len = u16::try_from(subject.len())
@@ -148,6 +152,10 @@ pub struct SafetyNumber {
 /// key of `local_subject`) and the other party's (`remote_key` of `remote_subject`).
 ///
 /// Subjects are 1 to 1024 bytes (else `INVALID_LENGTH`).
+///
+/// # Errors
+///
+/// `INVALID_LENGTH` when a subject is empty or over 1024 bytes.
 pub fn safety_number(
     local_subject: &str,
     local_key: &PublicKey,
@@ -202,6 +210,11 @@ impl SafetyNumber {
     /// version is `INVALID_FIELD`; one of the wrong length is `INVALID_LENGTH`.
     /// This side's own payload does not match (unless both keys have the same
     /// fingerprint).
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_FIELD` when `scanned` is not a streamseal safety number of this
+    /// version; `INVALID_LENGTH` when it has the wrong length.
     pub fn matches_scanned(&self, scanned: &[u8]) -> Result<bool> {
         let rest = scanned
             .strip_prefix(SAFETY_NUMBER_LABEL)

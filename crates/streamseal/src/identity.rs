@@ -48,6 +48,11 @@ impl PublicKey {
     }
 
     /// Parses the wire form: exactly 44 characters of canonical padded base64.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when `text` is not 44 characters or does not decode to
+    /// 32 bytes; `MALFORMED_BASE64` when it is not canonical padded base64.
     pub fn from_base64(text: &str) -> Result<Self> {
         let chars = text.chars().count();
         if chars != PUBLIC_KEY_BASE64_LEN {
@@ -90,6 +95,10 @@ pub struct SecretKey(Box<StaticSecret>);
 
 impl SecretKey {
     /// Generates a fresh secret key from the system's randomness.
+    ///
+    /// # Errors
+    ///
+    /// `RANDOMNESS_UNAVAILABLE` when the system's randomness fails.
     pub fn generate() -> Result<Self> {
         let bytes = Zeroizing::new(random::array::<KEY_LEN>()?);
         Ok(Self::from_bytes(&bytes))
@@ -127,6 +136,10 @@ pub struct KeyId(String);
 
 impl KeyId {
     /// Validates a key id: 1 to 128 characters.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when the id is not 1 to 128 characters.
     pub fn new(id: impl Into<String>) -> Result<Self> {
         let id = id.into();
         let len = id.chars().count();
@@ -220,6 +233,10 @@ pub struct IdentityKey {
 
 impl IdentityKey {
     /// Generates a fresh key pair registered as `kind` / `key_id`.
+    ///
+    /// # Errors
+    ///
+    /// `RANDOMNESS_UNAVAILABLE` when the system's randomness fails.
     pub fn generate(kind: RecipientKind, key_id: KeyId) -> Result<Self> {
         Ok(Self::from_secret(kind, key_id, SecretKey::generate()?))
     }

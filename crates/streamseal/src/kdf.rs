@@ -186,6 +186,11 @@ impl KdfParams {
     /// Argon2id parameters for a new or re-sealed bundle, checked by
     /// [`KdfParams::check_for_new_bundle`] (`KDF_PARAMS_OUT_OF_BOUNDS` below
     /// the creation floor or above the default caps).
+    ///
+    /// # Errors
+    ///
+    /// `KDF_PARAMS_OUT_OF_BOUNDS` when a cost is below the creation floor or
+    /// above [`KdfLimits::default`].
     pub fn for_new_bundle(m: u32, t: u32, p: u32) -> Result<Self> {
         let params = KdfParams::argon2id(m, t, p);
         params.check_for_new_bundle()?;
@@ -202,6 +207,12 @@ impl KdfParams {
     /// This is the only place the floor is enforced; opening a record checks
     /// [`KdfParams::check`] alone, so records made before the floor existed
     /// still open.
+    ///
+    /// # Errors
+    ///
+    /// `UNSUPPORTED_KDF` when the algorithm is not Argon2id or the version not
+    /// 19; `KDF_PARAMS_OUT_OF_BOUNDS` when a cost is below the creation floor or
+    /// above [`KdfLimits::default`].
     pub fn check_for_new_bundle(&self) -> Result<()> {
         let caps = KdfLimits::default();
         self.check(&caps)?;
@@ -219,6 +230,11 @@ impl KdfParams {
 
     /// Checks algorithm, version and every cost against `limits`: the caps
     /// on what is accepted when *opening* a record (no creation floor).
+    ///
+    /// # Errors
+    ///
+    /// `UNSUPPORTED_KDF` when the algorithm is not Argon2id or the version not
+    /// 19; `KDF_PARAMS_OUT_OF_BOUNDS` when a cost is outside `limits`.
     pub fn check(&self, limits: &KdfLimits) -> Result<()> {
         if self.algorithm != ARGON2ID {
             return Err(Error::UnsupportedKdf {
@@ -279,6 +295,10 @@ pub fn passphrase_bytes(passphrase: &str) -> Zeroizing<Vec<u8>> {
 /// returned value is dropped; bytes that are not UTF-8 are zeroized before
 /// `INVALID_FIELD` (field `passphrase`) returns, and the error quotes none
 /// of them.
+///
+/// # Errors
+///
+/// `INVALID_FIELD` (field `passphrase`) when `bytes` are not UTF-8.
 pub fn passphrase_from_utf8(bytes: Vec<u8>) -> Result<Zeroizing<String>> {
     String::from_utf8(bytes).map(Zeroizing::new).map_err(|e| {
         let mut bytes = e.into_bytes();
@@ -289,6 +309,12 @@ pub fn passphrase_from_utf8(bytes: Vec<u8>) -> Result<Zeroizing<String>> {
 
 /// Derives the 32-byte bundle key with Argon2id after checking `params` and
 /// the salt against `limits`.
+///
+/// # Errors
+///
+/// `UNSUPPORTED_KDF` when the algorithm or version is not Argon2id 19 (or
+/// Argon2 refuses the parameters); `KDF_PARAMS_OUT_OF_BOUNDS` when a cost or
+/// the salt's length is outside `limits`.
 pub fn derive_key(
     passphrase: &str,
     salt: &[u8],

@@ -82,6 +82,10 @@ pub struct Signer<'a> {
 
 impl<'a> Signer<'a> {
     /// `key`, registered as `subject`'s (1 to 1024 bytes).
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when `subject` is empty or over 1024 bytes.
     pub fn new(subject: &'a str, key: &'a IdentityKey) -> Result<Self> {
         if subject.is_empty() || subject.len() > MAX_SUBJECT_LEN {
             return Err(Error::length("subject", "1..=1024", subject.len()));

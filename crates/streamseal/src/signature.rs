@@ -87,6 +87,11 @@ impl Signature {
     }
 
     /// Parses the wire form: exactly 88 characters of canonical padded base64.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when `text` is not 88 characters or does not decode to
+    /// 64 bytes; `MALFORMED_BASE64` when it is not canonical padded base64.
     pub fn from_base64(text: &str) -> Result<Self> {
         let chars = text.chars().count();
         if chars != SIGNATURE_BASE64_LEN {
@@ -111,6 +116,10 @@ impl fmt::Debug for Signature {
 /// `xeddsa_sign`), drawing the 64 bytes `Z` from the system's randomness.
 ///
 /// Fails only with `RANDOMNESS_UNAVAILABLE`.
+///
+/// # Errors
+///
+/// `RANDOMNESS_UNAVAILABLE` when the nonce cannot be drawn.
 pub fn sign(key: &IdentityKey, message: &[u8]) -> Result<Signature> {
     let nonce = Zeroizing::new(random::array::<NONCE_LEN>()?);
     let secret = key.secret_key().to_bytes();
@@ -137,6 +146,11 @@ pub fn sign(key: &IdentityKey, message: &[u8]) -> Result<Signature> {
 /// A public key that is not canonical (`u >= p`), not on the curve, or of
 /// small order is `INVALID_PUBLIC_KEY`; a signature that does not verify is
 /// `INVALID_FIELD` (`signature`).
+///
+/// # Errors
+///
+/// `INVALID_PUBLIC_KEY` when `public` is unusable; `INVALID_FIELD`
+/// (`signature`) when the signature does not verify.
 pub fn verify(public: &PublicKey, message: &[u8], signature: &Signature) -> Result<()> {
     check_public_key(public)?;
     xed25519::PublicKey(*public.as_bytes())

@@ -269,6 +269,12 @@ impl Slot {
 
     /// Checks the rules the AAD encoding needs: every string 1 to 1024 bytes,
     /// 1 to 64 decision options with distinct ids.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when a string is empty or over 1024 bytes, or a decision
+    /// card has no options or more than 64; `INVALID_FIELD` when option ids
+    /// repeat.
     pub fn validate(&self) -> Result<()> {
         // In the order `aad::encode` writes the fields, so that the first
         // broken rule is the one encoding reports.

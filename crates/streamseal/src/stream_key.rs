@@ -38,6 +38,10 @@ pub struct StreamKey(Box<[u8; STREAM_KEY_LEN]>);
 
 impl StreamKey {
     /// A fresh random key.
+    ///
+    /// # Errors
+    ///
+    /// `RANDOMNESS_UNAVAILABLE` when the system's randomness fails.
     pub fn generate() -> Result<Self> {
         let mut key = StreamKey(Box::new([0u8; STREAM_KEY_LEN]));
         random::fill(key.0.as_mut())?;
@@ -128,6 +132,10 @@ pub struct Keyring {
 
 impl Keyring {
     /// An empty keyring for the root stream `root_stream_id`.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when `root_stream_id` is empty or over 1024 bytes.
     pub fn new(root_stream_id: impl Into<String>) -> Result<Self> {
         let root_stream_id = root_stream_id.into();
         check_str("rootStreamId", &root_stream_id)?;
@@ -151,6 +159,10 @@ impl Keyring {
     /// different key for a held generation is `KEY_GENERATION_CONFLICT`, and
     /// the key held is kept. The sealing generation rises to `generation`
     /// when it is newer.
+    ///
+    /// # Errors
+    ///
+    /// `KEY_GENERATION_CONFLICT` when a different key is held for `generation`.
     pub fn insert(&mut self, generation: u32, key: StreamKey) -> Result<()> {
         if let Some(held) = self.keys.get(&generation) {
             return if held.key == key {
@@ -209,6 +221,11 @@ impl Keyring {
     }
 
     /// The key of `generation`.
+    ///
+    /// # Errors
+    ///
+    /// `UNKNOWN_KEY_GENERATION` when no key of `generation` is held, or the
+    /// keyring was cleared.
     pub fn key(&self, generation: u32) -> Result<&StreamKey> {
         if self.dropped.load(Ordering::Relaxed) {
             return Err(Error::UnknownKeyGeneration { generation });

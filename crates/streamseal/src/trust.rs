@@ -112,6 +112,10 @@ impl TrustPolicy {
     }
 
     /// Parses the spelling of [`TrustPolicy::as_str`]; anything else is `INVALID_FIELD`.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_FIELD` for any other spelling.
     pub fn parse(text: &str) -> Result<Self> {
         match text {
             "tofu" => Ok(TrustPolicy::TofuWithAlerts),
@@ -246,7 +250,7 @@ pub struct TrustedKey {
 impl TrustedKey {
     /// One of the caller's own keys, registered as `subject`'s: trusted
     /// (verified) by definition, since the caller holds its secret half.
-    pub fn own(subject: &str, key: &crate::identity::IdentityKey) -> TrustedKey {
+    pub fn own(subject: &str, key: &IdentityKey) -> TrustedKey {
         TrustedKey {
             subject: subject.to_owned(),
             recipient: Recipient::of(key),
@@ -394,6 +398,11 @@ impl TrustStore {
     ///
     /// The subject and the kind's spelling must be 1 to 1024 bytes
     /// (`INVALID_LENGTH`); a new pin beyond [`MAX_PINNED_KEYS`] is `INVALID_FIELD`.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when the subject or the kind's spelling is empty or over
+    /// 1024 bytes; `INVALID_FIELD` when a new pin would exceed [`MAX_PINNED_KEYS`].
     pub fn observe(&mut self, subject: &str, key: &Recipient) -> Result<KeyState> {
         codec::check_str("subject", subject)?;
         codec::check_str("kind", key.kind.as_str())?;
@@ -447,6 +456,12 @@ impl TrustStore {
     /// [`TrustPolicy::VerifiedOnly`] be verified, under
     /// [`TrustPolicy::RefuseAfterVerifiedChange`] be verified if it replaced
     /// a verified key.
+    ///
+    /// # Errors
+    ///
+    /// `UNKNOWN_KEY` when nothing is pinned for the key id; `KEY_CHANGED` when
+    /// `key` differs from the pin or a change is pending; `KEY_NOT_VERIFIED` when
+    /// the policy needs a verified key.
     pub fn trusted(&self, subject: &str, key: &Recipient) -> Result<TrustedKey> {
         let pin = self
             .pin(subject, &key.key_id)
@@ -459,6 +474,11 @@ impl TrustStore {
 
     /// The pinned key of (subject, key_id), under the same rules as
     /// [`TrustStore::trusted`].
+    ///
+    /// # Errors
+    ///
+    /// `UNKNOWN_KEY` when nothing is pinned; `KEY_CHANGED` when a change is
+    /// pending; `KEY_NOT_VERIFIED` when the policy needs a verified key.
     pub fn trusted_by_id(&self, subject: &str, key_id: &KeyId) -> Result<TrustedKey> {
         let pin = self
             .pin(subject, key_id)
@@ -491,6 +511,11 @@ impl TrustStore {
 
     /// [`TrustStore::observe`], then [`TrustStore::trusted`]. A first sight is
     /// pinned even when the policy then refuses it.
+    ///
+    /// # Errors
+    ///
+    /// As [`TrustStore::observe`] (`INVALID_LENGTH`, `INVALID_FIELD`), then as
+    /// [`TrustStore::trusted`] (`KEY_CHANGED`, `KEY_NOT_VERIFIED`).
     pub fn admit(&mut self, subject: &str, key: &Recipient) -> Result<TrustedKey> {
         self.observe(subject, key)?;
         self.trusted(subject, key)
@@ -502,6 +527,10 @@ impl TrustStore {
     /// discards the change (the other party still has the old key).
     ///
     /// A key never presented for (subject, key id) is `UNKNOWN_KEY`: observe it first.
+    ///
+    /// # Errors
+    ///
+    /// `UNKNOWN_KEY` when `key` is neither the pinned key nor the pending one.
     pub fn verify(&mut self, subject: &str, key: &Recipient) -> Result<()> {
         let presented = Material::of(key);
         let pin = self
@@ -525,6 +554,11 @@ impl TrustStore {
     /// Under [`TrustPolicy::RefuseAfterVerifiedChange`], replacing a verified
     /// key (or one with `previously_verified`) is `KEY_NOT_VERIFIED`: only
     /// [`TrustStore::verify`] of the new key can accept it.
+    ///
+    /// # Errors
+    ///
+    /// `UNKNOWN_KEY` when nothing is pinned; `INVALID_FIELD` when no change is
+    /// pending; `KEY_NOT_VERIFIED` when the policy refuses replacing a verified key.
     pub fn acknowledge_change(&mut self, subject: &str, key_id: &KeyId) -> Result<()> {
         let policy = self.policy;
         let pin = self
@@ -597,6 +631,11 @@ impl TrustStore {
     ///
     /// A store whose sealed form would exceed the 16 MiB that
     /// [`TrustStore::from_bytes`] accepts is `INPUT_TOO_LARGE`.
+    ///
+    /// # Errors
+    ///
+    /// `INPUT_TOO_LARGE` when the sealed form would exceed 16 MiB;
+    /// `RANDOMNESS_UNAVAILABLE` when the iv cannot be drawn.
     pub fn to_bytes(&self, me: &IdentityKey) -> Result<Vec<u8>> {
         let body = self.encode_body()?;
         let sealed = persist::seal_local(STATE_LABEL, STATE_VERSION, me, &body)?;
@@ -613,6 +652,12 @@ impl TrustStore {
     /// Opens bytes written by [`TrustStore::to_bytes`] under the same identity
     /// key. Bytes sealed under another key, or altered, are
     /// `STATE_AUTH_FAILED`; a body that does not parse is `MALFORMED_STATE`.
+    ///
+    /// # Errors
+    ///
+    /// `INPUT_TOO_LARGE` when `bytes` exceed 16 MiB; `STATE_AUTH_FAILED` when
+    /// they do not authenticate under `me`; `MALFORMED_STATE` when they do not
+    /// parse.
     pub fn from_bytes(bytes: &[u8], me: &IdentityKey) -> Result<TrustStore> {
         let body = persist::open_local(STATE_LABEL, STATE_VERSION, me, bytes)?;
         Self::decode_body(&body)

@@ -125,6 +125,11 @@ pub struct Unwrapped {
 /// The HPKE `info` (version 2) for a wrap of `root_stream_id`'s key of
 /// `generation` to the key `recipient_key_id` of kind `recipient_kind`, made
 /// by the key `sender_key_id` of kind `sender_kind`.
+///
+/// # Errors
+///
+/// `INVALID_LENGTH` when a string (id or kind spelling) is empty or over
+/// 1024 bytes.
 pub fn wrap_info(
     root_stream_id: &str,
     generation: u32,
@@ -157,6 +162,12 @@ fn kem_public(key: &Recipient) -> Result<<Kem as hpke::Kem>::PublicKey> {
 
 /// Wraps `key` (the key of `generation` of `root_stream_id`) to `recipient`,
 /// authenticated as made by `sender` (the caller's own identity key).
+///
+/// # Errors
+///
+/// `INVALID_LENGTH` when a framed id or kind is empty or over 1024 bytes;
+/// `INVALID_PUBLIC_KEY` when the recipient's key is unusable (low order);
+/// `RANDOMNESS_UNAVAILABLE`.
 pub fn wrap_stream_key(
     root_stream_id: &str,
     generation: u32,
@@ -211,6 +222,13 @@ pub fn wrap_stream_key(
 /// turn under its own kind and id. A wrap that opens under no (sender, key)
 /// pair is `UNTRUSTED_WRAP`: made by a sender the caller does not accept
 /// (the server minting a generation), altered, or moved.
+///
+/// # Errors
+///
+/// `TOO_MANY_KEYS` when `mine` or `senders` holds more than 32;
+/// `MALFORMED_BASE64` or `INVALID_LENGTH` for `wrapEnc` and `wrapCt`;
+/// `NO_MATCHING_KEY` when the wrap names none of `mine`; `UNTRUSTED_WRAP`
+/// when it opens under no (sender, key) pair.
 pub fn unwrap_stream_key(
     root_stream_id: &str,
     wrap: &KeyWrap,

@@ -438,6 +438,10 @@ impl Endpoint {
     /// assert_eq!(Endpoint::lookup("noSuchEndpoint").unwrap_err().code(), ErrorCode::InvalidField);
     /// # Ok::<(), streamseal::Error>(())
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_FIELD` (`endpoint`) when `id` names no endpoint.
     pub fn lookup(id: &str) -> Result<Endpoint> {
         Endpoint::from_id(id)
             .ok_or_else(|| Error::invalid("endpoint", format!("unknown endpoint `{id}`")))

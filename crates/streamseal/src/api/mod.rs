@@ -295,6 +295,13 @@ impl HttpResponse {
 /// `Authorization` (not for webhooks), `Content-Type`, `Service-Version`
 /// (when `ctx` asks) and `X-Service-Callback-Token` (claim-bound sealed and
 /// delegation calls).
+///
+/// # Errors
+///
+/// `VALIDATION_FAILED` when the body, query or a path parameter breaks its
+/// bounds; `INVALID_FIELD` when a path parameter is empty, `.` or `..`
+/// (`path`), `ctx` has no API key for an endpoint that needs one (`apiKey`),
+/// or the per-claim token is empty (`X-Service-Callback-Token`).
 pub fn build_request(ctx: &Context, request: &EndpointRequest) -> Result<HttpRequest> {
     let parts = request.parts()?;
     let endpoint = parts.endpoint;

@@ -37,11 +37,21 @@ pub const CLIENT_MESSAGE_ID_PREFIX: &str = "cmid_";
 /// 128 allowed) from the caller's clock in milliseconds. Mint it once per
 /// logical message and reuse it on every retry: the service then returns
 /// the original message instead of a duplicate.
+///
+/// # Errors
+///
+/// `INVALID_FIELD` (`timestamp`) when `now_ms` does not fit a ULID;
+/// `RANDOMNESS_UNAVAILABLE` when the random bits cannot be drawn.
 pub fn mint_client_message_id(now_ms: u64) -> Result<String> {
     Ok(format!("{CLIENT_MESSAGE_ID_PREFIX}{}", mint_ulid(now_ms)?))
 }
 
 /// [`mint_client_message_id`] with the system clock (not on wasm32).
+///
+/// # Errors
+///
+/// `RANDOMNESS_UNAVAILABLE` when the random bits cannot be drawn;
+/// `INVALID_FIELD` (`timestamp`) once the clock is past a ULID's range.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn mint_client_message_id_now() -> Result<String> {
     let now = std::time::SystemTime::now()

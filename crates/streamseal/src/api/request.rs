@@ -512,12 +512,21 @@ impl EndpointRequest {
     /// assert_eq!(ok, EndpointRequest::GetStream { stream_id: "stream_1".into() });
     /// # Ok::<(), streamseal::Error>(())
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// `MALFORMED_JSON` when `json` is not JSON; `VALIDATION_FAILED` for every
+    /// other failure, keyed by wire path.
     pub fn from_json(json: &str) -> Result<Self> {
         Self::from_value(decode::parse(json)?)
     }
 
     /// [`EndpointRequest::from_json`] of a JSON value (what the WASM
     /// binding reads a plain JS object into).
+    ///
+    /// # Errors
+    ///
+    /// `VALIDATION_FAILED` for every failure, keyed by wire path.
     pub fn from_value(value: Value) -> Result<Self> {
         let request = Self::decode(value)?;
         request.validate()?;
@@ -527,6 +536,10 @@ impl EndpointRequest {
     /// Checks every bound of the request's body or query and its other
     /// inputs, as [`crate::api::build_request`] does before building;
     /// every failure is `VALIDATION_FAILED` keyed by its wire path.
+    ///
+    /// # Errors
+    ///
+    /// `VALIDATION_FAILED` for every failed bound, keyed by wire path.
     pub fn validate(&self) -> Result<()> {
         self.parts().map(|_| ())
     }

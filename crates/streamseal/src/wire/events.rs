@@ -191,6 +191,10 @@ fn raw<T: Serialize>(payload: &T) -> Value {
 impl Event {
     /// Reads an event from its name and payload. A known event whose
     /// payload does not have the shown shape is an error.
+    ///
+    /// # Errors
+    ///
+    /// `MALFORMED_JSON` when a known event's payload does not have its shape.
     pub fn from_parts(name: &str, payload: Value) -> Result<Self> {
         Ok(match name {
             INVOCATION_AVAILABLE => Event::InvocationAvailable(payload),

@@ -55,7 +55,7 @@ pub const KEY_NEWTYPE: &str = "streamseal::wire::extra::Key";
 pub(crate) struct Key<'a>(pub(crate) &'a str);
 
 impl Serialize for Key<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_newtype_struct(KEY_NEWTYPE, self.0)
     }
 }
@@ -81,7 +81,7 @@ uniffi::custom_type!(Extra, String, {
 });
 
 impl Serialize for Extra {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
             Some(map) => s.collect_map(map.iter().map(|(key, value)| (Key(key), value))),
             None => s.collect_map(std::iter::empty::<(Key<'_>, &Value)>()),
@@ -90,7 +90,7 @@ impl Serialize for Extra {
 }
 
 impl<'de> Deserialize<'de> for Extra {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Map::deserialize(d).map(Extra::from)
     }
 }

@@ -52,6 +52,11 @@ pub fn is_ulid(text: &str) -> bool {
 
 /// Mints a ULID from a millisecond timestamp and 80 random bits of the
 /// crate's randomness.
+///
+/// # Errors
+///
+/// `INVALID_FIELD` (`timestamp`) when `now_ms` does not fit a ULID's 48
+/// bits; `RANDOMNESS_UNAVAILABLE` when the random bits cannot be drawn.
 pub fn mint_ulid(now_ms: u64) -> Result<String> {
     if now_ms > MAX_ULID_TIMESTAMP_MS {
         return Err(Error::invalid(
@@ -87,6 +92,10 @@ macro_rules! typed_id {
             pub const PREFIX: &'static str = $prefix;
 
             /// Parses strictly: the exact prefix followed by a canonical ULID.
+            ///
+            /// # Errors
+            ///
+            /// `INVALID_FIELD` when the prefix or the ULID after it is wrong.
             pub fn parse(text: &str) -> Result<Self> {
                 match text.strip_prefix($prefix) {
                     Some(rest) if is_ulid(rest) => Ok($name(text.to_owned())),
@@ -97,12 +106,21 @@ macro_rules! typed_id {
 
             /// Mints a new id from the caller's clock (milliseconds since the
             /// Unix epoch) and the crate's randomness.
+            ///
+            /// # Errors
+            ///
+            /// As [`mint_ulid`]: `INVALID_FIELD` (`timestamp`), `RANDOMNESS_UNAVAILABLE`.
             pub fn mint(now_ms: u64) -> Result<Self> {
                 Ok($name(format!("{}{}", $prefix, mint_ulid(now_ms)?)))
             }
 
             /// Mints a new id from the system clock (not on wasm32, where the
             /// caller passes the time to [`Self::mint`]).
+            ///
+            /// # Errors
+            ///
+            /// `INVALID_FIELD` (`timestamp`) when the system clock is before 1970 or out
+            /// of a ULID's range; `RANDOMNESS_UNAVAILABLE`.
             #[cfg(not(target_arch = "wasm32"))]
             pub fn mint_now() -> Result<Self> {
                 Self::mint(now_ms()?)
@@ -212,6 +230,10 @@ pub struct StepId(String);
 
 impl StepId {
     /// Accepts any id of 1 to 128 characters.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when `text` is not 1 to 128 characters.
     pub fn parse(text: &str) -> Result<Self> {
         let len = text.chars().count();
         if !(1..=MAX_STEP_ID_LEN).contains(&len) {
@@ -221,11 +243,20 @@ impl StepId {
     }
 
     /// Mints a bare ULID from the caller's clock and the crate's randomness.
+    ///
+    /// # Errors
+    ///
+    /// As [`mint_ulid`]: `INVALID_FIELD` (`timestamp`), `RANDOMNESS_UNAVAILABLE`.
     pub fn mint(now_ms: u64) -> Result<Self> {
         Ok(StepId(mint_ulid(now_ms)?))
     }
 
     /// Mints from the system clock (not on wasm32).
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_FIELD` (`timestamp`) when the system clock is before 1970 or out
+    /// of a ULID's range; `RANDOMNESS_UNAVAILABLE`.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn mint_now() -> Result<Self> {
         Self::mint(now_ms()?)

@@ -471,7 +471,7 @@ struct CompletedIn {
 }
 
 impl Serialize for InvocationCompleted {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         CompletedOut {
             data: CompletedDataOut {
                 invocation_id: &self.invocation_id,
@@ -486,7 +486,7 @@ impl Serialize for InvocationCompleted {
 }
 
 impl<'de> Deserialize<'de> for InvocationCompleted {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut map = Map::<String, Value>::deserialize(d)?;
         if !map.contains_key("data") {
             // The flat fallback: everything but `slots` belongs to `data`.

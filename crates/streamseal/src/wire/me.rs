@@ -73,7 +73,7 @@ ts_decl!(
 );
 
 impl Serialize for Me {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let (kind, rest) = match &self.identity {
             MeIdentity::User {
                 workspace_id,
@@ -109,7 +109,7 @@ impl Serialize for Me {
 }
 
 impl<'de> Deserialize<'de> for Me {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let MeWire {
             kind,
             api_version,

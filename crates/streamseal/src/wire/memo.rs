@@ -162,13 +162,13 @@ pub struct MemoResult {
 fn take<T: serde::de::DeserializeOwned, E: serde::de::Error>(
     map: &mut Map<String, Value>,
     key: &'static str,
-) -> std::result::Result<T, E> {
+) -> Result<T, E> {
     let value = map.remove(key).ok_or_else(|| E::missing_field(key))?;
     serde_json::from_value(value).map_err(E::custom)
 }
 
 impl<'de> Deserialize<'de> for MemoResult {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut map = Map::<String, Value>::deserialize(d)?;
         let distance = take(&mut map, "distance")?;
         let source_stream = take(&mut map, "sourceStream")?;

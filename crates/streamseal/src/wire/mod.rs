@@ -74,6 +74,10 @@ pub use extra::Extra;
 
 /// Parses a JSON document into a wire type. Failures are
 /// [`Error::MalformedJson`] (the message names the problem, never the input).
+///
+/// # Errors
+///
+/// `MALFORMED_JSON` when `json` does not parse as a `T`.
 pub fn parse<T: DeserializeOwned>(json: &str) -> Result<T> {
     serde_json::from_str(json).map_err(|e| Error::MalformedJson {
         reason: e.to_string(),
@@ -132,6 +136,10 @@ struct DataEnvelopeRef<'a, T> {
 }
 
 /// Parses a single-object response `{"data": ...}` into its `data`.
+///
+/// # Errors
+///
+/// `MALFORMED_JSON` when the text is not such an object or `data` is not a `T`.
 pub fn parse_data<T: DeserializeOwned>(json: &str) -> Result<T> {
     parse_data_kept(json).map(|(data, _)| data)
 }

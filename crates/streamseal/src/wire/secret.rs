@@ -118,6 +118,11 @@ secret_string!(
 impl ApiKey {
     /// Recognises a key by its prefix; the rest must be non-empty. The key's
     /// body format is not shown in the spec and is not checked further.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_FIELD` (`apiKey`) when the prefix is neither `svc_uk_` nor
+    /// `svc_bk_` or nothing follows it.
     pub fn parse(text: &str) -> Result<Self> {
         let rest = text
             .strip_prefix(USER_KEY_PREFIX)
@@ -157,6 +162,10 @@ secret_serde!(ClaimToken);
 
 impl ClaimToken {
     /// Strict check for user input: the `clm_` prefix and a non-empty rest.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_FIELD` (`claimToken`) when `clm_` and a non-empty rest are missing.
     pub fn parse(text: &str) -> Result<Self> {
         match text.strip_prefix(CLAIM_TOKEN_PREFIX) {
             Some(rest) if !rest.is_empty() => Ok(ClaimToken(text.to_owned())),

@@ -67,6 +67,10 @@ impl ApiVersion {
     /// Parses a version the way the service checks `Service-Version`: the
     /// value must exactly equal a known version (no trimming, no other date
     /// forms). The error lists the known versions, as the service's does.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_FIELD` (`Service-Version`) when `text` is not a known version.
     pub fn parse(text: &str) -> Result<Self> {
         ApiVersion::ALL
             .into_iter()
@@ -147,14 +151,14 @@ ts_decl!("export type ServiceVersion = string;");
 // Crosses to JavaScript (feature `wasm`) as the version text.
 #[cfg(feature = "wasm")]
 impl Serialize for ServiceVersion {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
     }
 }
 
 #[cfg(feature = "wasm")]
 impl<'de> Deserialize<'de> for ServiceVersion {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(ServiceVersion::parse(&String::deserialize(d)?))
     }
 }

@@ -57,6 +57,10 @@ pub trait Versioned: Sized + Serialize + DeserializeOwned {
     fn downgrade_value(version: ApiVersion, value: &mut Value);
 
     /// Reads a JSON value in the shape of `version`.
+    ///
+    /// # Errors
+    ///
+    /// `MALFORMED_JSON` when the upgraded value does not have the model's shape.
     fn from_version_value(version: ApiVersion, mut value: Value) -> Result<Self> {
         Self::upgrade_value(version, &mut value);
         serde_json::from_value(value).map_err(|e| Error::MalformedJson {
@@ -72,6 +76,10 @@ pub trait Versioned: Sized + Serialize + DeserializeOwned {
     }
 
     /// Parses JSON text in the shape of `version`.
+    ///
+    /// # Errors
+    ///
+    /// `MALFORMED_JSON` when `json` is not JSON or not of the model's shape.
     fn from_version_json(version: ApiVersion, json: &str) -> Result<Self> {
         let value = serde_json::from_str(json).map_err(|e| Error::MalformedJson {
             reason: e.to_string(),

@@ -340,7 +340,7 @@ fn invocation_vector_opens_and_its_reply_reproduces() {
         assert_eq!(Value::from(history), v["expectedHistory"]);
         let id = MessageId::parse(v["replyMessageId"].as_str().unwrap()).unwrap();
         let random = hex::decode(v["replyRandomHex"].as_str().unwrap()).unwrap();
-        let body = streamseal::testing::with_fixed_randomness(&random, || {
+        let body = with_fixed_randomness(&random, || {
             opened.seal_reply(&id, v["replyText"].as_str().unwrap())
         })
         .unwrap();

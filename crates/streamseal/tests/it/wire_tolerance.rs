@@ -440,7 +440,7 @@ fn errors_and_events() {
 
 #[test]
 fn messages_with_ids_their_senders_minted_differently_still_parse() {
-    let list: streamseal::wire::message::MessageList = serde_json::from_value(serde_json::json!({
+    let list: MessageList = serde_json::from_value(serde_json::json!({
         "data": [{
             "id": "msg_client-minted-7f3a", "streamId": "stream_01J80000000000000000000012",
             "sequence": "9", "authorId": "bot_1", "authorType": "bot", "content": "[sealed]",

@@ -55,12 +55,22 @@ use crate::wire::validate::Check;
 
 /// Decodes a request document from JSON text and validates it: see the
 /// module docs for the errors.
+///
+/// # Errors
+///
+/// `MALFORMED_JSON` when `json` is not JSON; `VALIDATION_FAILED` for every
+/// other failure, of decoding or of the bounds.
 pub fn from_json<T: DeserializeOwned + Validate>(json: &str) -> Result<T> {
     from_value(parse(json)?)
 }
 
 /// Decodes a request document from a JSON value and validates it: see the
 /// module docs for the errors.
+///
+/// # Errors
+///
+/// `VALIDATION_FAILED` when `value` does not decode as a `T` or breaks its
+/// bounds.
 pub fn from_value<T: DeserializeOwned + Validate>(value: Value) -> Result<T> {
     let decoded: T = decode_value(value)?;
     decoded.validate()?;
@@ -69,11 +79,20 @@ pub fn from_value<T: DeserializeOwned + Validate>(value: Value) -> Result<T> {
 
 /// Like [`from_json`] without the `validate()` step, for callers that run
 /// their own checks first (the send rules, then the bounds).
+///
+/// # Errors
+///
+/// `MALFORMED_JSON` when `json` is not JSON; `VALIDATION_FAILED` when it
+/// does not decode as a `T`.
 pub fn decode_json<T: DeserializeOwned>(json: &str) -> Result<T> {
     decode_value(parse(json)?)
 }
 
 /// Like [`from_value`] without the `validate()` step.
+///
+/// # Errors
+///
+/// `VALIDATION_FAILED` when `value` does not decode as a `T`.
 pub fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T> {
     let mut check = Check::new();
     match decode_in(&mut check, value, "", "") {

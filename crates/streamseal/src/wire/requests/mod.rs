@@ -46,6 +46,10 @@ use crate::error::Result;
 pub trait Validate {
     /// Checks every bound; returns every failure at once as
     /// [`crate::Error::ValidationFailed`].
+    ///
+    /// # Errors
+    ///
+    /// `VALIDATION_FAILED`, with every failed bound in its details.
     fn validate(&self) -> Result<()>;
 }
 
