@@ -108,6 +108,16 @@ pub struct OpenedDecisionCard {
 
 /// The `POST streams/{streamId}/decisions` body of a sealed card, signed by
 /// `signer` (the runtime's bot). Every label must name one of `options`.
+///
+/// # Errors
+///
+/// `INVALID_FIELD` when a label names no option of `options`; as
+/// [`crate::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+/// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring has no
+/// usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the slot does
+/// not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext exceeds the size
+/// limit; `RANDOMNESS_UNAVAILABLE`; `VALIDATION_FAILED` when the body breaks
+/// the API's bounds.
 pub fn seal_decision_card(
     keyring: &Keyring,
     signer: &Signer<'_>,
@@ -146,6 +156,17 @@ pub fn seal_decision_card(
 /// Opens a sealed card as posted to `stream_id`, checking its clear options,
 /// `allowNote`, `invocationId` and `runtimeSessionId` are the ones sealed,
 /// and who signed it.
+///
+/// # Errors
+///
+/// `INVALID_FIELD` when the card is not sealed; as [`crate::envelope::open`]:
+/// `AAD_MISMATCH` when the card's clear fields or `stream_id` are not the ones
+/// sealed, and its codes for the envelope (`UNSUPPORTED_ENVELOPE_VERSION`,
+/// `MALFORMED_BASE64`, `INVALID_LENGTH`, `INPUT_TOO_LARGE`, `MALFORMED_AAD`),
+/// the key (`UNKNOWN_KEY_GENERATION`, `DECRYPTION_FAILED`) and the signer
+/// (`UNKNOWN_KEY`, `KEY_CHANGED`, `KEY_NOT_VERIFIED`, `SENDER_MISMATCH` for
+/// another key holder's signature); `MALFORMED_JSON` when the plaintext is not
+/// a [`DecisionCardContent`].
 pub fn open_decision_card(
     keyring: &Keyring,
     senders: &SenderKeys<'_>,
@@ -169,6 +190,14 @@ pub fn open_decision_card(
 /// signer's subject), and signed by the decider. The decider always seals
 /// one on a sealed card (an empty `note` is fine): an answer to a sealed card
 /// without it is refused by [`open_decision_answer`].
+///
+/// # Errors
+///
+/// As [`crate::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+/// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring has no
+/// usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the slot does
+/// not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext exceeds the size
+/// limit; `RANDOMNESS_UNAVAILABLE`.
 pub fn seal_decision_note(
     keyring: &Keyring,
     signer: &Signer<'_>,
@@ -228,6 +257,19 @@ impl std::fmt::Debug for DecisionAnswer {
 /// a note sealed by another key holder is `SENDER_MISMATCH`; one sealed
 /// under a generation older than the newest the keyring holds is
 /// `STALE_KEY_GENERATION` (a removed member's old key, or a replayed answer).
+///
+/// # Errors
+///
+/// `UNPROVEN_DECISION_ANSWER` when the event is for another decision, names an
+/// option the card does not have, or carries no sealed note;
+/// `STALE_KEY_GENERATION` when the note is sealed under a generation older than
+/// the newest held; as [`crate::envelope::open`]: `AAD_MISMATCH` when the note
+/// is bound to another decision, option or decider, and its codes for the
+/// envelope (`UNSUPPORTED_ENVELOPE_VERSION`, `MALFORMED_BASE64`,
+/// `INVALID_LENGTH`, `INPUT_TOO_LARGE`, `MALFORMED_AAD`), the key
+/// (`UNKNOWN_KEY_GENERATION`, `DECRYPTION_FAILED`) and the signer
+/// (`UNKNOWN_KEY`, `KEY_CHANGED`, `KEY_NOT_VERIFIED`, `SENDER_MISMATCH` for
+/// another key holder's signature); `INVALID_FIELD` when the note is not UTF-8.
 pub fn open_decision_answer(
     keyring: &Keyring,
     senders: &SenderKeys<'_>,

@@ -101,6 +101,13 @@ fn addressed_to(wrap: &KeyWrap, mine: &[IdentityKey]) -> bool {
 
 /// Admits into `state` every wrap of `wraps` addressed to one of `mine`
 /// that an accepted sender made (see the module docs).
+///
+/// # Errors
+///
+/// `TOO_MANY_KEYS` when `mine`, or the accepted senders the trust store still
+/// trusts together with `mine`, hold more than 32 keys; `INPUT_TOO_LARGE` when
+/// the wraps would cost more than [`MAX_WRAP_TRIALS`] opens. A wrap that does
+/// not open is reported in [`WrapsReport::skipped`], not returned.
 pub fn admit_wraps(
     state: &mut StreamState,
     trust: &TrustStore,
@@ -176,6 +183,12 @@ pub fn admit_wraps(
 /// keys: admits what accepted senders made, records the owner (pinned the
 /// first time: a different `ownerUserId` later is `UNEXPECTED_AUTHOR`),
 /// and takes `currentKeyGeneration` as an announcement.
+///
+/// # Errors
+///
+/// `INVALID_LENGTH` when `ownerUserId` is empty or over 1024 bytes;
+/// `UNEXPECTED_AUTHOR` when another owner is pinned; then as [`admit_wraps`]
+/// (`TOO_MANY_KEYS`, `INPUT_TOO_LARGE`).
 pub fn open_key_wraps(
     state: &mut StreamState,
     trust: &TrustStore,

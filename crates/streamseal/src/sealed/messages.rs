@@ -118,6 +118,15 @@ fn author_type_of(signer: &Signer<'_>) -> String {
 /// plaintext `content`, and `clientMessageId` set to the minted id the AAD
 /// binds. The body is validated against the API's bounds before it is
 /// returned.
+///
+/// # Errors
+///
+/// As [`crate::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+/// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring has no
+/// usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the slot does
+/// not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext exceeds the size
+/// limit; `RANDOMNESS_UNAVAILABLE`; `VALIDATION_FAILED` when the body breaks
+/// the API's bounds.
 pub fn seal_message(
     keyring: &Keyring,
     signer: &Signer<'_>,
@@ -152,6 +161,12 @@ pub fn seal_message(
 /// - a sealed body to a stream neither the state nor the server calls sealed:
 ///   `E2E_PAYLOAD_REQUIRES_E2E_STREAM`.
 ///
+/// # Errors
+///
+/// `SEALED_STREAM_DOWNGRADE`, `E2E_STREAM_REQUIRES_CIPHERTEXT` or
+/// `E2E_PAYLOAD_REQUIRES_E2E_STREAM` as listed above; `VALIDATION_FAILED` when
+/// the body breaks the API's bounds.
+///
 /// [`StreamState::is_sealed`]: crate::sealed::state::StreamState::is_sealed
 pub fn check_send_rules(
     known_sealed: bool,
@@ -183,6 +198,16 @@ pub fn check_send_rules(
 /// place; whatever carries it, the ciphertext is bound to the new revision.
 /// The AAD binds the message's bound id: its `clientMessageId` when the
 /// service assigned an `id` of its own.
+///
+/// # Errors
+///
+/// `UNEXPECTED_AUTHOR` when `signer` is not the message's author;
+/// `INVALID_FIELD` when its revision is `u32::MAX`; as
+/// [`crate::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+/// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring has no
+/// usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the slot does
+/// not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext exceeds the size
+/// limit; `RANDOMNESS_UNAVAILABLE`.
 pub fn seal_edit(
     keyring: &Keyring,
     signer: &Signer<'_>,
@@ -219,6 +244,17 @@ pub fn seal_edit(
 /// refused) with the keyring of its root stream, checking the ciphertext is
 /// bound to this message's id, author, author type and revision, and signed
 /// by its author.
+///
+/// # Errors
+///
+/// `INVALID_FIELD` when the message carries no sealed body or its plaintext is
+/// not UTF-8; as [`crate::envelope::open_matching`]: `AAD_MISMATCH` when the
+/// ciphertext is bound to another stream, message, author, author type or
+/// revision, and its codes for the envelope (`UNSUPPORTED_ENVELOPE_VERSION`,
+/// `MALFORMED_BASE64`, `INVALID_LENGTH`, `INPUT_TOO_LARGE`, `MALFORMED_AAD`),
+/// the key (`UNKNOWN_KEY_GENERATION`, `DECRYPTION_FAILED`) and the signer
+/// (`UNKNOWN_KEY`, `KEY_CHANGED`, `KEY_NOT_VERIFIED`, `SENDER_MISMATCH` for
+/// another key holder's signature).
 pub fn open_message(
     keyring: &Keyring,
     senders: &SenderKeys<'_>,
@@ -267,6 +303,10 @@ impl From<&Message> for MessageToOpen {
 
 /// Opens the parts of a message (see [`MessageToOpen`]); the same checks
 /// and result as [`open_message`].
+///
+/// # Errors
+///
+/// As [`open_message`].
 pub fn open_message_to_open(
     keyring: &Keyring,
     senders: &SenderKeys<'_>,

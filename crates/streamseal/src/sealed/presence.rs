@@ -47,6 +47,10 @@ pub struct RevokeOutcome {
 
 /// Sets this machine's key on a presence body (`publicKey`, `publicKeyId`)
 /// and validates the body (exactly 44 characters, key id 1 to 128, ...).
+///
+/// # Errors
+///
+/// `VALIDATION_FAILED` when the body breaks the API's bounds.
 pub fn with_machine_key(
     mut presence: PresenceRequest,
     key: &IdentityKey,
@@ -58,6 +62,11 @@ pub fn with_machine_key(
 }
 
 /// Checks a runtime's key set: at most 32 keys with distinct ids.
+///
+/// # Errors
+///
+/// `TOO_MANY_KEYS` when `keys` holds more than 32; `INVALID_FIELD` when two
+/// share a key id.
 pub fn check_key_set(keys: &[IdentityKey]) -> Result<()> {
     if keys.len() > MAX_KEYS {
         return Err(Error::TooManyKeys {

@@ -175,6 +175,21 @@ impl OpenedInvocation {
     /// module docs; its own keys are added as `bot_id`'s). The state records
     /// the sealed flag, the generations admitted and the prompt acted on:
     /// persist it afterwards.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_FIELD` when `mine` is empty, `state` is of another root, the
+    /// invocation is not sealed (on a root not known to be sealed),
+    /// `trigger.messageId` is not `sourceMessageId`, the state names no owner,
+    /// or the prompt is not UTF-8; `INVALID_LENGTH` when `bot_id` is empty or
+    /// over 1024 bytes; `TOO_MANY_KEYS` when `mine` (or the senders with it)
+    /// holds more than 32 keys; `SEALED_STREAM_DOWNGRADE`;
+    /// `REPLY_SENDER_MISMATCH`; `INPUT_TOO_LARGE` when the wraps exceed
+    /// [`MAX_CONTEXT_WRAPS`] or [`MAX_CONTEXT_TRIALS`]; `UNEXPECTED_AUTHOR`
+    /// when the prompt's author is not the owner; `UNTRUSTED_WRAP` when no
+    /// generation is held after the wraps; `STALE_KEY_GENERATION`; for the
+    /// prompt as [`crate::envelope::open`] (`AAD_MISMATCH`, `SENDER_MISMATCH`,
+    /// `KEY_NOT_VERIFIED`, ...); `PROMPT_REPLAYED`.
     pub fn open(
         invocation: &Invocation,
         state: &mut StreamState,
@@ -381,6 +396,15 @@ impl OpenedInvocation {
     }
 
     /// The `sealed-complete` body with the reply `text` under `message_id`.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+    /// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring
+    /// has no usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the
+    /// slot does not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext
+    /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE`; `VALIDATION_FAILED`
+    /// when the body breaks the API's bounds.
     pub fn seal_reply(&self, message_id: &MessageId, text: &str) -> Result<SealedCompleteRequest> {
         let body = SealedCompleteRequest {
             source_revision: Some(self.source_revision),
@@ -396,6 +420,14 @@ impl OpenedInvocation {
     }
 
     /// The `sealedReply` of a `complete` body.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+    /// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring
+    /// has no usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the
+    /// slot does not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext
+    /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE`.
     pub fn seal_complete_reply(
         &self,
         message_id: &MessageId,
@@ -408,6 +440,15 @@ impl OpenedInvocation {
     }
 
     /// A `sealed-messages` body: a follow-up message of the invocation.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+    /// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring
+    /// has no usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the
+    /// slot does not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext
+    /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE`; `VALIDATION_FAILED`
+    /// when the body breaks the API's bounds.
     pub fn seal_message(&self, message_id: &MessageId, text: &str) -> Result<SealedMessageRequest> {
         let body = SealedMessageRequest {
             message_id: message_id.as_str().to_owned(),
@@ -437,6 +478,15 @@ impl OpenedInvocation {
     }
 
     /// A `sealed-steps/started` body; `text` (the in-flight content) is optional.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+    /// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring
+    /// has no usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the
+    /// slot does not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext
+    /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE` (only when `text` is
+    /// given); `VALIDATION_FAILED` when the body breaks the API's bounds.
     pub fn seal_step_started(
         &self,
         step_id: &str,
@@ -459,6 +509,15 @@ impl OpenedInvocation {
     }
 
     /// A `sealed-steps` body: the finalised step.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+    /// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring
+    /// has no usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the
+    /// slot does not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext
+    /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE`; `VALIDATION_FAILED`
+    /// when the body breaks the API's bounds.
     pub fn seal_step(
         &self,
         step_id: &str,
@@ -506,6 +565,10 @@ impl OpenedInvocation {
     }
 
     /// A sealed decision card posted from this invocation.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::sealed::decisions::seal_decision_card`].
     pub fn seal_decision_card(
         &self,
         stream_id: &str,
@@ -575,6 +638,17 @@ pub struct StepPlacement<'a> {
 /// Opens a sealed trace step as a viewer: the placement says which
 /// invocation, bot, step and phase it must be bound to; a step sealed by
 /// anyone but that bot is `UNEXPECTED_AUTHOR`.
+///
+/// # Errors
+///
+/// As [`crate::envelope::open`]: `AAD_MISMATCH` when the step is bound to
+/// another invocation, step, type, phase or message, and its codes for the
+/// envelope (`UNSUPPORTED_ENVELOPE_VERSION`, `MALFORMED_BASE64`,
+/// `INVALID_LENGTH`, `INPUT_TOO_LARGE`, `MALFORMED_AAD`), the key
+/// (`UNKNOWN_KEY_GENERATION`, `DECRYPTION_FAILED`) and the signer
+/// (`UNKNOWN_KEY`, `KEY_CHANGED`, `KEY_NOT_VERIFIED`, `SENDER_MISMATCH` for
+/// another key holder's signature); `UNEXPECTED_AUTHOR` when it is signed by
+/// anyone but `placement.bot_id`; `INVALID_FIELD` when its text is not UTF-8.
 pub fn open_step(
     keyring: &Keyring,
     senders: &SenderKeys<'_>,

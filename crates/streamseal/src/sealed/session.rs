@@ -58,6 +58,10 @@ use crate::wire::keys::OwnerKey;
 use crate::sealed::state::StreamState;
 
 /// The owner's key as a recipient (kind `user`), as the server gave it.
+///
+/// # Errors
+///
+/// `INVALID_LENGTH` when the key id is not 1 to 128 characters.
 pub fn owner_recipient(owner: &OwnerKey) -> Result<Recipient> {
     Ok(Recipient {
         kind: RecipientKind::User,
@@ -70,6 +74,13 @@ pub fn owner_recipient(owner: &OwnerKey) -> Result<Recipient> {
 /// trust store as `owner_user_id`'s: pinned on first sight, refused with
 /// `KEY_CHANGED` when it differs from the pin, `KEY_NOT_VERIFIED` under a
 /// strict policy until verified.
+///
+/// # Errors
+///
+/// `INVALID_LENGTH` when the key id is not 1 to 128 characters or
+/// `owner_user_id` is empty or over 1024 bytes; as [`TrustStore::admit`]:
+/// `KEY_CHANGED`, `KEY_NOT_VERIFIED`, or `INVALID_FIELD` when a new pin would
+/// exceed the store's limit.
 pub fn owner_key(
     trust: &mut TrustStore,
     owner_user_id: &str,

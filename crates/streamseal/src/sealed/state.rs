@@ -208,6 +208,10 @@ pub struct AdmittedGeneration {
 
 impl StreamState {
     /// A fresh state for `root_stream_id`: no keys, not known to be sealed.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when `root_stream_id` is empty or over 1024 bytes.
     pub fn new(root_stream_id: impl Into<String>) -> Result<Self> {
         Ok(StreamState {
             keyring: Keyring::new(root_stream_id)?,
@@ -246,11 +250,21 @@ impl StreamState {
     /// Reads a stream resource: `e2eEnabled: true` marks the state sealed; a
     /// stream the state knows to be sealed presented without
     /// `e2eEnabled: true` is `SEALED_STREAM_DOWNGRADE`.
+    ///
+    /// # Errors
+    ///
+    /// `SEALED_STREAM_DOWNGRADE` when the state is sealed and the stream lacks
+    /// `e2eEnabled: true`.
     pub fn observe_stream(&mut self, stream: &Stream) -> Result<()> {
         self.observe_e2e_enabled(stream.e2e_enabled)
     }
 
     /// [`StreamState::observe_stream`] from the `e2eEnabled` field alone.
+    ///
+    /// # Errors
+    ///
+    /// `SEALED_STREAM_DOWNGRADE` when the state is sealed and `e2e_enabled` is
+    /// not `Some(true)`.
     pub fn observe_e2e_enabled(&mut self, e2e_enabled: Option<bool>) -> Result<()> {
         match (e2e_enabled, self.sealed) {
             (Some(true), _) => {
@@ -277,6 +291,11 @@ impl StreamState {
 
     /// Pins the stream's owner. Setting the same owner again is a no-op; a
     /// different one is `UNEXPECTED_AUTHOR` (the owner of a stream does not change).
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when `user_id` is empty or over 1024 bytes;
+    /// `UNEXPECTED_AUTHOR` when another owner is pinned.
     pub fn set_owner(&mut self, user_id: &str) -> Result<()> {
         crate::codec::check_str("ownerUserId", user_id)?;
         match &self.owner_user_id {
@@ -295,6 +314,11 @@ impl StreamState {
     /// admitted from now on (while the trust store still trusts it). At most
     /// [`MAX_SENDERS`]. The subject must be 1 to 1024 bytes (`INVALID_LENGTH`), as every
     /// persisted string is.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when the key's subject is empty or over 1024 bytes;
+    /// `TOO_MANY_KEYS` when [`MAX_SENDERS`] are accepted already.
     pub fn accept_sender(&mut self, key: &TrustedKey) -> Result<()> {
         crate::codec::check_str("subject", key.subject())?;
         let sender = KeySender {
@@ -360,6 +384,15 @@ impl StreamState {
     /// it from `me` to `recipients`, each a key the trust store admitted (an
     /// unknown, changed, or under a strict policy unverified key never gets
     /// this far). Nothing changes until [`StreamState::commit_roll`].
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_FIELD` when `recipients` is empty or the high-water is
+    /// `u32::MAX`; `TOO_MANY_KEYS` when there are more than
+    /// [`MAX_ROLL_RECIPIENTS`]; `INVALID_LENGTH` when a recipient's subject,
+    /// kind spelling or key id is empty or over 1024 bytes;
+    /// `INVALID_PUBLIC_KEY` when a recipient's key is unusable (low order);
+    /// `RANDOMNESS_UNAVAILABLE`.
     pub fn prepare_roll(
         &self,
         me: &IdentityKey,
@@ -416,6 +449,10 @@ impl StreamState {
     /// held, it is the new high-water and sealing uses it. A roll that no
     /// longer follows the high-water (another generation arrived meanwhile)
     /// is `STALE_ROLL`, and nothing changes.
+    ///
+    /// # Errors
+    ///
+    /// `STALE_ROLL` when the roll does not follow the high-water.
     pub fn commit_roll(&mut self, roll: PreparedRoll) -> Result<u32> {
         let expected = match self.high_water() {
             Some(g) => g.checked_add(1),
@@ -479,6 +516,13 @@ impl StreamState {
     }
 
     /// The persisted form, sealed under `me` (see the module docs).
+    ///
+    /// # Errors
+    ///
+    /// `RANDOMNESS_UNAVAILABLE` when the iv cannot be drawn; `INVALID_LENGTH`
+    /// when an accepted sender's kind spelling is empty or over 1024 bytes;
+    /// `UNKNOWN_KEY_GENERATION` when this state is a clone of one whose keys
+    /// were dropped.
     pub fn to_bytes(&self, me: &IdentityKey) -> Result<Vec<u8>> {
         let body = self.encode_body()?;
         seal_local(STATE_LABEL, STATE_VERSION, me, &body)
@@ -491,6 +535,12 @@ impl StreamState {
     /// [`StreamState::root_stream_id`] against the root it meant to load.
     /// Restoring an older blob of the app's own storage is not detected (the
     /// storage is the app's; the threat model's server cannot write it).
+    ///
+    /// # Errors
+    ///
+    /// `INPUT_TOO_LARGE` when `bytes` exceed 16 MiB; `STATE_AUTH_FAILED` when
+    /// they do not authenticate under `me`; `MALFORMED_STATE` when they do not
+    /// parse.
     pub fn from_bytes(bytes: &[u8], me: &IdentityKey) -> Result<Self> {
         let body = open_local(STATE_LABEL, STATE_VERSION, me, bytes)?;
         Self::decode_body(&body)

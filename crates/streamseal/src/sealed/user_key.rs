@@ -71,6 +71,15 @@ fn bundle_of(record: &OwnKey) -> SealedBundle {
 
 /// Unlocks the record into the user's identity key (kind `user`, the record's key id).
 /// The record's Argon2 parameters are checked against `limits` before any work.
+///
+/// # Errors
+///
+/// `INVALID_LENGTH` when the record's key id is not 1 to 128 characters; as
+/// [`crate::bundle::open_bundle`]: `WRONG_PASSPHRASE` when the bundle does not
+/// open, `BUNDLE_KEY_MISMATCH` when the key inside is not the record's,
+/// `UNSUPPORTED_KDF` or `KDF_PARAMS_OUT_OF_BOUNDS` when the parameters or salt
+/// fail `limits`, `MALFORMED_BASE64`, `INPUT_TOO_LARGE`, `MALFORMED_BUNDLE` or
+/// `UNSUPPORTED_BUNDLE_VERSION` for the bundle's text.
 pub fn unlock(record: &OwnKey, passphrase: &str, limits: &KdfLimits) -> Result<IdentityKey> {
     let key_id = KeyId::new(record.key_id.clone())?;
     let secret = open_bundle(&record.public_key, &bundle_of(record), passphrase, limits)?;
@@ -84,6 +93,12 @@ pub fn unlock(record: &OwnKey, passphrase: &str, limits: &KdfLimits) -> Result<I
 /// First-time setup: a fresh key pair sealed under `passphrase` with `params`
 /// (at least the creation floor, `KDF_PARAMS_OUT_OF_BOUNDS` otherwise, checked
 /// before the key is generated).
+///
+/// # Errors
+///
+/// `UNSUPPORTED_KDF` or `KDF_PARAMS_OUT_OF_BOUNDS` when `params` are not
+/// Argon2id 19 within the creation floor and the caps; `RANDOMNESS_UNAVAILABLE`
+/// when the key, salt or iv cannot be drawn.
 pub fn set_up(
     key_id: KeyId,
     passphrase: &str,
@@ -102,6 +117,12 @@ pub fn set_up(
 /// `params`, which must be at least the creation floor whatever the old
 /// record used (`KDF_PARAMS_OUT_OF_BOUNDS`, checked before the old record is
 /// unlocked). The old record is checked against `limits` only.
+///
+/// # Errors
+///
+/// `UNSUPPORTED_KDF` or `KDF_PARAMS_OUT_OF_BOUNDS` for `params` (checked
+/// first); then as [`unlock`] for the old record (`WRONG_PASSPHRASE`, ...);
+/// `RANDOMNESS_UNAVAILABLE` when the salt or iv cannot be drawn.
 pub fn change_passphrase(
     record: &OwnKey,
     old_passphrase: &str,
