@@ -1112,6 +1112,47 @@ fn replayed_prompt_is_refused() {
     assert_eq!(opened.prompt, "@helper and the next one");
 }
 
+/// Unknown fields are kept beside the crypto records (FORMAT.md §2) and are
+/// never read; so a server that decorates a replayed prompt with them, in the
+/// sealed payload and in its envelope, at any depth, gets the same
+/// `PROMPT_REPLAYED`, and the honest re-claim with the same decorations still
+/// opens to the same text.
+#[test]
+fn replayed_prompt_with_unknown_fields_is_still_refused() {
+    fn decorate(mut v: Value) -> Value {
+        let prompt = &mut v["sealedContext"]["prompt"];
+        prompt["replayNonce"] = json!("fresh-0001");
+        prompt["messageId"] = json!("msg_01JD3Q0000000000000000NEW0");
+        prompt["revision"] = json!(2);
+        prompt["envelope"]["revision"] = json!(7);
+        prompt["envelope"]["x-resend"] = json!({"nested": [1, 2, {"deep": true}]});
+        v["sealedContext"]["replay"] = json!(false);
+        v
+    }
+    let mut w = world();
+    let trigger = w.owner_message(&mint(1), "@helper pay the invoice");
+    let first = w.open_claim(w.honest_claim(INV, &trigger)).unwrap();
+    assert_eq!(first.prompt, "@helper pay the invoice");
+    // The decorated payload did parse with the fields kept, so the check
+    // below is about replay, not about a parse failure.
+    let decorated = decorate(w.honest_claim(INV2, &trigger));
+    let kept: SealedPayload =
+        serde_json::from_value(decorated["sealedContext"]["prompt"].clone()).unwrap();
+    assert_eq!(kept.extra.get("replayNonce"), Some(&json!("fresh-0001")));
+    assert!(kept.envelope.extra.get("x-resend").is_some());
+    assert_eq!(code(w.open_claim(decorated)), ErrorCode::PromptReplayed);
+    // After a restart: the same.
+    w.rt = StreamState::from_bytes(&w.rt.to_bytes(&w.machine_a).unwrap(), &w.machine_a).unwrap();
+    assert_eq!(
+        code(w.open_claim(decorate(w.honest_claim(INV2, &trigger)))),
+        ErrorCode::PromptReplayed
+    );
+    // The honest re-claim of the first invocation, decorated alike, opens.
+    let again = w.open_claim(decorate(w.honest_claim(INV, &trigger))).unwrap();
+    assert_eq!(again.prompt, "@helper pay the invoice");
+    assert!(w.rt.was_acted_on(&trigger.id, 1));
+}
+
 /// The claim names another author for the runtime's reply (the owner,
 /// another bot): `REPLY_SENDER_MISMATCH`, before anything is recorded.
 #[test]
