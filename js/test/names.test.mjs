@@ -55,9 +55,9 @@ test("each is a public func of the committed Swift, under the same name", () => 
 });
 
 test("a catalogue row has the same fields in JS and in Swift", () => {
-  const swift = read("bindings/uniffi/swift/Sources/Streamseal/streamseal.swift");
+  const swift = read("bindings/uniffi/swift/Sources/Streamseal/streamseal_api.swift");
   const struct = /^public struct EndpointInfo\b[^{]*\{([\s\S]*?)^\}/m.exec(swift);
-  assert.ok(struct, "the Swift EndpointInfo is generated in the core's namespace");
+  assert.ok(struct, "the Swift EndpointInfo is generated in the api layer's namespace");
   const fields = [...struct[1].matchAll(/^ {4}public (?:var|let) (\w+):/gm)].map((m) => m[1]);
   assert.deepEqual(sorted(Object.keys(pkg.endpoint("sendMessage"))), sorted(fields));
 });

@@ -6,6 +6,7 @@
 //! [`crate::sender`]).
 
 use std::sync::Arc;
+use streamseal::wire::JsonRecord as _;
 
 use streamseal::aad::{self, AadContents, AadSender};
 use streamseal::bundle::{self, SealedBundle};

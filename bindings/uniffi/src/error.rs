@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use streamseal::{Error, ErrorCode};
 
 /// Makes [`StreamsealError`] from the core's one table of codes
-/// (`streamseal::error_code_table!`): a variant per code, in its order, named
+/// (`streamseal_crypto::error_code_table!`): a variant per code, in its order, named
 /// as the core's `ErrorCode` variant (the docs and spellings of the table are
 /// not needed here; the code crosses as `ErrorCode::as_str`).
 macro_rules! ffi_error {
@@ -123,7 +123,7 @@ macro_rules! ffi_error {
     };
 }
 
-streamseal::error_code_table!(ffi_error);
+streamseal_crypto::error_code_table!(ffi_error);
 
 /// The binding's result type.
 pub type Result<T, E = StreamsealError> = std::result::Result<T, E>;

@@ -51,9 +51,11 @@
 //!   `HistoryEntry`, `HistoryItem`, `OpenedStep`, `DecisionAnswer`, and the
 //!   catalogue's
 //!   `EndpointInfo`, `Family`, `AuthKind`, `RequiredScope`, `HttpMethod`.
-//!   They are generated in the `streamseal` namespace (Kotlin package
-//!   `uniffi.streamseal`, Python module `streamseal`), the functions in
-//!   `streamseal_ffi`.
+//!   The crypto layer's are generated in the `streamseal` namespace (Kotlin
+//!   package `uniffi.streamseal`, Python module `streamseal`); those of the
+//!   api and sealed layers (`OpenedMessage`, `HistoryEntry`, `HistoryItem`,
+//!   `OpenedStep`, `DecisionAnswer` and the catalogue's) in `streamseal_api`;
+//!   the functions in `streamseal_ffi`.
 //! - **Custom types** (`uniffi::custom_type!` in the core), each crossing
 //!   as its wire spelling: `RecipientKind` (an open enum with
 //!   `Other(String)`), `Scope` (`"messages:read"`), `Endpoint`

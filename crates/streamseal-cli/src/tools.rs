@@ -1,6 +1,7 @@
 //! The developer tools: keys, bundles, wraps, sealing and opening.
 
 use std::path::PathBuf;
+use streamseal::wire::JsonRecord as _;
 
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};

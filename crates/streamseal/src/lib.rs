@@ -126,44 +126,20 @@
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
 
-/// Declares a TypeScript type in the WASM binding's generated `.d.ts`
-/// (feature `wasm`) for a type whose serde form is hand-written, so that
-/// the derived declarations of the types around it can name it.
-#[cfg(feature = "wasm")]
-macro_rules! ts_decl {
-    ($decl:expr) => {
-        const _: () = {
-            #[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
-            const TS_DECL: &str = $decl;
-        };
-    };
-}
-#[cfg(not(feature = "wasm"))]
-macro_rules! ts_decl {
-    ($decl:expr) => {};
-}
+// `ts_decl!`, the TypeScript declarations of hand-written serde forms.
+#[macro_use]
+extern crate streamseal_crypto;
 
-pub mod aad;
-mod aead;
+// The crypto layer (crate `streamseal-crypto`), under the paths it has
+// always had here.
+pub use streamseal_crypto::{
+    aad, bundle, codec, encoding, envelope, error, extra, fingerprint, identity, kdf, persist,
+    random, sender, signature, slot, stream_key, trust, wrap,
+};
+
 pub mod api;
-pub mod bundle;
-mod codec;
-pub mod encoding;
-pub mod envelope;
-pub mod error;
-pub mod fingerprint;
-pub mod identity;
-pub mod kdf;
-mod persist;
-mod random;
 pub mod sealed;
-pub mod sender;
-pub mod signature;
-pub mod slot;
-pub mod stream_key;
-pub mod trust;
 pub mod wire;
-pub mod wrap;
 
 #[cfg(feature = "test-seams")]
 #[doc(hidden)]
@@ -171,9 +147,10 @@ pub mod testing;
 
 pub use error::{Error, ErrorCode, Result};
 
-// The UniFFI shape of the core's records and enums (feature `uniffi`, for
-// bindings/uniffi). The generated code is the macro's, outside this crate's
+// The UniFFI shape of the records and enums of the api and sealed layers
+// (feature `uniffi`, for bindings/uniffi), in the namespace
+// `streamseal_api`; the crypto layer's are in `streamseal`. The generated code is the macro's, outside this crate's
 // own sources, which stay free of `unsafe`.
 #[cfg(feature = "uniffi")]
-uniffi::setup_scaffolding!("streamseal");
-pub use stream_key::Keyring;
+uniffi::setup_scaffolding!("streamseal_api");
+pub use streamseal_crypto::Keyring;

@@ -64,6 +64,12 @@ pub fn setup() -> Result {
     Ok(())
 }
 
+/// The UniFFI namespaces the library exports, one per crate with UniFFI
+/// derives: the crypto layer's (`streamseal`), the api and sealed layers'
+/// (`streamseal_api`) and the binding's own (`streamseal_ffi`). Each is one
+/// Python module, one Kotlin package and one Swift file with its C module.
+const NAMESPACES: [&str; 3] = ["streamseal", "streamseal_api", "streamseal_ffi"];
+
 /// Every step of the bindings' tests; prints how long they took.
 pub fn test() -> Result {
     let started = Instant::now();
@@ -153,30 +159,26 @@ fn copy(from: &Path, to: &Path) -> Result {
 /// fails here until the new sources are committed (the README says how).
 fn swift_drift(generated: &Path) -> Result {
     let committed = root().join("bindings/uniffi/swift/Sources");
-    let pairs = [
-        ("streamseal.swift", "Streamseal/streamseal.swift"),
-        ("streamseal_ffi.swift", "Streamseal/streamseal_ffi.swift"),
-        ("streamsealFFI.h", "streamsealFFI/include/streamsealFFI.h"),
-        (
-            "streamsealFFI.modulemap",
-            "streamsealFFI/include/module.modulemap",
-        ),
-        (
-            "streamseal_ffiFFI.h",
-            "streamseal_ffiFFI/include/streamseal_ffiFFI.h",
-        ),
-        (
-            "streamseal_ffiFFI.modulemap",
-            "streamseal_ffiFFI/include/module.modulemap",
-        ),
-    ];
+    let pairs: Vec<(String, String)> = NAMESPACES
+        .iter()
+        .flat_map(|ns| {
+            [
+                (format!("{ns}.swift"), format!("Streamseal/{ns}.swift")),
+                (format!("{ns}FFI.h"), format!("{ns}FFI/include/{ns}FFI.h")),
+                (
+                    format!("{ns}FFI.modulemap"),
+                    format!("{ns}FFI/include/module.modulemap"),
+                ),
+            ]
+        })
+        .collect();
     let mut drifted = Vec::new();
-    for (name, dest) in pairs {
+    for (name, dest) in &pairs {
         let new = fs::read_to_string(generated.join(name))
             .map_err(|e| format!("uniffi-bindgen wrote no {name}: {e}"))?;
         let old = fs::read_to_string(committed.join(dest)).unwrap_or_default();
         if new != old {
-            drifted.push(dest);
+            drifted.push(dest.as_str());
         }
     }
     if drifted.is_empty() {
@@ -193,7 +195,12 @@ fn swift_drift(generated: &Path) -> Result {
 }
 
 /// With `STREAMSEAL_UPDATE_SWIFT=1`, copies the generated sources over the committed ones.
-fn update_swift(generated: &Path, committed: &Path, pairs: &[(&str, &str)], err: String) -> Result {
+fn update_swift(
+    generated: &Path,
+    committed: &Path,
+    pairs: &[(String, String)],
+    err: String,
+) -> Result {
     if std::env::var_os("STREAMSEAL_UPDATE_SWIFT").is_none() {
         return Err(err);
     }
@@ -212,8 +219,9 @@ fn update_swift(generated: &Path, committed: &Path, pairs: &[(&str, &str)], err:
 fn python(out: &Path, library: &Path) -> Result {
     let package = out.join("python/streamseal_bindings");
     fs::create_dir_all(&package).map_err(|e| format!("{}: {e}", package.display()))?;
-    for name in ["streamseal.py", "streamseal_ffi.py"] {
-        fs::rename(out.join("python").join(name), package.join(name))
+    for ns in NAMESPACES {
+        let name = format!("{ns}.py");
+        fs::rename(out.join("python").join(&name), package.join(&name))
             .map_err(|e| format!("cannot move {name}: {e}"))?;
     }
     fs::write(package.join("__init__.py"), "")

@@ -18,6 +18,7 @@
 //! (or, signed by the forger, be `SENDER_MISMATCH`).
 #![no_main]
 
+use streamseal::wire::JsonRecord as _;
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use streamseal::ErrorCode;

@@ -369,7 +369,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use serde_json::json;
-    use streamseal::wire::Extra;
+    use streamseal::wire::{Extra, ExtraJson as _};
 
     use super::to_value;
 
@@ -393,7 +393,11 @@ mod tests {
 
     #[test]
     fn leaves_out_only_the_unknown_fields() {
-        let extra = |k: &str| Extra::from_iter([(k.to_owned(), json!({"x": [1, 2]}))]);
+        let extra = |k: &str| {
+            let mut e = Extra::new();
+            e.insert_json(k, json!({"x": [1, 2]}));
+            e
+        };
         let outer = Outer {
             inner: vec![Inner {
                 known_field: 7,

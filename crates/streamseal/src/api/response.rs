@@ -8,6 +8,7 @@ use crate::api::catalogue::Endpoint;
 use crate::api::error::{ApiFailure, MalformedResponse, ResponseError};
 use crate::api::{HttpRequest, HttpResponse};
 use crate::error::{Error, Result};
+use crate::wire::ExtraJson as _;
 use crate::wire::attachment::Attachment;
 use crate::wire::delegation::{
     Delegation, DelegationClaim, DelegationCompletion, DelegationDetail, DelegationHeartbeat,
@@ -215,7 +216,10 @@ fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> Result<(T, E
     let value: Value = parse(body)?;
     match value {
         Value::Object(mut obj) => match obj.remove("data") {
-            Some(data) => Ok((T::from_version_value(version, data)?, Extra::from(obj))),
+            Some(data) => Ok((
+                T::from_version_value(version, data)?,
+                Extra::from_json_map(obj),
+            )),
             None => Err(Error::MalformedJson {
                 reason: "missing field `data`".to_owned(),
             }),
@@ -245,7 +249,10 @@ fn raw(body: &str) -> Result<(ResponseData, Extra)> {
     Ok(match value {
         Value::Object(mut obj) if obj.contains_key("data") => {
             let inner = obj.remove("data").unwrap_or(Value::Null);
-            (ResponseData::Raw(inner.to_string()), Extra::from(obj))
+            (
+                ResponseData::Raw(inner.to_string()),
+                Extra::from_json_map(obj),
+            )
         }
         other => whole(ResponseData::Raw(other.to_string())),
     })

@@ -18,6 +18,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::wire::ExtraJson as _;
 use crate::wire::extra::{self, Extra};
 use crate::wire::version::ApiVersionInfo;
 
@@ -91,8 +92,8 @@ impl Serialize for Me {
         // map (an unknown key never replaces a field of the identity); the
         // unknown ones keyed as `Extra` keys its own.
         let mut all = rest.clone();
-        for (key, value) in &self.extra {
-            all.entry(key.clone()).or_insert_with(|| value.clone());
+        for (key, value) in self.extra.to_json_map() {
+            all.entry(key).or_insert(value);
         }
         let mut map = s.serialize_map(None)?;
         map.serialize_entry("kind", &kind)?;
@@ -126,7 +127,7 @@ impl<'de> Deserialize<'de> for Me {
                     workspace_id: take("workspaceId")?,
                     user_id: take("userId")?,
                 };
-                extra = Extra::from(rest);
+                extra = Extra::from_json_map(rest);
                 identity
             }
             "bot" => MeIdentity::Bot { fields: rest },

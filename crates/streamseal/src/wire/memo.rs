@@ -8,6 +8,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use crate::wire::ExtraJson as _;
 use crate::wire::common::{AuthorType, StreamType};
 use crate::wire::extra::Extra;
 use crate::wire::open_enum::open_enum;
@@ -177,7 +178,7 @@ impl<'de> Deserialize<'de> for MemoResult {
         // what is left, and its unknown fields cannot be told from the
         // result's: the memo keeps them.
         let (memo, extra) = match map.remove("memo") {
-            Some(memo @ Value::Object(_)) => (memo, Extra::from(map)),
+            Some(memo @ Value::Object(_)) => (memo, Extra::from_json_map(map)),
             Some(other) => {
                 map.insert("memo".to_owned(), other);
                 (Value::Object(map), Extra::default())

@@ -24,7 +24,7 @@
 //! (and returns the resource only: a key beside `data` is not kept).
 //!
 //! ```
-//! use streamseal::wire::{parse_data, conversation::{Conversation, ConversationStatus}};
+//! use streamseal::wire::{parse_data, conversation::{Conversation, ConversationStatus}, ExtraJson};
 //!
 //! let c: Conversation = parse_data(r#"{"data":{"id":"conversation_1","streamId":"stream_1",
 //!   "rootStreamId":"stream_1","topicSummary":null,"summary":null,"status":"dormant",
@@ -32,7 +32,7 @@
 //!   "createdAt":"2026-08-01T00:00:00Z","updatedAt":"2026-08-01T00:00:00Z","later":1}}"#)?;
 //! // An unknown status is kept, and so is the unknown field.
 //! assert_eq!(c.status, ConversationStatus::Other("dormant".into()));
-//! assert_eq!(c.extra.get("later"), Some(&serde_json::json!(1)));
+//! assert_eq!(c.extra.get_json("later"), Some(serde_json::json!(1)));
 //! let back = serde_json::to_string(&c).unwrap();
 //! assert!(back.contains("\"status\":\"dormant\"") && back.contains("\"later\":1"));
 //! # Ok::<(), streamseal::Error>(())
@@ -70,7 +70,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-pub use extra::Extra;
+pub use extra::{Extra, ExtraJson, JsonRecord};
 
 /// Parses a JSON document into a wire type. Failures are
 /// [`Error::MalformedJson`] (the message names the problem, never the input).
@@ -108,7 +108,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for DataEnvelope<T> {
                 mut map: A,
             ) -> std::result::Result<Self::Value, A::Error> {
                 let mut data = None;
-                let mut extra = serde_json::Map::new();
+                let mut extra = Extra::new();
                 while let Some(key) = map.next_key::<String>()? {
                     if key == "data" {
                         if data.is_some() {
@@ -116,14 +116,11 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for DataEnvelope<T> {
                         }
                         data = Some(map.next_value::<T>()?);
                     } else {
-                        extra.insert(key, map.next_value::<serde_json::Value>()?);
+                        extra.insert(key, map.next_value::<crate::extra::Value>()?);
                     }
                 }
                 let data = data.ok_or_else(|| serde::de::Error::missing_field("data"))?;
-                Ok(DataEnvelope {
-                    data,
-                    extra: Extra::from(extra),
-                })
+                Ok(DataEnvelope { data, extra })
             }
         }
         d.deserialize_map(Visit(std::marker::PhantomData))
@@ -150,7 +147,8 @@ pub fn parse_data<T: DeserializeOwned>(json: &str) -> Result<T> {
 ///
 /// ```
 /// let (n, extra): (u32, _) = streamseal::wire::parse_data_kept(r#"{"data":7,"meta":{"x":1}}"#)?;
-/// assert_eq!((n, extra.get("meta")), (7, Some(&serde_json::json!({"x": 1}))));
+/// use streamseal::wire::ExtraJson;
+/// assert_eq!((n, extra.get_json("meta")), (7, Some(serde_json::json!({"x": 1}))));
 /// # Ok::<(), streamseal::Error>(())
 /// ```
 ///

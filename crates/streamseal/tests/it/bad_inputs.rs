@@ -6,6 +6,8 @@
 //! Run with `cargo test -p streamseal --test it bad_inputs:: -- --nocapture`.
 
 use std::time::{Duration, Instant};
+#[allow(unused_imports)]
+use streamseal::wire::{ExtraJson as _, JsonRecord as _};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};

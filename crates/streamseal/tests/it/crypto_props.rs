@@ -5,6 +5,8 @@
 //! Run with `cargo test -p streamseal --test it crypto_props:: -- --nocapture`.
 
 use std::collections::BTreeSet;
+#[allow(unused_imports)]
+use streamseal::wire::{ExtraJson as _, JsonRecord as _};
 
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -959,8 +961,8 @@ proptest! {
         prop_assert_eq!(&kept.ciphertext, &payload.ciphertext);
         prop_assert_eq!((kept.envelope.v, kept.envelope.key_generation), (v, key_generation));
         prop_assert_eq!((&kept.envelope.iv, &kept.envelope.aad), (&payload.envelope.iv, &payload.envelope.aad));
-        prop_assert_eq!(kept.extra.get("extra"), Some(&serde_json::json!({"nested": [1, 2]})));
-        prop_assert_eq!(kept.envelope.extra.get("alg"), Some(&serde_json::json!("future")));
+        prop_assert_eq!(kept.extra.get_json("extra"), Some(serde_json::json!({"nested": [1, 2]})));
+        prop_assert_eq!(kept.envelope.extra.get_json("alg"), Some(serde_json::json!("future")));
         prop_assert_eq!(serde_json::from_str::<serde_json::Value>(&kept.to_json()).unwrap(), value);
     }
 }
@@ -1658,8 +1660,8 @@ fn unknown_fields_in_a_sealed_payload_are_kept_and_never_read() {
     let with_fields: SealedPayload = serde_json::from_value(value.clone()).unwrap();
     assert_eq!(serde_json::to_value(&with_fields).unwrap(), value);
     assert_eq!(
-        with_fields.extra.get("aad"),
-        Some(&serde_json::json!("AAAA"))
+        with_fields.extra.get_json("aad"),
+        Some(serde_json::json!("AAAA"))
     );
     assert_eq!(with_fields.envelope.extra.len(), 2);
     let opened = sealer.open(&ring, &slot, &with_fields).unwrap();

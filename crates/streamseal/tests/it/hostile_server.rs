@@ -42,6 +42,8 @@ use streamseal::wire::message::Message;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
 use streamseal::wire::requests::messages::SendMessageRequest;
 use streamseal::wire::stream::Stream;
+#[allow(unused_imports)]
+use streamseal::wire::{ExtraJson as _, JsonRecord as _};
 use streamseal::wrap::{KeyWrap, wrap_stream_key};
 use streamseal::{Error, ErrorCode};
 
@@ -1138,8 +1140,11 @@ fn replayed_prompt_with_unknown_fields_is_still_refused() {
     let decorated = decorate(w.honest_claim(INV2, &trigger));
     let kept: SealedPayload =
         serde_json::from_value(decorated["sealedContext"]["prompt"].clone()).unwrap();
-    assert_eq!(kept.extra.get("replayNonce"), Some(&json!("fresh-0001")));
-    assert!(kept.envelope.extra.get("x-resend").is_some());
+    assert_eq!(
+        kept.extra.get_json("replayNonce"),
+        Some(json!("fresh-0001"))
+    );
+    assert!(kept.envelope.extra.get_json("x-resend").is_some());
     assert_eq!(code(w.open_claim(decorated)), ErrorCode::PromptReplayed);
     // After a restart: the same.
     w.rt = StreamState::from_bytes(&w.rt.to_bytes(&w.machine_a).unwrap(), &w.machine_a).unwrap();
@@ -1148,7 +1153,9 @@ fn replayed_prompt_with_unknown_fields_is_still_refused() {
         ErrorCode::PromptReplayed
     );
     // The honest re-claim of the first invocation, decorated alike, opens.
-    let again = w.open_claim(decorate(w.honest_claim(INV, &trigger))).unwrap();
+    let again = w
+        .open_claim(decorate(w.honest_claim(INV, &trigger)))
+        .unwrap();
     assert_eq!(again.prompt, "@helper pay the invoice");
     assert!(w.rt.was_acted_on(&trigger.id, 1));
 }

@@ -2,6 +2,8 @@
 //! checked field by field, re-serialised and compared with the original JSON.
 
 use std::path::PathBuf;
+#[allow(unused_imports)]
+use streamseal::wire::{ExtraJson as _, JsonRecord as _};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

@@ -6,6 +6,8 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+#[allow(unused_imports)]
+use streamseal::wire::{ExtraJson as _, JsonRecord as _};
 
 use streamseal::identity::RecipientKind;
 use streamseal::wire::attachment::{AttachmentContentType, ProcessingStatus};
@@ -110,12 +112,12 @@ fn messages_and_slots() {
         ],
     );
     // Reachable by the app, at every depth.
-    assert_eq!(list.extra.get("fieldFromTheFuture").cloned(), future());
-    assert_eq!(list.data[0].extra.get("anotherNewFlag"), Some(&json!(true)));
+    assert_eq!(list.extra.get_json("fieldFromTheFuture"), future());
     assert_eq!(
-        att_extra(&list).get("fieldFromTheFuture").cloned(),
-        future()
+        list.data[0].extra.get_json("anotherNewFlag"),
+        Some(json!(true))
     );
+    assert_eq!(att_extra(&list).get_json("fieldFromTheFuture"), future());
     let SlotValue::Ok(ok) = list
         .slots
         .get(&SlotKey::parse("shared:msg_01J80000000000000000000023@2"))
@@ -123,8 +125,11 @@ fn messages_and_slots() {
     else {
         panic!("not ok")
     };
-    assert_eq!(ok.extra.get("anotherNewFlag"), Some(&json!(true)));
-    assert!(ok.extra.get("status").is_none(), "the tag is not unknown");
+    assert_eq!(ok.extra.get_json("anotherNewFlag"), Some(json!(true)));
+    assert!(
+        ok.extra.get_json("status").is_none(),
+        "the tag is not unknown"
+    );
     assert_eq!(list.data[0].author_type, AuthorType::Other("agent".into()));
     let att = &list.data[0].attachments.as_ref().unwrap()[0];
     assert_eq!(
@@ -162,10 +167,7 @@ fn streams() {
         ],
         &["", "/data/0", "/data/1"],
     );
-    assert_eq!(
-        page.data[1].extra.get("fieldFromTheFuture").cloned(),
-        future()
-    );
+    assert_eq!(page.data[1].extra.get_json("fieldFromTheFuture"), future());
     assert_eq!(page.data[0].stream_type, StreamType::Other("forum".into()));
     assert_eq!(
         page.data[0].memory_mode,
@@ -213,11 +215,11 @@ fn conversations_and_memos() {
         ],
     );
     assert_eq!(
-        memos.data[0].extra.get("anotherNewFlag"),
-        Some(&json!(true))
+        memos.data[0].extra.get_json("anotherNewFlag"),
+        Some(json!(true))
     );
     assert_eq!(
-        memos.data[0].memo.extra.get("fieldFromTheFuture").cloned(),
+        memos.data[0].memo.extra.get_json("fieldFromTheFuture"),
         future()
     );
     assert_eq!(
@@ -321,16 +323,21 @@ fn invocations() {
         ],
     );
     let ctx = sealed.data.unwrap().sealed_context.unwrap();
-    assert_eq!(ctx.trigger.extra.get("anotherNewFlag"), Some(&json!(true)));
-    // The crypto records keep theirs too (API §9.6).
-    assert_eq!(ctx.prompt.extra.get("anotherNewFlag"), Some(&json!(true)));
-    assert_eq!(ctx.wraps[0].extra.get("anotherNewFlag"), Some(&json!(true)));
     assert_eq!(
-        ctx.history[0]
-            .envelope
-            .extra
-            .get("fieldFromTheFuture")
-            .cloned(),
+        ctx.trigger.extra.get_json("anotherNewFlag"),
+        Some(json!(true))
+    );
+    // The crypto records keep theirs too (API §9.6).
+    assert_eq!(
+        ctx.prompt.extra.get_json("anotherNewFlag"),
+        Some(json!(true))
+    );
+    assert_eq!(
+        ctx.wraps[0].extra.get_json("anotherNewFlag"),
+        Some(json!(true))
+    );
+    assert_eq!(
+        ctx.history[0].envelope.extra.get_json("fieldFromTheFuture"),
         future()
     );
     let _: RenewResult = tolerate(
@@ -352,7 +359,10 @@ fn delegations_keys_me() {
         DelegationStatus::Other("failed".into())
     );
     // A flattened composition keeps the unknown fields once, in its base.
-    assert_eq!(d.delegation.extra.get("anotherNewFlag"), Some(&json!(true)));
+    assert_eq!(
+        d.delegation.extra.get_json("anotherNewFlag"),
+        Some(json!(true))
+    );
     assert_eq!(d.delegation.extra.len(), 2);
 
     let wraps: KeyWraps = tolerate(
@@ -365,7 +375,7 @@ fn delegations_keys_me() {
         Some(RecipientKind::Other("device".into()))
     );
     assert_eq!(
-        wraps.wraps[0].extra.get("fieldFromTheFuture").cloned(),
+        wraps.wraps[0].extra.get_json("fieldFromTheFuture"),
         future()
     );
     let own: OwnKey = tolerate(
@@ -373,10 +383,10 @@ fn delegations_keys_me() {
         &[],
         &["", "/kdfParams"],
     );
-    assert_eq!(own.extra.get("fieldFromTheFuture").cloned(), future());
+    assert_eq!(own.extra.get_json("fieldFromTheFuture"), future());
     assert_eq!(
-        own.kdf_params.extra.get("anotherNewFlag"),
-        Some(&json!(true))
+        own.kdf_params.extra.get_json("anotherNewFlag"),
+        Some(json!(true))
     );
 
     // `kind` is an open union: an unknown kind keeps all its fields.
@@ -392,9 +402,9 @@ fn delegations_keys_me() {
         &[],
         &["", "/apiVersion"],
     );
-    assert_eq!(me.extra.get("anotherNewFlag"), Some(&json!(true)));
+    assert_eq!(me.extra.get_json("anotherNewFlag"), Some(json!(true)));
     assert_eq!(
-        me.api_version.extra.get("fieldFromTheFuture").cloned(),
+        me.api_version.extra.get_json("fieldFromTheFuture"),
         future()
     );
     // A newer `current` than this library knows is only text.
@@ -434,7 +444,7 @@ fn errors_and_events() {
         panic!()
     };
     assert_eq!(s.steps[0].step_type, StepType::Other("dreaming".into()));
-    assert_eq!(s.steps[0].extra.get("priority"), Some(&json!(1)));
+    assert_eq!(s.steps[0].extra.get_json("priority"), Some(json!(1)));
     assert_eq!(event.payload(), steps);
 }
 

@@ -19,6 +19,8 @@
 //! `slots` keys, validation `details`) are not objects with fields.
 
 use std::fmt::Debug;
+#[allow(unused_imports)]
+use streamseal::wire::{ExtraJson as _, JsonRecord as _};
 
 use proptest::collection::{btree_map, vec};
 use proptest::prelude::*;
@@ -591,12 +593,18 @@ fn a_message_list_keeps_unknown_fields_at_every_depth() {
     let list = MessageList::from_version_value(V0821, doc.clone()).unwrap();
     assert_eq!(list.to_version_value(V0821), doc);
     // Top level, message, attachment, slot value: reachable by the app.
-    assert_eq!(list.extra.get("nextPageHint"), Some(&doc["nextPageHint"]));
+    assert_eq!(
+        list.extra.get_json("nextPageHint"),
+        Some(doc["nextPageHint"].clone())
+    );
     let m = &list.data[0];
-    assert_eq!(m.extra.get("pinned"), Some(&json!(true)));
-    assert_eq!(m.extra.get("reactions").unwrap()[0]["count"], json!(3));
+    assert_eq!(m.extra.get_json("pinned"), Some(json!(true)));
+    assert_eq!(m.extra.get_json("reactions").unwrap()[0]["count"], json!(3));
     let att = &m.attachments.as_ref().unwrap()[0];
-    assert_eq!(att.extra.get("exif").unwrap()["exposure"], json!(0.125));
+    assert_eq!(
+        att.extra.get_json("exif").unwrap()["exposure"],
+        json!(0.125)
+    );
     assert_eq!(att.extra.len(), 2);
     let SlotValue::Ok(ok) = list
         .slots
@@ -605,9 +613,9 @@ fn a_message_list_keeps_unknown_fields_at_every_depth() {
     else {
         panic!("an ok slot")
     };
-    assert_eq!(ok.extra.get("authorName"), Some(&json!("Grace")));
+    assert_eq!(ok.extra.get_json("authorName"), Some(json!("Grace")));
     // Nothing known leaks into `extra`.
-    assert!(m.extra.get("content").is_none() && ok.extra.get("status").is_none());
+    assert!(m.extra.get_json("content").is_none() && ok.extra.get_json("status").is_none());
     // An older version's shape keeps them too (it drops only `slots`).
     let old = list.to_version_value(V0712);
     assert_eq!(old["nextPageHint"], doc["nextPageHint"]);
@@ -628,22 +636,25 @@ fn a_memo_keeps_unknown_fields_inside_and_beside_the_memo() {
     expected.as_object_mut().unwrap().remove("requestId");
     assert_eq!(back, expected);
     assert_eq!(
-        got.result.extra.get("score").unwrap()["relevance"],
+        got.result.extra.get_json("score").unwrap()["relevance"],
         json!(0.87)
     );
-    assert_eq!(got.result.memo.extra.get("confidence"), Some(&json!(0.92)));
+    assert_eq!(
+        got.result.memo.extra.get_json("confidence"),
+        Some(json!(0.92))
+    );
     assert_eq!(
         got.result
             .source_stream
             .as_ref()
             .unwrap()
             .extra
-            .get("memberCount"),
-        Some(&json!(12))
+            .get_json("memberCount"),
+        Some(json!(12))
     );
     assert_eq!(
-        got.source_messages[0].extra.get("editedAt"),
-        Some(&Value::Null)
+        got.source_messages[0].extra.get_json("editedAt"),
+        Some(Value::Null)
     );
 }
 
@@ -652,18 +663,21 @@ fn a_sealed_claim_keeps_unknown_fields_down_to_the_trigger() {
     let doc = fixture("unknown_fields_claim_sealed.json");
     let claim: ClaimResponse = serde_json::from_value(doc.clone()).unwrap();
     assert_eq!(serde_json::to_value(&claim).unwrap(), doc);
-    assert_eq!(claim.extra.get("serverTime"), Some(&doc["serverTime"]));
-    let inv = claim.data.as_ref().unwrap();
-    assert_eq!(inv.extra.get("priority"), Some(&json!(5)));
-    assert_eq!(inv.actor.extra.get("avatarUrl"), Some(&Value::Null));
-    let ctx = inv.sealed_context.as_ref().unwrap();
-    assert_eq!(ctx.extra.get("ttlSeconds"), Some(&json!(60)));
-    assert!(ctx.history[0].extra.get("authorId").is_some());
     assert_eq!(
-        ctx.reply.extra.get("attachmentLimit").unwrap()["count"],
+        claim.extra.get_json("serverTime"),
+        Some(doc["serverTime"].clone())
+    );
+    let inv = claim.data.as_ref().unwrap();
+    assert_eq!(inv.extra.get_json("priority"), Some(json!(5)));
+    assert_eq!(inv.actor.extra.get_json("avatarUrl"), Some(Value::Null));
+    let ctx = inv.sealed_context.as_ref().unwrap();
+    assert_eq!(ctx.extra.get_json("ttlSeconds"), Some(json!(60)));
+    assert!(ctx.history[0].extra.get_json("authorId").is_some());
+    assert_eq!(
+        ctx.reply.extra.get_json("attachmentLimit").unwrap()["count"],
         json!(4)
     );
-    assert_eq!(ctx.trigger.extra.get("locale"), Some(&json!("en-GB")));
+    assert_eq!(ctx.trigger.extra.get_json("locale"), Some(json!("en-GB")));
 }
 
 /// The property's own machinery: it finds objects at every depth and skips
@@ -755,8 +769,8 @@ fn keys_beside_data_are_kept_by_parse_response() {
         body.clone(),
     );
     assert!(matches!(got.data, ResponseData::Stream(_)));
-    assert_eq!(got.extra.get("meta"), Some(&body["meta"]));
-    assert_eq!(got.extra.get("later_flag"), Some(&json!(true)));
+    assert_eq!(got.extra.get_json("meta"), Some(body["meta"].clone()));
+    assert_eq!(got.extra.get_json("later_flag"), Some(json!(true)));
     assert_eq!(got.extra.len(), 2);
 
     // A whole-body result: the page keeps its own, the envelope has none.
@@ -773,5 +787,5 @@ fn keys_beside_data_are_kept_by_parse_response() {
     let ResponseData::Members(members) = got.data else {
         panic!("not a member page")
     };
-    assert_eq!(members.extra.get("later_total"), Some(&json!(12)));
+    assert_eq!(members.extra.get_json("later_total"), Some(json!(12)));
 }

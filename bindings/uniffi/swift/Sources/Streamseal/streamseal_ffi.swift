@@ -6901,31 +6901,6 @@ fileprivate struct FfiConverterSequenceTypeTrustedKey: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterSequenceTypeDecisionOption: FfiConverterRustBuffer {
-    typealias SwiftType = [DecisionOption]
-
-    public static func write(_ value: [DecisionOption], into buf: inout [UInt8]) {
-        let len = Int32(value.count)
-        writeInt(&buf, len)
-        for item in value {
-            FfiConverterTypeDecisionOption.write(item, into: &buf)
-        }
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [DecisionOption] {
-        let len: Int32 = try readInt(&buf)
-        var seq = [DecisionOption]()
-        seq.reserveCapacity(Int(len))
-        for _ in 0 ..< len {
-            seq.append(try FfiConverterTypeDecisionOption.read(from: &buf))
-        }
-        return seq
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
 fileprivate struct FfiConverterSequenceTypeEndpointInfo: FfiConverterRustBuffer {
     typealias SwiftType = [EndpointInfo]
 
@@ -6943,6 +6918,31 @@ fileprivate struct FfiConverterSequenceTypeEndpointInfo: FfiConverterRustBuffer 
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeEndpointInfo.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeDecisionOption: FfiConverterRustBuffer {
+    typealias SwiftType = [DecisionOption]
+
+    public static func write(_ value: [DecisionOption], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeDecisionOption.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [DecisionOption] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [DecisionOption]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeDecisionOption.read(from: &buf))
         }
         return seq
     }
@@ -8036,16 +8036,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_parse_response() != 64407) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_aad_encode() != 53081) {
+    if (uniffi_streamseal_ffi_checksum_func_aad_encode() != 44256) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_aad_parse() != 46004) {
+    if (uniffi_streamseal_ffi_checksum_func_aad_parse() != 63153) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_bundle_aad() != 3171) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_create_bundle() != 16989) {
+    if (uniffi_streamseal_ffi_checksum_func_create_bundle() != 33642) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_decode_base64() != 32056) {
@@ -8054,31 +8054,31 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_encode_base64() != 50651) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_envelope_from_json() != 65117) {
+    if (uniffi_streamseal_ffi_checksum_func_envelope_from_json() != 10721) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open() != 36535) {
+    if (uniffi_streamseal_ffi_checksum_func_open() != 16094) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open_bundle() != 20819) {
+    if (uniffi_streamseal_ffi_checksum_func_open_bundle() != 24917) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_seal() != 45163) {
+    if (uniffi_streamseal_ffi_checksum_func_seal() != 62238) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_sealed_payload_from_json() != 61589) {
+    if (uniffi_streamseal_ffi_checksum_func_sealed_payload_from_json() != 3411) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_sealed_payload_to_json() != 48385) {
+    if (uniffi_streamseal_ffi_checksum_func_sealed_payload_to_json() != 40544) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_unwrap_stream_key() != 6164) {
+    if (uniffi_streamseal_ffi_checksum_func_unwrap_stream_key() != 18586) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_wrap_info() != 31539) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_wrap_stream_key() != 4848) {
+    if (uniffi_streamseal_ffi_checksum_func_wrap_stream_key() != 42229) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_error_codes() != 52098) {
@@ -8087,19 +8087,19 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_kdf_limits_default() != 24831) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_kdf_params_argon2id() != 56454) {
+    if (uniffi_streamseal_ffi_checksum_func_kdf_params_argon2id() != 7611) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_kdf_params_check() != 10531) {
+    if (uniffi_streamseal_ffi_checksum_func_kdf_params_check() != 38142) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_kdf_params_creation_floor() != 54876) {
+    if (uniffi_streamseal_ffi_checksum_func_kdf_params_creation_floor() != 31658) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_kdf_params_default() != 59502) {
+    if (uniffi_streamseal_ffi_checksum_func_kdf_params_default() != 58802) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_change_passphrase() != 32811) {
+    if (uniffi_streamseal_ffi_checksum_func_change_passphrase() != 54640) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_check_send_rules() != 8477) {
@@ -8123,25 +8123,25 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_open_messages() != 36162) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open_step() != 41559) {
+    if (uniffi_streamseal_ffi_checksum_func_open_step() != 27221) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_owner_key() != 18058) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_seal_decision_card() != 1153) {
+    if (uniffi_streamseal_ffi_checksum_func_seal_decision_card() != 64553) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_seal_decision_note() != 58698) {
+    if (uniffi_streamseal_ffi_checksum_func_seal_decision_note() != 46658) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_seal_edit() != 63602) {
+    if (uniffi_streamseal_ffi_checksum_func_seal_edit() != 16736) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_seal_message() != 58973) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_set_up_user_key() != 14476) {
+    if (uniffi_streamseal_ffi_checksum_func_set_up_user_key() != 22787) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_unlock() != 22237) {
@@ -8225,13 +8225,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_prompt() != 11274) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_prompt_sealed_by() != 29793) {
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_prompt_sealed_by() != 27571) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_complete_reply() != 6136) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_decision_card() != 27484) {
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_decision_card() != 2837) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_message() != 30553) {
@@ -8258,7 +8258,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_method_preparedroll_roster() != 3881) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_preparedroll_wraps() != 62172) {
+    if (uniffi_streamseal_ffi_checksum_method_preparedroll_wraps() != 41345) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_streamstate_accept_sender() != 40323) {
@@ -8409,6 +8409,7 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
 
+    uniffiEnsureStreamsealCryptoInitialized()
     uniffiEnsureStreamsealInitialized()
     return InitializationResult.ok
 }()

@@ -24,12 +24,12 @@
 //! key the caller's [`SenderKeys`] hold for the sender the AAD names.
 //!
 //! ```
-//! use streamseal::envelope::{open, seal};
-//! use streamseal::identity::{IdentityKey, KeyId, RecipientKind};
-//! use streamseal::sender::{SenderKeys, Signer};
-//! use streamseal::slot::Slot;
-//! use streamseal::stream_key::{Keyring, StreamKey};
-//! use streamseal::trust::{TrustPolicy, TrustStore};
+//! use streamseal_crypto::envelope::{open, seal};
+//! use streamseal_crypto::identity::{IdentityKey, KeyId, RecipientKind};
+//! use streamseal_crypto::sender::{SenderKeys, Signer};
+//! use streamseal_crypto::slot::Slot;
+//! use streamseal_crypto::stream_key::{Keyring, StreamKey};
+//! use streamseal_crypto::trust::{TrustPolicy, TrustStore};
 //!
 //! let me = IdentityKey::generate(RecipientKind::User, KeyId::new("laptop")?)?;
 //! let mut ring = Keyring::new("stream_root")?;
@@ -55,10 +55,10 @@
 //!     revision: 1,
 //! };
 //! assert_eq!(open(&ring, &keys, &moved, &sealed).unwrap_err().code().as_str(), "AAD_MISMATCH");
-//! # Ok::<(), streamseal::Error>(())
+//! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
-use crate::wire::Extra;
+use crate::extra::Extra;
 use hkdf::Hkdf;
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
@@ -142,54 +142,6 @@ pub struct SealedPayload {
     #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
     #[cfg_attr(feature = "uniffi", uniffi(default))]
     pub extra: Extra,
-}
-
-impl Envelope {
-    /// Parses an envelope from a JSON object (unknown fields are ignored).
-    ///
-    /// # Errors
-    ///
-    /// `MALFORMED_JSON` when `json` is not a JSON object of the envelope's shape.
-    pub fn from_json(json: &str) -> Result<Self> {
-        from_json_object(json)
-    }
-
-    /// Serialises the envelope as compact JSON.
-    pub fn to_json(&self) -> String {
-        // Serialising a struct of strings and integers cannot fail.
-        serde_json::to_string(self).unwrap_or_default()
-    }
-}
-
-impl SealedPayload {
-    /// Parses `{ciphertext, envelope}` from a JSON object (unknown fields are ignored).
-    ///
-    /// # Errors
-    ///
-    /// `MALFORMED_JSON` when `json` is not a JSON object of the payload's shape.
-    pub fn from_json(json: &str) -> Result<Self> {
-        from_json_object(json)
-    }
-
-    /// Serialises as compact JSON.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
-}
-
-/// Parses a JSON document that must be an object. serde's derived
-/// `Deserialize` would also take a struct as a positional array, a second
-/// spelling of the wire shape; the entry points refuse it. (Nested values keep
-/// serde's behaviour; the spelling of JSON never affects what the AAD binds.)
-fn from_json_object<T: serde::de::DeserializeOwned>(json: &str) -> Result<T> {
-    if !json.trim_start().starts_with('{') {
-        return Err(Error::MalformedJson {
-            reason: "expected a JSON object".to_owned(),
-        });
-    }
-    serde_json::from_str(json).map_err(|e| Error::MalformedJson {
-        reason: e.to_string(),
-    })
 }
 
 /// The key commitment of an envelope (FORMAT.md section 2):

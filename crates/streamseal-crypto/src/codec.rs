@@ -7,38 +7,46 @@ use crate::error::{Error, Result};
 
 /// Longest string field, in UTF-8 bytes. Ids in the API are at most 256
 /// characters; this leaves room without letting one field dominate.
-pub(crate) const MAX_STR_LEN: usize = 1024;
+pub const MAX_STR_LEN: usize = 1024;
 
 /// Appends framed values to a byte buffer.
 #[derive(Default)]
-pub(crate) struct Writer {
+pub struct Writer {
     buf: Vec<u8>,
 }
 
 impl Writer {
-    pub(crate) fn with_magic(magic: &[u8]) -> Self {
+    /// A buffer that starts with the domain label `magic`.
+    pub fn with_magic(magic: &[u8]) -> Self {
         Writer {
             buf: magic.to_vec(),
         }
     }
 
-    pub(crate) fn u8(&mut self, v: u8) -> &mut Self {
+    /// One byte.
+    pub fn u8(&mut self, v: u8) -> &mut Self {
         self.buf.push(v);
         self
     }
 
-    pub(crate) fn u16(&mut self, v: u16) -> &mut Self {
+    /// A big-endian `u16`.
+    pub fn u16(&mut self, v: u16) -> &mut Self {
         self.buf.extend_from_slice(&v.to_be_bytes());
         self
     }
 
-    pub(crate) fn u32(&mut self, v: u32) -> &mut Self {
+    /// A big-endian `u32`.
+    pub fn u32(&mut self, v: u32) -> &mut Self {
         self.buf.extend_from_slice(&v.to_be_bytes());
         self
     }
 
     /// A non-empty string of at most [`MAX_STR_LEN`] bytes, length-prefixed.
-    pub(crate) fn str(&mut self, field: &'static str, v: &str) -> Result<&mut Self> {
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when `v` is empty or longer than [`MAX_STR_LEN`] bytes.
+    pub fn str(&mut self, field: &'static str, v: &str) -> Result<&mut Self> {
         check_str(field, v)?;
         // check_str bounds the length to MAX_STR_LEN, which fits in u16.
         let len = u16::try_from(v.len()).map_err(|_| Error::length(field, "1..=1024", v.len()))?;
@@ -47,7 +55,12 @@ impl Writer {
         Ok(self)
     }
 
-    pub(crate) fn opt_str(&mut self, field: &'static str, v: Option<&str>) -> Result<&mut Self> {
+    /// `0` for none, or `1` and the string as [`Writer::str`] writes it.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when the string is empty or longer than [`MAX_STR_LEN`] bytes.
+    pub fn opt_str(&mut self, field: &'static str, v: Option<&str>) -> Result<&mut Self> {
         match v {
             None => Ok(self.u8(0)),
             Some(s) => {
@@ -57,28 +70,35 @@ impl Writer {
         }
     }
 
-    pub(crate) fn bool(&mut self, v: bool) -> &mut Self {
+    /// `0` or `1`.
+    pub fn bool(&mut self, v: bool) -> &mut Self {
         self.u8(u8::from(v))
     }
 
-    pub(crate) fn u64(&mut self, v: u64) -> &mut Self {
+    /// A big-endian `u64`.
+    pub fn u64(&mut self, v: u64) -> &mut Self {
         self.buf.extend_from_slice(&v.to_be_bytes());
         self
     }
 
     /// Fixed-size bytes, written without a length.
-    pub(crate) fn raw(&mut self, v: &[u8]) -> &mut Self {
+    pub fn raw(&mut self, v: &[u8]) -> &mut Self {
         self.buf.extend_from_slice(v);
         self
     }
 
-    pub(crate) fn finish(self) -> Vec<u8> {
+    /// The bytes written.
+    pub fn finish(self) -> Vec<u8> {
         self.buf
     }
 }
 
 /// Checks a string field: 1 to [`MAX_STR_LEN`] bytes.
-pub(crate) fn check_str(field: &'static str, v: &str) -> Result<()> {
+///
+/// # Errors
+///
+/// `INVALID_LENGTH` otherwise.
+pub fn check_str(field: &'static str, v: &str) -> Result<()> {
     if v.is_empty() || v.len() > MAX_STR_LEN {
         return Err(Error::length(field, "1..=1024 bytes", v.len()));
     }
@@ -87,13 +107,19 @@ pub(crate) fn check_str(field: &'static str, v: &str) -> Result<()> {
 
 /// Reads framed values; every method fails with `MALFORMED_AAD`-style errors
 /// built by the caller-supplied constructor.
-pub(crate) struct Reader<'a> {
+///
+/// # Errors
+///
+/// Each fallible method returns the caller's error (from [`Reader::new`]'s
+/// `err`) when the input is truncated or not what a [`Writer`] writes.
+pub struct Reader<'a> {
     rest: &'a [u8],
     err: fn(&'static str) -> Error,
 }
 
 impl<'a> Reader<'a> {
-    pub(crate) fn new(input: &'a [u8], err: fn(&'static str) -> Error) -> Self {
+    /// Reads `input`; `err` makes the error of every failure from its reason.
+    pub fn new(input: &'a [u8], err: fn(&'static str) -> Error) -> Self {
         Reader { rest: input, err }
     }
 
@@ -106,31 +132,56 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
-    pub(crate) fn magic(&mut self, magic: &[u8]) -> Result<()> {
+    /// The domain label `magic`.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error when the input is truncated or not what a [`Writer`] writes.
+    pub fn magic(&mut self, magic: &[u8]) -> Result<()> {
         if self.take(magic.len())? != magic {
             return Err((self.err)("wrong domain label"));
         }
         Ok(())
     }
 
-    pub(crate) fn u8(&mut self) -> Result<u8> {
+    /// One byte.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error when the input is truncated or not what a [`Writer`] writes.
+    pub fn u8(&mut self) -> Result<u8> {
         let b = self.take(1)?;
         b.first().copied().ok_or_else(|| (self.err)("truncated"))
     }
 
-    pub(crate) fn u16(&mut self) -> Result<u16> {
+    /// A big-endian `u16`.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error when the input is truncated or not what a [`Writer`] writes.
+    pub fn u16(&mut self) -> Result<u16> {
         let b = self.take(2)?;
         let arr: [u8; 2] = b.try_into().map_err(|_| (self.err)("truncated"))?;
         Ok(u16::from_be_bytes(arr))
     }
 
-    pub(crate) fn u32(&mut self) -> Result<u32> {
+    /// A big-endian `u32`.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error when the input is truncated or not what a [`Writer`] writes.
+    pub fn u32(&mut self) -> Result<u32> {
         let b = self.take(4)?;
         let arr: [u8; 4] = b.try_into().map_err(|_| (self.err)("truncated"))?;
         Ok(u32::from_be_bytes(arr))
     }
 
-    pub(crate) fn str(&mut self) -> Result<String> {
+    /// A length-prefixed UTF-8 string of 1 to [`MAX_STR_LEN`] bytes.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error when the input is truncated or not what a [`Writer`] writes.
+    pub fn str(&mut self) -> Result<String> {
         let len = usize::from(self.u16()?);
         if len == 0 || len > MAX_STR_LEN {
             return Err((self.err)("string length out of range"));
@@ -141,7 +192,12 @@ impl<'a> Reader<'a> {
             .map_err(|_| (self.err)("string is not UTF-8"))
     }
 
-    pub(crate) fn opt_str(&mut self) -> Result<Option<String>> {
+    /// A presence flag (`0` or `1`), then the string if present.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error when the input is truncated or not what a [`Writer`] writes.
+    pub fn opt_str(&mut self) -> Result<Option<String>> {
         match self.u8()? {
             0 => Ok(None),
             1 => self.str().map(Some),
@@ -149,7 +205,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    pub(crate) fn bool(&mut self) -> Result<bool> {
+    /// `0` or `1`.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error when the input is truncated or not what a [`Writer`] writes.
+    pub fn bool(&mut self) -> Result<bool> {
         match self.u8()? {
             0 => Ok(false),
             1 => Ok(true),
@@ -157,19 +218,37 @@ impl<'a> Reader<'a> {
         }
     }
 
-    pub(crate) fn u64(&mut self) -> Result<u64> {
+    /// A big-endian `u64`.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error when the input is truncated or not what a [`Writer`] writes.
+    pub fn u64(&mut self) -> Result<u64> {
         let b = self.take(8)?;
         let arr: [u8; 8] = b.try_into().map_err(|_| (self.err)("truncated"))?;
         Ok(u64::from_be_bytes(arr))
     }
 
     /// `N` fixed bytes.
-    pub(crate) fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+    ///
+    /// # Errors
+    ///
+    /// The reader's error when the input is truncated or not what a [`Writer`] writes.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error when the input is truncated or not what a [`Writer`] writes.
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
         let b = self.take(N)?;
         b.try_into().map_err(|_| (self.err)("truncated"))
     }
 
-    pub(crate) fn end(self) -> Result<()> {
+    /// Nothing left.
+    ///
+    /// # Errors
+    ///
+    /// The reader's error when the input is truncated or not what a [`Writer`] writes.
+    pub fn end(self) -> Result<()> {
         if self.rest.is_empty() {
             Ok(())
         } else {

@@ -22,7 +22,7 @@ use crate::identity::IdentityKey;
 use crate::random;
 
 /// Largest persisted byte string accepted (16 MiB).
-pub(crate) const MAX_PERSISTED_LEN: usize = 16 * 1024 * 1024;
+pub const MAX_PERSISTED_LEN: usize = 16 * 1024 * 1024;
 
 const INFO_LABEL: &[u8] = b"streamseal/local";
 
@@ -50,12 +50,11 @@ fn aad(label: &[u8], version: u8, me: &IdentityKey) -> Vec<u8> {
 }
 
 /// Seals `body` as `label`/`version` under `me`.
-pub(crate) fn seal_local(
-    label: &[u8],
-    version: u8,
-    me: &IdentityKey,
-    body: &[u8],
-) -> Result<Vec<u8>> {
+///
+/// # Errors
+///
+/// `RANDOMNESS_UNAVAILABLE` when no nonce can be drawn.
+pub fn seal_local(label: &[u8], version: u8, me: &IdentityKey, body: &[u8]) -> Result<Vec<u8>> {
     let iv = random::array::<IV_LEN>()?;
     let ct = aead::seal(
         &*key(label, version, me)?,
@@ -74,7 +73,11 @@ pub(crate) fn seal_local(
 /// Opens bytes written by [`seal_local`] with the same `label`, `version` and `me`.
 /// A wrong label, version or length is `MALFORMED_STATE`; bytes sealed under
 /// another identity key, or altered, are `STATE_AUTH_FAILED`.
-pub(crate) fn open_local(
+///
+/// # Errors
+///
+/// `INPUT_TOO_LARGE`, `MALFORMED_STATE` or `STATE_AUTH_FAILED`, as above.
+pub fn open_local(
     label: &[u8],
     version: u8,
     me: &IdentityKey,

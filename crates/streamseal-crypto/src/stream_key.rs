@@ -5,7 +5,7 @@
 //! messages are sealed under (`currentKeyGeneration` of the key-wraps list).
 //!
 //! ```
-//! use streamseal::stream_key::{Keyring, StreamKey};
+//! use streamseal_crypto::stream_key::{Keyring, StreamKey};
 //!
 //! let mut ring = Keyring::new("stream_root")?;
 //! ring.insert(0, StreamKey::generate()?)?;
@@ -14,7 +14,7 @@
 //! assert_eq!(ring.current_generation(), Some(1));
 //! assert_eq!(ring.generations(), vec![0, 1]);
 //! assert!(format!("{ring:?}").contains("generations: [0, 1]"));
-//! # Ok::<(), streamseal::Error>(())
+//! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -186,18 +186,18 @@ impl Keyring {
     /// raises the sealing generation, and while its key is missing sealing
     /// fails instead of falling back to an older key. It is the server's word,
     /// so it is never persisted and never counts as a generation held.
-    pub(crate) fn announce(&mut self, generation: u32) {
+    pub fn announce(&mut self, generation: u32) {
         self.announced = Some(self.announced.map_or(generation, |a| a.max(generation)));
     }
 
     /// Forgets announcements (after this member made the newest generation itself).
-    pub(crate) fn clear_announced(&mut self) {
+    pub fn clear_announced(&mut self) {
         self.announced = None;
     }
 
     /// Marks `generation` as conflicted: two senders gave two different keys
     /// for it, so nothing is sealed under it.
-    pub(crate) fn mark_conflicted(&mut self, generation: u32) {
+    pub fn mark_conflicted(&mut self, generation: u32) {
         self.conflicted.insert(generation);
     }
 
@@ -270,7 +270,11 @@ impl Keyring {
             .map_or(0, |h| h.seals.load(Ordering::Relaxed))
     }
 
-    pub(crate) fn set_seal_count(&mut self, generation: u32, count: u64) {
+    /// Restores the count of seals under `generation` that a persisted state
+    /// recorded (the sealed layer's `StreamState::from_bytes`). Setting it
+    /// lower than the truth lets the keyring seal past its budget: restore
+    /// only what was persisted.
+    pub fn set_seal_count(&mut self, generation: u32, count: u64) {
         if let Some(h) = self.keys.get_mut(&generation) {
             h.seals = Arc::new(AtomicU64::new(count));
         }

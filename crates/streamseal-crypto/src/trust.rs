@@ -22,9 +22,9 @@
 //! that comparison a precondition of every use.
 //!
 //! ```
-//! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
-//! use streamseal::trust::{KeyState, TrustLevel, TrustPolicy, TrustStore};
-//! use streamseal::ErrorCode;
+//! use streamseal_crypto::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
+//! use streamseal_crypto::trust::{KeyState, TrustLevel, TrustPolicy, TrustStore};
+//! use streamseal_crypto::ErrorCode;
 //!
 //! let me = IdentityKey::generate(RecipientKind::User, KeyId::new("key_laptop")?)?;
 //! let bob = Recipient::of(&IdentityKey::generate(RecipientKind::User, KeyId::new("key_phone")?)?);
@@ -47,7 +47,7 @@
 //! // The store persists sealed under the caller's identity key.
 //! let bytes = store.to_bytes(&me)?;
 //! assert_eq!(TrustStore::from_bytes(&bytes, &me)?, store);
-//! # Ok::<(), streamseal::Error>(())
+//! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 //!
 //! ## Persisted form

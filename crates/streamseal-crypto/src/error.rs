@@ -7,7 +7,7 @@
 //! on them. Codes are only ever added, never renamed.
 //!
 //! ```
-//! use streamseal::{encoding, ErrorCode};
+//! use streamseal_crypto::{encoding, ErrorCode};
 //!
 //! let err = encoding::decode_base64("iv", "not base64!").unwrap_err();
 //! assert_eq!(err.code(), ErrorCode::MalformedBase64);
@@ -29,7 +29,7 @@ use std::fmt;
 /// crate makes [`ErrorCode`], [`ErrorCode::ALL`], [`ErrorCode::as_str`] (and
 /// so [`ErrorCode::parse`], `Display`, serde and the UniFFI string) and the
 /// TypeScript union `ErrorCode` from it; the UniFFI binding makes one
-/// `StreamsealError` variant per code (`streamseal::error_code_table!(...)`).
+/// `StreamsealError` variant per code (`streamseal_crypto::error_code_table!(...)`).
 /// A new code is one entry here, plus the [`Error`] variant that raises it.
 /// Codes are only ever added, never renamed.
 #[doc(hidden)]
@@ -533,7 +533,7 @@ impl Error {
     }
 
     /// Shorthand for an [`Error::InvalidLength`] with a textual expectation.
-    pub(crate) fn length(field: &'static str, expected: impl ToString, actual: usize) -> Error {
+    pub fn length(field: &'static str, expected: impl ToString, actual: usize) -> Error {
         Error::InvalidLength {
             field,
             expected: expected.to_string(),
@@ -542,7 +542,7 @@ impl Error {
     }
 
     /// Shorthand for an [`Error::InvalidField`].
-    pub(crate) fn invalid(field: &'static str, reason: impl Into<String>) -> Error {
+    pub fn invalid(field: &'static str, reason: impl Into<String>) -> Error {
         Error::InvalidField {
             field,
             reason: reason.into(),

@@ -31,8 +31,8 @@
 //! envelope).
 //!
 //! ```
-//! use streamseal::identity::{IdentityKey, KeyId, RecipientKind};
-//! use streamseal::signature::{self, Signature};
+//! use streamseal_crypto::identity::{IdentityKey, KeyId, RecipientKind};
+//! use streamseal_crypto::signature::{self, Signature};
 //!
 //! let alice = IdentityKey::generate(RecipientKind::User, KeyId::new("key_laptop")?)?;
 //! let signed = signature::sign(&alice, b"ship it")?;
@@ -48,7 +48,7 @@
 //! let text = signed.to_base64();
 //! assert_eq!(text.len(), 88);
 //! assert_eq!(Signature::from_base64(&text)?, signed);
-//! # Ok::<(), streamseal::Error>(())
+//! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
 use std::convert::Infallible;

@@ -7,7 +7,11 @@
 use crate::error::{Error, Result};
 
 /// Fills `buf` with random bytes, or fails with `RANDOMNESS_UNAVAILABLE`.
-pub(crate) fn fill(buf: &mut [u8]) -> Result<()> {
+///
+/// # Errors
+///
+/// `RANDOMNESS_UNAVAILABLE` when the operating system has none to give.
+pub fn fill(buf: &mut [u8]) -> Result<()> {
     #[cfg(feature = "test-seams")]
     if let Some(result) = seam::take(buf) {
         return result;
@@ -16,7 +20,11 @@ pub(crate) fn fill(buf: &mut [u8]) -> Result<()> {
 }
 
 /// Returns `N` random bytes.
-pub(crate) fn array<const N: usize>() -> Result<[u8; N]> {
+///
+/// # Errors
+///
+/// `RANDOMNESS_UNAVAILABLE` when the operating system has none to give.
+pub fn array<const N: usize>() -> Result<[u8; N]> {
     let mut out = [0u8; N];
     fill(&mut out)?;
     Ok(out)

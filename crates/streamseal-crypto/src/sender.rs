@@ -28,12 +28,12 @@
 //! the trust store and its own keys only, never against presented keys.
 //!
 //! ```
-//! use streamseal::envelope::{open, seal};
-//! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
-//! use streamseal::sender::{SenderKeys, Signer};
-//! use streamseal::slot::Slot;
-//! use streamseal::stream_key::{Keyring, StreamKey};
-//! use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
+//! use streamseal_crypto::envelope::{open, seal};
+//! use streamseal_crypto::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
+//! use streamseal_crypto::sender::{SenderKeys, Signer};
+//! use streamseal_crypto::slot::Slot;
+//! use streamseal_crypto::stream_key::{Keyring, StreamKey};
+//! use streamseal_crypto::trust::{TrustLevel, TrustPolicy, TrustStore};
 //!
 //! let alice = IdentityKey::generate(RecipientKind::User, KeyId::new("alice-phone")?)?;
 //! let mallory = IdentityKey::generate(RecipientKind::User, KeyId::new("alice-phone")?)?;
@@ -58,7 +58,7 @@
 //! let forged = seal(&ring, &Signer::new("usr_alice", &mallory)?, &slot, b"wire it all")?;
 //! let err = open(&ring, &SenderKeys::new(&trust), &slot, &forged).unwrap_err();
 //! assert_eq!(err.code().as_str(), "SENDER_MISMATCH");
-//! # Ok::<(), streamseal::Error>(())
+//! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
 use std::fmt;
@@ -190,7 +190,7 @@ impl<'a> SenderKeys<'a> {
 
     /// The same keys without the server-presented ones: what new work (a
     /// runtime's prompt) is checked against.
-    pub(crate) fn pinned_only(&self) -> SenderKeys<'a> {
+    pub fn pinned_only(&self) -> SenderKeys<'a> {
         SenderKeys {
             trust: self.trust,
             own: self.own.clone(),

@@ -21,9 +21,9 @@
 //! one spelling. FORMAT.md gives every field of every kind with examples.
 //!
 //! ```
-//! use streamseal::aad::{self, AadContents, AadSender};
-//! use streamseal::identity::RecipientKind;
-//! use streamseal::slot::Slot;
+//! use streamseal_crypto::aad::{self, AadContents, AadSender};
+//! use streamseal_crypto::identity::RecipientKind;
+//! use streamseal_crypto::slot::Slot;
 //!
 //! let slot = Slot::DecisionNote {
 //!     decision_id: "dreq_1".into(),
@@ -39,7 +39,7 @@
 //! // A note whose signer is not its decider has no encoding.
 //! let other = AadSender { subject: "usr_2".into(), kind: RecipientKind::User, key_id: "key_b".into() };
 //! assert!(aad::encode(2, "stream_root", 3, &other, &parsed.slot).is_err());
-//! # Ok::<(), streamseal::Error>(())
+//! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
 use crate::codec::{Reader, Writer};
@@ -454,40 +454,90 @@ mod tests {
             },
         ];
         let long = "x".repeat(crate::codec::MAX_STR_LEN + 1);
+        let bad_strings = ["".to_owned(), long.clone()];
+        let many: Vec<DecisionOption> = (0..65).map(|i| option(&i.to_string(), "t")).collect();
+        let bad_options = [
+            vec![],
+            many,
+            vec![option("a", "t"), option("a", "u")],
+            vec![option("", "t")],
+            vec![option("a", &long)],
+            vec![option("a", "t"), option("b", "")],
+        ];
         let mut cases = Vec::new();
         for slot in slots {
-            let json = serde_json::to_value(&slot).unwrap();
-            cases.push(slot);
-            let serde_json::Value::Object(fields) = &json else {
-                panic!("a slot is an object")
+            // Each string field (but the enum-like `phase`) made empty and
+            // too long in turn, and each bad option list.
+            let fields: usize = match &slot {
+                Slot::Message { .. } => 4,
+                Slot::BotReply { .. } => 4,
+                Slot::TraceStep { .. } => 4,
+                Slot::DecisionCard { .. } => 4,
+                Slot::DecisionNote { .. } => 3,
             };
-            for (key, value) in fields {
-                let bad: Vec<serde_json::Value> = match value {
-                    serde_json::Value::String(_) if key != "kind" && key != "phase" => {
-                        vec!["".into(), long.clone().into()]
+            for field in 0..fields {
+                for bad in &bad_strings {
+                    let mut s = slot.clone();
+                    let target: &mut String = match &mut s {
+                        Slot::Message {
+                            stream_id,
+                            message_id,
+                            author_id,
+                            author_type,
+                            ..
+                        } => [stream_id, message_id, author_id, author_type]
+                            .into_iter()
+                            .nth(field),
+                        Slot::BotReply {
+                            stream_id,
+                            message_id,
+                            author_id,
+                            invocation_id,
+                        } => [stream_id, message_id, author_id, invocation_id]
+                            .into_iter()
+                            .nth(field),
+                        Slot::TraceStep {
+                            invocation_id,
+                            step_id,
+                            step_type,
+                            message_id,
+                            ..
+                        } => {
+                            let m = message_id.get_or_insert_with(String::new);
+                            [invocation_id, step_id, step_type, m]
+                                .into_iter()
+                                .nth(field)
+                        }
+                        Slot::DecisionCard {
+                            stream_id,
+                            decision_id,
+                            invocation_id,
+                            runtime_session_id,
+                            ..
+                        } => [stream_id, decision_id, invocation_id, runtime_session_id]
+                            .into_iter()
+                            .nth(field),
+                        Slot::DecisionNote {
+                            decision_id,
+                            option_id,
+                            decided_by,
+                        } => [decision_id, option_id, decided_by].into_iter().nth(field),
                     }
-                    serde_json::Value::Array(_) => {
-                        let many = (0..65).map(|i| option(&i.to_string(), "t")).collect();
-                        [
-                            vec![],
-                            many,
-                            vec![option("a", "t"), option("a", "u")],
-                            vec![option("", "t")],
-                            vec![option("a", &long)],
-                            vec![option("a", "t"), option("b", "")],
-                        ]
-                        .into_iter()
-                        .map(|o| serde_json::to_value(o).unwrap())
-                        .collect()
-                    }
-                    _ => vec![],
-                };
-                for value in bad {
-                    let mut broken = json.clone();
-                    broken[key.as_str()] = value;
-                    cases.push(serde_json::from_value(broken).unwrap());
+                    .expect("field index in range");
+                    target.clone_from(bad);
+                    cases.push(s);
                 }
             }
+            if let Slot::DecisionCard { .. } = slot {
+                for bad in &bad_options {
+                    let mut s = slot.clone();
+                    if let Slot::DecisionCard { options, .. } = &mut s {
+                        options.clone_from(bad);
+                    }
+                    cases.push(s);
+                }
+            }
+            cases.push(slot);
         }
         assert!(cases.len() > 30, "{}", cases.len());
         for slot in &cases {

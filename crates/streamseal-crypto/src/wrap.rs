@@ -32,9 +32,9 @@
 //! fallback an attacker could choose.
 //!
 //! ```
-//! use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
-//! use streamseal::stream_key::StreamKey;
-//! use streamseal::wrap::{unwrap_stream_key, wrap_stream_key};
+//! use streamseal_crypto::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
+//! use streamseal_crypto::stream_key::StreamKey;
+//! use streamseal_crypto::wrap::{unwrap_stream_key, wrap_stream_key};
 //!
 //! let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("k1")?)?;
 //! let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("m-a")?)?;
@@ -49,10 +49,10 @@
 //! let forged = wrap_stream_key("stream_root", 3, &key, &bot, &Recipient::of(&bot))?;
 //! let err = unwrap_stream_key("stream_root", &forged, &[bot], &[Recipient::of(&owner)]).unwrap_err();
 //! assert_eq!(err.code().as_str(), "UNTRUSTED_WRAP");
-//! # Ok::<(), streamseal::Error>(())
+//! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
-use crate::wire::Extra;
+use crate::extra::Extra;
 use std::convert::Infallible;
 
 use hpke::rand_core::{TryCryptoRng, TryRng};

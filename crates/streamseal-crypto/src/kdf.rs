@@ -34,7 +34,7 @@
 //! can open what any client creates.
 //!
 //! ```
-//! use streamseal::kdf::{KdfLimits, KdfParams};
+//! use streamseal_crypto::kdf::{KdfLimits, KdfParams};
 //!
 //! let params = KdfParams::default();
 //! assert_eq!((params.m, params.t, params.p), (65_536, 3, 1));
@@ -48,10 +48,10 @@
 //! let err = KdfParams::for_new_bundle(8 * 1024, 1, 1).unwrap_err();
 //! assert_eq!(err.code().as_str(), "KDF_PARAMS_OUT_OF_BOUNDS");
 //! assert_eq!(KdfParams::for_new_bundle(19_456, 2, 1)?, KdfParams::creation_floor());
-//! # Ok::<(), streamseal::Error>(())
+//! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
-use crate::wire::Extra;
+use crate::extra::Extra;
 use argon2::{Algorithm, Argon2, Params, Version};
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization as _;

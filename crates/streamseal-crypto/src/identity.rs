@@ -2,7 +2,7 @@
 //! keys as 44-character base64, and the key ids that name them.
 //!
 //! ```
-//! use streamseal::identity::{IdentityKey, KeyId, PublicKey, RecipientKind};
+//! use streamseal_crypto::identity::{IdentityKey, KeyId, PublicKey, RecipientKind};
 //!
 //! let me = IdentityKey::generate(RecipientKind::User, KeyId::new("key_laptop")?)?;
 //! let text = me.public_key().to_base64();
@@ -10,7 +10,7 @@
 //! assert_eq!(PublicKey::from_base64(&text)?, me.public_key());
 //! // Debug never prints secret bytes.
 //! assert!(format!("{me:?}").contains("secret: \"[redacted]\""));
-//! # Ok::<(), streamseal::Error>(())
+//! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
 use std::fmt;

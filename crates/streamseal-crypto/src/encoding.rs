@@ -14,14 +14,14 @@
 //! that it accepts and rejects exactly what `base64`'s strict engine does.
 //!
 //! ```
-//! use streamseal::encoding::{decode_base64, encode_base64};
+//! use streamseal_crypto::encoding::{decode_base64, encode_base64};
 //!
 //! assert_eq!(encode_base64(b"hi"), "aGk=");
 //! assert_eq!(decode_base64("iv", "aGk=")?, b"hi");
 //! // "aGl=" decodes to the same bytes in lax decoders, but is not canonical.
 //! assert!(decode_base64("iv", "aGl=").is_err());
 //! assert!(decode_base64("iv", "aGk").is_err());
-//! # Ok::<(), streamseal::Error>(())
+//! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
 use base64_simd::STANDARD;

@@ -25,8 +25,8 @@
 //! collides with a given one slower by that factor.
 //!
 //! ```
-//! use streamseal::fingerprint::{fingerprint, safety_number};
-//! use streamseal::identity::{IdentityKey, KeyId, RecipientKind};
+//! use streamseal_crypto::fingerprint::{fingerprint, safety_number};
+//! use streamseal_crypto::identity::{IdentityKey, KeyId, RecipientKind};
 //!
 //! let alice = IdentityKey::generate(RecipientKind::User, KeyId::new("key_laptop")?)?;
 //! let bob = IdentityKey::generate(RecipientKind::User, KeyId::new("key_phone")?)?;
@@ -45,7 +45,7 @@
 //! // Bob scans the code Alice's screen shows, or types the digits she reads out.
 //! assert!(on_bob.matches_scanned(&on_alice.scannable())?);
 //! assert!(on_bob.matches_digits(&on_alice.display()));
-//! # Ok::<(), streamseal::Error>(())
+//! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
 use sha2::{Digest, Sha512};

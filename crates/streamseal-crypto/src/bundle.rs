@@ -24,9 +24,9 @@
 //! the caps, so a record made with less still opens.
 //!
 //! ```
-//! use streamseal::bundle::{create_bundle, open_bundle};
-//! use streamseal::identity::SecretKey;
-//! use streamseal::kdf::{KdfLimits, KdfParams};
+//! use streamseal_crypto::bundle::{create_bundle, open_bundle};
+//! use streamseal_crypto::identity::SecretKey;
+//! use streamseal_crypto::kdf::{KdfLimits, KdfParams};
 //!
 //! let secret = SecretKey::generate()?;
 //! // The cheapest parameters allowed; apps use `KdfParams::default()` where they can.
@@ -40,7 +40,7 @@
 //! let weak = KdfParams::argon2id(64, 1, 1);
 //! let err = create_bundle(&secret, "correct horse", &weak).unwrap_err();
 //! assert_eq!(err.code().as_str(), "KDF_PARAMS_OUT_OF_BOUNDS");
-//! # Ok::<(), streamseal::Error>(())
+//! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
 use serde::{Deserialize, Serialize};
