@@ -19,14 +19,15 @@ let package = Package(
     targets: [
         // libstreamseal_ffi.a for every Apple target, see the README.
         .binaryTarget(name: "StreamsealRust", path: "StreamsealRust.xcframework"),
-        // The C declarations of the three UniFFI namespaces (the crypto
-        // layer's types, the api and sealed layers' types, the functions).
+        // The C declarations of the four UniFFI namespaces (the crypto
+        // layer's types, the api layer's, the sealed flows', the functions).
         .target(name: "streamsealFFI", path: "Sources/streamsealFFI"),
         .target(name: "streamseal_apiFFI", path: "Sources/streamseal_apiFFI"),
+        .target(name: "streamseal_sealedFFI", path: "Sources/streamseal_sealedFFI"),
         .target(name: "streamseal_ffiFFI", path: "Sources/streamseal_ffiFFI"),
         .target(
             name: "Streamseal",
-            dependencies: ["streamsealFFI", "streamseal_apiFFI", "streamseal_ffiFFI", "StreamsealRust"],
+            dependencies: ["streamsealFFI", "streamseal_apiFFI", "streamseal_sealedFFI", "streamseal_ffiFFI", "StreamsealRust"],
             path: "Sources/Streamseal"
         ),
         .testTarget(

@@ -126,10 +126,6 @@
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
 
-// `ts_decl!`, the TypeScript declarations of hand-written serde forms.
-#[macro_use]
-extern crate streamseal_crypto;
-
 // The crypto layer (crate `streamseal-crypto`), under the paths it has
 // always had here.
 pub use streamseal_crypto::{
@@ -137,9 +133,9 @@ pub use streamseal_crypto::{
     random, sender, signature, slot, stream_key, trust, wrap,
 };
 
-pub mod api;
-pub mod sealed;
-pub mod wire;
+pub use streamseal_api as api;
+pub use streamseal_sealed as sealed;
+pub use streamseal_wire as wire;
 
 #[cfg(feature = "test-seams")]
 #[doc(hidden)]
@@ -147,10 +143,4 @@ pub mod testing;
 
 pub use error::{Error, ErrorCode, Result};
 
-// The UniFFI shape of the records and enums of the api and sealed layers
-// (feature `uniffi`, for bindings/uniffi), in the namespace
-// `streamseal_api`; the crypto layer's are in `streamseal`. The generated code is the macro's, outside this crate's
-// own sources, which stay free of `unsafe`.
-#[cfg(feature = "uniffi")]
-uniffi::setup_scaffolding!("streamseal_api");
 pub use streamseal_crypto::Keyring;

@@ -51,50 +51,90 @@ pub fn test() -> Result {
     )
 }
 
+/// What each layer crate may depend on (ARCHITECTURE.md, "Layers"): the
+/// streamseal crates it may reach at all, and those it may name directly.
+/// `None` for the direct list means any of the reachable ones.
+const LAYERS: [(&str, &[&str], Option<&[&str]>, bool); 4] = [
+    // (crate, reachable streamseal crates, direct ones, JSON allowed)
+    ("streamseal-crypto", &[], None, false),
+    ("streamseal-wire", &["streamseal-crypto"], None, true),
+    (
+        "streamseal-api",
+        &["streamseal-wire", "streamseal-crypto"],
+        Some(&["streamseal-wire"]),
+        true,
+    ),
+    (
+        "streamseal-sealed",
+        &["streamseal-wire", "streamseal-crypto"],
+        None,
+        true,
+    ),
+];
+
 /// The crates depend on each other only down the layers (ARCHITECTURE.md):
-/// the crypto crate, with every kind of dependency (normal, build and dev),
-/// reaches no JSON library and no crate of the layers above it. Cargo
-/// refuses an import the manifest does not declare, so this check on the
-/// manifest is the whole rule.
+/// for each layer crate, with every kind of dependency (normal, build and
+/// dev), `cargo tree` reaches no streamseal crate of a layer above or beside
+/// it (the api layer names only the wire layer itself), and the crypto
+/// crate reaches no JSON library. Cargo refuses an import the manifest does
+/// not declare, so this check on the manifests is the whole rule.
 pub fn layers() -> Result {
-    let out = Command::new("cargo")
-        .args([
-            "tree",
-            "--locked",
-            "-p",
-            "streamseal-crypto",
-            "-e",
-            "normal,build,dev",
-            "--prefix",
-            "none",
-            "--format",
-            "{p}",
-        ])
-        .current_dir(root())
-        .output()
-        .map_err(|e| format!("cannot run cargo tree: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cargo tree -p streamseal-crypto failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
+    for (krate, reachable, direct, json) in LAYERS {
+        let out = Command::new("cargo")
+            .args([
+                "tree",
+                "--locked",
+                "-p",
+                krate,
+                "-e",
+                "normal,build,dev",
+                "--prefix",
+                "depth",
+                "--format",
+                "{p}",
+            ])
+            .current_dir(root())
+            .output()
+            .map_err(|e| format!("cannot run cargo tree: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "cargo tree -p {krate} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let tree = String::from_utf8_lossy(&out.stdout);
+        let mut forbidden: Vec<String> = Vec::new();
+        for line in tree.lines() {
+            // `1streamseal-wire v0.1.0 (...)`: the depth, then the package.
+            let depth_end = line.find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
+            let (depth, rest) = line.split_at(depth_end);
+            let Some(name) = rest.split_whitespace().next() else {
+                continue;
+            };
+            if depth == "0" {
+                continue;
+            }
+            let refused = if name == "serde_json" {
+                !json
+            } else if name.starts_with("streamseal") {
+                !reachable.contains(&name)
+                    || (depth == "1" && direct.is_some_and(|d| !d.contains(&name)))
+            } else {
+                false
+            };
+            if refused && !forbidden.iter().any(|f| f == name) {
+                forbidden.push(name.to_owned());
+            }
+        }
+        if !forbidden.is_empty() {
+            return Err(format!(
+                "{krate} must not depend on {} (ARCHITECTURE.md, layers)",
+                forbidden.join(", ")
+            ));
+        }
     }
-    let tree = String::from_utf8_lossy(&out.stdout);
-    let forbidden: Vec<&str> = tree
-        .lines()
-        .filter_map(|line| line.split_whitespace().next())
-        .filter(|name| {
-            *name == "serde_json"
-                || (name.starts_with("streamseal") && *name != "streamseal-crypto")
-        })
-        .collect();
-    if forbidden.is_empty() {
-        eprintln!("xtask: streamseal-crypto depends on no JSON library and no upper layer");
-        Ok(())
-    } else {
-        Err(format!(
-            "streamseal-crypto must not depend on {} (ARCHITECTURE.md, layers)",
-            forbidden.join(", ")
-        ))
-    }
+    eprintln!(
+        "xtask: the layer crates depend only down the layers (crypto: no JSON; api: wire only)"
+    );
+    Ok(())
 }

@@ -65,10 +65,16 @@ pub fn setup() -> Result {
 }
 
 /// The UniFFI namespaces the library exports, one per crate with UniFFI
-/// derives: the crypto layer's (`streamseal`), the api and sealed layers'
-/// (`streamseal_api`) and the binding's own (`streamseal_ffi`). Each is one
-/// Python module, one Kotlin package and one Swift file with its C module.
-const NAMESPACES: [&str; 3] = ["streamseal", "streamseal_api", "streamseal_ffi"];
+/// derives: the crypto layer's (`streamseal`), the api layer's
+/// (`streamseal_api`), the sealed flows' (`streamseal_sealed`) and the
+/// binding's own (`streamseal_ffi`). Each is one Python module, one Kotlin
+/// package and one Swift file with its C module.
+const NAMESPACES: [&str; 4] = [
+    "streamseal",
+    "streamseal_api",
+    "streamseal_sealed",
+    "streamseal_ffi",
+];
 
 /// Every step of the bindings' tests; prints how long they took.
 pub fn test() -> Result {

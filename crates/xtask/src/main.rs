@@ -29,6 +29,7 @@ fn main() -> ExitCode {
     let outcome = match args.first().map(String::as_str) {
         Some("test") => setup().and_then(|()| test()),
         Some("setup") => setup(),
+        Some("layers") => core::layers(),
         Some("ffi") => ffi::setup().and_then(|()| ffi::test()),
         Some("wasm") => wasm::setup().and_then(|()| wasm::build()),
         Some("wasm-test") => wasm::setup().and_then(|()| wasm::test()),
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
                 "  test   install what is missing, then fmt check, clippy and every test suite"
             );
             eprintln!("  setup  only install what is missing");
+            eprintln!("  layers check that each layer crate depends only down the layers");
             eprintln!("  ffi    only the UniFFI bindings (Kotlin, Swift drift, Python)");
             eprintln!("  wasm   build the npm package into js/dist (size budget checked)");
             eprintln!("  wasm-test  only the npm package's build and tests");

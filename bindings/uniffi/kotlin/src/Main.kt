@@ -14,10 +14,10 @@ import kotlin.test.assertNull
 import kotlin.test.assertTrue
 import uniffi.streamseal.AadSender
 import uniffi.streamseal_api.AuthKind
-import uniffi.streamseal_api.DecisionAnswer
+import uniffi.streamseal_sealed.DecisionAnswer
 import uniffi.streamseal.DecisionOption
 import uniffi.streamseal_api.Family
-import uniffi.streamseal_api.HistoryItem
+import uniffi.streamseal_sealed.HistoryItem
 import uniffi.streamseal_api.HttpMethod
 import uniffi.streamseal_api.RequiredScope
 import uniffi.streamseal.KdfParams

@@ -19,6 +19,7 @@ sys.path.insert(0, os.environ.get("STREAMSEAL_PY_BINDINGS", os.path.join(ROOT, "
 from streamseal_bindings import streamseal_ffi as ss  # noqa: E402
 from streamseal_bindings import streamseal as core  # noqa: E402
 from streamseal_bindings import streamseal_api as api  # noqa: E402
+from streamseal_bindings import streamseal_sealed as sealed  # noqa: E402
 
 VECTORS = os.environ.get("STREAMSEAL_VECTORS", os.path.join(ROOT, "tests", "vectors", "streamseal"))
 ERR = ss.StreamsealError
@@ -216,7 +217,7 @@ class GoldenVectors(unittest.TestCase):
                                          public_key=v["memberPublicKey"])
                 # Without it, the member's history item does not open (and only that one).
                 without = ss.OpenedInvocation.open(json.dumps(inv), fresh(), trust, v["botId"], [runtime])
-                self.assertEqual(without.history()[1], api.HistoryItem.FAILED(role="user", sequence="2", code="UNKNOWN_KEY"))
+                self.assertEqual(without.history()[1], sealed.HistoryItem.FAILED(role="user", sequence="2", code="UNKNOWN_KEY"))
                 state = fresh()
                 opened = ss.OpenedInvocation.open(json.dumps(inv), state, trust, v["botId"], [runtime], [member])
                 self.assertEqual(opened.prompt(), v["expectedPrompt"])
@@ -224,7 +225,7 @@ class GoldenVectors(unittest.TestCase):
                     subject=v["ownerUserId"], kind=v["ownerKeyKind"], key_id=v["ownerKeyId"],
                     status=v["expectedPromptStatus"]))
                 history = opened.history()
-                self.assertTrue(all(isinstance(h, api.HistoryItem.OPENED) for h in history))
+                self.assertTrue(all(isinstance(h, sealed.HistoryItem.OPENED) for h in history))
                 self.assertEqual([{"text": h.entry.text, "sealedBy": h.entry.sealed_by.subject,
                                    "status": h.entry.sealed_by.status} for h in history], v["expectedHistory"])
                 generation = inv["sealedContext"]["reply"]["keyGeneration"]
@@ -814,7 +815,7 @@ def run_scenario(t):
                            "noteCiphertext": note["ciphertext"], "noteEnvelope": note["envelope"]})
 
     t.assertEqual(ss.open_decision_answer(state_b.keyring(), trust_b, card, answer("approve", "approve", "Go ahead")),
-                  api.DecisionAnswer(decision_id=decision_id, option_id="approve", decided_by=owner_id, note="Go ahead",
+                  sealed.DecisionAnswer(decision_id=decision_id, option_id="approve", decided_by=owner_id, note="Go ahead",
                                       sealed_by=owner_sealed_by))
     # The server flips the clear optionId: the note proves the other option.
     with t.assertRaises(ERR.AadMismatch):
@@ -1141,12 +1142,12 @@ class HostileServer(unittest.TestCase):
         opened = w.open(w.invocation("inv_honest", msg, w.context_wraps(), prompt, 0, history))
         self.assertEqual((opened.prompt(), opened.invocation_id()), ("Summarise the thread", "inv_honest"))
         items = opened.history()
-        self.assertIsInstance(items[0], api.HistoryItem.OPENED)
+        self.assertIsInstance(items[0], sealed.HistoryItem.OPENED)
         self.assertEqual(items[0].entry.text, "Earlier")
         owner_sealed_by = core.SealedBy(subject=w.owner_id, kind="user", key_id=w.owner.key_id(), status="unverified")
         self.assertEqual((items[0].entry.sealed_by, items[0].entry.key_generation), (owner_sealed_by, 0))
         self.assertEqual(opened.prompt_sealed_by(), owner_sealed_by)
-        self.assertEqual(items[1], api.HistoryItem.FAILED(role="user", sequence="2", code="DECRYPTION_FAILED"))
+        self.assertEqual(items[1], sealed.HistoryItem.FAILED(role="user", sequence="2", code="DECRYPTION_FAILED"))
         self.assertEqual(opened.generations(), [0])
         self.assertTrue(w.runtime_state.was_acted_on(msg, 1))
         reply = json.loads(opened.seal_reply(ss.mint_message_id(1_790_000_000_001), "Done"))

@@ -25,13 +25,13 @@ fileprivate extension RustBuffer {
     }
 
     static func from(_ ptr: UnsafeBufferPointer<UInt8>) -> RustBuffer {
-        try! rustCall { ffi_streamseal_rustbuffer_from_bytes(ForeignBytes(bufferPointer: ptr), $0) }
+        try! rustCall { ffi_streamseal_api_rustbuffer_from_bytes(ForeignBytes(bufferPointer: ptr), $0) }
     }
 
     // Frees the buffer in place.
     // The buffer must not be used after this is called.
     func deallocate() {
-        try! rustCall { ffi_streamseal_rustbuffer_free(self, $0) }
+        try! rustCall { ffi_streamseal_api_rustbuffer_free(self, $0) }
     }
 }
 
@@ -327,7 +327,7 @@ private func makeRustCall<T, E: Swift.Error>(
     _ callback: (UnsafeMutablePointer<RustCallStatus>) -> T,
     errorHandler: ((RustBuffer) throws -> E)?
 ) throws -> T {
-    uniffiEnsureStreamsealInitialized()
+    uniffiEnsureStreamsealApiInitialized()
     var callStatus = RustCallStatus.init()
     let returnedVal = callback(&callStatus)
     try uniffiCheckCallStatus(callStatus: callStatus, errorHandler: errorHandler)
@@ -465,22 +465,6 @@ fileprivate final class UniffiHandleMap<T>: @unchecked Sendable {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterUInt32: FfiConverterPrimitive {
-    typealias FfiType = UInt32
-    typealias SwiftType = UInt32
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt32 {
-        return try lift(readInt(&buf))
-    }
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        writeInt(&buf, lower(value))
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
 fileprivate struct FfiConverterBool : FfiConverter {
     typealias FfiType = Int8
     typealias SwiftType = Bool
@@ -546,105 +530,6 @@ fileprivate struct FfiConverterString: FfiConverter {
         writeInt(&buf, len)
         writeBytes(&buf, value.utf8)
     }
-}
-
-
-/**
- * The answer to a sealed card, proven by its sealed note.
- */
-public struct DecisionAnswer: Equatable, Hashable {
-    /**
-     * The decision.
-     */
-    public var decisionId: String
-    /**
-     * The option chosen, one of the card's.
-     */
-    public var optionId: String
-    /**
-     * Who decided.
-     */
-    public var decidedBy: String
-    /**
-     * The decider's note (may be empty).
-     */
-    public var note: String
-    /**
-     * Who sealed the note (the decider), and whether its key is verified.
-     */
-    public var sealedBy: SealedBy
-
-    // Default memberwise initializers are never public by default, so we
-    // declare one manually.
-    public init(
-        /**
-         * The decision.
-         */decisionId: String, 
-        /**
-         * The option chosen, one of the card's.
-         */optionId: String, 
-        /**
-         * Who decided.
-         */decidedBy: String, 
-        /**
-         * The decider's note (may be empty).
-         */note: String, 
-        /**
-         * Who sealed the note (the decider), and whether its key is verified.
-         */sealedBy: SealedBy) {
-        self.decisionId = decisionId
-        self.optionId = optionId
-        self.decidedBy = decidedBy
-        self.note = note
-        self.sealedBy = sealedBy
-    }
-
-    
-
-    
-}
-
-#if compiler(>=6)
-extension DecisionAnswer: Sendable {}
-#endif
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeDecisionAnswer: FfiConverterRustBuffer {
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> DecisionAnswer {
-        return
-            try DecisionAnswer(
-                decisionId: FfiConverterString.read(from: &buf), 
-                optionId: FfiConverterString.read(from: &buf), 
-                decidedBy: FfiConverterString.read(from: &buf), 
-                note: FfiConverterString.read(from: &buf), 
-                sealedBy: FfiConverterTypeSealedBy.read(from: &buf)
-        )
-    }
-
-    public static func write(_ value: DecisionAnswer, into buf: inout [UInt8]) {
-        FfiConverterString.write(value.decisionId, into: &buf)
-        FfiConverterString.write(value.optionId, into: &buf)
-        FfiConverterString.write(value.decidedBy, into: &buf)
-        FfiConverterString.write(value.note, into: &buf)
-        FfiConverterTypeSealedBy.write(value.sealedBy, into: &buf)
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeDecisionAnswer_lift(_ buf: RustBuffer) throws -> DecisionAnswer {
-    return try FfiConverterTypeDecisionAnswer.lift(buf)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeDecisionAnswer_lower(_ value: DecisionAnswer) -> RustBuffer {
-    return FfiConverterTypeDecisionAnswer.lower(value)
 }
 
 
@@ -809,326 +694,6 @@ public func FfiConverterTypeEndpointInfo_lift(_ buf: RustBuffer) throws -> Endpo
 #endif
 public func FfiConverterTypeEndpointInfo_lower(_ value: EndpointInfo) -> RustBuffer {
     return FfiConverterTypeEndpointInfo.lower(value)
-}
-
-
-/**
- * One opened history item.
- */
-public struct HistoryEntry: Equatable, Hashable {
-    /**
-     * The item's role, as the server sent it.
-     */
-    public var role: String
-    /**
-     * The item's sequence, as the server sent it.
-     */
-    public var sequence: String
-    /**
-     * The slot the ciphertext is bound to (its stream, message id, author).
-     */
-    public var slot: Slot
-    /**
-     * The generation it was sealed under.
-     */
-    public var keyGeneration: UInt32
-    /**
-     * Who sealed it (the slot's author), and whether its key is verified.
-     */
-    public var sealedBy: SealedBy
-    /**
-     * The plaintext.
-     */
-    public var text: String
-
-    // Default memberwise initializers are never public by default, so we
-    // declare one manually.
-    public init(
-        /**
-         * The item's role, as the server sent it.
-         */role: String, 
-        /**
-         * The item's sequence, as the server sent it.
-         */sequence: String, 
-        /**
-         * The slot the ciphertext is bound to (its stream, message id, author).
-         */slot: Slot, 
-        /**
-         * The generation it was sealed under.
-         */keyGeneration: UInt32, 
-        /**
-         * Who sealed it (the slot's author), and whether its key is verified.
-         */sealedBy: SealedBy, 
-        /**
-         * The plaintext.
-         */text: String) {
-        self.role = role
-        self.sequence = sequence
-        self.slot = slot
-        self.keyGeneration = keyGeneration
-        self.sealedBy = sealedBy
-        self.text = text
-    }
-
-    
-
-    
-}
-
-#if compiler(>=6)
-extension HistoryEntry: Sendable {}
-#endif
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeHistoryEntry: FfiConverterRustBuffer {
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HistoryEntry {
-        return
-            try HistoryEntry(
-                role: FfiConverterString.read(from: &buf), 
-                sequence: FfiConverterString.read(from: &buf), 
-                slot: FfiConverterTypeSlot.read(from: &buf), 
-                keyGeneration: FfiConverterUInt32.read(from: &buf), 
-                sealedBy: FfiConverterTypeSealedBy.read(from: &buf), 
-                text: FfiConverterString.read(from: &buf)
-        )
-    }
-
-    public static func write(_ value: HistoryEntry, into buf: inout [UInt8]) {
-        FfiConverterString.write(value.role, into: &buf)
-        FfiConverterString.write(value.sequence, into: &buf)
-        FfiConverterTypeSlot.write(value.slot, into: &buf)
-        FfiConverterUInt32.write(value.keyGeneration, into: &buf)
-        FfiConverterTypeSealedBy.write(value.sealedBy, into: &buf)
-        FfiConverterString.write(value.text, into: &buf)
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeHistoryEntry_lift(_ buf: RustBuffer) throws -> HistoryEntry {
-    return try FfiConverterTypeHistoryEntry.lift(buf)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeHistoryEntry_lower(_ value: HistoryEntry) -> RustBuffer {
-    return FfiConverterTypeHistoryEntry.lower(value)
-}
-
-
-/**
- * A message opened from a list, send or find response. `Debug` prints
- * `[redacted]` for the text.
- */
-public struct OpenedMessage: Equatable, Hashable {
-    /**
-     * The message id the ciphertext is bound to (the resource's `id`, or
-     * its `clientMessageId` when the service assigned an id of its own).
-     */
-    public var messageId: String
-    /**
-     * The stream the ciphertext is bound to: the one the caller asked for.
-     */
-    public var streamId: String
-    /**
-     * The author the ciphertext is bound to, who signed it.
-     */
-    public var authorId: String
-    /**
-     * The author type the ciphertext is bound to (`bot` for bot replies).
-     */
-    public var authorType: String
-    /**
-     * The revision the ciphertext is bound to (1 for bot replies).
-     */
-    public var revision: UInt32
-    /**
-     * The generation it was sealed under.
-     */
-    public var keyGeneration: UInt32
-    /**
-     * For a bot's reply: the invocation it answered.
-     */
-    public var invocationId: String?
-    /**
-     * Who sealed it (the author) and whether its key is verified.
-     */
-    public var sealedBy: SealedBy
-    /**
-     * The plaintext markdown.
-     */
-    public var text: String
-
-    // Default memberwise initializers are never public by default, so we
-    // declare one manually.
-    public init(
-        /**
-         * The message id the ciphertext is bound to (the resource's `id`, or
-         * its `clientMessageId` when the service assigned an id of its own).
-         */messageId: String, 
-        /**
-         * The stream the ciphertext is bound to: the one the caller asked for.
-         */streamId: String, 
-        /**
-         * The author the ciphertext is bound to, who signed it.
-         */authorId: String, 
-        /**
-         * The author type the ciphertext is bound to (`bot` for bot replies).
-         */authorType: String, 
-        /**
-         * The revision the ciphertext is bound to (1 for bot replies).
-         */revision: UInt32, 
-        /**
-         * The generation it was sealed under.
-         */keyGeneration: UInt32, 
-        /**
-         * For a bot's reply: the invocation it answered.
-         */invocationId: String?, 
-        /**
-         * Who sealed it (the author) and whether its key is verified.
-         */sealedBy: SealedBy, 
-        /**
-         * The plaintext markdown.
-         */text: String) {
-        self.messageId = messageId
-        self.streamId = streamId
-        self.authorId = authorId
-        self.authorType = authorType
-        self.revision = revision
-        self.keyGeneration = keyGeneration
-        self.invocationId = invocationId
-        self.sealedBy = sealedBy
-        self.text = text
-    }
-
-    
-
-    
-}
-
-#if compiler(>=6)
-extension OpenedMessage: Sendable {}
-#endif
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeOpenedMessage: FfiConverterRustBuffer {
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OpenedMessage {
-        return
-            try OpenedMessage(
-                messageId: FfiConverterString.read(from: &buf), 
-                streamId: FfiConverterString.read(from: &buf), 
-                authorId: FfiConverterString.read(from: &buf), 
-                authorType: FfiConverterString.read(from: &buf), 
-                revision: FfiConverterUInt32.read(from: &buf), 
-                keyGeneration: FfiConverterUInt32.read(from: &buf), 
-                invocationId: FfiConverterOptionString.read(from: &buf), 
-                sealedBy: FfiConverterTypeSealedBy.read(from: &buf), 
-                text: FfiConverterString.read(from: &buf)
-        )
-    }
-
-    public static func write(_ value: OpenedMessage, into buf: inout [UInt8]) {
-        FfiConverterString.write(value.messageId, into: &buf)
-        FfiConverterString.write(value.streamId, into: &buf)
-        FfiConverterString.write(value.authorId, into: &buf)
-        FfiConverterString.write(value.authorType, into: &buf)
-        FfiConverterUInt32.write(value.revision, into: &buf)
-        FfiConverterUInt32.write(value.keyGeneration, into: &buf)
-        FfiConverterOptionString.write(value.invocationId, into: &buf)
-        FfiConverterTypeSealedBy.write(value.sealedBy, into: &buf)
-        FfiConverterString.write(value.text, into: &buf)
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeOpenedMessage_lift(_ buf: RustBuffer) throws -> OpenedMessage {
-    return try FfiConverterTypeOpenedMessage.lift(buf)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeOpenedMessage_lower(_ value: OpenedMessage) -> RustBuffer {
-    return FfiConverterTypeOpenedMessage.lower(value)
-}
-
-
-/**
- * A trace step, opened: its text and who sealed it.
- */
-public struct OpenedStep: Equatable, Hashable {
-    /**
-     * The step's text.
-     */
-    public var text: String
-    /**
-     * The bot that sealed it, and whether its key is verified.
-     */
-    public var sealedBy: SealedBy
-
-    // Default memberwise initializers are never public by default, so we
-    // declare one manually.
-    public init(
-        /**
-         * The step's text.
-         */text: String, 
-        /**
-         * The bot that sealed it, and whether its key is verified.
-         */sealedBy: SealedBy) {
-        self.text = text
-        self.sealedBy = sealedBy
-    }
-
-    
-
-    
-}
-
-#if compiler(>=6)
-extension OpenedStep: Sendable {}
-#endif
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeOpenedStep: FfiConverterRustBuffer {
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OpenedStep {
-        return
-            try OpenedStep(
-                text: FfiConverterString.read(from: &buf), 
-                sealedBy: FfiConverterTypeSealedBy.read(from: &buf)
-        )
-    }
-
-    public static func write(_ value: OpenedStep, into buf: inout [UInt8]) {
-        FfiConverterString.write(value.text, into: &buf)
-        FfiConverterTypeSealedBy.write(value.sealedBy, into: &buf)
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeOpenedStep_lift(_ buf: RustBuffer) throws -> OpenedStep {
-    return try FfiConverterTypeOpenedStep.lift(buf)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeOpenedStep_lower(_ value: OpenedStep) -> RustBuffer {
-    return FfiConverterTypeOpenedStep.lower(value)
 }
 
 
@@ -1405,101 +970,6 @@ public func FfiConverterTypeFamily_lower(_ value: Family) -> RustBuffer {
 
 
 /**
- * One history item: opened, or failed with its code.
- */
-
-public enum HistoryItem: Equatable, Hashable {
-    
-    /**
-     * The item opened.
-     */
-    case opened(
-        /**
-         * What it holds.
-         */entry: HistoryEntry
-    )
-    /**
-     * The item did not open.
-     */
-    case failed(
-        /**
-         * The item's role, as the server sent it.
-         */role: String, 
-        /**
-         * The item's sequence, as the server sent it.
-         */sequence: String, 
-        /**
-         * Why.
-         */code: ErrorCode
-    )
-
-
-
-
-
-}
-
-#if compiler(>=6)
-extension HistoryItem: Sendable {}
-#endif
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypeHistoryItem: FfiConverterRustBuffer {
-    typealias SwiftType = HistoryItem
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HistoryItem {
-        let variant: Int32 = try readInt(&buf)
-        switch variant {
-        
-        case 1: return .opened(entry: try FfiConverterTypeHistoryEntry.read(from: &buf)
-        )
-        
-        case 2: return .failed(role: try FfiConverterString.read(from: &buf), sequence: try FfiConverterString.read(from: &buf), code: try FfiConverterTypeErrorCode.read(from: &buf)
-        )
-        
-        default: throw UniffiInternalError.unexpectedEnumCase
-        }
-    }
-
-    public static func write(_ value: HistoryItem, into buf: inout [UInt8]) {
-        switch value {
-        
-        
-        case let .opened(entry):
-            writeInt(&buf, Int32(1))
-            FfiConverterTypeHistoryEntry.write(entry, into: &buf)
-            
-        
-        case let .failed(role,sequence,code):
-            writeInt(&buf, Int32(2))
-            FfiConverterString.write(role, into: &buf)
-            FfiConverterString.write(sequence, into: &buf)
-            FfiConverterTypeErrorCode.write(code, into: &buf)
-            
-        }
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeHistoryItem_lift(_ buf: RustBuffer) throws -> HistoryItem {
-    return try FfiConverterTypeHistoryItem.lift(buf)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypeHistoryItem_lower(_ value: HistoryItem) -> RustBuffer {
-    return FfiConverterTypeHistoryItem.lower(value)
-}
-
-
-
-/**
  * An HTTP method.
  */
 
@@ -1695,30 +1165,6 @@ public func FfiConverterTypeRequiredScope_lower(_ value: RequiredScope) -> RustB
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
-    typealias SwiftType = String?
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        guard let value = value else {
-            writeInt(&buf, Int8(0))
-            return
-        }
-        writeInt(&buf, Int8(1))
-        FfiConverterString.write(value, into: &buf)
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
-        switch try readInt(&buf) as Int8 {
-        case 0: return nil
-        case 1: return try FfiConverterString.read(from: &buf)
-        default: throw UniffiInternalError.unexpectedOptionalTag
-        }
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
 fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
     typealias SwiftType = [String]
 
@@ -1832,18 +1278,17 @@ private let initializationResult: InitializationResult = {
     // Get the bindings contract version from our ComponentInterface
     let bindings_contract_version = 30
     // Get the scaffolding contract version by calling the into the dylib
-    let scaffolding_contract_version = ffi_streamseal_uniffi_contract_version()
+    let scaffolding_contract_version = ffi_streamseal_api_uniffi_contract_version()
     if bindings_contract_version != scaffolding_contract_version {
         return InitializationResult.contractVersionMismatch
     }
 
-    uniffiEnsureStreamsealCryptoInitialized()
     return InitializationResult.ok
 }()
 
 // Make the ensure init function public so that other modules which have external type references to
 // our types can call it.
-public func uniffiEnsureStreamsealInitialized() {
+public func uniffiEnsureStreamsealApiInitialized() {
     switch initializationResult {
     case .ok:
         break

@@ -7176,31 +7176,6 @@ fileprivate struct FfiConverterSequenceTypeSkippedWrap: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterSequenceTypeHistoryItem: FfiConverterRustBuffer {
-    typealias SwiftType = [HistoryItem]
-
-    public static func write(_ value: [HistoryItem], into buf: inout [UInt8]) {
-        let len = Int32(value.count)
-        writeInt(&buf, len)
-        for item in value {
-            FfiConverterTypeHistoryItem.write(item, into: &buf)
-        }
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [HistoryItem] {
-        let len: Int32 = try readInt(&buf)
-        var seq = [HistoryItem]()
-        seq.reserveCapacity(Int(len))
-        for _ in 0 ..< len {
-            seq.append(try FfiConverterTypeHistoryItem.read(from: &buf))
-        }
-        return seq
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
 fileprivate struct FfiConverterSequenceTypeOpenResult: FfiConverterRustBuffer {
     typealias SwiftType = [OpenResult]
 
@@ -7218,6 +7193,31 @@ fileprivate struct FfiConverterSequenceTypeOpenResult: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeOpenResult.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeHistoryItem: FfiConverterRustBuffer {
+    typealias SwiftType = [HistoryItem]
+
+    public static func write(_ value: [HistoryItem], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeHistoryItem.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [HistoryItem] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [HistoryItem]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeHistoryItem.read(from: &buf))
         }
         return seq
     }
@@ -8009,19 +8009,19 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_build_request() != 64276) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_endpoint() != 15797) {
+    if (uniffi_streamseal_ffi_checksum_func_endpoint() != 23072) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_endpoint_count() != 45936) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_endpoints() != 64272) {
+    if (uniffi_streamseal_ffi_checksum_func_endpoints() != 37665) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_mint_client_message_id() != 6850) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_missing_scope() != 14553) {
+    if (uniffi_streamseal_ffi_checksum_func_missing_scope() != 32059) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_next_cursor() != 30982) {
@@ -8108,7 +8108,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_mint_message_id() != 6991) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open_decision_answer() != 61829) {
+    if (uniffi_streamseal_ffi_checksum_func_open_decision_answer() != 19094) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_open_decision_card() != 18340) {
@@ -8117,13 +8117,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_open_key_wraps() != 24220) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open_message() != 61468) {
+    if (uniffi_streamseal_ffi_checksum_func_open_message() != 29361) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_open_messages() != 36162) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_open_step() != 27221) {
+    if (uniffi_streamseal_ffi_checksum_func_open_step() != 26889) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_owner_key() != 18058) {
@@ -8216,7 +8216,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_generations() != 23660) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_history() != 13483) {
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_history() != 4589) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_invocation_id() != 3183) {
@@ -8409,8 +8409,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
 
+    uniffiEnsureStreamsealApiInitialized()
     uniffiEnsureStreamsealCryptoInitialized()
-    uniffiEnsureStreamsealInitialized()
+    uniffiEnsureStreamsealSealedInitialized()
     return InitializationResult.ok
 }()
 

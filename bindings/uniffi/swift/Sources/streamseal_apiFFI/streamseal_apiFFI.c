@@ -1,0 +1,1 @@
+// Anchors the C target; the declarations are in include/.

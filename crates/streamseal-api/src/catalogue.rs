@@ -1,0 +1,593 @@
+//! The endpoint catalogue of API §4: one row per endpoint with its id,
+//! method, path template, required scope (API §5), how it
+//! authenticates, and whether sending it twice is safe.
+//!
+//! Everything else in [`crate`] is driven by this table: the request
+//! builder fills the path template, the parser picks the response type by
+//! endpoint, and [`Endpoint::missing_scope`] answers "may this key call it?"
+//! before a request is sent.
+//!
+//! ```
+//! use streamseal_api::catalogue::{Endpoint, RequiredScope, Scope, ENDPOINTS, ENDPOINT_COUNT};
+//!
+//! assert_eq!(ENDPOINTS.len(), ENDPOINT_COUNT);
+//! assert_eq!(Endpoint::SendMessage.path_template(), "/streams/{streamId}/messages");
+//! assert_eq!(Endpoint::SendMessage.scope(), RequiredScope::Scope(Scope::MessagesWrite));
+//! assert_eq!(Endpoint::SendMessage.missing_scope(&[Scope::MessagesRead]), Some(Scope::MessagesWrite));
+//! assert_eq!(Endpoint::GetMe.missing_scope(&[]), None);
+//! ```
+//!
+//! [`EndpointInfo`] is one row as plain data ([`Endpoint::info`]): what the
+//! bindings hand to apps, so that every language reads the same row.
+
+use crate::HttpMethod;
+use streamseal_wire::error::{Error, Result};
+use streamseal_wire::ts_decl;
+
+/// An API-key scope of API §5.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// `messages:search`.
+    MessagesSearch,
+    /// `streams:read`.
+    StreamsRead,
+    /// `streams:write`.
+    StreamsWrite,
+    /// `messages:read`.
+    MessagesRead,
+    /// `messages:write`.
+    MessagesWrite,
+    /// `users:read`.
+    UsersRead,
+    /// `memos:read`.
+    MemosRead,
+    /// `attachments:read`.
+    AttachmentsRead,
+    /// `attachments:write`.
+    AttachmentsWrite,
+    /// `bot-runtime:read`.
+    BotRuntimeRead,
+    /// `bot-runtime:write`.
+    BotRuntimeWrite,
+    /// `bot-invocations:read`.
+    BotInvocationsRead,
+    /// `bot-invocations:write`.
+    BotInvocationsWrite,
+    /// `delegations:read`.
+    DelegationsRead,
+    /// `delegations:write`.
+    DelegationsWrite,
+    /// `labels:write`.
+    LabelsWrite,
+}
+
+ts_decl!(
+    "export type Scope = \"messages:search\" | \"streams:read\" | \"streams:write\" | \"messages:read\" | \"messages:write\" | \"users:read\" | \"memos:read\" | \"attachments:read\" | \"attachments:write\" | \"bot-runtime:read\" | \"bot-runtime:write\" | \"bot-invocations:read\" | \"bot-invocations:write\" | \"delegations:read\" | \"delegations:write\" | \"labels:write\";"
+);
+
+// Crosses to JavaScript (feature `wasm`) as its wire spelling.
+#[cfg(feature = "wasm")]
+impl serde::Serialize for Scope {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "wasm")]
+impl<'de> serde::Deserialize<'de> for Scope {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+        Scope::parse(&text).ok_or_else(|| serde::de::Error::custom("unknown scope"))
+    }
+}
+
+// Crosses to JavaScript (feature `wasm`) as its id, e.g. `"sendMessage"`.
+#[cfg(feature = "wasm")]
+impl serde::Serialize for Endpoint {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+#[cfg(feature = "wasm")]
+impl<'de> serde::Deserialize<'de> for Endpoint {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+        Endpoint::from_id(&text).ok_or_else(|| serde::de::Error::custom("unknown endpoint"))
+    }
+}
+
+impl Scope {
+    /// Every scope of the table in API §5.
+    pub const ALL: [Scope; 16] = [
+        Scope::MessagesSearch,
+        Scope::StreamsRead,
+        Scope::StreamsWrite,
+        Scope::MessagesRead,
+        Scope::MessagesWrite,
+        Scope::UsersRead,
+        Scope::MemosRead,
+        Scope::AttachmentsRead,
+        Scope::AttachmentsWrite,
+        Scope::BotRuntimeRead,
+        Scope::BotRuntimeWrite,
+        Scope::BotInvocationsRead,
+        Scope::BotInvocationsWrite,
+        Scope::DelegationsRead,
+        Scope::DelegationsWrite,
+        Scope::LabelsWrite,
+    ];
+
+    /// The wire spelling, e.g. `"messages:write"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Scope::MessagesSearch => "messages:search",
+            Scope::StreamsRead => "streams:read",
+            Scope::StreamsWrite => "streams:write",
+            Scope::MessagesRead => "messages:read",
+            Scope::MessagesWrite => "messages:write",
+            Scope::UsersRead => "users:read",
+            Scope::MemosRead => "memos:read",
+            Scope::AttachmentsRead => "attachments:read",
+            Scope::AttachmentsWrite => "attachments:write",
+            Scope::BotRuntimeRead => "bot-runtime:read",
+            Scope::BotRuntimeWrite => "bot-runtime:write",
+            Scope::BotInvocationsRead => "bot-invocations:read",
+            Scope::BotInvocationsWrite => "bot-invocations:write",
+            Scope::DelegationsRead => "delegations:read",
+            Scope::DelegationsWrite => "delegations:write",
+            Scope::LabelsWrite => "labels:write",
+        }
+    }
+
+    /// Reads a scope's wire spelling; `None` for a scope this library does not know.
+    pub fn parse(text: &str) -> Option<Scope> {
+        Scope::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+/// What an endpoint needs of the caller's key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(tag = "kind", content = "scope", rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+pub enum RequiredScope {
+    /// `-` in the spec: any valid key.
+    AnyKey,
+    /// A key granted this scope.
+    Scope(Scope),
+    /// A key is needed but the spec does not show which scope (decisions):
+    /// the library cannot tell in advance.
+    NotShown,
+    /// No API key at all: the URL is the credential (incoming webhooks).
+    NoKey,
+}
+
+/// How an endpoint authenticates, beyond its scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+pub enum AuthKind {
+    /// `Authorization: Bearer <key>` only.
+    Bearer,
+    /// Bearer key plus the invocation's `instanceId` and `claimToken` in the
+    /// body (claim-bound, API §5.5).
+    BearerAndClaimInBody,
+    /// Bearer key plus the per-claim token in `X-Service-Callback-Token`
+    /// (sealed invocation calls and claim-bound delegation calls).
+    BearerAndCallbackHeader,
+    /// No key: the secret in the path authenticates (webhooks).
+    SecretUrl,
+}
+
+/// The API family an endpoint belongs to (the subsections of API §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+pub enum Family {
+    /// 4.1.
+    Identity,
+    /// 4.2.
+    Streams,
+    /// 4.3.
+    Messages,
+    /// 4.4.
+    Conversations,
+    /// 4.5.
+    Memos,
+    /// 4.6.
+    Attachments,
+    /// 4.7.
+    Labels,
+    /// 4.9.
+    BotRuntime,
+    /// 4.10.
+    BotInvocations,
+    /// 4.11.
+    Delegations,
+    /// 4.12.
+    Decisions,
+    /// 4.13.
+    Webhooks,
+}
+
+// Crosses UniFFI as its wire spelling (`"messages:read"`), as it does to JS.
+#[cfg(feature = "uniffi")]
+uniffi::custom_type!(Scope, String, {
+    lower: |scope| scope.as_str().to_owned(),
+    try_lift: |text| Scope::parse(&text).ok_or_else(|| uniffi::deps::anyhow::anyhow!("unknown scope")),
+});
+
+// Crosses UniFFI as its id (`"sendMessage"`), as it does to JS. Kotlin,
+// Swift and Python see a string (`typealias Endpoint = String`). Functions
+// of the binding that take an id from the app take a `String` and call
+// [`Endpoint::lookup`], so that an unknown id raises `INVALID_FIELD` from
+// inside the call instead of failing in the generated lift code.
+#[cfg(feature = "uniffi")]
+uniffi::custom_type!(Endpoint, String, {
+    lower: |endpoint| endpoint.id().to_owned(),
+    try_lift: |text| Endpoint::from_id(&text).ok_or_else(|| uniffi::deps::anyhow::anyhow!("unknown endpoint")),
+});
+
+struct Row {
+    id: &'static str,
+    family: Family,
+    method: HttpMethod,
+    path: &'static str,
+    scope: RequiredScope,
+    auth: AuthKind,
+    /// Safe to send again after an unknown outcome (reads, set-to-value
+    /// writes, and writes the spec says dedupe or return the committed outcome).
+    idempotent: bool,
+    /// A 409 may mean an earlier attempt of this very request landed.
+    conflict_may_mean_landed: bool,
+}
+
+macro_rules! catalogue {
+    ($($(#[$doc:meta])* $name:ident => ($id:literal, $family:ident, $method:ident, $path:literal,
+        $scope:expr, $auth:ident, $idem:literal, $landed:literal);)+) => {
+        /// Every endpoint of API §4.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Endpoint {
+            $($(#[$doc])* $name,)+
+        }
+
+        // TypeScript (feature `wasm`): an endpoint crosses as its id.
+        ts_decl!(concat!("export type Endpoint = ", $( "\"", $id, "\" | ", )+ "never;"));
+
+        /// The whole catalogue, in the order of API §4.
+        pub const ENDPOINTS: &[Endpoint] = &[$(Endpoint::$name),+];
+
+        impl Endpoint {
+            fn row(self) -> Row {
+                match self {
+                    $(Endpoint::$name => Row {
+                        id: $id,
+                        family: Family::$family,
+                        method: HttpMethod::$method,
+                        path: $path,
+                        scope: $scope,
+                        auth: AuthKind::$auth,
+                        idempotent: $idem,
+                        conflict_may_mean_landed: $landed,
+                    },)+
+                }
+            }
+        }
+    };
+}
+
+use RequiredScope::{AnyKey, NoKey, NotShown};
+const fn s(scope: Scope) -> RequiredScope {
+    RequiredScope::Scope(scope)
+}
+
+catalogue! {
+    /// `GET /me`.
+    GetMe => ("getMe", Identity, Get, "/me", AnyKey, Bearer, true, false);
+    /// `GET /me/bots`.
+    ListMyBots => ("listMyBots", Identity, Get, "/me/bots", AnyKey, Bearer, true, false);
+    /// `GET /me/e2e-key`.
+    GetOwnE2eKey => ("getOwnE2eKey", Identity, Get, "/me/e2e-key", AnyKey, Bearer, true, false);
+    /// `GET /streams`.
+    ListStreams => ("listStreams", Streams, Get, "/streams", s(Scope::StreamsRead), Bearer, true, false);
+    /// `GET /streams/{streamId}`.
+    GetStream => ("getStream", Streams, Get, "/streams/{streamId}", s(Scope::StreamsRead), Bearer, true, false);
+    /// `PATCH /streams/{streamId}`.
+    UpdateStream => ("updateStream", Streams, Patch, "/streams/{streamId}", s(Scope::StreamsWrite), Bearer, true, false);
+    /// `POST /streams/{streamId}/archive`.
+    ArchiveStream => ("archiveStream", Streams, Post, "/streams/{streamId}/archive", s(Scope::StreamsWrite), Bearer, true, false);
+    /// `POST /streams/{streamId}/unarchive`.
+    UnarchiveStream => ("unarchiveStream", Streams, Post, "/streams/{streamId}/unarchive", s(Scope::StreamsWrite), Bearer, true, false);
+    /// `GET /streams/{streamId}/members`.
+    ListStreamMembers => ("listStreamMembers", Streams, Get, "/streams/{streamId}/members", s(Scope::StreamsRead), Bearer, true, false);
+    /// `GET /streams/{streamId}/e2e/key-wraps`.
+    GetKeyWraps => ("getKeyWraps", Streams, Get, "/streams/{streamId}/e2e/key-wraps", s(Scope::StreamsRead), Bearer, true, false);
+    /// `POST /streams/{streamId}/e2e/key-wraps`: a 409 means an earlier attempt landed.
+    PostKeyWraps => ("postKeyWraps", Streams, Post, "/streams/{streamId}/e2e/key-wraps", s(Scope::BotRuntimeWrite), Bearer, false, true);
+    /// `POST /messages/search`.
+    SearchMessages => ("searchMessages", Messages, Post, "/messages/search", s(Scope::MessagesSearch), Bearer, true, false);
+    /// `GET /streams/{streamId}/messages`.
+    ListMessages => ("listMessages", Messages, Get, "/streams/{streamId}/messages", s(Scope::MessagesRead), Bearer, true, false);
+    /// `POST /streams/{streamId}/messages`: idempotent with a `clientMessageId`.
+    SendMessage => ("sendMessage", Messages, Post, "/streams/{streamId}/messages", s(Scope::MessagesWrite), Bearer, false, false);
+    /// `POST /messages/find-by-metadata`.
+    FindMessagesByMetadata => ("findMessagesByMetadata", Messages, Post, "/messages/find-by-metadata", s(Scope::MessagesRead), Bearer, true, false);
+    /// `PATCH /messages/{messageId}`.
+    UpdateMessage => ("updateMessage", Messages, Patch, "/messages/{messageId}", s(Scope::MessagesWrite), Bearer, true, false);
+    /// `DELETE /messages/{messageId}`.
+    DeleteMessage => ("deleteMessage", Messages, Delete, "/messages/{messageId}", s(Scope::MessagesWrite), Bearer, true, false);
+    /// `GET /conversations`.
+    ListConversations => ("listConversations", Conversations, Get, "/conversations", s(Scope::MessagesRead), Bearer, true, false);
+    /// `GET /conversations/{conversationId}`.
+    GetConversation => ("getConversation", Conversations, Get, "/conversations/{conversationId}", s(Scope::MessagesRead), Bearer, true, false);
+    /// `POST /memos/search`.
+    SearchMemos => ("searchMemos", Memos, Post, "/memos/search", s(Scope::MemosRead), Bearer, true, false);
+    /// `GET /memos/{memoId}`.
+    GetMemo => ("getMemo", Memos, Get, "/memos/{memoId}", s(Scope::MemosRead), Bearer, true, false);
+    /// `POST /attachments` (multipart).
+    UploadAttachment => ("uploadAttachment", Attachments, Post, "/attachments", s(Scope::AttachmentsWrite), Bearer, false, false);
+    /// `POST /attachments/search`.
+    SearchAttachments => ("searchAttachments", Attachments, Post, "/attachments/search", s(Scope::AttachmentsRead), Bearer, true, false);
+    /// `GET /attachments/{attachmentId}`.
+    GetAttachment => ("getAttachment", Attachments, Get, "/attachments/{attachmentId}", s(Scope::AttachmentsRead), Bearer, true, false);
+    /// `POST /labels/assignments`.
+    AssignLabel => ("assignLabel", Labels, Post, "/labels/assignments", s(Scope::LabelsWrite), Bearer, false, false);
+    /// `DELETE /labels/assignments`.
+    RemoveLabel => ("removeLabel", Labels, Delete, "/labels/assignments", s(Scope::LabelsWrite), Bearer, true, false);
+    /// `PATCH /labels/{labelId}`.
+    UpdateLabel => ("updateLabel", Labels, Patch, "/labels/{labelId}", s(Scope::LabelsWrite), Bearer, true, false);
+    /// `DELETE /labels/{labelId}`.
+    ArchiveLabel => ("archiveLabel", Labels, Delete, "/labels/{labelId}", s(Scope::LabelsWrite), Bearer, true, false);
+    /// `POST /bot-runtime/presence`: the complete state, so repeating it is safe.
+    PostPresence => ("postPresence", BotRuntime, Post, "/bot-runtime/presence", s(Scope::BotRuntimeWrite), Bearer, true, false);
+    /// `POST /bot-runtime/sessions`.
+    CreateSession => ("createSession", BotRuntime, Post, "/bot-runtime/sessions", s(Scope::BotRuntimeWrite), Bearer, false, false);
+    /// `GET /bot-runtime/owner-e2e-key`.
+    GetOwnerE2eKey => ("getOwnerE2eKey", BotRuntime, Get, "/bot-runtime/owner-e2e-key", s(Scope::BotRuntimeWrite), Bearer, true, false);
+    /// `POST /bot-runtime/sessions/rename`.
+    RenameSession => ("renameSession", BotRuntime, Post, "/bot-runtime/sessions/rename", s(Scope::BotRuntimeWrite), Bearer, true, false);
+    /// `POST /bot-runtime/sessions/rebind`.
+    RebindSession => ("rebindSession", BotRuntime, Post, "/bot-runtime/sessions/rebind", s(Scope::BotRuntimeWrite), Bearer, false, false);
+    /// `POST /bot-runtime/sessions/end`.
+    EndSession => ("endSession", BotRuntime, Post, "/bot-runtime/sessions/end", s(Scope::BotRuntimeWrite), Bearer, false, false);
+    /// `POST /bot-runtime/sessions/brief`: the same prompt returns the in-flight invocation.
+    CreateBrief => ("createBrief", BotRuntime, Post, "/bot-runtime/sessions/brief", s(Scope::BotRuntimeWrite), Bearer, true, false);
+    /// `POST /bot-invocations/claim`.
+    ClaimInvocation => ("claimInvocation", BotInvocations, Post, "/bot-invocations/claim", s(Scope::BotInvocationsWrite), Bearer, false, false);
+    /// `POST /bot-invocations/{invocationId}/renew`.
+    RenewInvocation => ("renewInvocation", BotInvocations, Post, "/bot-invocations/{invocationId}/renew", s(Scope::BotInvocationsWrite), BearerAndClaimInBody, true, false);
+    /// `POST /bot-invocations/{invocationId}/progress`.
+    InvocationProgress => ("invocationProgress", BotInvocations, Post, "/bot-invocations/{invocationId}/progress", s(Scope::BotInvocationsWrite), BearerAndClaimInBody, false, false);
+    /// `POST /bot-invocations/{invocationId}/steps`.
+    InvocationStep => ("invocationStep", BotInvocations, Post, "/bot-invocations/{invocationId}/steps", s(Scope::BotInvocationsWrite), BearerAndClaimInBody, false, false);
+    /// `POST /bot-invocations/{invocationId}/messages`: idempotent with a `clientMessageId`.
+    InvocationMessage => ("invocationMessage", BotInvocations, Post, "/bot-invocations/{invocationId}/messages", s(Scope::BotInvocationsWrite), BearerAndClaimInBody, false, true);
+    /// `POST /bot-invocations/{invocationId}/sealed-steps/started`.
+    SealedStepStarted => ("sealedStepStarted", BotInvocations, Post, "/bot-invocations/{invocationId}/sealed-steps/started", s(Scope::BotInvocationsWrite), BearerAndCallbackHeader, false, false);
+    /// `POST /bot-invocations/{invocationId}/sealed-steps`.
+    SealedStep => ("sealedStep", BotInvocations, Post, "/bot-invocations/{invocationId}/sealed-steps", s(Scope::BotInvocationsWrite), BearerAndCallbackHeader, false, false);
+    /// `POST /bot-invocations/{invocationId}/sealed-messages`: the client-minted `messageId` dedupes retries.
+    SealedMessage => ("sealedMessage", BotInvocations, Post, "/bot-invocations/{invocationId}/sealed-messages", s(Scope::BotInvocationsWrite), BearerAndCallbackHeader, true, true);
+    /// `POST /bot-invocations/{invocationId}/sealed-complete`.
+    SealedComplete => ("sealedComplete", BotInvocations, Post, "/bot-invocations/{invocationId}/sealed-complete", s(Scope::BotInvocationsWrite), BearerAndCallbackHeader, false, true);
+    /// `POST /bot-invocations/{invocationId}/complete`.
+    CompleteInvocation => ("completeInvocation", BotInvocations, Post, "/bot-invocations/{invocationId}/complete", s(Scope::BotInvocationsWrite), BearerAndClaimInBody, false, true);
+    /// `POST /bot-invocations/{invocationId}/fail`.
+    FailInvocation => ("failInvocation", BotInvocations, Post, "/bot-invocations/{invocationId}/fail", s(Scope::BotInvocationsWrite), BearerAndClaimInBody, false, false);
+    /// `GET /delegations`.
+    ListDelegations => ("listDelegations", Delegations, Get, "/delegations", s(Scope::DelegationsRead), Bearer, true, false);
+    /// `GET /delegations/{delegationId}`.
+    GetDelegation => ("getDelegation", Delegations, Get, "/delegations/{delegationId}", s(Scope::DelegationsRead), Bearer, true, false);
+    /// `POST /delegations/{delegationId}/claim`: a lost race is 409 `DELEGATION_NOT_OPEN`.
+    ClaimDelegation => ("claimDelegation", Delegations, Post, "/delegations/{delegationId}/claim", s(Scope::DelegationsWrite), Bearer, false, false);
+    /// `POST /delegations/{delegationId}/status`.
+    DelegationStatus => ("delegationStatus", Delegations, Post, "/delegations/{delegationId}/status", s(Scope::DelegationsWrite), BearerAndCallbackHeader, true, false);
+    /// `POST /delegations/{delegationId}/heartbeat`.
+    DelegationHeartbeat => ("delegationHeartbeat", Delegations, Post, "/delegations/{delegationId}/heartbeat", s(Scope::DelegationsWrite), BearerAndCallbackHeader, true, false);
+    /// `POST /delegations/{delegationId}/release`.
+    ReleaseDelegation => ("releaseDelegation", Delegations, Post, "/delegations/{delegationId}/release", s(Scope::DelegationsWrite), BearerAndCallbackHeader, false, false);
+    /// `POST /delegations/{delegationId}/complete`: a retry with the same token returns the committed outcome.
+    CompleteDelegation => ("completeDelegation", Delegations, Post, "/delegations/{delegationId}/complete", s(Scope::DelegationsWrite), BearerAndCallbackHeader, true, false);
+    /// `POST /delegations/{delegationId}/fail`.
+    FailDelegation => ("failDelegation", Delegations, Post, "/delegations/{delegationId}/fail", s(Scope::DelegationsWrite), BearerAndCallbackHeader, false, false);
+    /// `POST /streams/{streamId}/decisions` (scope not shown).
+    CreateDecision => ("createDecision", Decisions, Post, "/streams/{streamId}/decisions", NotShown, Bearer, false, false);
+    /// `GET /decisions/{decisionId}` (scope not shown).
+    GetDecision => ("getDecision", Decisions, Get, "/decisions/{decisionId}", NotShown, Bearer, true, false);
+    /// `POST /hooks/{hookId}/{secret}`: no key.
+    PostWebhook => ("postWebhook", Webhooks, Post, "/hooks/{hookId}/{secret}", NoKey, SecretUrl, false, false);
+    /// `POST /hooks/{hookId}/{secret}/compat`: no key; plain-text answers.
+    PostCompatWebhook => ("postCompatWebhook", Webhooks, Post, "/hooks/{hookId}/{secret}/compat", NoKey, SecretUrl, false, false);
+}
+
+/// The number of endpoints API §4 lists (3 identity, 8 streams, 6
+/// messages, 2 conversations, 2 memos, 3 attachments, 4 labels, 7 bot
+/// runtime, 11 bot invocations, 8 delegations, 2 decisions, 2 webhooks).
+pub const ENDPOINT_COUNT: usize = 58;
+
+impl Endpoint {
+    /// A stable id (the spec's operation name where it gives one, e.g. `sendMessage`).
+    pub fn id(self) -> &'static str {
+        self.row().id
+    }
+
+    /// Finds an endpoint by its [`Endpoint::id`].
+    pub fn from_id(id: &str) -> Option<Endpoint> {
+        ENDPOINTS.iter().copied().find(|e| e.id() == id)
+    }
+
+    /// [`Endpoint::from_id`] for an id that came from an app: an unknown id
+    /// is `INVALID_FIELD` (field `endpoint`) naming it. The bindings'
+    /// `endpoint(id)` and `missingScope` raise this error.
+    ///
+    /// ```
+    /// use streamseal_api::{catalogue::Endpoint, ErrorCode};
+    ///
+    /// assert_eq!(Endpoint::lookup("sendMessage")?, Endpoint::SendMessage);
+    /// assert_eq!(Endpoint::lookup("noSuchEndpoint").unwrap_err().code(), ErrorCode::InvalidField);
+    /// # Ok::<(), streamseal_api::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_FIELD` (`endpoint`) when `id` names no endpoint.
+    pub fn lookup(id: &str) -> Result<Endpoint> {
+        Endpoint::from_id(id)
+            .ok_or_else(|| Error::invalid("endpoint", format!("unknown endpoint `{id}`")))
+    }
+
+    /// The whole row of this endpoint as plain data (what the bindings'
+    /// `endpoints()` and `endpoint(id)` return).
+    ///
+    /// ```
+    /// use streamseal_api::{catalogue::{AuthKind, Endpoint, EndpointInfo, RequiredScope, Scope}, HttpMethod};
+    ///
+    /// let row: EndpointInfo = Endpoint::SendMessage.info();
+    /// assert_eq!(row.id, Endpoint::SendMessage);
+    /// assert_eq!(row.method, HttpMethod::Post);
+    /// assert_eq!(row.path_template, "/streams/{streamId}/messages");
+    /// assert_eq!(row.path_params, ["streamId"]);
+    /// assert_eq!(row.scope, RequiredScope::Scope(Scope::MessagesWrite));
+    /// assert_eq!(row.auth, AuthKind::Bearer);
+    /// assert!(!row.idempotent); // safe to retry only with a clientMessageId
+    /// ```
+    pub fn info(self) -> EndpointInfo {
+        EndpointInfo {
+            id: self,
+            family: self.family(),
+            method: self.method(),
+            path_template: self.path_template().to_owned(),
+            path_params: self.path_params().into_iter().map(str::to_owned).collect(),
+            scope: self.scope(),
+            auth: self.auth(),
+            claim_bound: self.is_claim_bound(),
+            idempotent: self.is_idempotent(),
+            conflict_may_mean_landed: self.conflict_may_mean_landed(),
+        }
+    }
+
+    /// The subsection of API §4.
+    pub fn family(self) -> Family {
+        self.row().family
+    }
+
+    /// The HTTP method.
+    pub fn method(self) -> HttpMethod {
+        self.row().method
+    }
+
+    /// The path template relative to `/api/v1/workspaces/{workspaceId}`,
+    /// with `{name}` placeholders.
+    pub fn path_template(self) -> &'static str {
+        self.row().path
+    }
+
+    /// The names of the path placeholders, in order.
+    pub fn path_params(self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        let mut rest = self.path_template();
+        while let Some(start) = rest.find('{') {
+            let after = rest.get(start + 1..).unwrap_or_default();
+            let Some(end) = after.find('}') else { break };
+            out.push(after.get(..end).unwrap_or_default());
+            rest = after.get(end + 1..).unwrap_or_default();
+        }
+        out
+    }
+
+    /// The scope the key needs (API §5).
+    pub fn scope(self) -> RequiredScope {
+        self.row().scope
+    }
+
+    /// How the endpoint authenticates.
+    pub fn auth(self) -> AuthKind {
+        self.row().auth
+    }
+
+    /// Whether the call needs a per-claim credential (API §5.5).
+    pub fn is_claim_bound(self) -> bool {
+        matches!(
+            self.auth(),
+            AuthKind::BearerAndClaimInBody | AuthKind::BearerAndCallbackHeader
+        )
+    }
+
+    /// Whether the endpoint is safe to send again after an unknown outcome
+    /// on its own. Some others become safe with an idempotency field; see
+    /// [`crate::EndpointRequest::is_retry_safe`].
+    pub fn is_idempotent(self) -> bool {
+        self.row().idempotent
+    }
+
+    /// Whether a 409 from this endpoint may mean an earlier attempt of the
+    /// same request already landed (re-read before acting).
+    pub fn conflict_may_mean_landed(self) -> bool {
+        self.row().conflict_may_mean_landed
+    }
+
+    /// The scope a key granted `granted` lacks for this endpoint, if any.
+    /// `None` also when the spec does not show the scope or no key is used.
+    pub fn missing_scope(self, granted: &[Scope]) -> Option<Scope> {
+        match self.scope() {
+            RequiredScope::Scope(needed) if !granted.contains(&needed) => Some(needed),
+            _ => None,
+        }
+    }
+}
+
+/// One row of the catalogue as plain data: [`Endpoint::info`].
+///
+/// The bindings return it as it is (JS `endpoints()` / `endpoint(id)`,
+/// Kotlin/Swift/Python `endpoints()` / `endpoint(id)`), so every language
+/// reads the same row under the same field names (camelCase in JS, Kotlin
+/// and Swift; snake_case in Python).
+///
+/// `id` is the typed [`Endpoint`], not a string: JS gets the `Endpoint`
+/// union of ids (`"getMe" | "sendMessage" | ...`), which a plain `string`
+/// would lose, and the UniFFI languages get a `String` through the
+/// `Endpoint` custom type (no 58-case mirror enum to keep in step). Both
+/// spell it as [`Endpoint::id`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct EndpointInfo {
+    /// The endpoint; crosses as its id, e.g. `"sendMessage"` (the
+    /// `endpoint` tag of requests).
+    pub id: Endpoint,
+    /// The subsection of API §4.
+    pub family: Family,
+    /// The HTTP method.
+    pub method: HttpMethod,
+    /// The path relative to `/api/v1/workspaces/{workspaceId}`, with
+    /// `{name}` placeholders, e.g. `/streams/{streamId}`.
+    pub path_template: String,
+    /// The names of the path placeholders, in order.
+    pub path_params: Vec<String>,
+    /// The scope the key needs (API §5).
+    pub scope: RequiredScope,
+    /// How the endpoint authenticates.
+    pub auth: AuthKind,
+    /// Whether the call needs a per-claim credential (API §5.5).
+    pub claim_bound: bool,
+    /// Whether sending it again after an unknown outcome is safe on its own.
+    pub idempotent: bool,
+    /// Whether a 409 may mean an earlier attempt of the same request landed.
+    pub conflict_may_mean_landed: bool,
+}

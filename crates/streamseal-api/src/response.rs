@@ -1,0 +1,332 @@
+//! One response parser for every endpoint, picked by the catalogue entry:
+//! the typed result in the shape of the version the response resolved.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::catalogue::Endpoint;
+use crate::error::{ApiFailure, MalformedResponse, ResponseError};
+use crate::{HttpRequest, HttpResponse};
+use streamseal_wire::ExtraJson as _;
+use streamseal_wire::attachment::Attachment;
+use streamseal_wire::delegation::{
+    Delegation, DelegationClaim, DelegationCompletion, DelegationDetail, DelegationHeartbeat,
+};
+use streamseal_wire::error::{Error, Result};
+use streamseal_wire::error_body::RateLimitHeaders;
+use streamseal_wire::invocation::{
+    ClaimResponse, InvocationCompleted, InvocationMessagePosted, InvocationStatusResult,
+    RenewResult, SealedCompleted, SealedMessagePosted, StepRecorded,
+};
+use streamseal_wire::keys::{KeyWraps, KeyWrapsStored, OwnKey, OwnerKey};
+use streamseal_wire::label::{Label, LabelAssigned};
+use streamseal_wire::list::{
+    AttachmentSearchResults, BotList, ConversationPage, DelegationList, MemberPage,
+    MemoSearchResults, StreamPage,
+};
+use streamseal_wire::me::Me;
+use streamseal_wire::memo::MemoWithSources;
+use streamseal_wire::message::{MessageList, MessageResponse, MessageSearchResults, MessagesFound};
+use streamseal_wire::presence::{BriefCreated, Presence, SessionEnded, SessionLink};
+use streamseal_wire::requests::webhooks::WebhookAccepted;
+use streamseal_wire::stream::Stream;
+use streamseal_wire::version::{ApiVersion, ServiceVersion};
+use streamseal_wire::versioned::Versioned;
+use streamseal_wire::{Extra, conversation::Conversation, parse, parse_data_kept};
+
+/// The typed result of an endpoint. Variants name the result type; the
+/// endpoint that produced it is [`ApiResponse::endpoint`].
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    any(feature = "wasm", feature = "uniffi"),
+    derive(serde::Serialize, serde::Deserialize),
+    serde(tag = "kind", content = "data", rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+pub enum ResponseData {
+    /// 204 (deletes): no body.
+    NoContent,
+    /// `GET me`.
+    Me(Me),
+    /// `GET me/bots`.
+    Bots(BotList),
+    /// `GET me/e2e-key`.
+    OwnKey(OwnKey),
+    /// `GET streams`.
+    Streams(StreamPage),
+    /// A stream (get, update, archive, unarchive).
+    Stream(Stream),
+    /// `GET streams/{streamId}/members`.
+    Members(MemberPage),
+    /// `GET streams/{streamId}/e2e/key-wraps`.
+    KeyWraps(KeyWraps),
+    /// `POST streams/{streamId}/e2e/key-wraps`.
+    KeyWrapsStored(KeyWrapsStored),
+    /// `POST messages/search`.
+    MessageSearch(MessageSearchResults),
+    /// `GET streams/{streamId}/messages`.
+    Messages(MessageList),
+    /// A sent or updated message.
+    Message(MessageResponse),
+    /// `POST messages/find-by-metadata`.
+    MessagesFound(MessagesFound),
+    /// `GET conversations`.
+    Conversations(ConversationPage),
+    /// `GET conversations/{conversationId}`.
+    Conversation(Conversation),
+    /// `POST memos/search`.
+    Memos(MemoSearchResults),
+    /// `GET memos/{memoId}`.
+    Memo(MemoWithSources),
+    /// `POST attachments` (201).
+    Attachment(Attachment),
+    /// `POST attachments/search`.
+    AttachmentSearch(AttachmentSearchResults),
+    /// `POST labels/assignments` (201).
+    LabelAssigned(LabelAssigned),
+    /// `PATCH labels/{labelId}`.
+    Label(Label),
+    /// `POST bot-runtime/presence`.
+    Presence(Presence),
+    /// A session link (create, rename, rebind).
+    SessionLink(SessionLink),
+    /// `GET bot-runtime/owner-e2e-key`.
+    OwnerKey(OwnerKey),
+    /// `POST bot-runtime/sessions/end`.
+    SessionEnded(SessionEnded),
+    /// `POST bot-runtime/sessions/brief` (201).
+    BriefCreated(BriefCreated),
+    /// `POST bot-invocations/claim`: `data` is null when nothing is pending.
+    Claim(ClaimResponse),
+    /// `POST bot-invocations/{id}/renew`.
+    Renewed(RenewResult),
+    /// `{invocationId, status}` of progress and fail.
+    InvocationStatus(InvocationStatusResult),
+    /// `{invocationId, sessionId, stepId}` of steps and sealed steps.
+    StepRecorded(StepRecorded),
+    /// `POST bot-invocations/{id}/messages`.
+    InvocationMessagePosted(InvocationMessagePosted),
+    /// `POST bot-invocations/{id}/sealed-messages`.
+    SealedMessagePosted(SealedMessagePosted),
+    /// `POST bot-invocations/{id}/sealed-complete`.
+    SealedCompleted(SealedCompleted),
+    /// `POST bot-invocations/{id}/complete`.
+    InvocationCompleted(InvocationCompleted),
+    /// `GET delegations`.
+    Delegations(DelegationList),
+    /// `GET delegations/{delegationId}`.
+    DelegationDetail(DelegationDetail),
+    /// `POST delegations/{id}/claim`: carries the claim token (shown once).
+    DelegationClaim(DelegationClaim),
+    /// A delegation (status, release).
+    Delegation(Delegation),
+    /// `POST delegations/{id}/heartbeat`.
+    DelegationHeartbeat(DelegationHeartbeat),
+    /// `POST delegations/{id}/complete`.
+    DelegationCompletion(DelegationCompletion),
+    /// `POST hooks/{hookId}/{secret}` (201 `{"ok": true}`).
+    WebhookAccepted(WebhookAccepted),
+    /// `POST hooks/{hookId}/{secret}/compat` (200 `text/plain` `ok`).
+    CompatWebhookAccepted,
+    /// A response whose shape the spec does not show (get attachment,
+    /// delegation fail, decisions): the JSON text of `data` (or of the
+    /// whole body when it has no `data`).
+    Raw(String),
+}
+
+/// A successful response, read.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+pub struct ApiResponse {
+    /// The endpoint that answered.
+    pub endpoint: Endpoint,
+    /// The HTTP status (2xx).
+    pub status: u16,
+    /// The `Service-Version` echo: the version the response resolved.
+    pub version: Option<ServiceVersion>,
+    /// The version whose shapes the body was read with: the echo, else the
+    /// request's override, else the newest known version.
+    pub shape: ApiVersion,
+    /// The `RateLimit-*` headers every response carries.
+    pub rate_limit: RateLimitHeaders,
+    /// The typed result.
+    pub data: ResponseData,
+    /// The keys of a `{"data": ...}` body beside `data` that the library
+    /// does not know (API §9.6), kept as the service sent them. A body that
+    /// is the result itself (a list, a page) keeps its unknown keys in the
+    /// result's own `extra` instead.
+    #[cfg_attr(feature = "wasm", tsify(type = "Record<string, unknown>"))]
+    pub extra: Extra,
+}
+
+/// Reads the response to a built request: the endpoint's typed result for
+/// a 2xx, an [`ApiFailure`] for any other status, or a
+/// [`MalformedResponse`] when a 2xx body does not parse. Every outcome
+/// carries the status, the `Service-Version` echo and the `RateLimit-*`
+/// figures. Never panics.
+///
+/// # Errors
+///
+/// [`ResponseError::Api`] for a non-2xx status, [`ResponseError::Malformed`]
+/// for a 2xx body that is not the endpoint's type.
+pub fn parse_response(
+    request: &HttpRequest,
+    response: &HttpResponse,
+) -> std::result::Result<ApiResponse, ResponseError> {
+    if !(200..=299).contains(&response.status) {
+        return Err(ResponseError::Api(Box::new(ApiFailure::from_response(
+            request, response,
+        ))));
+    }
+    let version = ServiceVersion::from_response_headers(response.header_pairs());
+    let shape = version
+        .as_ref()
+        .map(ServiceVersion::shape)
+        .or(request.service_version)
+        .unwrap_or(ApiVersion::LATEST);
+    let rate_limit = RateLimitHeaders::from_headers(response.header_pairs());
+    match parse_data_for(request.endpoint, response, shape) {
+        Ok((data, extra)) => Ok(ApiResponse {
+            endpoint: request.endpoint,
+            status: response.status,
+            version,
+            shape,
+            rate_limit,
+            data,
+            extra,
+        }),
+        Err(error) => Err(ResponseError::Malformed(Box::new(MalformedResponse {
+            endpoint: request.endpoint,
+            status: response.status,
+            version,
+            shape,
+            rate_limit,
+            error,
+        }))),
+    }
+}
+
+/// `{data: T}` where T's shape varies by version, with the envelope's
+/// other keys.
+fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> Result<(T, Extra)> {
+    let value: Value = parse(body)?;
+    match value {
+        Value::Object(mut obj) => match obj.remove("data") {
+            Some(data) => Ok((
+                T::from_version_value(version, data)?,
+                Extra::from_json_map(obj),
+            )),
+            None => Err(Error::MalformedJson {
+                reason: "missing field `data`".to_owned(),
+            }),
+        },
+        _ => Err(Error::MalformedJson {
+            reason: "expected a JSON object".to_owned(),
+        }),
+    }
+}
+
+fn data<T: DeserializeOwned>(body: &str) -> Result<(T, Extra)> {
+    parse_data_kept(body)
+}
+
+/// A result that is the whole body: its unknown keys are its own.
+fn whole<T>(data: T) -> (T, Extra) {
+    (data, Extra::new())
+}
+
+/// The `data` of a body whose shape is not shown, as JSON text, with the
+/// envelope's other keys (none when the body has no `data`: it is all raw).
+fn raw(body: &str) -> Result<(ResponseData, Extra)> {
+    if body.trim().is_empty() {
+        return Ok(whole(ResponseData::NoContent));
+    }
+    let value: Value = parse(body)?;
+    Ok(match value {
+        Value::Object(mut obj) if obj.contains_key("data") => {
+            let inner = obj.remove("data").unwrap_or(Value::Null);
+            (
+                ResponseData::Raw(inner.to_string()),
+                Extra::from_json_map(obj),
+            )
+        }
+        other => whole(ResponseData::Raw(other.to_string())),
+    })
+}
+
+/// A `{"data": ...}` result as its variant, with the envelope's other keys.
+fn kept<T>(variant: fn(T) -> ResponseData, (data, extra): (T, Extra)) -> (ResponseData, Extra) {
+    (variant(data), extra)
+}
+
+fn parse_data_for(
+    endpoint: Endpoint,
+    response: &HttpResponse,
+    v: ApiVersion,
+) -> Result<(ResponseData, Extra)> {
+    use Endpoint as E;
+    use ResponseData as D;
+    let body = response.body.as_str();
+    Ok(match endpoint {
+        E::GetMe => kept(D::Me, data(body)?),
+        E::ListMyBots => whole(D::Bots(parse(body)?)),
+        E::GetOwnE2eKey => kept(D::OwnKey, data(body)?),
+        E::ListStreams => whole(D::Streams(StreamPage::from_version_json(v, body)?)),
+        E::GetStream | E::UpdateStream | E::ArchiveStream | E::UnarchiveStream => {
+            kept(D::Stream, versioned_data(v, body)?)
+        }
+        E::ListStreamMembers => whole(D::Members(parse(body)?)),
+        E::GetKeyWraps => kept(D::KeyWraps, data(body)?),
+        E::PostKeyWraps => kept(D::KeyWrapsStored, data(body)?),
+        E::SearchMessages => whole(D::MessageSearch(MessageSearchResults::from_version_json(
+            v, body,
+        )?)),
+        E::ListMessages => whole(D::Messages(MessageList::from_version_json(v, body)?)),
+        E::SendMessage | E::UpdateMessage => {
+            whole(D::Message(MessageResponse::from_version_json(v, body)?))
+        }
+        E::FindMessagesByMetadata => {
+            whole(D::MessagesFound(MessagesFound::from_version_json(v, body)?))
+        }
+        E::DeleteMessage | E::RemoveLabel | E::ArchiveLabel => whole(D::NoContent),
+        E::ListConversations => whole(D::Conversations(parse(body)?)),
+        E::GetConversation => kept(D::Conversation, data(body)?),
+        E::SearchMemos => whole(D::Memos(parse(body)?)),
+        E::GetMemo => kept(D::Memo, data(body)?),
+        E::UploadAttachment => kept(D::Attachment, data(body)?),
+        E::SearchAttachments => whole(D::AttachmentSearch(parse(body)?)),
+        E::GetAttachment => raw(body)?,
+        E::AssignLabel => kept(D::LabelAssigned, data(body)?),
+        E::UpdateLabel => kept(D::Label, data(body)?),
+        E::PostPresence => kept(D::Presence, data(body)?),
+        E::CreateSession | E::RenameSession | E::RebindSession => kept(D::SessionLink, data(body)?),
+        E::GetOwnerE2eKey => kept(D::OwnerKey, data(body)?),
+        E::EndSession => kept(D::SessionEnded, data(body)?),
+        E::CreateBrief => kept(D::BriefCreated, data(body)?),
+        E::ClaimInvocation => whole(D::Claim(parse(body)?)),
+        E::RenewInvocation => kept(D::Renewed, data(body)?),
+        E::InvocationProgress | E::FailInvocation => kept(D::InvocationStatus, data(body)?),
+        E::InvocationStep | E::SealedStepStarted | E::SealedStep => {
+            kept(D::StepRecorded, data(body)?)
+        }
+        E::InvocationMessage => kept(D::InvocationMessagePosted, data(body)?),
+        E::SealedMessage => kept(D::SealedMessagePosted, data(body)?),
+        E::SealedComplete => kept(D::SealedCompleted, data(body)?),
+        E::CompleteInvocation => whole(D::InvocationCompleted(
+            InvocationCompleted::from_version_json(v, body)?,
+        )),
+        E::ListDelegations => whole(D::Delegations(parse(body)?)),
+        E::GetDelegation => kept(D::DelegationDetail, data(body)?),
+        E::ClaimDelegation => kept(D::DelegationClaim, data(body)?),
+        E::DelegationStatus | E::ReleaseDelegation => kept(D::Delegation, data(body)?),
+        E::DelegationHeartbeat => kept(D::DelegationHeartbeat, data(body)?),
+        E::CompleteDelegation => kept(D::DelegationCompletion, versioned_data(v, body)?),
+        E::FailDelegation | E::CreateDecision | E::GetDecision => raw(body)?,
+        E::PostWebhook => whole(D::WebhookAccepted(parse(body)?)),
+        E::PostCompatWebhook => whole(D::CompatWebhookAccepted),
+    })
+}

@@ -1,0 +1,236 @@
+//! Admitting generations from `GET streams/{id}/e2e/key-wraps` (and from a
+//! claimed invocation's `sealedContext`) into a member's [`StreamState`].
+//!
+//! Ask for the root stream (threads use their root's key). Each wrap
+//! addressed to one of the caller's keys is opened **only as made by an
+//! accepted sender** of the root (the state's accepted senders that the trust
+//! store still trusts, and the caller's own keys): a wrap the server minted
+//! is skipped with `UNTRUSTED_WRAP`, and the generation it names is never
+//! admitted. Wraps addressed to others are passed over. A wrap that gives a
+//! generation already held a *different* key is reported as a conflict: the
+//! key held is kept and nothing is sealed under that generation again. One
+//! bad wrap never fails the whole response.
+//!
+//! The generation new ciphertexts are sealed under is the larger of the
+//! high-water generation and `currentKeyGeneration`: when the announced
+//! generation's key is missing, sealing fails (`UNKNOWN_KEY_GENERATION`)
+//! instead of falling back to an older key a removed member holds. The
+//! announcement is the server's word: it never counts as a generation held
+//! and is not persisted.
+//!
+//! ```
+//! use streamseal_crypto::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
+//! use streamseal_sealed::{keyring::open_key_wraps, state::StreamState};
+//! use streamseal_crypto::trust::{TrustPolicy, TrustStore, TrustedKey};
+//! use streamseal_wire::keys::KeyWraps;
+//!
+//! let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("k1")?)?;
+//! let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("m-a")?)?;
+//! // The bot runtime made generation 0 and wrapped it to the owner.
+//! let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+//! let bot_key = trust.admit("bot_1", &Recipient::of(&bot))?;
+//! let runtime_state = StreamState::new("stream_r")?;
+//! let roll = runtime_state.prepare_roll(&bot, &[TrustedKey::own("bot_1", &bot), trust.admit("usr_1", &Recipient::of(&owner))?])?;
+//! let listed = KeyWraps {
+//!     current_key_generation: 0,
+//!     owner_user_id: "usr_1".into(),
+//!     wraps: roll.wraps().to_vec(),
+//!     extra: Default::default(),
+//! };
+//! // The owner's device accepts the bot's key as a key sender for this root.
+//! let mut state = StreamState::new("stream_r")?;
+//! state.accept_sender(&bot_key)?;
+//! let report = open_key_wraps(&mut state, &trust, &listed, &[owner])?;
+//! assert_eq!(report.admitted.len(), 1);
+//! assert_eq!(report.admitted[0].sender, "bot_1");
+//! assert_eq!(state.high_water(), Some(0));
+//! # Ok::<(), streamseal_sealed::Error>(())
+//! ```
+
+use crate::state::{AdmittedGeneration, StreamState};
+use streamseal_crypto::error::{Error, ErrorCode, Result};
+use streamseal_crypto::identity::IdentityKey;
+use streamseal_crypto::trust::TrustStore;
+use streamseal_crypto::wrap::{KeyWrap, unwrap_stream_key};
+use streamseal_wire::keys::KeyWraps;
+
+/// A wrap addressed to the caller that was not admitted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+pub struct SkippedWrap {
+    /// Its generation.
+    pub key_generation: u32,
+    /// Why it was not admitted (`UNTRUSTED_WRAP` for a wrap no accepted
+    /// sender made, `MALFORMED_BASE64`, `INVALID_LENGTH`, ...).
+    pub code: ErrorCode,
+}
+
+/// What opening a list of wraps did to the state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+pub struct WrapsReport {
+    /// Generations whose key was admitted (or confirmed) from an accepted sender.
+    pub admitted: Vec<AdmittedGeneration>,
+    /// Wraps addressed to the caller that were not admitted.
+    pub skipped: Vec<SkippedWrap>,
+    /// Generations for which an accepted sender gave a key other than the
+    /// one held: the held key is kept, and nothing is sealed under them.
+    pub conflicts: Vec<u32>,
+}
+
+/// Most HPKE opens admitting one list of wraps may cost (each wrap addressed
+/// to the caller costs its candidate keys times the accepted senders); more
+/// is `INPUT_TOO_LARGE`, checked before any work. An owner with one key and
+/// three senders reaches it at about 5,000 wraps addressed to it.
+pub const MAX_WRAP_TRIALS: usize = 16_384;
+
+fn addressed_to(wrap: &KeyWrap, mine: &[IdentityKey]) -> bool {
+    match &wrap.recipient_key_id {
+        None => true,
+        Some(id) => mine.iter().any(|k| k.key_id().as_str() == id),
+    }
+}
+
+/// Admits into `state` every wrap of `wraps` addressed to one of `mine`
+/// that an accepted sender made (see the module docs).
+///
+/// # Errors
+///
+/// `TOO_MANY_KEYS` when `mine`, or the accepted senders the trust store still
+/// trusts together with `mine`, hold more than 32 keys; `INPUT_TOO_LARGE` when
+/// the wraps would cost more than [`MAX_WRAP_TRIALS`] opens. A wrap that does
+/// not open is reported in [`WrapsReport::skipped`], not returned.
+pub fn admit_wraps(
+    state: &mut StreamState,
+    trust: &TrustStore,
+    wraps: &[KeyWrap],
+    mine: &[IdentityKey],
+) -> Result<WrapsReport> {
+    let senders = state.sender_keys(trust, mine)?;
+    let keys: Vec<_> = senders.iter().map(|(r, _, _)| r.clone()).collect();
+    let trials = wraps
+        .iter()
+        .filter(|w| addressed_to(w, mine))
+        .map(|w| match &w.recipient_key_id {
+            Some(id) => mine.iter().filter(|k| k.key_id().as_str() == id).count(),
+            None => mine.len(),
+        })
+        .fold(0usize, usize::saturating_add)
+        .saturating_mul(keys.len());
+    if trials > MAX_WRAP_TRIALS {
+        return Err(Error::InputTooLarge {
+            field: "wraps",
+            limit: MAX_WRAP_TRIALS,
+            actual: trials,
+        });
+    }
+    let mut report = WrapsReport::default();
+    for wrap in wraps.iter().filter(|w| addressed_to(w, mine)) {
+        let root = state.root_stream_id().to_owned();
+        match unwrap_stream_key(&root, wrap, mine, &keys) {
+            Ok(opened) => {
+                let generation = wrap.key_generation;
+                match state.keyring_mut().insert(generation, opened.key) {
+                    Ok(()) => {
+                        let (sender, subject, level) = senders
+                            .get(opened.sender)
+                            .cloned()
+                            .ok_or(Error::UntrustedWrap)?;
+                        let subject = if subject.is_empty() {
+                            // One of the caller's own keys.
+                            String::from("self")
+                        } else {
+                            subject
+                        };
+                        report.admitted.push(AdmittedGeneration {
+                            key_generation: generation,
+                            sender: subject,
+                            sender_key_id: sender.key_id,
+                            level,
+                        });
+                    }
+                    Err(Error::KeyGenerationConflict { generation }) => {
+                        state.keyring_mut().mark_conflicted(generation);
+                        if !report.conflicts.contains(&generation) {
+                            report.conflicts.push(generation);
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(e @ Error::TooManyKeys { .. }) => return Err(e),
+            Err(e) => report.skipped.push(SkippedWrap {
+                key_generation: wrap.key_generation,
+                code: e.code(),
+            }),
+        }
+    }
+    if !report.admitted.is_empty() {
+        state.mark_sealed();
+    }
+    Ok(report)
+}
+
+/// Opens the key-wraps list of the state's root stream with the caller's
+/// keys: admits what accepted senders made, records the owner (pinned the
+/// first time: a different `ownerUserId` later is `UNEXPECTED_AUTHOR`),
+/// and takes `currentKeyGeneration` as an announcement.
+///
+/// # Errors
+///
+/// `INVALID_LENGTH` when `ownerUserId` is empty or over 1024 bytes;
+/// `UNEXPECTED_AUTHOR` when another owner is pinned; then as [`admit_wraps`]
+/// (`TOO_MANY_KEYS`, `INPUT_TOO_LARGE`).
+pub fn open_key_wraps(
+    state: &mut StreamState,
+    trust: &TrustStore,
+    wraps: &KeyWraps,
+    mine: &[IdentityKey],
+) -> Result<WrapsReport> {
+    state.set_owner(&wraps.owner_user_id)?;
+    // The list exists only for an encrypted stream (400 otherwise).
+    state.mark_sealed();
+    let report = admit_wraps(state, trust, &wraps.wraps, mine)?;
+    state.keyring_mut().announce(wraps.current_key_generation);
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use streamseal_crypto::identity::{KeyId, RecipientKind};
+    use streamseal_crypto::trust::TrustPolicy;
+
+    #[test]
+    fn a_list_costing_more_than_the_trial_budget_is_refused_before_any_work() {
+        let me = IdentityKey::generate(RecipientKind::User, KeyId::new("k").unwrap()).unwrap();
+        let trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let mut state = StreamState::new("stream_r").unwrap();
+        // Garbage wraps addressed to the caller: refused for their number,
+        // not opened one by one (each would be skipped as malformed).
+        let wrap = KeyWrap {
+            key_generation: 1,
+            recipient_key_id: Some("k".into()),
+            recipient_kind: None,
+            wrap_enc: "x".into(),
+            wrap_ct: "x".into(),
+            extra: Default::default(),
+        };
+        let many = vec![wrap.clone(); MAX_WRAP_TRIALS + 1];
+        let err = admit_wraps(&mut state, &trust, &many, std::slice::from_ref(&me)).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InputTooLarge);
+        // At the budget, the list is read and each bad wrap skipped on its own.
+        let report = admit_wraps(&mut state, &trust, &many[..3], &[me]).unwrap();
+        assert_eq!(report.skipped.len(), 3);
+        assert_eq!(report.skipped[0].code, ErrorCode::MalformedBase64);
+    }
+}

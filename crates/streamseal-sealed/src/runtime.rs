@@ -1,0 +1,676 @@
+//! A bot runtime's side of a sealed invocation: open the claimed
+//! invocation's `sealedContext`, then seal what goes back.
+//!
+//! Opening ([`OpenedInvocation::open`]) goes through the runtime's
+//! [`StreamState`] of the root stream and its [`SenderKeys`] (its
+//! [`streamseal_crypto::trust::TrustStore`], plus keys the server presented):
+//! 1. an invocation without `sealedContext` on a root the state knows to be
+//!    sealed is `SEALED_STREAM_DOWNGRADE`;
+//! 2. `reply.senderId` must be the runtime's own bot id
+//!    (`REPLY_SENDER_MISMATCH`): the server cannot make the runtime seal a
+//!    reply under the owner's name;
+//! 3. the `wraps` (at most [`MAX_CONTEXT_WRAPS`]; they name no recipient, so
+//!    each is tried with each of the runtime's keys and each accepted
+//!    sender, within [`MAX_CONTEXT_TRIALS`] opens) are admitted only as made
+//!    by an accepted sender (see [`crate::keyring`]): a generation the
+//!    server minted is skipped with `UNTRUSTED_WRAP`, never sealed under;
+//! 4. the prompt's author must be the owner the state pinned
+//!    (`UNEXPECTED_AUTHOR`); the prompt is the trigger message's own
+//!    ciphertext, opened as the message slot of `activeStreamId` /
+//!    `sourceMessageId` / `authorUserId` / `trigger.authorType` /
+//!    `sourceRevision` (`trigger.messageId` must name the same message). It
+//!    must be sealed under the newest generation the runtime holds
+//!    (`STALE_KEY_GENERATION`: a member removed at an older generation, or a
+//!    replay, cannot hand it work) and signed by the owner's key as the trust
+//!    store pins it under its policy (a key the server merely presented does
+//!    not count for a prompt) (`SENDER_MISMATCH` for another key
+//!    holder's signature; `KEY_NOT_VERIFIED` for an unverified owner key
+//!    under `verified-only`). A prompt already acted on by another invocation
+//!    is `PROMPT_REPLAYED`. Any failure of the prompt fails the invocation;
+//! 5. each `history` item carries a sequence but no message id: it is opened
+//!    as any message or bot reply of the root stream or its threads (the AAD's
+//!    root must be the invocation's), item by item ([`HistoryItem::Opened`]
+//!    with the slot its AAD bound and who sealed it, or [`HistoryItem::Failed`]
+//!    with the code): one bad item does not hide the rest, and a repeat of a
+//!    message and revision already opened is `DUPLICATE_MESSAGE`.
+//!
+//! Sealing: everything is signed by the runtime's first key in `mine`, as
+//! its bot. Replies and follow-up messages are [`Slot::BotReply`]s under the
+//! state's sealing generation (never below its high-water, whatever
+//! `reply.keyGeneration` says), authored by the runtime's bot, in the response
+//! stream, bound to the invocation and a client-minted message id; steps are
+//! [`Slot::TraceStep`]s bound to the invocation, step id, step type and phase.
+//! Seals count against the generation's budget in the state.
+use std::collections::HashSet;
+use std::fmt;
+
+use crate::keyring::{WrapsReport, admit_wraps};
+use crate::state::StreamState;
+use crate::{refuse_stale, utf8};
+use streamseal_crypto::envelope::{SealedPayload, open, open_matching, seal};
+use streamseal_crypto::error::{Error, ErrorCode, Result};
+use streamseal_crypto::identity::{IdentityKey, MAX_KEYS};
+use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
+use streamseal_crypto::slot::{DecisionOption, Slot, SlotKind, StepPhase};
+use streamseal_crypto::stream_key::Keyring;
+use streamseal_wire::Extra;
+use streamseal_wire::events::{SealedStepFrame, SealedSteps};
+use streamseal_wire::ids::{DecisionId, MessageId};
+use streamseal_wire::invocation::Invocation;
+use streamseal_wire::requests::Validate;
+use streamseal_wire::requests::decisions::CreateDecisionRequest;
+use streamseal_wire::requests::invocation::{
+    CompleteSealedReply, SealedCompleteRequest, SealedMessageRequest, SealedReply,
+    SealedStepRequest, SealedStepStartedRequest, StepType,
+};
+use streamseal_wire::secret::CallbackToken;
+
+/// Most wraps a `sealedContext` may carry.
+pub const MAX_CONTEXT_WRAPS: usize = 32;
+/// Most HPKE opens opening one `sealedContext` may cost (wraps x the
+/// runtime's keys x accepted senders); more is `INPUT_TOO_LARGE`.
+pub const MAX_CONTEXT_TRIALS: usize = 4096;
+
+/// One opened history item.
+#[derive(Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct HistoryEntry {
+    /// The item's role, as the server sent it.
+    pub role: String,
+    /// The item's sequence, as the server sent it.
+    pub sequence: String,
+    /// The slot the ciphertext is bound to (its stream, message id, author).
+    pub slot: Slot,
+    /// The generation it was sealed under.
+    pub key_generation: u32,
+    /// Who sealed it (the slot's author), and whether its key is verified.
+    pub sealed_by: SealedBy,
+    /// The plaintext.
+    pub text: String,
+}
+
+impl fmt::Debug for HistoryEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HistoryEntry")
+            .field("role", &self.role)
+            .field("sequence", &self.sequence)
+            .field("slot", &self.slot)
+            .field("key_generation", &self.key_generation)
+            .field("sealed_by", &self.sealed_by)
+            .field("text", &"[redacted]")
+            .finish()
+    }
+}
+
+/// One history item: opened, or failed with its code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(tag = "status", rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+// Boxing the entry would cost UniFFI its plain record shape; a history is
+// a few dozen items.
+#[allow(clippy::large_enum_variant)]
+pub enum HistoryItem {
+    /// The item opened.
+    Opened {
+        /// What it holds.
+        entry: HistoryEntry,
+    },
+    /// The item did not open.
+    Failed {
+        /// The item's role, as the server sent it.
+        role: String,
+        /// The item's sequence, as the server sent it.
+        sequence: String,
+        /// Why.
+        code: ErrorCode,
+    },
+}
+
+/// A claimed sealed invocation, opened.
+pub struct OpenedInvocation {
+    invocation_id: String,
+    response_stream_id: String,
+    bot_id: String,
+    source_revision: u32,
+    callback_token: CallbackToken,
+    keyring: Keyring,
+    wraps: WrapsReport,
+    signer: IdentityKey,
+    /// The prompt: the trigger message's text.
+    pub prompt: String,
+    /// Who sealed the prompt (the owner), and whether its key is verified.
+    pub prompt_sealed_by: SealedBy,
+    /// The history, in the order the server sent it.
+    pub history: Vec<HistoryItem>,
+}
+
+impl fmt::Debug for OpenedInvocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenedInvocation")
+            .field("invocation_id", &self.invocation_id)
+            .field("response_stream_id", &self.response_stream_id)
+            .field("bot_id", &self.bot_id)
+            .field("keyring", &self.keyring)
+            .field("wraps", &self.wraps)
+            .field("prompt", &"[redacted]")
+            .field("prompt_sealed_by", &self.prompt_sealed_by)
+            .field("history", &self.history)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenedInvocation {
+    /// Opens `invocation` for the runtime of bot `bot_id` with its keys
+    /// (1 to 32; the first signs what the runtime seals), through its state
+    /// of the root stream and the sender keys of its trust store (see the
+    /// module docs; its own keys are added as `bot_id`'s). The state records
+    /// the sealed flag, the generations admitted and the prompt acted on:
+    /// persist it afterwards.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_FIELD` when `mine` is empty, `state` is of another root, the
+    /// invocation is not sealed (on a root not known to be sealed),
+    /// `trigger.messageId` is not `sourceMessageId`, the state names no owner,
+    /// or the prompt is not UTF-8; `INVALID_LENGTH` when `bot_id` is empty or
+    /// over 1024 bytes; `TOO_MANY_KEYS` when `mine` (or the senders with it)
+    /// holds more than 32 keys; `SEALED_STREAM_DOWNGRADE`;
+    /// `REPLY_SENDER_MISMATCH`; `INPUT_TOO_LARGE` when the wraps exceed
+    /// [`MAX_CONTEXT_WRAPS`] or [`MAX_CONTEXT_TRIALS`]; `UNEXPECTED_AUTHOR`
+    /// when the prompt's author is not the owner; `UNTRUSTED_WRAP` when no
+    /// generation is held after the wraps; `STALE_KEY_GENERATION`; for the
+    /// prompt as [`streamseal_crypto::envelope::open`] (`AAD_MISMATCH`, `SENDER_MISMATCH`,
+    /// `KEY_NOT_VERIFIED`, ...); `PROMPT_REPLAYED`.
+    pub fn open(
+        invocation: &Invocation,
+        state: &mut StreamState,
+        senders: &SenderKeys<'_>,
+        bot_id: &str,
+        mine: &[IdentityKey],
+    ) -> Result<Self> {
+        let Some(signer) = mine.first() else {
+            return Err(Error::invalid("keys", "the runtime needs a key"));
+        };
+        Signer::new(bot_id, signer)?;
+        if mine.len() > MAX_KEYS {
+            return Err(Error::TooManyKeys {
+                limit: MAX_KEYS,
+                actual: mine.len(),
+            });
+        }
+        if state.root_stream_id() != invocation.root_stream_id {
+            return Err(Error::invalid(
+                "rootStreamId",
+                "the stream state is of another root stream",
+            ));
+        }
+        let Some(ctx) = invocation.sealed_context.as_ref() else {
+            return Err(if state.is_sealed() {
+                Error::SealedStreamDowngrade {
+                    reason: "a plaintext invocation on a sealed root",
+                }
+            } else {
+                Error::invalid("sealedContext", "the invocation is not sealed")
+            });
+        };
+        if ctx.trigger.message_id != invocation.source_message_id {
+            return Err(Error::invalid(
+                "sealedContext.trigger.messageId",
+                "does not name the invocation's sourceMessageId",
+            ));
+        }
+        if ctx.reply.sender_id != bot_id {
+            return Err(Error::ReplySenderMismatch {
+                expected: bot_id.to_owned(),
+                actual: ctx.reply.sender_id.clone(),
+            });
+        }
+        if ctx.wraps.len() > MAX_CONTEXT_WRAPS {
+            return Err(Error::InputTooLarge {
+                field: "sealedContext.wraps",
+                limit: MAX_CONTEXT_WRAPS,
+                actual: ctx.wraps.len(),
+            });
+        }
+        let trials = ctx
+            .wraps
+            .len()
+            .saturating_mul(mine.len())
+            .saturating_mul(state.senders().len().saturating_add(mine.len()));
+        if trials > MAX_CONTEXT_TRIALS {
+            return Err(Error::InputTooLarge {
+                field: "sealedContext.wraps",
+                limit: MAX_CONTEXT_TRIALS,
+                actual: trials,
+            });
+        }
+        let owner = state
+            .owner_user_id()
+            .ok_or_else(|| {
+                Error::invalid("ownerUserId", "the stream state names no owner to act for")
+            })?
+            .to_owned();
+        if invocation.author_user_id != owner {
+            return Err(Error::UnexpectedAuthor {
+                expected: owner,
+                actual: invocation.author_user_id.clone(),
+            });
+        }
+        state.mark_sealed();
+        let wraps = admit_wraps(state, senders.trust(), &ctx.wraps, mine)?;
+        if state.keyring().generations().is_empty() {
+            return Err(Error::UntrustedWrap);
+        }
+        // Sealing never goes below the high-water; a newer announced
+        // generation whose key is missing makes this invocation's sealing
+        // fail instead. The announcement stays with this invocation: a forged
+        // `reply.keyGeneration` cannot stop the runtime sealing elsewhere.
+        let mut keyring = state.keyring().clone();
+        keyring.announce(ctx.reply.key_generation);
+
+        let senders = mine
+            .iter()
+            .fold(senders.clone(), |keys, key| keys.with_own(bot_id, key));
+        let prompt_slot = Slot::invocation_prompt(
+            invocation.active_stream_id.clone(),
+            invocation.source_message_id.clone(),
+            invocation.author_user_id.clone(),
+            ctx.trigger.author_type.as_str(),
+            invocation.source_revision,
+        );
+        // New work: never from a generation older than the newest held.
+        refuse_stale(state.keyring(), ctx.prompt.envelope.key_generation)?;
+        // The one input the runtime acts on: checked against the keys its
+        // trust store pins (and its own), never against presented keys.
+        let opened = open(&keyring, &senders.pinned_only(), &prompt_slot, &ctx.prompt)?;
+        let prompt_sealed_by = opened.sealed_by;
+        let prompt = utf8(opened.plaintext)?;
+        state.record_prompt(
+            &invocation.id,
+            &invocation.source_message_id,
+            invocation.source_revision,
+        )?;
+
+        let mut seen = HashSet::new();
+        let history = ctx
+            .history
+            .iter()
+            .map(|item| {
+                let opened = open_matching(&keyring, &senders, &item.payload(), |s| {
+                    matches!(s.kind(), SlotKind::Message | SlotKind::BotReply)
+                })
+                .and_then(|o| {
+                    let (id, revision) = match &o.slot {
+                        Slot::Message {
+                            message_id,
+                            revision,
+                            ..
+                        } => (message_id.clone(), *revision),
+                        other => (other.message_id().unwrap_or_default().to_owned(), 1),
+                    };
+                    if !seen.insert((id.clone(), revision)) {
+                        return Err(Error::DuplicateMessage {
+                            message_id: id,
+                            revision,
+                        });
+                    }
+                    Ok((o.slot, o.key_generation, o.sealed_by, utf8(o.plaintext)?))
+                });
+                match opened {
+                    Ok((slot, key_generation, sealed_by, text)) => HistoryItem::Opened {
+                        entry: HistoryEntry {
+                            role: item.role.clone(),
+                            sequence: item.sequence.to_string(),
+                            slot,
+                            key_generation,
+                            sealed_by,
+                            text,
+                        },
+                    },
+                    Err(e) => HistoryItem::Failed {
+                        role: item.role.clone(),
+                        sequence: item.sequence.to_string(),
+                        code: e.code(),
+                    },
+                }
+            })
+            .collect();
+        Ok(OpenedInvocation {
+            invocation_id: invocation.id.clone(),
+            response_stream_id: invocation.response_stream_id.clone(),
+            bot_id: bot_id.to_owned(),
+            source_revision: invocation.source_revision,
+            callback_token: ctx.callback_token.clone(),
+            keyring,
+            wraps,
+            signer: signer.clone(),
+            prompt,
+            prompt_sealed_by,
+            history,
+        })
+    }
+
+    /// What the `sealedContext` wraps did: generations admitted, wraps
+    /// skipped (a minted generation shows here as `UNTRUSTED_WRAP`), conflicts.
+    pub fn wraps(&self) -> &WrapsReport {
+        &self.wraps
+    }
+
+    /// The keyring of the root stream (a clone of the state's: seals count in the state).
+    pub fn keyring(&self) -> &Keyring {
+        &self.keyring
+    }
+
+    /// The invocation id.
+    pub fn invocation_id(&self) -> &str {
+        &self.invocation_id
+    }
+
+    /// The token for `X-Service-Callback-Token` on sealed calls.
+    pub fn callback_token(&self) -> &CallbackToken {
+        &self.callback_token
+    }
+
+    /// The runtime's bot, signing with its first key.
+    fn signer(&self) -> Result<Signer<'_>> {
+        Signer::new(&self.bot_id, &self.signer)
+    }
+
+    fn seal_bot_message(&self, message_id: &MessageId, text: &str) -> Result<SealedPayload> {
+        let slot = Slot::BotReply {
+            stream_id: self.response_stream_id.clone(),
+            message_id: message_id.as_str().to_owned(),
+            author_id: self.bot_id.clone(),
+            invocation_id: self.invocation_id.clone(),
+        };
+        seal(&self.keyring, &self.signer()?, &slot, text.as_bytes())
+    }
+
+    /// The `sealed-complete` body with the reply `text` under `message_id`.
+    ///
+    /// # Errors
+    ///
+    /// As [`streamseal_crypto::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+    /// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring
+    /// has no usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the
+    /// slot does not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext
+    /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE`; `VALIDATION_FAILED`
+    /// when the body breaks the API's bounds.
+    pub fn seal_reply(&self, message_id: &MessageId, text: &str) -> Result<SealedCompleteRequest> {
+        let body = SealedCompleteRequest {
+            source_revision: Some(self.source_revision),
+            reply: Some(SealedReply {
+                message_id: message_id.as_str().to_owned(),
+                sealed: self.seal_bot_message(message_id, text)?,
+                attachment_ids: None,
+            }),
+            no_response: None,
+        };
+        body.validate()?;
+        Ok(body)
+    }
+
+    /// The `sealedReply` of a `complete` body.
+    ///
+    /// # Errors
+    ///
+    /// As [`streamseal_crypto::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+    /// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring
+    /// has no usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the
+    /// slot does not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext
+    /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE`.
+    pub fn seal_complete_reply(
+        &self,
+        message_id: &MessageId,
+        text: &str,
+    ) -> Result<CompleteSealedReply> {
+        Ok(CompleteSealedReply {
+            message_id: message_id.as_str().to_owned(),
+            sealed: self.seal_bot_message(message_id, text)?,
+        })
+    }
+
+    /// A `sealed-messages` body: a follow-up message of the invocation.
+    ///
+    /// # Errors
+    ///
+    /// As [`streamseal_crypto::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+    /// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring
+    /// has no usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the
+    /// slot does not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext
+    /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE`; `VALIDATION_FAILED`
+    /// when the body breaks the API's bounds.
+    pub fn seal_message(&self, message_id: &MessageId, text: &str) -> Result<SealedMessageRequest> {
+        let body = SealedMessageRequest {
+            message_id: message_id.as_str().to_owned(),
+            sealed: self.seal_bot_message(message_id, text)?,
+            attachment_ids: None,
+        };
+        body.validate()?;
+        Ok(body)
+    }
+
+    fn seal_step_payload(
+        &self,
+        step_id: &str,
+        step_type: &StepType,
+        phase: StepPhase,
+        message_id: Option<&str>,
+        text: &str,
+    ) -> Result<SealedPayload> {
+        let slot = Slot::TraceStep {
+            invocation_id: self.invocation_id.clone(),
+            step_id: step_id.to_owned(),
+            step_type: step_type.as_str().to_owned(),
+            phase,
+            message_id: message_id.map(str::to_owned),
+        };
+        seal(&self.keyring, &self.signer()?, &slot, text.as_bytes())
+    }
+
+    /// A `sealed-steps/started` body; `text` (the in-flight content) is optional.
+    ///
+    /// # Errors
+    ///
+    /// As [`streamseal_crypto::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+    /// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring
+    /// has no usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the
+    /// slot does not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext
+    /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE` (only when `text` is
+    /// given); `VALIDATION_FAILED` when the body breaks the API's bounds.
+    pub fn seal_step_started(
+        &self,
+        step_id: &str,
+        step_type: &StepType,
+        message_id: Option<&str>,
+        text: Option<&str>,
+    ) -> Result<SealedStepStartedRequest> {
+        let sealed = text
+            .map(|t| self.seal_step_payload(step_id, step_type, StepPhase::Started, message_id, t))
+            .transpose()?;
+        let body = SealedStepStartedRequest {
+            step_id: step_id.to_owned(),
+            step_type: step_type.clone(),
+            message_id: message_id.map(str::to_owned),
+            ciphertext: sealed.as_ref().map(|s| s.ciphertext.clone()),
+            envelope: sealed.map(|s| s.envelope),
+        };
+        body.validate()?;
+        Ok(body)
+    }
+
+    /// A `sealed-steps` body: the finalised step.
+    ///
+    /// # Errors
+    ///
+    /// As [`streamseal_crypto::envelope::seal`]: `UNKNOWN_KEY_GENERATION`,
+    /// `KEY_GENERATION_CONFLICT` or `SEAL_BUDGET_EXHAUSTED` when the keyring
+    /// has no usable sealing key; `INVALID_FIELD` or `INVALID_LENGTH` when the
+    /// slot does not encode as an AAD; `INPUT_TOO_LARGE` when the plaintext
+    /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE`; `VALIDATION_FAILED`
+    /// when the body breaks the API's bounds.
+    pub fn seal_step(
+        &self,
+        step_id: &str,
+        step_type: &StepType,
+        message_id: Option<&str>,
+        text: &str,
+        duration_ms: Option<u64>,
+    ) -> Result<SealedStepRequest> {
+        let body = SealedStepRequest {
+            step_id: step_id.to_owned(),
+            step_type: step_type.clone(),
+            sealed: self.seal_step_payload(
+                step_id,
+                step_type,
+                StepPhase::Completed,
+                message_id,
+                text,
+            )?,
+            message_id: message_id.map(str::to_owned),
+            duration_ms,
+        };
+        body.validate()?;
+        Ok(body)
+    }
+
+    /// The `bot:invocation:sealed-steps` socket payload carrying finalised steps.
+    pub fn step_frames(&self, steps: &[SealedStepRequest]) -> SealedSteps {
+        SealedSteps {
+            invocation_id: self.invocation_id.clone(),
+            callback_token: self.callback_token.clone(),
+            steps: steps
+                .iter()
+                .map(|s| SealedStepFrame {
+                    step_id: s.step_id.clone(),
+                    step_type: s.step_type.clone(),
+                    message_id: s.message_id.clone(),
+                    ciphertext: Some(s.sealed.ciphertext.clone()),
+                    envelope: Some(s.sealed.envelope.clone()),
+                    duration_ms: s.duration_ms,
+                    extra: Extra::default(),
+                })
+                .collect(),
+            extra: Extra::default(),
+        }
+    }
+
+    /// A sealed decision card posted from this invocation.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::decisions::seal_decision_card`].
+    pub fn seal_decision_card(
+        &self,
+        stream_id: &str,
+        decision_id: &DecisionId,
+        options: Vec<DecisionOption>,
+        allow_note: bool,
+        content: &crate::decisions::DecisionCardContent,
+        runtime_session_id: &str,
+    ) -> Result<CreateDecisionRequest> {
+        crate::decisions::seal_decision_card(
+            &self.keyring,
+            &self.signer()?,
+            crate::decisions::CardPlacement {
+                stream_id,
+                decision_id,
+                runtime_session_id,
+                invocation_id: &self.invocation_id,
+            },
+            options,
+            allow_note,
+            content,
+        )
+    }
+}
+
+/// A trace step, opened: its text and who sealed it.
+#[derive(Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize, serde::Deserialize, tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
+pub struct OpenedStep {
+    /// The step's text.
+    pub text: String,
+    /// The bot that sealed it, and whether its key is verified.
+    pub sealed_by: SealedBy,
+}
+
+impl fmt::Debug for OpenedStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenedStep")
+            .field("text", &"[redacted]")
+            .field("sealed_by", &self.sealed_by)
+            .finish()
+    }
+}
+
+/// Where a trace step belongs, as a viewer knows it.
+#[derive(Clone, Copy, Debug)]
+pub struct StepPlacement<'a> {
+    /// The invocation.
+    pub invocation_id: &'a str,
+    /// The bot the invocation is for: the step's signer must be it.
+    pub bot_id: &'a str,
+    /// The step id.
+    pub step_id: &'a str,
+    /// The step type.
+    pub step_type: &'a StepType,
+    /// Started or completed.
+    pub phase: StepPhase,
+    /// The message the step names, if any.
+    pub message_id: Option<&'a str>,
+}
+
+/// Opens a sealed trace step as a viewer: the placement says which
+/// invocation, bot, step and phase it must be bound to; a step sealed by
+/// anyone but that bot is `UNEXPECTED_AUTHOR`.
+///
+/// # Errors
+///
+/// As [`streamseal_crypto::envelope::open`]: `AAD_MISMATCH` when the step is bound to
+/// another invocation, step, type, phase or message, and its codes for the
+/// envelope (`UNSUPPORTED_ENVELOPE_VERSION`, `MALFORMED_BASE64`,
+/// `INVALID_LENGTH`, `INPUT_TOO_LARGE`, `MALFORMED_AAD`), the key
+/// (`UNKNOWN_KEY_GENERATION`, `DECRYPTION_FAILED`) and the signer
+/// (`UNKNOWN_KEY`, `KEY_CHANGED`, `KEY_NOT_VERIFIED`, `SENDER_MISMATCH` for
+/// another key holder's signature); `UNEXPECTED_AUTHOR` when it is signed by
+/// anyone but `placement.bot_id`; `INVALID_FIELD` when its text is not UTF-8.
+pub fn open_step(
+    keyring: &Keyring,
+    senders: &SenderKeys<'_>,
+    placement: StepPlacement<'_>,
+    sealed: &SealedPayload,
+) -> Result<OpenedStep> {
+    let slot = Slot::TraceStep {
+        invocation_id: placement.invocation_id.to_owned(),
+        step_id: placement.step_id.to_owned(),
+        step_type: placement.step_type.as_str().to_owned(),
+        phase: placement.phase,
+        message_id: placement.message_id.map(str::to_owned),
+    };
+    let opened = open(keyring, senders, &slot, sealed)?;
+    if opened.sealed_by.subject != placement.bot_id {
+        return Err(Error::UnexpectedAuthor {
+            expected: placement.bot_id.to_owned(),
+            actual: opened.sealed_by.subject,
+        });
+    }
+    Ok(OpenedStep {
+        text: utf8(opened.plaintext)?,
+        sealed_by: opened.sealed_by,
+    })
+}

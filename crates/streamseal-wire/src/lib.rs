@@ -1,0 +1,179 @@
+//! Wire types of the workspace messaging API: resources, requests with
+//! their bounds, errors, events and versions.
+//!
+//! - [`ids`] and [`secret`]: typed identifiers (prefix + ULID) and secrets
+//!   (API keys, claim and callback tokens).
+//! - [`version`] and [`versioned`]: dated API versions, and one normalised
+//!   model per shape read from and written to any version's JSON.
+//! - Resources (API §2): [`message`], [`stream`], [`conversation`],
+//!   [`memo`], [`attachment`], [`label`], [`bot`], [`presence`],
+//!   [`invocation`], [`delegation`], [`keys`], [`me`], with [`list`]
+//!   envelopes and the hydration [`slots`].
+//! - [`requests`]: request bodies, validated against the spec's bounds
+//!   ([`validate`] has the field-path convention).
+//! - [`error_body`] (API §7) and [`events`] (API §6).
+//!
+//! Tolerance (API §9.6): no response type denies unknown fields; every
+//! response object keeps the fields it does not know in its `extra` map
+//! ([`Extra`]) and writes them back unchanged, and every open enum keeps an
+//! unknown value so that it serialises back unchanged. Where the spec says
+//! "not shown", nothing is invented: the value is kept as raw JSON, and the
+//! type's docs say so.
+//!
+//! Responses are wrapped as `{"data": ...}`; [`parse_data`] unwraps them
+//! (and returns the resource only: a key beside `data` is not kept).
+//!
+//! ```
+//! use streamseal_wire::{parse_data, conversation::{Conversation, ConversationStatus}, ExtraJson};
+//!
+//! let c: Conversation = parse_data(r#"{"data":{"id":"conversation_1","streamId":"stream_1",
+//!   "rootStreamId":"stream_1","topicSummary":null,"summary":null,"status":"dormant",
+//!   "messageCount":2,"participantIds":["usr_1"],"lastActivityAt":"2026-08-01T00:00:00Z",
+//!   "createdAt":"2026-08-01T00:00:00Z","updatedAt":"2026-08-01T00:00:00Z","later":1}}"#)?;
+//! // An unknown status is kept, and so is the unknown field.
+//! assert_eq!(c.status, ConversationStatus::Other("dormant".into()));
+//! assert_eq!(c.extra.get_json("later"), Some(serde_json::json!(1)));
+//! let back = serde_json::to_string(&c).unwrap();
+//! assert!(back.contains("\"status\":\"dormant\"") && back.contains("\"later\":1"));
+//! # Ok::<(), streamseal_wire::Error>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+// `ts_decl!`, the TypeScript declarations of hand-written serde forms.
+#[macro_use]
+extern crate streamseal_crypto;
+
+pub(crate) mod open_enum;
+
+pub mod attachment;
+pub mod bot;
+pub mod common;
+pub mod conversation;
+pub mod delegation;
+pub mod error_body;
+pub mod events;
+pub mod extra;
+pub mod ids;
+pub mod invocation;
+pub mod keys;
+pub mod label;
+pub mod list;
+pub mod me;
+pub mod memo;
+pub mod message;
+pub mod presence;
+pub mod requests;
+pub mod secret;
+pub mod slots;
+pub mod stream;
+pub mod validate;
+pub mod version;
+pub mod versioned;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+pub use extra::{Extra, ExtraJson, JsonRecord};
+
+/// The one error type of every layer (crate `streamseal-crypto`), for the
+/// layers above the wire that depend on it alone.
+pub use streamseal_crypto::error;
+pub use streamseal_crypto::error::{ErrorCode, ValidationDetails};
+/// `ts_decl!` for the layers above (the sans-IO endpoints).
+#[doc(hidden)]
+pub use streamseal_crypto::ts_decl;
+pub use streamseal_crypto::{Error, Result};
+
+/// Parses a JSON document into a wire type. Failures are
+/// [`Error::MalformedJson`] (the message names the problem, never the input).
+///
+/// # Errors
+///
+/// `MALFORMED_JSON` when `json` does not parse as a `T`.
+pub fn parse<T: DeserializeOwned>(json: &str) -> Result<T> {
+    serde_json::from_str(json).map_err(|e| Error::MalformedJson {
+        reason: e.to_string(),
+    })
+}
+
+/// `{"data": T, ...}`: the `data` and every other key of the envelope,
+/// kept (API §9.6). Read by hand, not derived with `flatten`, so that `T`
+/// is read straight from the text as before (one reader of `T` per format,
+/// no buffering of the whole `data`).
+struct DataEnvelope<T> {
+    data: T,
+    extra: Extra,
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for DataEnvelope<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Visit<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
+            type Value = DataEnvelope<T>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object with `data`")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let mut data = None;
+                let mut extra = Extra::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "data" {
+                        if data.is_some() {
+                            return Err(serde::de::Error::duplicate_field("data"));
+                        }
+                        data = Some(map.next_value::<T>()?);
+                    } else {
+                        extra.insert(key, map.next_value::<streamseal_crypto::extra::Value>()?);
+                    }
+                }
+                let data = data.ok_or_else(|| serde::de::Error::missing_field("data"))?;
+                Ok(DataEnvelope { data, extra })
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
+#[derive(Serialize)]
+struct DataEnvelopeRef<'a, T> {
+    data: &'a T,
+}
+
+/// Parses a single-object response `{"data": ...}` into its `data`.
+///
+/// # Errors
+///
+/// `MALFORMED_JSON` when the text is not such an object or `data` is not a `T`.
+pub fn parse_data<T: DeserializeOwned>(json: &str) -> Result<T> {
+    parse_data_kept(json).map(|(data, _)| data)
+}
+
+/// Parses a single-object response `{"data": ...}` into its `data` and the
+/// keys beside `data` that the library does not know (API §9.6: the
+/// service may add them), kept as [`Extra`].
+///
+/// ```
+/// let (n, extra): (u32, _) = streamseal_wire::parse_data_kept(r#"{"data":7,"meta":{"x":1}}"#)?;
+/// use streamseal_wire::ExtraJson;
+/// assert_eq!((n, extra.get_json("meta")), (7, Some(serde_json::json!({"x": 1}))));
+/// # Ok::<(), streamseal_wire::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::MalformedJson`] when the text is not such an object or `data` is
+/// not a `T`.
+pub fn parse_data_kept<T: DeserializeOwned>(json: &str) -> Result<(T, Extra)> {
+    parse::<DataEnvelope<T>>(json).map(|e| (e.data, e.extra))
+}
+
+/// Serialises a value wrapped as `{"data": ...}`.
+pub fn to_data_json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(&DataEnvelopeRef { data: value }).unwrap_or_default()
+}
