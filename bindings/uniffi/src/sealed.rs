@@ -13,7 +13,7 @@ use streamseal::kdf::KdfParams;
 use streamseal::sealed::decisions::{self, CardPlacement, DecisionAnswer, DecisionCardContent};
 use streamseal::sealed::messages::{self, MessageToOpen, OpenedMessage};
 use streamseal::sealed::runtime::{self, HistoryItem, OpenedStep};
-use streamseal::sealed::{keyring as sealed_keyring, session, user_key};
+use streamseal::sealed::{key_wraps as sealed_key_wraps, session, user_key};
 use streamseal::sender::SealedBy;
 use streamseal::slot::{DecisionOption, StepPhase};
 use streamseal::wire::events::DecisionResolved;
@@ -123,7 +123,7 @@ pub fn open_key_wraps(
     let mine = identity_keys(&identities);
     let mut state = state.lock();
     let trust = trust.lock();
-    let report = sealed_keyring::open_key_wraps(&mut state, &trust, &wraps, &mine)?;
+    let report = sealed_key_wraps::open_key_wraps(&mut state, &trust, &wraps, &mine)?;
     Ok(WrapsReport::from(&report))
 }
 

@@ -11,7 +11,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use streamseal::identity::KeyId;
-use streamseal::sealed::keyring as core_keyring;
+use streamseal::sealed::key_wraps as core_key_wraps;
 use streamseal::sealed::state as core_state;
 use streamseal::wrap::KeyWrap;
 use streamseal::{Error, trust};
@@ -91,8 +91,8 @@ pub struct WrapsReport {
     pub conflicts: Vec<u32>,
 }
 
-impl From<&core_keyring::WrapsReport> for WrapsReport {
-    fn from(r: &core_keyring::WrapsReport) -> Self {
+impl From<&core_key_wraps::WrapsReport> for WrapsReport {
+    fn from(r: &core_key_wraps::WrapsReport) -> Self {
         WrapsReport {
             admitted: r
                 .admitted

@@ -15,7 +15,7 @@ use streamseal::kdf::{KdfLimits, KdfParams};
 use streamseal::sealed::decisions::{
     self, CardPlacement, DecisionAnswer, DecisionCardContent, OpenedDecisionCard,
 };
-use streamseal::sealed::keyring::WrapsReport;
+use streamseal::sealed::key_wraps::WrapsReport;
 use streamseal::sealed::messages::{self, MessageToOpen, OpenedMessage};
 use streamseal::sealed::presence;
 use streamseal::sealed::runtime::{self, HistoryItem, OpenedStep};

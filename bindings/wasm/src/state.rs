@@ -9,7 +9,7 @@
 //! with `StreamState.fromBytes`: it is sealed under the identity key. No
 //! export lowers a generation.
 
-use streamseal::sealed::keyring::{self, WrapsReport};
+use streamseal::sealed::key_wraps::{self, WrapsReport};
 use streamseal::sealed::state::{self, RosterEntry};
 use streamseal::wire::keys::KeyWraps;
 use streamseal::wire::requests::streams::PostKeyWrapsRequest;
@@ -231,7 +231,7 @@ pub fn open_key_wraps(
 ) -> JsResult<Ts<WrapsReport>> {
     let key_wraps = input("keyWraps", &key_wraps)?;
     let mine = IdentityKey::list("identities", &identities)?;
-    output(&js(keyring::open_key_wraps(
+    output(&js(key_wraps::open_key_wraps(
         state.core_mut(),
         trust.core(),
         &key_wraps,

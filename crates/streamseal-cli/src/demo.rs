@@ -46,7 +46,7 @@ use streamseal::kdf::{KdfLimits, KdfParams};
 use streamseal::sealed::decisions::{
     DecisionCardContent, open_decision_answer, open_decision_card, seal_decision_note,
 };
-use streamseal::sealed::keyring::{WrapsReport, open_key_wraps};
+use streamseal::sealed::key_wraps::{WrapsReport, open_key_wraps};
 use streamseal::sealed::presence::with_machine_key;
 use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation, StepPlacement, open_step};
 use streamseal::sealed::state::{RosterEntry, STATE_LABEL, StreamState};

@@ -50,7 +50,7 @@
 #![forbid(unsafe_code)]
 
 pub mod decisions;
-pub mod keyring;
+pub mod key_wraps;
 pub mod messages;
 pub mod presence;
 pub mod runtime;

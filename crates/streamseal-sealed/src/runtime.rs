@@ -12,7 +12,7 @@
 //! 3. the `wraps` (at most [`MAX_CONTEXT_WRAPS`]; they name no recipient, so
 //!    each is tried with each of the runtime's keys and each accepted
 //!    sender, within [`MAX_CONTEXT_TRIALS`] opens) are admitted only as made
-//!    by an accepted sender (see [`crate::keyring`]): a generation the
+//!    by an accepted sender (see [`crate::key_wraps`]): a generation the
 //!    server minted is skipped with `UNTRUSTED_WRAP`, never sealed under;
 //! 4. the prompt's author must be the owner the state pinned
 //!    (`UNEXPECTED_AUTHOR`); the prompt is the trigger message's own
@@ -44,7 +44,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use crate::keyring::{WrapsReport, admit_wraps};
+use crate::key_wraps::{WrapsReport, admit_wraps};
 use crate::state::StreamState;
 use crate::{refuse_stale, utf8};
 use streamseal_crypto::envelope::{SealedPayload, open, open_matching, seal};

@@ -9,7 +9,7 @@
 //! means an earlier attempt or another member stored wraps for that
 //! generation first (slots are immutable): drop the prepared roll (its key
 //! was never sealed under) and open the stored wraps with
-//! [`crate::keyring::open_key_wraps`]. A race therefore cannot split
+//! [`crate::key_wraps::open_key_wraps`]. A race therefore cannot split
 //! members between two keys of one generation.
 //!
 //! **A new sealed session.** `POST bot-runtime/sessions` with `e2e

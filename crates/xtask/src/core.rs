@@ -51,25 +51,43 @@ pub fn test() -> Result {
     )
 }
 
-/// What each layer crate may depend on (ARCHITECTURE.md, "Layers"): the
-/// streamseal crates it may reach at all, and those it may name directly.
-/// `None` for the direct list means any of the reachable ones.
-const LAYERS: [(&str, &[&str], Option<&[&str]>, bool); 4] = [
-    // (crate, reachable streamseal crates, direct ones, JSON allowed)
-    ("streamseal-crypto", &[], None, false),
-    ("streamseal-wire", &["streamseal-crypto"], None, true),
-    (
-        "streamseal-api",
-        &["streamseal-wire", "streamseal-crypto"],
-        Some(&["streamseal-wire"]),
-        true,
-    ),
-    (
-        "streamseal-sealed",
-        &["streamseal-wire", "streamseal-crypto"],
-        None,
-        true,
-    ),
+/// What one layer crate may depend on (ARCHITECTURE.md, "Layers").
+struct Layer {
+    /// The crate.
+    name: &'static str,
+    /// The streamseal crates it may reach at all.
+    reachable: &'static [&'static str],
+    /// The streamseal crates it may name itself; `None`: any reachable one.
+    direct: Option<&'static [&'static str]>,
+    /// Whether it may reach a JSON library.
+    json: bool,
+}
+
+const LAYERS: [Layer; 4] = [
+    Layer {
+        name: "streamseal-crypto",
+        reachable: &[],
+        direct: None,
+        json: false,
+    },
+    Layer {
+        name: "streamseal-wire",
+        reachable: &["streamseal-crypto"],
+        direct: None,
+        json: true,
+    },
+    Layer {
+        name: "streamseal-api",
+        reachable: &["streamseal-wire", "streamseal-crypto"],
+        direct: Some(&["streamseal-wire"]),
+        json: true,
+    },
+    Layer {
+        name: "streamseal-sealed",
+        reachable: &["streamseal-wire", "streamseal-crypto"],
+        direct: None,
+        json: true,
+    },
 ];
 
 /// The crates depend on each other only down the layers (ARCHITECTURE.md):
@@ -79,7 +97,13 @@ const LAYERS: [(&str, &[&str], Option<&[&str]>, bool); 4] = [
 /// crate reaches no JSON library. Cargo refuses an import the manifest does
 /// not declare, so this check on the manifests is the whole rule.
 pub fn layers() -> Result {
-    for (krate, reachable, direct, json) in LAYERS {
+    for Layer {
+        name: krate,
+        reachable,
+        direct,
+        json,
+    } in LAYERS
+    {
         let out = Command::new("cargo")
             .args([
                 "tree",

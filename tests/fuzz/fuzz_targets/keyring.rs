@@ -1,5 +1,5 @@
 //! Key-wraps record -> a member's stream state
-//! (`sealed::keyring::open_key_wraps`), with the recipient keys of
+//! (`sealed::key_wraps::open_key_wraps`), with the recipient keys of
 //! `wraps.json` and a fuzzed subset of its senders accepted.
 //!
 //! Mode 0: a `KeyWraps` JSON text (seeds: the key_wraps fixture and the
@@ -24,7 +24,7 @@ use libfuzzer_sys::fuzz_target;
 use streamseal::ErrorCode;
 use streamseal::encoding::{decode_base64, encode_base64};
 use streamseal::identity::{IdentityKey, Recipient};
-use streamseal::sealed::keyring::open_key_wraps;
+use streamseal::sealed::key_wraps::open_key_wraps;
 use streamseal::sealed::state::StreamState;
 use streamseal::stream_key::StreamKey;
 use streamseal::testing::with_fixed_randomness;

@@ -22,7 +22,7 @@ use streamseal::envelope::{
 };
 use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::{self, KdfLimits, KdfParams};
-use streamseal::sealed::keyring::open_key_wraps;
+use streamseal::sealed::key_wraps::open_key_wraps;
 use streamseal::sealed::state::StreamState;
 use streamseal::sealed::user_key::{self, NewOwnKey};
 use streamseal::sender::{SenderKeys, Signer};

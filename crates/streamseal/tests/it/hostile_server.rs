@@ -26,7 +26,7 @@ use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
 use streamseal::sealed::decisions::{
     DecisionCardContent, open_decision_answer, seal_decision_note,
 };
-use streamseal::sealed::keyring::{SkippedWrap, WrapsReport, open_key_wraps};
+use streamseal::sealed::key_wraps::{SkippedWrap, WrapsReport, open_key_wraps};
 use streamseal::sealed::messages::{check_send_rules, open_message, seal_edit, seal_message};
 use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation};
 use streamseal::sealed::session;

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use streamseal::ErrorCode;
 use streamseal::envelope::SealedPayload;
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
-use streamseal::sealed::keyring::{WrapsReport, open_key_wraps};
+use streamseal::sealed::key_wraps::{WrapsReport, open_key_wraps};
 use streamseal::sealed::messages::{open_message, open_messages, seal_edit, seal_message};
 use streamseal::sealed::state::StreamState;
 use streamseal::sender::{SenderKeys, Signer};

@@ -26,7 +26,7 @@ use streamseal::sealed::decisions::{
     DecisionAnswer, DecisionCardContent, open_decision_answer, open_decision_card,
     seal_decision_note,
 };
-use streamseal::sealed::keyring::{WrapsReport, open_key_wraps};
+use streamseal::sealed::key_wraps::{WrapsReport, open_key_wraps};
 use streamseal::sealed::messages::{
     OpenedMessage, check_send_rules, open_message, open_messages, seal_edit, seal_message,
 };

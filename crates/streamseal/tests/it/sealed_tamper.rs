@@ -21,7 +21,7 @@ use streamseal::sealed::decisions::{
     CardPlacement, DecisionCardContent, open_decision_answer, open_decision_card,
     seal_decision_card, seal_decision_note,
 };
-use streamseal::sealed::keyring::{WrapsReport, open_key_wraps};
+use streamseal::sealed::key_wraps::{WrapsReport, open_key_wraps};
 use streamseal::sealed::messages::{
     MessageToOpen, OpenedMessage, check_send_rules, open_message, open_message_to_open,
     open_messages_to_open, seal_edit, seal_message,

@@ -23,7 +23,7 @@ use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind, SecretK
 use streamseal::sealed::decisions::{
     DecisionCardContent, open_decision_answer, open_decision_card, seal_decision_note,
 };
-use streamseal::sealed::keyring::{WrapsReport, open_key_wraps};
+use streamseal::sealed::key_wraps::{WrapsReport, open_key_wraps};
 use streamseal::sealed::messages::{open_message, open_messages, seal_edit, seal_message};
 use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation};
 use streamseal::sealed::session;

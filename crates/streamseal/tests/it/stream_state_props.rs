@@ -33,7 +33,7 @@ use proptest::prelude::*;
 use streamseal::ErrorCode;
 use streamseal::envelope;
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind, SecretKey};
-use streamseal::sealed::keyring::open_key_wraps;
+use streamseal::sealed::key_wraps::open_key_wraps;
 use streamseal::sealed::state::StreamState;
 use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::Slot;

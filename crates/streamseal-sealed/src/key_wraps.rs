@@ -20,7 +20,7 @@
 //!
 //! ```
 //! use streamseal_crypto::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
-//! use streamseal_sealed::{keyring::open_key_wraps, state::StreamState};
+//! use streamseal_sealed::{key_wraps::open_key_wraps, state::StreamState};
 //! use streamseal_crypto::trust::{TrustPolicy, TrustStore, TrustedKey};
 //! use streamseal_wire::keys::KeyWraps;
 //!
