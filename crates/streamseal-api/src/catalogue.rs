@@ -2,10 +2,11 @@
 //! method, path template, required scope (API §5), how it
 //! authenticates, and whether sending it twice is safe.
 //!
-//! Everything else in [`crate`] is driven by this table: the request
-//! builder fills the path template, the parser picks the response type by
-//! endpoint, and [`Endpoint::missing_scope`] answers "may this key call it?"
-//! before a request is sent.
+//! The rows are declared with the rest of each endpoint in
+//! [`crate::endpoints`]. Everything else in [`crate`] is driven by them: the
+//! request builder fills the path template, the parser picks the response
+//! type by endpoint, and [`Endpoint::missing_scope`] answers "may this key
+//! call it?" before a request is sent.
 //!
 //! ```
 //! use streamseal_api::catalogue::{Endpoint, RequiredScope, Scope, ENDPOINTS, ENDPOINT_COUNT};
@@ -23,6 +24,10 @@
 use crate::HttpMethod;
 use streamseal_wire::error::{Error, Result};
 use streamseal_wire::ts_decl;
+
+/// The catalogue itself is declared with the rest of each endpoint in
+/// [`crate::endpoints`].
+pub use crate::endpoints::{ENDPOINTS, Endpoint};
 
 /// An API-key scope of API §5.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -240,182 +245,26 @@ uniffi::custom_type!(Endpoint, String, {
     try_lift: |text| Endpoint::from_id(&text).ok_or_else(|| uniffi::deps::anyhow::anyhow!("unknown endpoint")),
 });
 
-struct Row {
-    id: &'static str,
-    family: Family,
-    method: HttpMethod,
-    path: &'static str,
-    scope: RequiredScope,
-    auth: AuthKind,
+/// One endpoint's row, as its declaration in [`crate::endpoints`] writes it.
+pub(crate) struct Row {
+    pub(crate) id: &'static str,
+    pub(crate) family: Family,
+    pub(crate) method: HttpMethod,
+    pub(crate) path: &'static str,
+    pub(crate) scope: RequiredScope,
+    pub(crate) auth: AuthKind,
     /// Safe to send again after an unknown outcome (reads, set-to-value
     /// writes, and writes the spec says dedupe or return the committed outcome).
-    idempotent: bool,
+    pub(crate) idempotent: bool,
     /// A 409 may mean an earlier attempt of this very request landed.
-    conflict_may_mean_landed: bool,
+    pub(crate) conflict_may_mean_landed: bool,
 }
 
-macro_rules! catalogue {
-    ($($(#[$doc:meta])* $name:ident => ($id:literal, $family:ident, $method:ident, $path:literal,
-        $scope:expr, $auth:ident, $idem:literal, $landed:literal);)+) => {
-        /// Every endpoint of API §4.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Endpoint {
-            $($(#[$doc])* $name,)+
-        }
-
-        // TypeScript (feature `wasm`): an endpoint crosses as its id.
-        ts_decl!(concat!("export type Endpoint = ", $( "\"", $id, "\" | ", )+ "never;"));
-
-        /// The whole catalogue, in the order of API §4.
-        pub const ENDPOINTS: &[Endpoint] = &[$(Endpoint::$name),+];
-
-        impl Endpoint {
-            fn row(self) -> Row {
-                match self {
-                    $(Endpoint::$name => Row {
-                        id: $id,
-                        family: Family::$family,
-                        method: HttpMethod::$method,
-                        path: $path,
-                        scope: $scope,
-                        auth: AuthKind::$auth,
-                        idempotent: $idem,
-                        conflict_may_mean_landed: $landed,
-                    },)+
-                }
-            }
-        }
-    };
-}
-
-use RequiredScope::{AnyKey, NoKey, NotShown};
-const fn s(scope: Scope) -> RequiredScope {
-    RequiredScope::Scope(scope)
-}
-
-catalogue! {
-    /// `GET /me`.
-    GetMe => ("getMe", Identity, Get, "/me", AnyKey, Bearer, true, false);
-    /// `GET /me/bots`.
-    ListMyBots => ("listMyBots", Identity, Get, "/me/bots", AnyKey, Bearer, true, false);
-    /// `GET /me/e2e-key`.
-    GetOwnE2eKey => ("getOwnE2eKey", Identity, Get, "/me/e2e-key", AnyKey, Bearer, true, false);
-    /// `GET /streams`.
-    ListStreams => ("listStreams", Streams, Get, "/streams", s(Scope::StreamsRead), Bearer, true, false);
-    /// `GET /streams/{streamId}`.
-    GetStream => ("getStream", Streams, Get, "/streams/{streamId}", s(Scope::StreamsRead), Bearer, true, false);
-    /// `PATCH /streams/{streamId}`.
-    UpdateStream => ("updateStream", Streams, Patch, "/streams/{streamId}", s(Scope::StreamsWrite), Bearer, true, false);
-    /// `POST /streams/{streamId}/archive`.
-    ArchiveStream => ("archiveStream", Streams, Post, "/streams/{streamId}/archive", s(Scope::StreamsWrite), Bearer, true, false);
-    /// `POST /streams/{streamId}/unarchive`.
-    UnarchiveStream => ("unarchiveStream", Streams, Post, "/streams/{streamId}/unarchive", s(Scope::StreamsWrite), Bearer, true, false);
-    /// `GET /streams/{streamId}/members`.
-    ListStreamMembers => ("listStreamMembers", Streams, Get, "/streams/{streamId}/members", s(Scope::StreamsRead), Bearer, true, false);
-    /// `GET /streams/{streamId}/e2e/key-wraps`.
-    GetKeyWraps => ("getKeyWraps", Streams, Get, "/streams/{streamId}/e2e/key-wraps", s(Scope::StreamsRead), Bearer, true, false);
-    /// `POST /streams/{streamId}/e2e/key-wraps`: a 409 means an earlier attempt landed.
-    PostKeyWraps => ("postKeyWraps", Streams, Post, "/streams/{streamId}/e2e/key-wraps", s(Scope::BotRuntimeWrite), Bearer, false, true);
-    /// `POST /messages/search`.
-    SearchMessages => ("searchMessages", Messages, Post, "/messages/search", s(Scope::MessagesSearch), Bearer, true, false);
-    /// `GET /streams/{streamId}/messages`.
-    ListMessages => ("listMessages", Messages, Get, "/streams/{streamId}/messages", s(Scope::MessagesRead), Bearer, true, false);
-    /// `POST /streams/{streamId}/messages`: idempotent with a `clientMessageId`.
-    SendMessage => ("sendMessage", Messages, Post, "/streams/{streamId}/messages", s(Scope::MessagesWrite), Bearer, false, false);
-    /// `POST /messages/find-by-metadata`.
-    FindMessagesByMetadata => ("findMessagesByMetadata", Messages, Post, "/messages/find-by-metadata", s(Scope::MessagesRead), Bearer, true, false);
-    /// `PATCH /messages/{messageId}`.
-    UpdateMessage => ("updateMessage", Messages, Patch, "/messages/{messageId}", s(Scope::MessagesWrite), Bearer, true, false);
-    /// `DELETE /messages/{messageId}`.
-    DeleteMessage => ("deleteMessage", Messages, Delete, "/messages/{messageId}", s(Scope::MessagesWrite), Bearer, true, false);
-    /// `GET /conversations`.
-    ListConversations => ("listConversations", Conversations, Get, "/conversations", s(Scope::MessagesRead), Bearer, true, false);
-    /// `GET /conversations/{conversationId}`.
-    GetConversation => ("getConversation", Conversations, Get, "/conversations/{conversationId}", s(Scope::MessagesRead), Bearer, true, false);
-    /// `POST /memos/search`.
-    SearchMemos => ("searchMemos", Memos, Post, "/memos/search", s(Scope::MemosRead), Bearer, true, false);
-    /// `GET /memos/{memoId}`.
-    GetMemo => ("getMemo", Memos, Get, "/memos/{memoId}", s(Scope::MemosRead), Bearer, true, false);
-    /// `POST /attachments` (multipart).
-    UploadAttachment => ("uploadAttachment", Attachments, Post, "/attachments", s(Scope::AttachmentsWrite), Bearer, false, false);
-    /// `POST /attachments/search`.
-    SearchAttachments => ("searchAttachments", Attachments, Post, "/attachments/search", s(Scope::AttachmentsRead), Bearer, true, false);
-    /// `GET /attachments/{attachmentId}`.
-    GetAttachment => ("getAttachment", Attachments, Get, "/attachments/{attachmentId}", s(Scope::AttachmentsRead), Bearer, true, false);
-    /// `POST /labels/assignments`.
-    AssignLabel => ("assignLabel", Labels, Post, "/labels/assignments", s(Scope::LabelsWrite), Bearer, false, false);
-    /// `DELETE /labels/assignments`.
-    RemoveLabel => ("removeLabel", Labels, Delete, "/labels/assignments", s(Scope::LabelsWrite), Bearer, true, false);
-    /// `PATCH /labels/{labelId}`.
-    UpdateLabel => ("updateLabel", Labels, Patch, "/labels/{labelId}", s(Scope::LabelsWrite), Bearer, true, false);
-    /// `DELETE /labels/{labelId}`.
-    ArchiveLabel => ("archiveLabel", Labels, Delete, "/labels/{labelId}", s(Scope::LabelsWrite), Bearer, true, false);
-    /// `POST /bot-runtime/presence`: the complete state, so repeating it is safe.
-    PostPresence => ("postPresence", BotRuntime, Post, "/bot-runtime/presence", s(Scope::BotRuntimeWrite), Bearer, true, false);
-    /// `POST /bot-runtime/sessions`.
-    CreateSession => ("createSession", BotRuntime, Post, "/bot-runtime/sessions", s(Scope::BotRuntimeWrite), Bearer, false, false);
-    /// `GET /bot-runtime/owner-e2e-key`.
-    GetOwnerE2eKey => ("getOwnerE2eKey", BotRuntime, Get, "/bot-runtime/owner-e2e-key", s(Scope::BotRuntimeWrite), Bearer, true, false);
-    /// `POST /bot-runtime/sessions/rename`.
-    RenameSession => ("renameSession", BotRuntime, Post, "/bot-runtime/sessions/rename", s(Scope::BotRuntimeWrite), Bearer, true, false);
-    /// `POST /bot-runtime/sessions/rebind`.
-    RebindSession => ("rebindSession", BotRuntime, Post, "/bot-runtime/sessions/rebind", s(Scope::BotRuntimeWrite), Bearer, false, false);
-    /// `POST /bot-runtime/sessions/end`.
-    EndSession => ("endSession", BotRuntime, Post, "/bot-runtime/sessions/end", s(Scope::BotRuntimeWrite), Bearer, false, false);
-    /// `POST /bot-runtime/sessions/brief`: the same prompt returns the in-flight invocation.
-    CreateBrief => ("createBrief", BotRuntime, Post, "/bot-runtime/sessions/brief", s(Scope::BotRuntimeWrite), Bearer, true, false);
-    /// `POST /bot-invocations/claim`.
-    ClaimInvocation => ("claimInvocation", BotInvocations, Post, "/bot-invocations/claim", s(Scope::BotInvocationsWrite), Bearer, false, false);
-    /// `POST /bot-invocations/{invocationId}/renew`.
-    RenewInvocation => ("renewInvocation", BotInvocations, Post, "/bot-invocations/{invocationId}/renew", s(Scope::BotInvocationsWrite), BearerAndClaimInBody, true, false);
-    /// `POST /bot-invocations/{invocationId}/progress`.
-    InvocationProgress => ("invocationProgress", BotInvocations, Post, "/bot-invocations/{invocationId}/progress", s(Scope::BotInvocationsWrite), BearerAndClaimInBody, false, false);
-    /// `POST /bot-invocations/{invocationId}/steps`.
-    InvocationStep => ("invocationStep", BotInvocations, Post, "/bot-invocations/{invocationId}/steps", s(Scope::BotInvocationsWrite), BearerAndClaimInBody, false, false);
-    /// `POST /bot-invocations/{invocationId}/messages`: idempotent with a `clientMessageId`.
-    InvocationMessage => ("invocationMessage", BotInvocations, Post, "/bot-invocations/{invocationId}/messages", s(Scope::BotInvocationsWrite), BearerAndClaimInBody, false, true);
-    /// `POST /bot-invocations/{invocationId}/sealed-steps/started`.
-    SealedStepStarted => ("sealedStepStarted", BotInvocations, Post, "/bot-invocations/{invocationId}/sealed-steps/started", s(Scope::BotInvocationsWrite), BearerAndCallbackHeader, false, false);
-    /// `POST /bot-invocations/{invocationId}/sealed-steps`.
-    SealedStep => ("sealedStep", BotInvocations, Post, "/bot-invocations/{invocationId}/sealed-steps", s(Scope::BotInvocationsWrite), BearerAndCallbackHeader, false, false);
-    /// `POST /bot-invocations/{invocationId}/sealed-messages`: the client-minted `messageId` dedupes retries.
-    SealedMessage => ("sealedMessage", BotInvocations, Post, "/bot-invocations/{invocationId}/sealed-messages", s(Scope::BotInvocationsWrite), BearerAndCallbackHeader, true, true);
-    /// `POST /bot-invocations/{invocationId}/sealed-complete`.
-    SealedComplete => ("sealedComplete", BotInvocations, Post, "/bot-invocations/{invocationId}/sealed-complete", s(Scope::BotInvocationsWrite), BearerAndCallbackHeader, false, true);
-    /// `POST /bot-invocations/{invocationId}/complete`.
-    CompleteInvocation => ("completeInvocation", BotInvocations, Post, "/bot-invocations/{invocationId}/complete", s(Scope::BotInvocationsWrite), BearerAndClaimInBody, false, true);
-    /// `POST /bot-invocations/{invocationId}/fail`.
-    FailInvocation => ("failInvocation", BotInvocations, Post, "/bot-invocations/{invocationId}/fail", s(Scope::BotInvocationsWrite), BearerAndClaimInBody, false, false);
-    /// `GET /delegations`.
-    ListDelegations => ("listDelegations", Delegations, Get, "/delegations", s(Scope::DelegationsRead), Bearer, true, false);
-    /// `GET /delegations/{delegationId}`.
-    GetDelegation => ("getDelegation", Delegations, Get, "/delegations/{delegationId}", s(Scope::DelegationsRead), Bearer, true, false);
-    /// `POST /delegations/{delegationId}/claim`: a lost race is 409 `DELEGATION_NOT_OPEN`.
-    ClaimDelegation => ("claimDelegation", Delegations, Post, "/delegations/{delegationId}/claim", s(Scope::DelegationsWrite), Bearer, false, false);
-    /// `POST /delegations/{delegationId}/status`.
-    DelegationStatus => ("delegationStatus", Delegations, Post, "/delegations/{delegationId}/status", s(Scope::DelegationsWrite), BearerAndCallbackHeader, true, false);
-    /// `POST /delegations/{delegationId}/heartbeat`.
-    DelegationHeartbeat => ("delegationHeartbeat", Delegations, Post, "/delegations/{delegationId}/heartbeat", s(Scope::DelegationsWrite), BearerAndCallbackHeader, true, false);
-    /// `POST /delegations/{delegationId}/release`.
-    ReleaseDelegation => ("releaseDelegation", Delegations, Post, "/delegations/{delegationId}/release", s(Scope::DelegationsWrite), BearerAndCallbackHeader, false, false);
-    /// `POST /delegations/{delegationId}/complete`: a retry with the same token returns the committed outcome.
-    CompleteDelegation => ("completeDelegation", Delegations, Post, "/delegations/{delegationId}/complete", s(Scope::DelegationsWrite), BearerAndCallbackHeader, true, false);
-    /// `POST /delegations/{delegationId}/fail`.
-    FailDelegation => ("failDelegation", Delegations, Post, "/delegations/{delegationId}/fail", s(Scope::DelegationsWrite), BearerAndCallbackHeader, false, false);
-    /// `POST /streams/{streamId}/decisions` (scope not shown).
-    CreateDecision => ("createDecision", Decisions, Post, "/streams/{streamId}/decisions", NotShown, Bearer, false, false);
-    /// `GET /decisions/{decisionId}` (scope not shown).
-    GetDecision => ("getDecision", Decisions, Get, "/decisions/{decisionId}", NotShown, Bearer, true, false);
-    /// `POST /hooks/{hookId}/{secret}`: no key.
-    PostWebhook => ("postWebhook", Webhooks, Post, "/hooks/{hookId}/{secret}", NoKey, SecretUrl, false, false);
-    /// `POST /hooks/{hookId}/{secret}/compat`: no key; plain-text answers.
-    PostCompatWebhook => ("postCompatWebhook", Webhooks, Post, "/hooks/{hookId}/{secret}/compat", NoKey, SecretUrl, false, false);
-}
-
-/// The number of endpoints API §4 lists (3 identity, 8 streams, 6
-/// messages, 2 conversations, 2 memos, 3 attachments, 4 labels, 7 bot
-/// runtime, 11 bot invocations, 8 delegations, 2 decisions, 2 webhooks).
-pub const ENDPOINT_COUNT: usize = 58;
+/// The number of endpoints in the catalogue: the 58 API §4 lists (3
+/// identity, 8 streams, 6 messages, 2 conversations, 2 memos, 3
+/// attachments, 4 labels, 7 bot runtime, 11 bot invocations, 8
+/// delegations, 2 decisions, 2 webhooks), counted from the declarations.
+pub const ENDPOINT_COUNT: usize = ENDPOINTS.len();
 
 impl Endpoint {
     /// A stable id (the spec's operation name where it gives one, e.g. `sendMessage`).

@@ -3,14 +3,19 @@
 //! reads `(status, headers, body)` into the endpoint's typed result or a
 //! typed API error. The app owns the network.
 //!
-//! - [`catalogue`]: the endpoint table (method, path template, scope,
-//!   credential, retry safety), driving everything else.
+//! - [`endpoints`]: every endpoint declared once (row, request fields,
+//!   response kind); the rest of this crate is generated from it or driven
+//!   by it.
+//! - [`catalogue`]: what a row says (method, path template, scope,
+//!   credential, retry safety).
 //! - [`EndpointRequest`]: one variant per endpoint with its path parameters
 //!   and its wire request body ([`streamseal_wire::requests`]), validated with
 //!   the wire bounds before anything is built.
-//! - [`parse_response`]: the typed [`ApiResponse`] or a [`ResponseError`],
-//!   each with the status, the version the response resolved and the
-//!   rate-limit figures.
+//! - [`parse_response`]: the [`ApiResponse`] (its data a [`ResponseData`],
+//!   the shape the bindings see) or a [`ResponseError`], each with the
+//!   status, the version the response resolved and the rate-limit figures;
+//!   [`endpoints::parse_response`] is the same for a Rust caller that names
+//!   the endpoint by type and gets its own response type.
 //! - [`paging`]: next-page requests and `clientMessageId` minting.
 //!
 //! Public request and response types are owned data without generics or
@@ -58,6 +63,7 @@
 
 pub mod catalogue;
 mod encode;
+pub mod endpoints;
 mod error;
 pub mod paging;
 mod request;
@@ -74,8 +80,9 @@ pub use catalogue::{
     AuthKind, ENDPOINT_COUNT, ENDPOINTS, Endpoint, EndpointInfo, Family, RequiredScope, Scope,
 };
 pub use encode::encode_component;
+pub use endpoints::EndpointRequest;
 pub use error::{ApiFailure, MalformedResponse, ResponseError};
-pub use request::{AttachmentUpload, EndpointRequest};
+pub use request::AttachmentUpload;
 pub use response::{ApiResponse, ResponseData, parse_response};
 
 // The UniFFI shape of the catalogue and the request/response records

@@ -5,6 +5,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::catalogue::Endpoint;
+use crate::endpoints::parse_data_for;
 use crate::error::{ApiFailure, MalformedResponse, ResponseError};
 use crate::{HttpRequest, HttpResponse};
 use streamseal_wire::ExtraJson as _;
@@ -212,7 +213,7 @@ pub fn parse_response(
 
 /// `{data: T}` where T's shape varies by version, with the envelope's
 /// other keys.
-fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> Result<(T, Extra)> {
+pub(crate) fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> Result<(T, Extra)> {
     let value: Value = parse(body)?;
     match value {
         Value::Object(mut obj) => match obj.remove("data") {
@@ -230,18 +231,18 @@ fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> Result<(T, E
     }
 }
 
-fn data<T: DeserializeOwned>(body: &str) -> Result<(T, Extra)> {
+pub(crate) fn data<T: DeserializeOwned>(body: &str) -> Result<(T, Extra)> {
     parse_data_kept(body)
 }
 
 /// A result that is the whole body: its unknown keys are its own.
-fn whole<T>(data: T) -> (T, Extra) {
+pub(crate) fn whole<T>(data: T) -> (T, Extra) {
     (data, Extra::new())
 }
 
 /// The `data` of a body whose shape is not shown, as JSON text, with the
 /// envelope's other keys (none when the body has no `data`: it is all raw).
-fn raw(body: &str) -> Result<(ResponseData, Extra)> {
+pub(crate) fn raw(body: &str) -> Result<(ResponseData, Extra)> {
     if body.trim().is_empty() {
         return Ok(whole(ResponseData::NoContent));
     }
@@ -255,78 +256,5 @@ fn raw(body: &str) -> Result<(ResponseData, Extra)> {
             )
         }
         other => whole(ResponseData::Raw(other.to_string())),
-    })
-}
-
-/// A `{"data": ...}` result as its variant, with the envelope's other keys.
-fn kept<T>(variant: fn(T) -> ResponseData, (data, extra): (T, Extra)) -> (ResponseData, Extra) {
-    (variant(data), extra)
-}
-
-fn parse_data_for(
-    endpoint: Endpoint,
-    response: &HttpResponse,
-    v: ApiVersion,
-) -> Result<(ResponseData, Extra)> {
-    use Endpoint as E;
-    use ResponseData as D;
-    let body = response.body.as_str();
-    Ok(match endpoint {
-        E::GetMe => kept(D::Me, data(body)?),
-        E::ListMyBots => whole(D::Bots(parse(body)?)),
-        E::GetOwnE2eKey => kept(D::OwnKey, data(body)?),
-        E::ListStreams => whole(D::Streams(StreamPage::from_version_json(v, body)?)),
-        E::GetStream | E::UpdateStream | E::ArchiveStream | E::UnarchiveStream => {
-            kept(D::Stream, versioned_data(v, body)?)
-        }
-        E::ListStreamMembers => whole(D::Members(parse(body)?)),
-        E::GetKeyWraps => kept(D::KeyWraps, data(body)?),
-        E::PostKeyWraps => kept(D::KeyWrapsStored, data(body)?),
-        E::SearchMessages => whole(D::MessageSearch(MessageSearchResults::from_version_json(
-            v, body,
-        )?)),
-        E::ListMessages => whole(D::Messages(MessageList::from_version_json(v, body)?)),
-        E::SendMessage | E::UpdateMessage => {
-            whole(D::Message(MessageResponse::from_version_json(v, body)?))
-        }
-        E::FindMessagesByMetadata => {
-            whole(D::MessagesFound(MessagesFound::from_version_json(v, body)?))
-        }
-        E::DeleteMessage | E::RemoveLabel | E::ArchiveLabel => whole(D::NoContent),
-        E::ListConversations => whole(D::Conversations(parse(body)?)),
-        E::GetConversation => kept(D::Conversation, data(body)?),
-        E::SearchMemos => whole(D::Memos(parse(body)?)),
-        E::GetMemo => kept(D::Memo, data(body)?),
-        E::UploadAttachment => kept(D::Attachment, data(body)?),
-        E::SearchAttachments => whole(D::AttachmentSearch(parse(body)?)),
-        E::GetAttachment => raw(body)?,
-        E::AssignLabel => kept(D::LabelAssigned, data(body)?),
-        E::UpdateLabel => kept(D::Label, data(body)?),
-        E::PostPresence => kept(D::Presence, data(body)?),
-        E::CreateSession | E::RenameSession | E::RebindSession => kept(D::SessionLink, data(body)?),
-        E::GetOwnerE2eKey => kept(D::OwnerKey, data(body)?),
-        E::EndSession => kept(D::SessionEnded, data(body)?),
-        E::CreateBrief => kept(D::BriefCreated, data(body)?),
-        E::ClaimInvocation => whole(D::Claim(parse(body)?)),
-        E::RenewInvocation => kept(D::Renewed, data(body)?),
-        E::InvocationProgress | E::FailInvocation => kept(D::InvocationStatus, data(body)?),
-        E::InvocationStep | E::SealedStepStarted | E::SealedStep => {
-            kept(D::StepRecorded, data(body)?)
-        }
-        E::InvocationMessage => kept(D::InvocationMessagePosted, data(body)?),
-        E::SealedMessage => kept(D::SealedMessagePosted, data(body)?),
-        E::SealedComplete => kept(D::SealedCompleted, data(body)?),
-        E::CompleteInvocation => whole(D::InvocationCompleted(
-            InvocationCompleted::from_version_json(v, body)?,
-        )),
-        E::ListDelegations => whole(D::Delegations(parse(body)?)),
-        E::GetDelegation => kept(D::DelegationDetail, data(body)?),
-        E::ClaimDelegation => kept(D::DelegationClaim, data(body)?),
-        E::DelegationStatus | E::ReleaseDelegation => kept(D::Delegation, data(body)?),
-        E::DelegationHeartbeat => kept(D::DelegationHeartbeat, data(body)?),
-        E::CompleteDelegation => kept(D::DelegationCompletion, versioned_data(v, body)?),
-        E::FailDelegation | E::CreateDecision | E::GetDecision => raw(body)?,
-        E::PostWebhook => whole(D::WebhookAccepted(parse(body)?)),
-        E::PostCompatWebhook => whole(D::CompatWebhookAccepted),
     })
 }

@@ -12,10 +12,11 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use streamseal::ErrorCode;
+use streamseal::api::endpoints::{self, EndpointSpec, typed};
 use streamseal::api::{
-    AttachmentUpload, AuthKind, Context, ENDPOINT_COUNT, ENDPOINTS, Endpoint, EndpointRequest,
-    Family, HttpMethod, HttpResponse, RequestBody, RequiredScope, ResponseData, Scope,
-    build_request, parse_response,
+    ApiResponse, AttachmentUpload, AuthKind, Context, ENDPOINT_COUNT, ENDPOINTS, Endpoint,
+    EndpointRequest, Family, HttpMethod, HttpRequest, HttpResponse, RequestBody, RequiredScope,
+    ResponseData, Scope, build_request, parse_response,
 };
 use streamseal::wire::ids::WorkspaceId;
 use streamseal::wire::secret::{ApiKey, CallbackToken, ClaimToken};
@@ -749,8 +750,9 @@ fn case(e: Endpoint) -> Case {
 }
 
 /// Builds the case's request, compares it with the expected one, then
-/// parses the case's response.
-fn run(e: Endpoint) {
+/// parses the case's response; returns the request, the response and the
+/// parse.
+fn run(e: Endpoint) -> (HttpRequest, HttpResponse, ApiResponse) {
     let case = case(e);
     assert_eq!(case.request.endpoint(), e);
     let request = build_request(&ctx(), &case.request).unwrap_or_else(|err| panic!("{e:?}: {err}"));
@@ -828,6 +830,47 @@ fn run(e: Endpoint) {
     assert_eq!(parsed.shape, case.version);
     assert_eq!(parsed.rate_limit.remaining, Some(59));
     (case.check)(&parsed.data);
+    (request, response, parsed)
+}
+
+/// The typed parse of endpoint `E` (its declaration's marker type) gives
+/// the data the untyped parse gives in `E`'s variant, with the same
+/// figures; a request of `E` read as another endpoint's is refused.
+fn typed_agrees<E: EndpointSpec>(
+    (request, response, parsed): (HttpRequest, HttpResponse, ApiResponse),
+) where
+    E::Response: std::fmt::Debug,
+{
+    let e = E::ENDPOINT;
+    let typed = endpoints::parse_response::<E>(&request, &response)
+        .unwrap_or_else(|err| panic!("{e:?}: typed parse failed: {err}"));
+    assert_eq!(typed.status, parsed.status, "{e:?}");
+    assert_eq!(typed.version, parsed.version, "{e:?}");
+    assert_eq!(typed.shape, parsed.shape, "{e:?}");
+    assert_eq!(typed.rate_limit, parsed.rate_limit, "{e:?}");
+    assert_eq!(typed.extra, parsed.extra, "{e:?}");
+    let inner = format!("{:?}", typed.data);
+    let outer = format!("{:?}", parsed.data);
+    match &parsed.data {
+        ResponseData::NoContent => assert!(inner == "()" || inner == "None", "{e:?}: {inner}"),
+        ResponseData::CompatWebhookAccepted => assert_eq!(inner, "()", "{e:?}"),
+        ResponseData::Raw(text) => assert_eq!(inner, format!("Some({text:?})"), "{e:?}"),
+        _ => assert!(
+            outer.ends_with(&format!("({inner})")),
+            "{e:?}: typed {inner} is not the data of {outer}"
+        ),
+    }
+    let refused = if e == Endpoint::GetMe {
+        endpoints::parse_response::<typed::ListMyBots>(&request, &response).map(|_| ())
+    } else {
+        endpoints::parse_response::<typed::GetMe>(&request, &response).map(|_| ())
+    };
+    let err = refused.expect_err("another endpoint's type is refused");
+    assert_eq!(
+        err.malformed().map(|m| m.error.code()),
+        Some(ErrorCode::InvalidField),
+        "{e:?}"
+    );
 }
 
 macro_rules! tested {
@@ -835,7 +878,7 @@ macro_rules! tested {
         $(
             #[test]
             fn $test() {
-                run(Endpoint::$endpoint);
+                typed_agrees::<typed::$endpoint>(run(Endpoint::$endpoint));
             }
         )+
 
