@@ -24,102 +24,238 @@ use std::fmt;
 /// stable spelling, in declaration order (the order of [`ErrorCode::ALL`],
 /// of the TypeScript union and of the UniFFI binding's error variants).
 ///
+/// An entry is the code's doc, its variant name, its stable spelling, the
+/// message of the [`Error`] that carries it (`thiserror`'s `#[error(...)]`
+/// arguments) and that error's fields, if any:
+/// `/// doc` `Variant => "SPELLING", ("message {field}") { field: Type };`.
+///
 /// It hands the whole list to the macro named `$then`, whose rule reads
-/// `$($(#[doc = $doc:literal])* $variant:ident => $text:literal,)*`. This
-/// crate makes [`ErrorCode`], [`ErrorCode::ALL`], [`ErrorCode::as_str`] (and
-/// so [`ErrorCode::parse`], `Display`, serde and the UniFFI string) and the
-/// TypeScript union `ErrorCode` from it; the UniFFI binding makes one
-/// `StreamsealError` variant per code (`streamseal_crypto::error_code_table!(...)`).
-/// A new code is one entry here, plus the [`Error`] variant that raises it.
-/// Codes are only ever added, never renamed.
+/// `$($(#[doc = $doc:literal])* $variant:ident => $text:literal, $message:tt $({ $($fields:tt)* })?;)*`.
+/// This crate makes [`ErrorCode`], [`ErrorCode::ALL`], [`ErrorCode::as_str`]
+/// (and so [`ErrorCode::parse`], `Display`, serde and the UniFFI string), the
+/// TypeScript union `ErrorCode`, the [`Error`] enum and [`Error::code`] from
+/// it; the UniFFI binding makes one `StreamsealError` variant per code
+/// (`streamseal_crypto::error_code_table!(...)`). A new code is one entry
+/// here. Codes are only ever added, never renamed.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! error_code_table {
     ($then:ident) => {
         $then! {
             /// A field is not canonical, padded, standard-alphabet base64.
-            MalformedBase64 => "MALFORMED_BASE64",
+            MalformedBase64 => "MALFORMED_BASE64", ("field `{field}` is not canonical padded standard base64") {
+                /// The field that failed.
+                field: &'static str,
+            };
             /// A field decoded to (or was given with) the wrong number of bytes or characters.
-            InvalidLength => "INVALID_LENGTH",
+            InvalidLength => "INVALID_LENGTH", ("field `{field}` has length {actual}, expected {expected}") {
+                /// The field that failed.
+                field: &'static str,
+                /// The accepted length or range, as text (e.g. `"32"` or `"1..=128"`).
+                expected: String,
+                /// The length that was given.
+                actual: usize,
+            };
             /// An input exceeds the size this library accepts from the network.
-            InputTooLarge => "INPUT_TOO_LARGE",
+            InputTooLarge => "INPUT_TOO_LARGE", ("field `{field}` is {actual} bytes, more than the limit of {limit}") {
+                /// The field that failed.
+                field: &'static str,
+                /// The limit in bytes.
+                limit: usize,
+                /// The size that was given.
+                actual: usize,
+            };
             /// A JSON document did not parse into the expected shape.
-            MalformedJson => "MALFORMED_JSON",
+            MalformedJson => "MALFORMED_JSON", ("malformed JSON: {reason}") {
+                /// What the parser reported (no input bytes are quoted).
+                reason: String,
+            };
             /// A field value is outside what the format allows (empty id, bad enum value, ...).
-            InvalidField => "INVALID_FIELD",
+            InvalidField => "INVALID_FIELD", ("field `{field}` is invalid: {reason}") {
+                /// The field that failed.
+                field: &'static str,
+                /// The rule it broke.
+                reason: String,
+            };
             /// The envelope names a version this library does not know.
-            UnsupportedEnvelopeVersion => "UNSUPPORTED_ENVELOPE_VERSION",
+            UnsupportedEnvelopeVersion => "UNSUPPORTED_ENVELOPE_VERSION", ("unsupported envelope version {version}") {
+                /// The version the envelope named.
+                version: u64,
+            };
             /// The AAD bytes do not parse as a streamseal AAD.
-            MalformedAad => "MALFORMED_AAD",
+            MalformedAad => "MALFORMED_AAD", ("malformed AAD: {reason}") {
+                /// What is wrong with the AAD bytes.
+                reason: &'static str,
+            };
             /// The AAD does not bind the slot, root stream, generation or version the opener expects.
-            AadMismatch => "AAD_MISMATCH",
+            AadMismatch => "AAD_MISMATCH", ("AAD mismatch: the ciphertext is bound to another {what}") {
+                /// Which binding differs (`slot`, `root stream`, `key generation`, `version`).
+                what: &'static str,
+            };
             /// No key for the envelope's key generation is in the keyring.
-            UnknownKeyGeneration => "UNKNOWN_KEY_GENERATION",
+            UnknownKeyGeneration => "UNKNOWN_KEY_GENERATION", ("no key for key generation {generation}") {
+                /// The generation asked for.
+                generation: u32,
+            };
             /// A different key is already held for this key generation.
-            KeyGenerationConflict => "KEY_GENERATION_CONFLICT",
+            KeyGenerationConflict => "KEY_GENERATION_CONFLICT", ("a different key is already held for key generation {generation}") {
+                /// The generation that conflicts.
+                generation: u32,
+            };
             /// AES-256-GCM authentication failed: the ciphertext, iv or key is wrong.
-            DecryptionFailed => "DECRYPTION_FAILED",
+            DecryptionFailed => "DECRYPTION_FAILED", ("decryption failed: the ciphertext does not authenticate");
             /// The public key is not usable for X25519 (for example a low-order point).
-            InvalidPublicKey => "INVALID_PUBLIC_KEY",
+            InvalidPublicKey => "INVALID_PUBLIC_KEY", ("the public key is not usable for X25519 (low-order point)");
             /// A key wrap names none of the caller's keys.
-            NoMatchingKey => "NO_MATCHING_KEY",
+            NoMatchingKey => "NO_MATCHING_KEY", ("the key wrap is addressed to key `{key_id}`, which the caller does not hold") {
+                /// The key id the wrap names.
+                key_id: String,
+            };
             /// The key wrap does not open as made by a sender the caller accepts, for this root
             /// stream, generation and recipient key: forged by another sender, altered, or moved.
-            UntrustedWrap => "UNTRUSTED_WRAP",
+            UntrustedWrap => "UNTRUSTED_WRAP", ("the key wrap was not made by an accepted sender for this stream, generation and key");
             /// More keys were given than the format allows (32).
-            TooManyKeys => "TOO_MANY_KEYS",
+            TooManyKeys => "TOO_MANY_KEYS", ("{actual} keys given, at most {limit} are allowed") {
+                /// The limit.
+                limit: usize,
+                /// How many were given.
+                actual: usize,
+            };
             /// The private-key bundle names a version this library does not know.
-            UnsupportedBundleVersion => "UNSUPPORTED_BUNDLE_VERSION",
+            UnsupportedBundleVersion => "UNSUPPORTED_BUNDLE_VERSION", ("unsupported private-key bundle version {version}") {
+                /// The version byte of the bundle.
+                version: u8,
+            };
             /// The private-key bundle is structurally broken (length).
-            MalformedBundle => "MALFORMED_BUNDLE",
+            MalformedBundle => "MALFORMED_BUNDLE", ("malformed private-key bundle: {reason}") {
+                /// What is wrong.
+                reason: &'static str,
+            };
             /// The passphrase does not open the bundle (or the bundle belongs to another record).
-            WrongPassphrase => "WRONG_PASSPHRASE",
+            WrongPassphrase => "WRONG_PASSPHRASE", ("wrong passphrase (or the bundle belongs to another key record)");
             /// The bundle opened, but the key inside does not match the record's public key.
-            BundleKeyMismatch => "BUNDLE_KEY_MISMATCH",
+            BundleKeyMismatch => "BUNDLE_KEY_MISMATCH", ("the bundle's private key does not match the record's public key");
             /// The KDF algorithm or version is not Argon2id version 19.
-            UnsupportedKdf => "UNSUPPORTED_KDF",
+            UnsupportedKdf => "UNSUPPORTED_KDF", ("unsupported KDF: {reason}") {
+                /// What is not supported.
+                reason: String,
+            };
             /// An Argon2 parameter or the salt length is outside the accepted bounds.
-            KdfParamsOutOfBounds => "KDF_PARAMS_OUT_OF_BOUNDS",
+            KdfParamsOutOfBounds => "KDF_PARAMS_OUT_OF_BOUNDS", ("KDF parameter `{param}` = {value} is outside {min}..={max}") {
+                /// The parameter (`m`, `t`, `p`, `salt`).
+                param: &'static str,
+                /// The value given.
+                value: u64,
+                /// The lowest accepted value.
+                min: u64,
+                /// The highest accepted value.
+                max: u64,
+            };
             /// The operating system's random number generator failed.
-            RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE",
+            RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE", ("the system random number generator failed");
             /// A request failed validation against the API's bounds before sending.
-            ValidationFailed => "VALIDATION_FAILED",
+            ValidationFailed => "VALIDATION_FAILED", ("validation failed: {}", summarize(details)) {
+                /// Field name to reasons, as the service's own 400 body carries them.
+                details: ValidationDetails,
+            };
             /// A plaintext body was about to be sent to a sealed stream (the service's own code).
-            E2eStreamRequiresCiphertext => "E2E_STREAM_REQUIRES_CIPHERTEXT",
+            E2eStreamRequiresCiphertext => "E2E_STREAM_REQUIRES_CIPHERTEXT", ("the stream is sealed: send `sealed`, not plaintext `content`");
             /// A sealed body was about to be sent to a stream that is not sealed (the service's own code).
-            E2ePayloadRequiresE2eStream => "E2E_PAYLOAD_REQUIRES_E2E_STREAM",
+            E2ePayloadRequiresE2eStream => "E2E_PAYLOAD_REQUIRES_E2E_STREAM", ("the stream is not sealed: send plaintext `content`, not `sealed`");
             /// The server presented a key that differs from the one pinned for that subject and key id.
-            KeyChanged => "KEY_CHANGED",
+            KeyChanged => "KEY_CHANGED", ("key `{key_id}` of `{subject}` differs from the pinned key") {
+                /// The user or bot id.
+                subject: String,
+                /// The key id.
+                key_id: String,
+            };
             /// The caller's trust policy needs a verified key and this one is only pinned.
-            KeyNotVerified => "KEY_NOT_VERIFIED",
+            KeyNotVerified => "KEY_NOT_VERIFIED", ("key `{key_id}` of `{subject}` is pinned but not verified") {
+                /// The user or bot id.
+                subject: String,
+                /// The key id.
+                key_id: String,
+            };
             /// No key is pinned in the trust store for that subject and key id.
-            UnknownKey => "UNKNOWN_KEY",
+            UnknownKey => "UNKNOWN_KEY", ("no key `{key_id}` of `{subject}` is pinned") {
+                /// The user or bot id.
+                subject: String,
+                /// The key id.
+                key_id: String,
+            };
             /// A prompt already acted on was delivered again as a new invocation.
-            PromptReplayed => "PROMPT_REPLAYED",
+            PromptReplayed => "PROMPT_REPLAYED", ("the prompt (message `{message_id}`) was already acted on by another invocation") {
+                /// The message that triggered the prompt.
+                message_id: String,
+            };
             /// A stream the caller knows to be sealed was presented as plaintext.
-            SealedStreamDowngrade => "SEALED_STREAM_DOWNGRADE",
+            SealedStreamDowngrade => "SEALED_STREAM_DOWNGRADE", ("the stream is known to be sealed: {reason}") {
+                /// What presented it as plaintext.
+                reason: &'static str,
+            };
             /// The server asked a runtime to seal its reply as someone other than its own bot.
-            ReplySenderMismatch => "REPLY_SENDER_MISMATCH",
+            ReplySenderMismatch => "REPLY_SENDER_MISMATCH", ("the reply would be sealed as `{actual}`, not as the runtime's bot `{expected}`") {
+                /// The runtime's own bot id.
+                expected: String,
+                /// The sender the server named.
+                actual: String,
+            };
             /// Sealed new work (a prompt) names an author the caller does not act for.
-            UnexpectedAuthor => "UNEXPECTED_AUTHOR",
+            UnexpectedAuthor => "UNEXPECTED_AUTHOR", ("the author `{actual}` is not `{expected}`") {
+                /// The author the caller acts for.
+                expected: String,
+                /// The author the content names.
+                actual: String,
+            };
             /// A sealed card's answer carries no sealed note that proves the option and decider.
-            UnprovenDecisionAnswer => "UNPROVEN_DECISION_ANSWER",
+            UnprovenDecisionAnswer => "UNPROVEN_DECISION_ANSWER", ("the decision answer is not proven: {reason}") {
+                /// What is missing or does not match.
+                reason: &'static str,
+            };
             /// The generation has sealed as many messages as its budget allows: roll the generation.
-            SealBudgetExhausted => "SEAL_BUDGET_EXHAUSTED",
+            SealBudgetExhausted => "SEAL_BUDGET_EXHAUSTED", ("generation {generation} has sealed its budget of {budget} messages: roll the generation") {
+                /// The generation.
+                generation: u32,
+                /// The budget.
+                budget: u64,
+            };
             /// A prepared roll no longer follows the newest generation held.
-            StaleRoll => "STALE_ROLL",
+            StaleRoll => "STALE_ROLL", ("the prepared roll to generation {generation} is stale") {
+                /// The generation the roll prepared.
+                generation: u32,
+            };
             /// Persisted state (stream state, trust store) does not parse.
-            MalformedState => "MALFORMED_STATE",
+            MalformedState => "MALFORMED_STATE", ("malformed persisted state: {reason}") {
+                /// What is wrong.
+                reason: &'static str,
+            };
             /// Persisted state does not authenticate under the caller's identity key.
-            StateAuthFailed => "STATE_AUTH_FAILED",
+            StateAuthFailed => "STATE_AUTH_FAILED", ("the persisted state does not authenticate under this identity key");
             /// The envelope's signature does not verify under the key pinned (or
             /// presented) for the sender its AAD names: sealed by another key holder.
-            SenderMismatch => "SENDER_MISMATCH",
+            SenderMismatch => "SENDER_MISMATCH", ("the envelope is not signed by key `{key_id}` of `{subject}`: {reason}") {
+                /// The sender the AAD names.
+                subject: String,
+                /// The key id the AAD names.
+                key_id: String,
+                /// What does not match.
+                reason: &'static str,
+            };
             /// New work (a prompt, a decision answer) sealed under a generation older
             /// than the newest the caller holds: a removed member's key, or a replay.
-            StaleKeyGeneration => "STALE_KEY_GENERATION",
+            StaleKeyGeneration => "STALE_KEY_GENERATION", ("sealed under generation {generation}, older than the newest held ({newest})") {
+                /// The generation the content is sealed under.
+                generation: u32,
+                /// The newest generation the caller holds.
+                newest: u32,
+            };
             /// A page repeats a message it already opened (the same bound id and revision).
-            DuplicateMessage => "DUPLICATE_MESSAGE",
+            DuplicateMessage => "DUPLICATE_MESSAGE", ("message `{message_id}` at revision {revision} appears twice") {
+                /// The bound message id.
+                message_id: String,
+                /// The revision.
+                revision: u32,
+            };
         }
     };
 }
@@ -127,7 +263,30 @@ macro_rules! error_code_table {
 /// Makes [`ErrorCode`] and everything spelled per code from
 /// [`error_code_table!`](crate::error_code_table).
 macro_rules! error_codes {
-    ($($(#[doc = $doc:literal])* $variant:ident => $text:literal,)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident => $text:literal, $message:tt $({ $($fields:tt)* })?;)*) => {
+        /// The error of every fallible operation in this crate.
+        ///
+        /// Messages never contain secret material or plaintext; they name the field
+        /// and the rule that failed.
+        #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+        #[non_exhaustive]
+        pub enum Error {
+            $(
+                #[doc = concat!("See [`ErrorCode::", stringify!($variant), "`].")]
+                #[error $message]
+                $variant $({ $($fields)* })?,
+            )*
+        }
+
+        impl Error {
+            /// The stable code of this error.
+            pub fn code(&self) -> ErrorCode {
+                match self {
+                    $(Error::$variant { .. } => ErrorCode::$variant,)*
+                }
+            }
+        }
+
         /// A stable, machine-readable error code.
         ///
         /// The string form ([`ErrorCode::as_str`]) is what crosses every binding.
@@ -207,268 +366,6 @@ pub type ValidationDetails = std::collections::BTreeMap<String, Vec<String>>;
 
 ts_decl!("export type ValidationDetails = Record<string, string[]>;");
 
-/// The error of every fallible operation in this crate.
-///
-/// Messages never contain secret material or plaintext; they name the field
-/// and the rule that failed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// See [`ErrorCode::MalformedBase64`].
-    #[error("field `{field}` is not canonical padded standard base64")]
-    MalformedBase64 {
-        /// The field that failed.
-        field: &'static str,
-    },
-    /// See [`ErrorCode::InvalidLength`].
-    #[error("field `{field}` has length {actual}, expected {expected}")]
-    InvalidLength {
-        /// The field that failed.
-        field: &'static str,
-        /// The accepted length or range, as text (e.g. `"32"` or `"1..=128"`).
-        expected: String,
-        /// The length that was given.
-        actual: usize,
-    },
-    /// See [`ErrorCode::InputTooLarge`].
-    #[error("field `{field}` is {actual} bytes, more than the limit of {limit}")]
-    InputTooLarge {
-        /// The field that failed.
-        field: &'static str,
-        /// The limit in bytes.
-        limit: usize,
-        /// The size that was given.
-        actual: usize,
-    },
-    /// See [`ErrorCode::MalformedJson`].
-    #[error("malformed JSON: {reason}")]
-    MalformedJson {
-        /// What the parser reported (no input bytes are quoted).
-        reason: String,
-    },
-    /// See [`ErrorCode::InvalidField`].
-    #[error("field `{field}` is invalid: {reason}")]
-    InvalidField {
-        /// The field that failed.
-        field: &'static str,
-        /// The rule it broke.
-        reason: String,
-    },
-    /// See [`ErrorCode::UnsupportedEnvelopeVersion`].
-    #[error("unsupported envelope version {version}")]
-    UnsupportedEnvelopeVersion {
-        /// The version the envelope named.
-        version: u64,
-    },
-    /// See [`ErrorCode::MalformedAad`].
-    #[error("malformed AAD: {reason}")]
-    MalformedAad {
-        /// What is wrong with the AAD bytes.
-        reason: &'static str,
-    },
-    /// See [`ErrorCode::AadMismatch`].
-    #[error("AAD mismatch: the ciphertext is bound to another {what}")]
-    AadMismatch {
-        /// Which binding differs (`slot`, `root stream`, `key generation`, `version`).
-        what: &'static str,
-    },
-    /// See [`ErrorCode::UnknownKeyGeneration`].
-    #[error("no key for key generation {generation}")]
-    UnknownKeyGeneration {
-        /// The generation asked for.
-        generation: u32,
-    },
-    /// See [`ErrorCode::KeyGenerationConflict`].
-    #[error("a different key is already held for key generation {generation}")]
-    KeyGenerationConflict {
-        /// The generation that conflicts.
-        generation: u32,
-    },
-    /// See [`ErrorCode::DecryptionFailed`].
-    #[error("decryption failed: the ciphertext does not authenticate")]
-    DecryptionFailed,
-    /// See [`ErrorCode::InvalidPublicKey`].
-    #[error("the public key is not usable for X25519 (low-order point)")]
-    InvalidPublicKey,
-    /// See [`ErrorCode::NoMatchingKey`].
-    #[error("the key wrap is addressed to key `{key_id}`, which the caller does not hold")]
-    NoMatchingKey {
-        /// The key id the wrap names.
-        key_id: String,
-    },
-    /// See [`ErrorCode::UntrustedWrap`].
-    #[error("the key wrap was not made by an accepted sender for this stream, generation and key")]
-    UntrustedWrap,
-    /// See [`ErrorCode::TooManyKeys`].
-    #[error("{actual} keys given, at most {limit} are allowed")]
-    TooManyKeys {
-        /// The limit.
-        limit: usize,
-        /// How many were given.
-        actual: usize,
-    },
-    /// See [`ErrorCode::UnsupportedBundleVersion`].
-    #[error("unsupported private-key bundle version {version}")]
-    UnsupportedBundleVersion {
-        /// The version byte of the bundle.
-        version: u8,
-    },
-    /// See [`ErrorCode::MalformedBundle`].
-    #[error("malformed private-key bundle: {reason}")]
-    MalformedBundle {
-        /// What is wrong.
-        reason: &'static str,
-    },
-    /// See [`ErrorCode::WrongPassphrase`].
-    #[error("wrong passphrase (or the bundle belongs to another key record)")]
-    WrongPassphrase,
-    /// See [`ErrorCode::BundleKeyMismatch`].
-    #[error("the bundle's private key does not match the record's public key")]
-    BundleKeyMismatch,
-    /// See [`ErrorCode::UnsupportedKdf`].
-    #[error("unsupported KDF: {reason}")]
-    UnsupportedKdf {
-        /// What is not supported.
-        reason: String,
-    },
-    /// See [`ErrorCode::KdfParamsOutOfBounds`].
-    #[error("KDF parameter `{param}` = {value} is outside {min}..={max}")]
-    KdfParamsOutOfBounds {
-        /// The parameter (`m`, `t`, `p`, `salt`).
-        param: &'static str,
-        /// The value given.
-        value: u64,
-        /// The lowest accepted value.
-        min: u64,
-        /// The highest accepted value.
-        max: u64,
-    },
-    /// See [`ErrorCode::RandomnessUnavailable`].
-    #[error("the system random number generator failed")]
-    RandomnessUnavailable,
-    /// See [`ErrorCode::ValidationFailed`].
-    #[error("validation failed: {}", summarize(details))]
-    ValidationFailed {
-        /// Field name to reasons, as the service's own 400 body carries them.
-        details: ValidationDetails,
-    },
-    /// See [`ErrorCode::E2eStreamRequiresCiphertext`].
-    #[error("the stream is sealed: send `sealed`, not plaintext `content`")]
-    E2eStreamRequiresCiphertext,
-    /// See [`ErrorCode::E2ePayloadRequiresE2eStream`].
-    #[error("the stream is not sealed: send plaintext `content`, not `sealed`")]
-    E2ePayloadRequiresE2eStream,
-    /// See [`ErrorCode::KeyChanged`].
-    #[error("key `{key_id}` of `{subject}` differs from the pinned key")]
-    KeyChanged {
-        /// The user or bot id.
-        subject: String,
-        /// The key id.
-        key_id: String,
-    },
-    /// See [`ErrorCode::KeyNotVerified`].
-    #[error("key `{key_id}` of `{subject}` is pinned but not verified")]
-    KeyNotVerified {
-        /// The user or bot id.
-        subject: String,
-        /// The key id.
-        key_id: String,
-    },
-    /// See [`ErrorCode::UnknownKey`].
-    #[error("no key `{key_id}` of `{subject}` is pinned")]
-    UnknownKey {
-        /// The user or bot id.
-        subject: String,
-        /// The key id.
-        key_id: String,
-    },
-    /// See [`ErrorCode::PromptReplayed`].
-    #[error("the prompt (message `{message_id}`) was already acted on by another invocation")]
-    PromptReplayed {
-        /// The message that triggered the prompt.
-        message_id: String,
-    },
-    /// See [`ErrorCode::SealedStreamDowngrade`].
-    #[error("the stream is known to be sealed: {reason}")]
-    SealedStreamDowngrade {
-        /// What presented it as plaintext.
-        reason: &'static str,
-    },
-    /// See [`ErrorCode::ReplySenderMismatch`].
-    #[error("the reply would be sealed as `{actual}`, not as the runtime's bot `{expected}`")]
-    ReplySenderMismatch {
-        /// The runtime's own bot id.
-        expected: String,
-        /// The sender the server named.
-        actual: String,
-    },
-    /// See [`ErrorCode::UnexpectedAuthor`].
-    #[error("the author `{actual}` is not `{expected}`")]
-    UnexpectedAuthor {
-        /// The author the caller acts for.
-        expected: String,
-        /// The author the content names.
-        actual: String,
-    },
-    /// See [`ErrorCode::UnprovenDecisionAnswer`].
-    #[error("the decision answer is not proven: {reason}")]
-    UnprovenDecisionAnswer {
-        /// What is missing or does not match.
-        reason: &'static str,
-    },
-    /// See [`ErrorCode::SealBudgetExhausted`].
-    #[error(
-        "generation {generation} has sealed its budget of {budget} messages: roll the generation"
-    )]
-    SealBudgetExhausted {
-        /// The generation.
-        generation: u32,
-        /// The budget.
-        budget: u64,
-    },
-    /// See [`ErrorCode::StaleRoll`].
-    #[error("the prepared roll to generation {generation} is stale")]
-    StaleRoll {
-        /// The generation the roll prepared.
-        generation: u32,
-    },
-    /// See [`ErrorCode::MalformedState`].
-    #[error("malformed persisted state: {reason}")]
-    MalformedState {
-        /// What is wrong.
-        reason: &'static str,
-    },
-    /// See [`ErrorCode::StateAuthFailed`].
-    #[error("the persisted state does not authenticate under this identity key")]
-    StateAuthFailed,
-    /// See [`ErrorCode::SenderMismatch`].
-    #[error("the envelope is not signed by key `{key_id}` of `{subject}`: {reason}")]
-    SenderMismatch {
-        /// The sender the AAD names.
-        subject: String,
-        /// The key id the AAD names.
-        key_id: String,
-        /// What does not match.
-        reason: &'static str,
-    },
-    /// See [`ErrorCode::StaleKeyGeneration`].
-    #[error("sealed under generation {generation}, older than the newest held ({newest})")]
-    StaleKeyGeneration {
-        /// The generation the content is sealed under.
-        generation: u32,
-        /// The newest generation the caller holds.
-        newest: u32,
-    },
-    /// See [`ErrorCode::DuplicateMessage`].
-    #[error("message `{message_id}` at revision {revision} appears twice")]
-    DuplicateMessage {
-        /// The bound message id.
-        message_id: String,
-        /// The revision.
-        revision: u32,
-    },
-}
-
 fn summarize(details: &ValidationDetails) -> String {
     details
         .iter()
@@ -478,52 +375,6 @@ fn summarize(details: &ValidationDetails) -> String {
 }
 
 impl Error {
-    /// The stable code of this error.
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            Error::MalformedBase64 { .. } => ErrorCode::MalformedBase64,
-            Error::InvalidLength { .. } => ErrorCode::InvalidLength,
-            Error::InputTooLarge { .. } => ErrorCode::InputTooLarge,
-            Error::MalformedJson { .. } => ErrorCode::MalformedJson,
-            Error::InvalidField { .. } => ErrorCode::InvalidField,
-            Error::UnsupportedEnvelopeVersion { .. } => ErrorCode::UnsupportedEnvelopeVersion,
-            Error::MalformedAad { .. } => ErrorCode::MalformedAad,
-            Error::AadMismatch { .. } => ErrorCode::AadMismatch,
-            Error::UnknownKeyGeneration { .. } => ErrorCode::UnknownKeyGeneration,
-            Error::KeyGenerationConflict { .. } => ErrorCode::KeyGenerationConflict,
-            Error::DecryptionFailed => ErrorCode::DecryptionFailed,
-            Error::InvalidPublicKey => ErrorCode::InvalidPublicKey,
-            Error::NoMatchingKey { .. } => ErrorCode::NoMatchingKey,
-            Error::UntrustedWrap => ErrorCode::UntrustedWrap,
-            Error::TooManyKeys { .. } => ErrorCode::TooManyKeys,
-            Error::UnsupportedBundleVersion { .. } => ErrorCode::UnsupportedBundleVersion,
-            Error::MalformedBundle { .. } => ErrorCode::MalformedBundle,
-            Error::WrongPassphrase => ErrorCode::WrongPassphrase,
-            Error::BundleKeyMismatch => ErrorCode::BundleKeyMismatch,
-            Error::UnsupportedKdf { .. } => ErrorCode::UnsupportedKdf,
-            Error::KdfParamsOutOfBounds { .. } => ErrorCode::KdfParamsOutOfBounds,
-            Error::RandomnessUnavailable => ErrorCode::RandomnessUnavailable,
-            Error::ValidationFailed { .. } => ErrorCode::ValidationFailed,
-            Error::E2eStreamRequiresCiphertext => ErrorCode::E2eStreamRequiresCiphertext,
-            Error::E2ePayloadRequiresE2eStream => ErrorCode::E2ePayloadRequiresE2eStream,
-            Error::KeyChanged { .. } => ErrorCode::KeyChanged,
-            Error::KeyNotVerified { .. } => ErrorCode::KeyNotVerified,
-            Error::UnknownKey { .. } => ErrorCode::UnknownKey,
-            Error::PromptReplayed { .. } => ErrorCode::PromptReplayed,
-            Error::SealedStreamDowngrade { .. } => ErrorCode::SealedStreamDowngrade,
-            Error::ReplySenderMismatch { .. } => ErrorCode::ReplySenderMismatch,
-            Error::UnexpectedAuthor { .. } => ErrorCode::UnexpectedAuthor,
-            Error::UnprovenDecisionAnswer { .. } => ErrorCode::UnprovenDecisionAnswer,
-            Error::SealBudgetExhausted { .. } => ErrorCode::SealBudgetExhausted,
-            Error::StaleRoll { .. } => ErrorCode::StaleRoll,
-            Error::MalformedState { .. } => ErrorCode::MalformedState,
-            Error::StateAuthFailed => ErrorCode::StateAuthFailed,
-            Error::SenderMismatch { .. } => ErrorCode::SenderMismatch,
-            Error::StaleKeyGeneration { .. } => ErrorCode::StaleKeyGeneration,
-            Error::DuplicateMessage { .. } => ErrorCode::DuplicateMessage,
-        }
-    }
-
     /// Field-level details for validation failures (`None` for every other error).
     pub fn details(&self) -> Option<&ValidationDetails> {
         match self {
