@@ -45,7 +45,7 @@
 use crate::codec::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::identity::{MAX_KEY_ID_LEN, RecipientKind};
-use crate::slot::{DecisionOption, Slot, SlotKind, StepPhase};
+use crate::slot::{Slot, SlotKind};
 
 /// The domain label every AAD starts with.
 pub const AAD_LABEL: &[u8] = b"streamseal/aad";
@@ -142,76 +142,7 @@ pub fn encode(
 
 /// Writes the kind-specific fields of a slot.
 pub(crate) fn encode_slot(w: &mut Writer, slot: &Slot) -> Result<()> {
-    match slot {
-        Slot::Message {
-            stream_id,
-            message_id,
-            author_id,
-            author_type,
-            revision,
-        } => {
-            w.str("streamId", stream_id)?
-                .str("messageId", message_id)?
-                .str("authorId", author_id)?
-                .str("authorType", author_type)?
-                .u32(*revision);
-        }
-        Slot::BotReply {
-            stream_id,
-            message_id,
-            author_id,
-            invocation_id,
-        } => {
-            w.str("streamId", stream_id)?
-                .str("messageId", message_id)?
-                .str("authorId", author_id)?
-                .str("invocationId", invocation_id)?;
-        }
-        Slot::TraceStep {
-            invocation_id,
-            step_id,
-            step_type,
-            phase,
-            message_id,
-        } => {
-            w.str("invocationId", invocation_id)?
-                .str("stepId", step_id)?
-                .str("stepType", step_type)?
-                .u8(phase.code())
-                .opt_str("messageId", message_id.as_deref())?;
-        }
-        Slot::DecisionCard {
-            stream_id,
-            decision_id,
-            invocation_id,
-            runtime_session_id,
-            options,
-            allow_note,
-        } => {
-            Slot::check_options(options)?;
-            w.str("streamId", stream_id)?
-                .str("decisionId", decision_id)?
-                .str("invocationId", invocation_id)?
-                .str("runtimeSessionId", runtime_session_id)?;
-            // check_options bounds the count to 64.
-            w.u16(u16::try_from(options.len()).unwrap_or(u16::MAX));
-            for option in options {
-                w.str("options.id", &option.id)?
-                    .str("options.tone", &option.tone)?;
-            }
-            w.bool(*allow_note);
-        }
-        Slot::DecisionNote {
-            decision_id,
-            option_id,
-            decided_by,
-        } => {
-            w.str("decisionId", decision_id)?
-                .str("optionId", option_id)?
-                .str("decidedBy", decided_by)?;
-        }
-    }
-    Ok(())
+    slot.write_fields(w)
 }
 
 fn malformed(reason: &'static str) -> Error {
@@ -243,59 +174,7 @@ pub fn parse(bytes: &[u8]) -> Result<AadContents> {
         kind: RecipientKind::parse(&r.str()?),
         key_id: r.str()?,
     };
-    let slot = match kind {
-        SlotKind::Message => Slot::Message {
-            stream_id: r.str()?,
-            message_id: r.str()?,
-            author_id: r.str()?,
-            author_type: r.str()?,
-            revision: r.u32()?,
-        },
-        SlotKind::BotReply => Slot::BotReply {
-            stream_id: r.str()?,
-            message_id: r.str()?,
-            author_id: r.str()?,
-            invocation_id: r.str()?,
-        },
-        SlotKind::TraceStep => Slot::TraceStep {
-            invocation_id: r.str()?,
-            step_id: r.str()?,
-            step_type: r.str()?,
-            phase: StepPhase::from_code(r.u8()?).ok_or_else(|| malformed("unknown step phase"))?,
-            message_id: r.opt_str()?,
-        },
-        SlotKind::DecisionCard => {
-            let stream_id = r.str()?;
-            let decision_id = r.str()?;
-            let invocation_id = r.str()?;
-            let runtime_session_id = r.str()?;
-            let count = usize::from(r.u16()?);
-            if count == 0 || count > crate::slot::MAX_DECISION_OPTIONS {
-                return Err(malformed("option count out of range"));
-            }
-            let mut options = Vec::with_capacity(count);
-            for _ in 0..count {
-                options.push(DecisionOption {
-                    id: r.str()?,
-                    tone: r.str()?,
-                });
-            }
-            Slot::check_options(&options).map_err(|_| malformed("duplicate option ids"))?;
-            Slot::DecisionCard {
-                stream_id,
-                decision_id,
-                invocation_id,
-                runtime_session_id,
-                options,
-                allow_note: r.bool()?,
-            }
-        }
-        SlotKind::DecisionNote => Slot::DecisionNote {
-            decision_id: r.str()?,
-            option_id: r.str()?,
-            decided_by: r.str()?,
-        },
-    };
+    let slot = Slot::read_fields(kind, &mut r)?;
     r.end()?;
     sender.check(&slot).map_err(malformed)?;
     Ok(AadContents {
@@ -311,6 +190,7 @@ pub fn parse(bytes: &[u8]) -> Result<AadContents> {
 mod tests {
     use super::*;
     use crate::ErrorCode;
+    use crate::slot::{DecisionOption, StepPhase};
 
     fn msg() -> Slot {
         Slot::Message {

@@ -123,6 +123,11 @@ impl<'a> Reader<'a> {
         Reader { rest: input, err }
     }
 
+    /// The caller's error for `reason` (a value that read but is not allowed).
+    pub fn fail(&self, reason: &'static str) -> Error {
+        (self.err)(reason)
+    }
+
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         if self.rest.len() < n {
             return Err((self.err)("truncated"));

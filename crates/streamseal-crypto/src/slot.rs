@@ -30,54 +30,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::codec::check_str;
+use crate::codec::{Reader, Writer, check_str};
 use crate::error::{Error, Result};
 
 /// Most options a sealed decision card may carry.
 pub const MAX_DECISION_OPTIONS: usize = 64;
-
-/// The kind of a slot, with its one-byte code in the AAD.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
-pub enum SlotKind {
-    /// A stream message (code 1).
-    Message,
-    /// A bot's reply or follow-up message within an invocation (code 2).
-    BotReply,
-    /// A trace step of an invocation (code 3).
-    TraceStep,
-    /// A decision card (code 4).
-    DecisionCard,
-    /// The note a decider attached to a decision (code 5).
-    DecisionNote,
-}
-
-impl SlotKind {
-    /// The byte that names this kind in the AAD.
-    pub const fn code(self) -> u8 {
-        match self {
-            SlotKind::Message => 1,
-            SlotKind::BotReply => 2,
-            SlotKind::TraceStep => 3,
-            SlotKind::DecisionCard => 4,
-            SlotKind::DecisionNote => 5,
-        }
-    }
-
-    /// The kind named by an AAD byte.
-    pub const fn from_code(code: u8) -> Option<SlotKind> {
-        match code {
-            1 => Some(SlotKind::Message),
-            2 => Some(SlotKind::BotReply),
-            3 => Some(SlotKind::TraceStep),
-            4 => Some(SlotKind::DecisionCard),
-            5 => Some(SlotKind::DecisionNote),
-            _ => None,
-        }
-    }
-}
 
 /// Whether a sealed trace step is the in-flight start or the final record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -123,83 +80,350 @@ pub struct DecisionOption {
     pub tone: String,
 }
 
-/// Where a ciphertext belongs. See the module docs for which API surface
-/// uses which slot. Ids are the API's prefixed ids, compared byte for byte.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
-#[serde(
-    tag = "kind",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
-#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
-pub enum Slot {
-    /// A message in a stream (root or thread), at one revision.
-    Message {
-        /// The stream the message is posted in (a thread's own id for thread messages).
-        stream_id: String,
-        /// The client-minted message id.
-        message_id: String,
-        /// The author's id (`usr_...` or the bot id); the envelope's signer.
-        author_id: String,
-        /// The author's `authorType` (`user`, `persona`, `system`, `bot`).
-        author_type: String,
-        /// 1 for the original body, +1 per edit.
-        revision: u32,
-    },
-    /// A bot's message posted through an invocation (`sealed-complete`
-    /// reply, `sealed-messages`, `complete`'s `sealedReply`).
-    BotReply {
-        /// The invocation's response stream.
-        stream_id: String,
-        /// The client-minted message id.
-        message_id: String,
-        /// The sending bot (`reply.senderId` of the sealed context).
-        author_id: String,
-        /// The invocation the reply belongs to.
-        invocation_id: String,
-    },
-    /// A trace step of an invocation.
-    TraceStep {
-        /// The invocation.
-        invocation_id: String,
-        /// The client-minted step id.
-        step_id: String,
-        /// The step type (`thinking`, `tool_call`, ...).
-        step_type: String,
-        /// Started or completed.
-        phase: StepPhase,
-        /// The message the step refers to, when the body names one.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        message_id: Option<String>,
-    },
-    /// A decision card: title, body and option labels are the plaintext;
-    /// option ids, tones and `allowNote` are clear and bound here.
-    DecisionCard {
-        /// The stream the card is posted to.
-        stream_id: String,
-        /// The `dreq_` id.
-        decision_id: String,
-        /// The invocation that asks.
-        invocation_id: String,
-        /// The runtime session that asks.
-        runtime_session_id: String,
-        /// The options, in order.
-        options: Vec<DecisionOption>,
-        /// Whether a note may be attached.
-        allow_note: bool,
-    },
-    /// The optional note of a decision, sealed by the decider.
-    DecisionNote {
-        /// The `dreq_` id.
-        decision_id: String,
-        /// The chosen option id.
-        option_id: String,
-        /// Who decided.
-        decided_by: String,
-    },
+/// How one field of a slot is checked, written into the AAD and read back
+/// from it: each field type of the `slots!` declarations has one rule.
+pub(crate) trait AadField: Sized {
+    /// A check made before any field is written (a card's option list:
+    /// its count and distinct ids come first, as encoding reports them).
+    fn precheck(&self, _field: &'static str) -> Result<()> {
+        Ok(())
+    }
+    /// What encoding needs of the value (strings 1 to 1024 bytes).
+    fn check(&self, field: &'static str) -> Result<()>;
+    /// The value's bytes in the AAD.
+    fn write(&self, field: &'static str, w: &mut Writer) -> Result<()>;
+    /// The value, read strictly from the AAD.
+    fn read(r: &mut Reader<'_>) -> Result<Self>;
 }
 
+/// A length-prefixed string of 1 to 1024 bytes.
+impl AadField for String {
+    fn check(&self, field: &'static str) -> Result<()> {
+        check_str(field, self)
+    }
+    fn write(&self, field: &'static str, w: &mut Writer) -> Result<()> {
+        w.str(field, self).map(|_| ())
+    }
+    fn read(r: &mut Reader<'_>) -> Result<Self> {
+        r.str()
+    }
+}
+
+/// `0`, or `1` and the string.
+impl AadField for Option<String> {
+    fn check(&self, field: &'static str) -> Result<()> {
+        self.as_deref().map_or(Ok(()), |s| check_str(field, s))
+    }
+    fn write(&self, field: &'static str, w: &mut Writer) -> Result<()> {
+        w.opt_str(field, self.as_deref()).map(|_| ())
+    }
+    fn read(r: &mut Reader<'_>) -> Result<Self> {
+        r.opt_str()
+    }
+}
+
+/// Four bytes, big-endian.
+impl AadField for u32 {
+    fn check(&self, _field: &'static str) -> Result<()> {
+        Ok(())
+    }
+    fn write(&self, _field: &'static str, w: &mut Writer) -> Result<()> {
+        w.u32(*self);
+        Ok(())
+    }
+    fn read(r: &mut Reader<'_>) -> Result<Self> {
+        r.u32()
+    }
+}
+
+/// `0` or `1`.
+impl AadField for bool {
+    fn check(&self, _field: &'static str) -> Result<()> {
+        Ok(())
+    }
+    fn write(&self, _field: &'static str, w: &mut Writer) -> Result<()> {
+        w.bool(*self);
+        Ok(())
+    }
+    fn read(r: &mut Reader<'_>) -> Result<Self> {
+        r.bool()
+    }
+}
+
+/// The phase's one-byte code.
+impl AadField for StepPhase {
+    fn check(&self, _field: &'static str) -> Result<()> {
+        Ok(())
+    }
+    fn write(&self, _field: &'static str, w: &mut Writer) -> Result<()> {
+        w.u8(self.code());
+        Ok(())
+    }
+    fn read(r: &mut Reader<'_>) -> Result<Self> {
+        let code = r.u8()?;
+        StepPhase::from_code(code).ok_or_else(|| r.fail("unknown step phase"))
+    }
+}
+
+/// A two-byte count (1 to 64), then each option's id and tone.
+impl AadField for Vec<DecisionOption> {
+    fn precheck(&self, _field: &'static str) -> Result<()> {
+        Slot::check_options(self)
+    }
+    fn check(&self, field: &'static str) -> Result<()> {
+        self.iter().try_for_each(|option| {
+            check_str(option_field(field, "id"), &option.id)?;
+            check_str(option_field(field, "tone"), &option.tone)
+        })
+    }
+    fn write(&self, field: &'static str, w: &mut Writer) -> Result<()> {
+        // precheck bounds the count to 64.
+        w.u16(u16::try_from(self.len()).unwrap_or(u16::MAX));
+        for option in self {
+            w.str(option_field(field, "id"), &option.id)?
+                .str(option_field(field, "tone"), &option.tone)?;
+        }
+        Ok(())
+    }
+    fn read(r: &mut Reader<'_>) -> Result<Self> {
+        let count = usize::from(r.u16()?);
+        if count == 0 || count > MAX_DECISION_OPTIONS {
+            return Err(r.fail("option count out of range"));
+        }
+        let mut options = Vec::with_capacity(count);
+        for _ in 0..count {
+            options.push(DecisionOption {
+                id: r.str()?,
+                tone: r.str()?,
+            });
+        }
+        Slot::check_options(&options).map_err(|_| r.fail("duplicate option ids"))?;
+        Ok(options)
+    }
+}
+
+/// The name of an option's `id` or `tone` in errors (only the `options`
+/// list exists).
+fn option_field(_list: &'static str, part: &'static str) -> &'static str {
+    if part == "id" {
+        "options.id"
+    } else {
+        "options.tone"
+    }
+}
+
+/// Declares every slot kind once: its doc, its variant, its AAD code, its
+/// [`SlotKind`]'s doc (which states the code), the fields its accessors name (`stream`,
+/// `message`, `author`, each optional) and its fields with their wire
+/// names, in AAD order. From it come [`SlotKind`] with its codes, [`Slot`],
+/// [`Slot::kind`], the accessors, [`Slot::validate`], and the slot's part of
+/// the AAD encoding and parsing ([`crate::aad`]).
+macro_rules! slots {
+    ($(
+        $(#[$vdoc:meta])*
+        $variant:ident = $code:literal, $kdoc:literal,
+        [$(stream: $stream:ident;)? $(message: $message:ident;)? $(author: $author:ident;)?]
+        { $($(#[$fattr:meta])* $field:ident: $fty:ty = $wire:literal),+ $(,)? }
+    )+) => {
+        /// The kind of a slot, with its one-byte code in the AAD.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+        #[serde(rename_all = "camelCase")]
+        #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+        pub enum SlotKind {
+            $(#[doc = $kdoc] $variant,)+
+        }
+
+        impl SlotKind {
+            /// The byte that names this kind in the AAD.
+            pub const fn code(self) -> u8 {
+                match self {
+                    $(SlotKind::$variant => $code,)+
+                }
+            }
+
+            /// The kind named by an AAD byte.
+            pub const fn from_code(code: u8) -> Option<SlotKind> {
+                match code {
+                    $($code => Some(SlotKind::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        /// Where a ciphertext belongs. See the module docs for which API surface
+        /// uses which slot. Ids are the API's prefixed ids, compared byte for byte.
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
+        #[serde(
+            tag = "kind",
+            rename_all = "camelCase",
+            rename_all_fields = "camelCase"
+        )]
+        #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+        pub enum Slot {
+            $($(#[$vdoc])* $variant { $($(#[$fattr])* $field: $fty,)+ },)+
+        }
+
+        impl Slot {
+            /// The kind of this slot.
+            pub fn kind(&self) -> SlotKind {
+                match self {
+                    $(Slot::$variant { .. } => SlotKind::$variant,)+
+                }
+            }
+
+            /// The stream id for slots that name one.
+            pub fn stream_id(&self) -> Option<&str> {
+                #[allow(unreachable_patterns)]
+                match self {
+                    $($(Slot::$variant { $stream, .. } => Some($stream.as_str()),)?)+
+                    _ => None,
+                }
+            }
+
+            /// The message id for message-like slots (`Message`, `BotReply`).
+            pub fn message_id(&self) -> Option<&str> {
+                #[allow(unreachable_patterns)]
+                match self {
+                    $($(Slot::$variant { $message, .. } => Some($message.as_str()),)?)+
+                    _ => None,
+                }
+            }
+
+            /// The author the slot names, which must be the envelope's signer:
+            /// `authorId` of a message or bot reply, `decidedBy` of a decision note.
+            /// Trace steps and decision cards name none (their signer is the bot).
+            pub fn author_id(&self) -> Option<&str> {
+                #[allow(unreachable_patterns)]
+                match self {
+                    $($(Slot::$variant { $author, .. } => Some($author.as_str()),)?)+
+                    _ => None,
+                }
+            }
+
+            /// Checks the rules the AAD encoding needs: every string 1 to 1024 bytes,
+            /// 1 to 64 decision options with distinct ids; in the order encoding
+            /// checks them, so that the first broken rule is the one it reports.
+            ///
+            /// # Errors
+            ///
+            /// `INVALID_LENGTH` when a string is empty or over 1024 bytes, or a decision
+            /// card has no options or more than 64; `INVALID_FIELD` when option ids
+            /// repeat.
+            pub fn validate(&self) -> Result<()> {
+                match self {
+                    $(Slot::$variant { $($field,)+ } => {
+                        $(AadField::precheck($field, $wire)?;)+
+                        $(AadField::check($field, $wire)?;)+
+                    })+
+                }
+                Ok(())
+            }
+
+            /// Writes the kind-specific fields into the AAD, in declaration order.
+            pub(crate) fn write_fields(&self, w: &mut Writer) -> Result<()> {
+                match self {
+                    $(Slot::$variant { $($field,)+ } => {
+                        $(AadField::precheck($field, $wire)?;)+
+                        $(AadField::write($field, $wire, w)?;)+
+                    })+
+                }
+                Ok(())
+            }
+
+            /// Reads the kind-specific fields of a `kind` slot from the AAD.
+            pub(crate) fn read_fields(kind: SlotKind, r: &mut Reader<'_>) -> Result<Slot> {
+                Ok(match kind {
+                    $(SlotKind::$variant => Slot::$variant {
+                        $($field: <$fty as AadField>::read(r)?,)+
+                    },)+
+                })
+            }
+        }
+    };
+}
+
+slots! {
+    /// A message in a stream (root or thread), at one revision.
+    Message = 1, "A stream message (code 1).",
+    [stream: stream_id; message: message_id; author: author_id;]
+    {
+        /// The stream the message is posted in (a thread's own id for thread messages).
+        stream_id: String = "streamId",
+        /// The client-minted message id.
+        message_id: String = "messageId",
+        /// The author's id (`usr_...` or the bot id); the envelope's signer.
+        author_id: String = "authorId",
+        /// The author's `authorType` (`user`, `persona`, `system`, `bot`).
+        author_type: String = "authorType",
+        /// 1 for the original body, +1 per edit.
+        revision: u32 = "revision",
+    }
+
+    /// A bot's message posted through an invocation (`sealed-complete`
+    /// reply, `sealed-messages`, `complete`'s `sealedReply`).
+    BotReply = 2, "A bot's reply or follow-up message within an invocation (code 2).",
+    [stream: stream_id; message: message_id; author: author_id;]
+    {
+        /// The invocation's response stream.
+        stream_id: String = "streamId",
+        /// The client-minted message id.
+        message_id: String = "messageId",
+        /// The sending bot (`reply.senderId` of the sealed context).
+        author_id: String = "authorId",
+        /// The invocation the reply belongs to.
+        invocation_id: String = "invocationId",
+    }
+
+    /// A trace step of an invocation.
+    TraceStep = 3, "A trace step of an invocation (code 3).",
+    []
+    {
+        /// The invocation.
+        invocation_id: String = "invocationId",
+        /// The client-minted step id.
+        step_id: String = "stepId",
+        /// The step type (`thinking`, `tool_call`, ...).
+        step_type: String = "stepType",
+        /// Started or completed.
+        phase: StepPhase = "phase",
+        /// The message the step refers to, when the body names one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message_id: Option<String> = "messageId",
+    }
+
+    /// A decision card: title, body and option labels are the plaintext;
+    /// option ids, tones and `allowNote` are clear and bound here.
+    DecisionCard = 4, "A decision card (code 4).",
+    [stream: stream_id;]
+    {
+        /// The stream the card is posted to.
+        stream_id: String = "streamId",
+        /// The `dreq_` id.
+        decision_id: String = "decisionId",
+        /// The invocation that asks.
+        invocation_id: String = "invocationId",
+        /// The runtime session that asks.
+        runtime_session_id: String = "runtimeSessionId",
+        /// The options, in order.
+        options: Vec<DecisionOption> = "options",
+        /// Whether a note may be attached.
+        allow_note: bool = "allowNote",
+    }
+
+    /// The optional note of a decision, sealed by the decider.
+    DecisionNote = 5, "The note a decider attached to a decision (code 5).",
+    [author: decided_by;]
+    {
+        /// The `dreq_` id.
+        decision_id: String = "decisionId",
+        /// The chosen option id.
+        option_id: String = "optionId",
+        /// Who decided.
+        decided_by: String = "decidedBy",
+    }
+}
 impl Slot {
     /// The slot of an invocation's sealed prompt.
     ///
@@ -221,128 +445,6 @@ impl Slot {
             author_id: author_user_id.into(),
             author_type: author_type.into(),
             revision: source_revision,
-        }
-    }
-
-    /// The kind of this slot.
-    pub fn kind(&self) -> SlotKind {
-        match self {
-            Slot::Message { .. } => SlotKind::Message,
-            Slot::BotReply { .. } => SlotKind::BotReply,
-            Slot::TraceStep { .. } => SlotKind::TraceStep,
-            Slot::DecisionCard { .. } => SlotKind::DecisionCard,
-            Slot::DecisionNote { .. } => SlotKind::DecisionNote,
-        }
-    }
-
-    /// The message id for message-like slots (`Message`, `BotReply`).
-    pub fn message_id(&self) -> Option<&str> {
-        match self {
-            Slot::Message { message_id, .. } | Slot::BotReply { message_id, .. } => {
-                Some(message_id)
-            }
-            _ => None,
-        }
-    }
-
-    /// The author the slot names, which must be the envelope's signer:
-    /// `authorId` of a message or bot reply, `decidedBy` of a decision note.
-    /// Trace steps and decision cards name none (their signer is the bot).
-    pub fn author_id(&self) -> Option<&str> {
-        match self {
-            Slot::Message { author_id, .. } | Slot::BotReply { author_id, .. } => Some(author_id),
-            Slot::DecisionNote { decided_by, .. } => Some(decided_by),
-            _ => None,
-        }
-    }
-
-    /// The stream id for slots that name one.
-    pub fn stream_id(&self) -> Option<&str> {
-        match self {
-            Slot::Message { stream_id, .. }
-            | Slot::BotReply { stream_id, .. }
-            | Slot::DecisionCard { stream_id, .. } => Some(stream_id),
-            _ => None,
-        }
-    }
-
-    /// Checks the rules the AAD encoding needs: every string 1 to 1024 bytes,
-    /// 1 to 64 decision options with distinct ids.
-    ///
-    /// # Errors
-    ///
-    /// `INVALID_LENGTH` when a string is empty or over 1024 bytes, or a decision
-    /// card has no options or more than 64; `INVALID_FIELD` when option ids
-    /// repeat.
-    pub fn validate(&self) -> Result<()> {
-        // In the order `aad::encode` writes the fields, so that the first
-        // broken rule is the one encoding reports.
-        match self {
-            Slot::Message {
-                stream_id,
-                message_id,
-                author_id,
-                author_type,
-                revision: _,
-            } => {
-                check_str("streamId", stream_id)?;
-                check_str("messageId", message_id)?;
-                check_str("authorId", author_id)?;
-                check_str("authorType", author_type)
-            }
-            Slot::BotReply {
-                stream_id,
-                message_id,
-                author_id,
-                invocation_id,
-            } => {
-                check_str("streamId", stream_id)?;
-                check_str("messageId", message_id)?;
-                check_str("authorId", author_id)?;
-                check_str("invocationId", invocation_id)
-            }
-            Slot::TraceStep {
-                invocation_id,
-                step_id,
-                step_type,
-                phase: _,
-                message_id,
-            } => {
-                check_str("invocationId", invocation_id)?;
-                check_str("stepId", step_id)?;
-                check_str("stepType", step_type)?;
-                match message_id {
-                    Some(id) => check_str("messageId", id),
-                    None => Ok(()),
-                }
-            }
-            Slot::DecisionCard {
-                stream_id,
-                decision_id,
-                invocation_id,
-                runtime_session_id,
-                options,
-                allow_note: _,
-            } => {
-                Self::check_options(options)?;
-                check_str("streamId", stream_id)?;
-                check_str("decisionId", decision_id)?;
-                check_str("invocationId", invocation_id)?;
-                check_str("runtimeSessionId", runtime_session_id)?;
-                options.iter().try_for_each(|option| {
-                    check_str("options.id", &option.id)?;
-                    check_str("options.tone", &option.tone)
-                })
-            }
-            Slot::DecisionNote {
-                decision_id,
-                option_id,
-                decided_by,
-            } => {
-                check_str("decisionId", decision_id)?;
-                check_str("optionId", option_id)?;
-                check_str("decidedBy", decided_by)
-            }
         }
     }
 
