@@ -11,7 +11,6 @@ mod files;
 mod inspect;
 mod passphrase;
 mod tools;
-mod vectors;
 
 use std::process::ExitCode;
 
@@ -51,8 +50,6 @@ enum Command {
     Open(tools::OpenArgs),
     /// Validate and pretty-print wire JSON: its shape, version shape and broken bounds.
     Inspect(inspect::Inspect),
-    /// Regenerate the golden vectors, or check them for drift.
-    Vectors(vectors::Vectors),
 }
 
 fn main() -> ExitCode {
@@ -67,7 +64,6 @@ fn main() -> ExitCode {
         Command::Seal(c) => c.run(),
         Command::Open(c) => c.run(),
         Command::Inspect(c) => c.run(),
-        Command::Vectors(c) => c.run(),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -26,12 +26,6 @@ const STEP_SLOT: &str = r#"{"kind":"traceStep","invocationId":"inv_01JD3QN9E1G3J
 const PASSPHRASE: &str = "correct horse battery staple";
 /// The cheapest Argon2id parameters a new bundle may have (the creation floor).
 const FLOOR_KDF: [&str; 6] = ["--m", "19456", "--t", "2", "--p", "1"];
-const VECTOR_FILES: [&str; 4] = [
-    "envelopes.json",
-    "wraps.json",
-    "bundles.json",
-    "invocations.json",
-];
 
 /// The binary, with backtraces switched on so that a panic, or an error
 /// printed with its backtrace, would show on stderr.
@@ -167,7 +161,6 @@ fn help_for_every_command_names_it() {
     assert!(top.contains("Usage: streamseal"));
     let commands = [
         "demo", "keygen", "bundle", "keyring", "wrap", "unwrap", "seal", "open", "inspect",
-        "vectors",
     ];
     for command in commands {
         assert!(top.contains(command), "top-level help lacks {command}");
@@ -1861,81 +1854,4 @@ fn inspect_names_shape_version_and_bounds() {
     );
     fails(cli().args(["inspect", "--as", "nope"]).arg(&bad), "USAGE");
     assert!(ok(cli().args(["inspect", "--as", "list"])).contains("presence-request"));
-}
-
-// ---------------------------------------------------------------- vectors
-
-#[test]
-fn vectors_check_the_committed_files() {
-    let committed = repo().join("tests/vectors/streamseal");
-    let out = ok(cli().args(["vectors", "--check", "--dir"]).arg(&committed));
-    assert!(out.contains("4 vector files match the generator"), "{out}");
-}
-
-#[test]
-fn vectors_regenerate_identical_files() {
-    let committed = repo().join("tests/vectors/streamseal");
-    let dir = TempDir::new().unwrap();
-    let target = dir.path().join("fresh");
-    let out = ok(cli().args(["vectors", "--dir"]).arg(&target));
-    assert_eq!(
-        out.lines().filter(|l| l.starts_with("wrote ")).count(),
-        4,
-        "{out}"
-    );
-    let mut written: Vec<String> = std::fs::read_dir(&target)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    written.sort_unstable();
-    let mut expected = VECTOR_FILES.map(str::to_owned).to_vec();
-    expected.sort_unstable();
-    assert_eq!(written, expected);
-    for name in VECTOR_FILES {
-        assert_eq!(
-            std::fs::read(target.join(name)).unwrap(),
-            std::fs::read(committed.join(name)).unwrap(),
-            "{name} differs from the committed file"
-        );
-    }
-}
-
-#[test]
-fn vectors_check_catches_drift() {
-    let committed = repo().join("tests/vectors/streamseal");
-    let dir = TempDir::new().unwrap();
-    for name in VECTOR_FILES {
-        std::fs::copy(committed.join(name), dir.path().join(name)).unwrap();
-    }
-    ok(cli().args(["vectors", "--check", "--dir"]).arg(dir.path()));
-
-    // One changed character in one file.
-    let path = dir.path().join("wraps.json");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let at = text.find("\"wrapCt\": \"").unwrap() + "\"wrapCt\": \"".len();
-    let old = &text[at..=at];
-    let new = if old == "A" { "B" } else { "A" };
-    std::fs::write(&path, format!("{}{new}{}", &text[..at], &text[at + 1..])).unwrap();
-    let line = fails(
-        cli().args(["vectors", "--check", "--dir"]).arg(dir.path()),
-        "VECTORS_DRIFTED",
-    );
-    assert!(
-        line.contains("wraps.json") && !line.contains("envelopes.json"),
-        "{line}"
-    );
-    // The check wrote nothing back.
-    assert!(std::fs::read_to_string(&path).unwrap() != text);
-
-    std::fs::remove_file(dir.path().join("bundles.json")).unwrap();
-    fails(
-        cli().args(["vectors", "--check", "--dir"]).arg(dir.path()),
-        "IO",
-    );
-    fails(
-        cli()
-            .args(["vectors", "--check", "--dir"])
-            .arg(dir.path().join("nowhere")),
-        "IO",
-    );
 }

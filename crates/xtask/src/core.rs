@@ -157,8 +157,29 @@ pub fn layers() -> Result {
             ));
         }
     }
+    // What apps build has no fixed-randomness seam: no default member turns
+    // `test-seams` on through a normal or build dependency (the golden
+    // vectors' generator is the dev-only streamseal-vectors).
+    let out = Command::new("cargo")
+        .args(["tree", "--locked", "-e", "normal,build,features"])
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("cannot run cargo tree: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo tree -e features failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    if String::from_utf8_lossy(&out.stdout).contains("\"test-seams\"") {
+        return Err(
+            "a default workspace member builds the core with `test-seams` (cargo tree -e features)"
+                .to_owned(),
+        );
+    }
     eprintln!(
-        "xtask: the layer crates depend only down the layers (crypto: no JSON; api: wire only)"
+        "xtask: the layer crates depend only down the layers (crypto: no JSON; api: wire only); \
+         no default member builds the test seam"
     );
     Ok(())
 }

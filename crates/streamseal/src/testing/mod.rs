@@ -1,7 +1,6 @@
 //! Test seams (feature `test-seams` only; never in a shipped build): the
-//! crypto layer's fixed-randomness seam, re-exported, and the golden-vector
-//! generator, which needs the sealed flows and the wire types.
+//! crypto layer's fixed-randomness seam, re-exported for the binding test
+//! suites. The golden-vector generator is the dev-only crate
+//! `streamseal-vectors`.
 
 pub use streamseal_crypto::testing::*;
-
-pub mod golden;

@@ -24,10 +24,11 @@ use streamseal::sender::{SenderKeys, Signer};
 use streamseal::signature::{NONCE_LEN, SIGNATURE_LEN};
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
-use streamseal::testing::{golden, remaining_fixed_randomness, with_fixed_randomness};
+use streamseal::testing::{remaining_fixed_randomness, with_fixed_randomness};
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
 use streamseal::wrap::{KeyWrap, WRAP_CT_LEN, WRAP_ENC_LEN, unwrap_stream_key, wrap_stream_key};
 use streamseal::{Error, ErrorCode};
+use streamseal_vectors::golden;
 use unicode_normalization::UnicodeNormalization as _;
 
 use crate::support::code;

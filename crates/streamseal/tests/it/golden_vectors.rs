@@ -15,10 +15,11 @@ use streamseal::kdf::KdfLimits;
 use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::Slot;
 use streamseal::stream_key::{Keyring, StreamKey};
-use streamseal::testing::{golden, with_fixed_randomness};
+use streamseal::testing::with_fixed_randomness;
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
 use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_info, wrap_stream_key};
 use streamseal::{Error, ErrorCode};
+use streamseal_vectors::golden;
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/streamseal")

@@ -455,7 +455,7 @@ proptest! {
 /// opened with its runtime key by a runtime that pinned the owner's key and
 /// accepts it as the stream's key sender.
 fn opened_invocation() -> (Invocation, OpenedInvocation, IdentityKey) {
-    let vectors = streamseal::testing::golden::invocations().unwrap();
+    let vectors = streamseal_vectors::golden::invocations().unwrap();
     let vector = &vectors["vectors"][0];
     let invocation: Invocation = serde_json::from_value(vector["invocation"].clone()).unwrap();
     let secret = hex::decode(vector["runtimeSecretKeyHex"].as_str().unwrap()).unwrap();

@@ -4,18 +4,18 @@
 
 use serde_json::{Value, json};
 
-use super::with_fixed_randomness;
-use crate::aad;
-use crate::bundle::{self, BUNDLE_VERSION};
-use crate::envelope::{self, ENVELOPE_VERSION};
-use crate::error::{Error, Result};
-use crate::identity::{IdentityKey, KeyId, Recipient, RecipientKind, SecretKey};
-use crate::kdf::{KdfParams, passphrase_bytes};
-use crate::sender::Signer;
-use crate::signature;
-use crate::slot::{DecisionOption, Slot, StepPhase};
-use crate::stream_key::{Keyring, StreamKey};
-use crate::wrap;
+use streamseal_crypto::aad;
+use streamseal_crypto::bundle::{self, BUNDLE_VERSION};
+use streamseal_crypto::envelope::{self, ENVELOPE_VERSION};
+use streamseal_crypto::error::{Error, Result};
+use streamseal_crypto::identity::{IdentityKey, KeyId, Recipient, RecipientKind, SecretKey};
+use streamseal_crypto::kdf::{KdfParams, passphrase_bytes};
+use streamseal_crypto::sender::Signer;
+use streamseal_crypto::signature;
+use streamseal_crypto::slot::{DecisionOption, Slot, StepPhase};
+use streamseal_crypto::stream_key::{Keyring, StreamKey};
+use streamseal_crypto::testing::with_fixed_randomness;
+use streamseal_crypto::wrap;
 
 /// The root stream all vectors use.
 pub const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
@@ -378,9 +378,9 @@ pub fn bundles() -> Result<Value> {
 /// `invocations.json`: one complete sealed invocation, `sealedContext` in,
 /// `sealed-complete` body out.
 pub fn invocations() -> Result<Value> {
-    use crate::sealed::runtime::OpenedInvocation;
-    use crate::wire::ids::MessageId;
-    use crate::wire::invocation::Invocation;
+    use streamseal_sealed::runtime::OpenedInvocation;
+    use streamseal_wire::ids::MessageId;
+    use streamseal_wire::invocation::Invocation;
 
     let owner = OWNER;
     let bot = BOT;
@@ -490,14 +490,16 @@ pub fn invocations() -> Result<Value> {
             reason: e.to_string(),
         })?;
     // The runtime pinned the owner's key and accepts it as the key sender.
-    let mut trust = crate::trust::TrustStore::new(crate::trust::TrustPolicy::TofuWithAlerts);
+    let mut trust = streamseal_crypto::trust::TrustStore::new(
+        streamseal_crypto::trust::TrustPolicy::TofuWithAlerts,
+    );
     let owner_trusted = trust.admit(owner, &Recipient::of(&owner_key))?;
-    let mut state = crate::sealed::state::StreamState::new(ROOT)?;
+    let mut state = streamseal_sealed::state::StreamState::new(ROOT)?;
     state.set_owner(owner)?;
     state.accept_sender(&owner_trusted)?;
     // The member's key is only the server's word (presented, not pinned).
-    let senders =
-        crate::sender::SenderKeys::new(&trust).with_presented(member, &Recipient::of(&member_key));
+    let senders = streamseal_crypto::sender::SenderKeys::new(&trust)
+        .with_presented(member, &Recipient::of(&member_key));
     let opened = OpenedInvocation::open(
         &parsed,
         &mut state,
@@ -514,12 +516,12 @@ pub fn invocations() -> Result<Value> {
         .history
         .iter()
         .filter_map(|h| match h {
-            crate::sealed::runtime::HistoryItem::Opened { entry } => Some(json!({
+            streamseal_sealed::runtime::HistoryItem::Opened { entry } => Some(json!({
                 "text": entry.text,
                 "sealedBy": entry.sealed_by.subject,
                 "status": entry.sealed_by.status.as_str(),
             })),
-            crate::sealed::runtime::HistoryItem::Failed { .. } => None,
+            streamseal_sealed::runtime::HistoryItem::Failed { .. } => None,
         })
         .collect();
     Ok(json!({
