@@ -66,7 +66,10 @@
 //! V(T)`: the same, read in the shape of the resolved version; `whole V(T)`:
 //! the whole body is a `T`; `versioned V(T)`: the whole body, by version;
 //! `no_content`: nothing; `raw`: JSON the spec does not show, kept as text;
-//! `plain_text`: a plain-text acknowledgement.
+//! `plain_text`: a plain-text acknowledgement. An entry whose endpoint is
+//! not idempotent but dedupes a retry by a body field ends with
+//! `retry_safe_if body.<field>`: [`EndpointRequest::is_retry_safe`] is then
+//! true when the request carries that field.
 
 use crate::catalogue::{AuthKind, Family, RequiredScope, Row, Scope};
 use crate::error::{MalformedResponse, ResponseError};
@@ -377,7 +380,7 @@ macro_rules! endpoints {
         $name:ident($id:literal, $family:ident, $method:ident, $path:literal, $scope:expr,
             $auth:ident, $idem:literal, $landed:literal)
         $({ $($(#[$fdoc:meta])* $field:ident: $fty:ty = $kind:ident($($karg:literal)?)),+ $(,)? })?
-        => $how:ident $($variant:ident($rty:ty))?;
+        => $how:ident $($variant:ident($rty:ty))? $(, retry_safe_if $dedupe:ident.$dedupe_field:ident)?;
     )+) => {
         /// Every endpoint of API §4.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -439,6 +442,18 @@ macro_rules! endpoints {
             pub fn endpoint(&self) -> Endpoint {
                 match self {
                     $(EndpointRequest::$name $({ $($field: _,)+ })? => Endpoint::$name,)+
+                }
+            }
+
+            /// Whether sending this request again after an unknown outcome (a
+            /// timeout, a 5xx) cannot do the work twice: the endpoint is
+            /// idempotent, or the request carries the field its entry names
+            /// with `retry_safe_if` (`clientMessageId` on sends and invocation
+            /// messages, the `idempotencyKey` of a delegation claim).
+            pub fn is_retry_safe(&self) -> bool {
+                match self {
+                    $($(EndpointRequest::$name { $dedupe, .. } => $dedupe.$dedupe_field.is_some(),)?)+
+                    other => other.endpoint().is_idempotent(),
                 }
             }
 
@@ -576,7 +591,7 @@ endpoints! {
         /// The body; set `clientMessageId` (see [`crate::paging::mint_client_message_id`])
         /// to make it safe to retry.
         body: SendMessageRequest = body(),
-    } => versioned Message(MessageResponse);
+    } => versioned Message(MessageResponse), retry_safe_if body.client_message_id;
     /// `POST /messages/find-by-metadata`.
     FindMessagesByMetadata("findMessagesByMetadata", Messages, Post, "/messages/find-by-metadata", s(Scope::MessagesRead), Bearer, true, false) {
         /// The body.
@@ -727,7 +742,7 @@ endpoints! {
         invocation_id: String = path("invocationId"),
         /// The body.
         body: InvocationMessageRequest = body(),
-    } => data InvocationMessagePosted(InvocationMessagePosted);
+    } => data InvocationMessagePosted(InvocationMessagePosted), retry_safe_if body.client_message_id;
     /// `POST /bot-invocations/{invocationId}/sealed-steps/started`.
     SealedStepStarted("sealedStepStarted", BotInvocations, Post, "/bot-invocations/{invocationId}/sealed-steps/started", s(Scope::BotInvocationsWrite), BearerAndCallbackHeader, false, false) {
         /// `invocationId`.
@@ -796,7 +811,7 @@ endpoints! {
         delegation_id: String = path("delegationId"),
         /// The body.
         body: ClaimDelegationRequest = body(),
-    } => data DelegationClaim(DelegationClaim);
+    } => data DelegationClaim(DelegationClaim), retry_safe_if body.idempotency_key;
     /// `POST /delegations/{delegationId}/status`.
     DelegationStatus("delegationStatus", Delegations, Post, "/delegations/{delegationId}/status", s(Scope::DelegationsWrite), BearerAndCallbackHeader, true, false) {
         /// `delegationId`.

@@ -121,20 +121,6 @@ impl EndpointRequest {
         Ok(request)
     }
 
-    /// Whether sending this request again after an unknown outcome (a
-    /// timeout, a 5xx) cannot do the work twice: the endpoint is
-    /// idempotent, or the request carries the field that dedupes it
-    /// (`clientMessageId` on sends and invocation messages, the
-    /// `idempotencyKey` of a delegation claim).
-    pub fn is_retry_safe(&self) -> bool {
-        match self {
-            EndpointRequest::SendMessage { body, .. } => body.client_message_id.is_some(),
-            EndpointRequest::InvocationMessage { body, .. } => body.client_message_id.is_some(),
-            EndpointRequest::ClaimDelegation { body, .. } => body.idempotency_key.is_some(),
-            other => other.endpoint().is_idempotent(),
-        }
-    }
-
     /// Checks every bound of the request's body or query and its other
     /// inputs, as [`crate::build_request`] does before building;
     /// every failure is `VALIDATION_FAILED` keyed by its wire path.

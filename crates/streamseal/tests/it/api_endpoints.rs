@@ -1040,3 +1040,35 @@ fn endpoint_info_serializes_in_camel_case() {
         })
     );
 }
+
+/// `is_retry_safe` is the row's idempotency, except for the three entries
+/// that name a dedupe field (`retry_safe_if`): those are safe exactly when
+/// the request carries it.
+#[test]
+fn retry_safety_follows_the_dedupe_field_an_entry_names() {
+    let dedupes = [
+        Endpoint::SendMessage,
+        Endpoint::InvocationMessage,
+        Endpoint::ClaimDelegation,
+    ];
+    for e in ENDPOINTS {
+        let request = case(*e).request;
+        if !dedupes.contains(e) {
+            assert_eq!(request.is_retry_safe(), e.is_idempotent(), "{e:?}");
+        }
+    }
+    for e in dedupes {
+        assert!(!e.is_idempotent(), "{e:?}");
+        for carried in [true, false] {
+            let value = carried.then(|| "dedupe_1".to_owned());
+            let mut request = case(e).request;
+            match &mut request {
+                EndpointRequest::SendMessage { body, .. } => body.client_message_id = value,
+                EndpointRequest::InvocationMessage { body, .. } => body.client_message_id = value,
+                EndpointRequest::ClaimDelegation { body, .. } => body.idempotency_key = value,
+                other => panic!("not a dedupe entry: {other:?}"),
+            }
+            assert_eq!(request.is_retry_safe(), carried, "{e:?} carried={carried}");
+        }
+    }
+}
