@@ -104,29 +104,16 @@ pub fn layers() -> Result {
         json,
     } in LAYERS
     {
-        let out = Command::new("cargo")
-            .args([
-                "tree",
-                "--locked",
-                "-p",
-                krate,
-                "-e",
-                "normal,build,dev",
-                "--prefix",
-                "depth",
-                "--format",
-                "{p}",
-            ])
-            .current_dir(root())
-            .output()
-            .map_err(|e| format!("cannot run cargo tree: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "cargo tree -p {krate} failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        let tree = String::from_utf8_lossy(&out.stdout);
+        let tree = cargo_tree(&[
+            "-p",
+            krate,
+            "-e",
+            "normal,build,dev",
+            "--prefix",
+            "depth",
+            "--format",
+            "{p}",
+        ])?;
         let mut forbidden: Vec<String> = Vec::new();
         for line in tree.lines() {
             // `1streamseal-wire v0.1.0 (...)`: the depth, then the package.
@@ -160,18 +147,8 @@ pub fn layers() -> Result {
     // What apps build has no fixed-randomness seam: no default member turns
     // `test-seams` on through a normal or build dependency (the golden
     // vectors' generator is the dev-only streamseal-vectors).
-    let out = Command::new("cargo")
-        .args(["tree", "--locked", "-e", "normal,build,features"])
-        .current_dir(root())
-        .output()
-        .map_err(|e| format!("cannot run cargo tree: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cargo tree -e features failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    if String::from_utf8_lossy(&out.stdout).contains("\"test-seams\"") {
+    let features = cargo_tree(&["-e", "normal,build,features"])?;
+    if features.contains("\"test-seams\"") {
         return Err(
             "a default workspace member builds the core with `test-seams` (cargo tree -e features)"
                 .to_owned(),
@@ -182,4 +159,22 @@ pub fn layers() -> Result {
          no default member builds the test seam"
     );
     Ok(())
+}
+
+/// `cargo tree --locked ARGS` at the workspace root: what it printed.
+fn cargo_tree(args: &[&str]) -> Result<String> {
+    let out = Command::new("cargo")
+        .args(["tree", "--locked"])
+        .args(args)
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("cannot run cargo tree: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo tree {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
