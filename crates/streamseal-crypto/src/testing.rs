@@ -5,7 +5,7 @@
 //! in call order:
 //! - `envelope::seal`: 12 iv bytes, then the signature's 64 bytes `Z`;
 //! - `wrap::wrap_stream_key`: 32 bytes of HPKE ephemeral key material (`ikmE`);
-//! - `bundle::create_bundle` and [`bundle_below_floor`]: 16 salt bytes, then 12 iv bytes;
+//! - `bundle::create_bundle` and [`bundle_below_floor`](crate::testing::bundle_below_floor): 16 salt bytes, then 12 iv bytes;
 //! - `StreamKey::generate`, `SecretKey::generate`: 32 bytes.
 
 use crate::bundle::SealedBundle;

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | unlock, set up, re-seal the user's key (`me/e2e-key`) | [`user_key`] |
 //! | what a member remembers of a root stream, persisted | [`state`] |
-//! | key-wraps list -> generations admitted from accepted senders | [`keyring`] |
+//! | key-wraps list -> generations admitted from accepted senders | [`key_wraps`] |
 //! | send, edit and open stream messages | [`messages`] |
 //! | a runtime's claimed invocation: open `sealedContext`, seal steps and replies | [`runtime`] |
 //! | generation 0 of a new sealed session, and rolling the generation | [`session`] |

@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use crate::cmd::{Result, root, run, works};
+use crate::cmd::{Result, root, run, run_in, works};
 
 /// rustfmt and clippy, if the toolchain lacks them.
 pub fn setup() -> Result {
@@ -12,8 +12,9 @@ pub fn setup() -> Result {
     Ok(())
 }
 
-/// `cargo fmt --check`, clippy with `-D warnings`, the official vectors (with
-/// their case counts printed), then every workspace test.
+/// `cargo fmt --check`, the layer rules, clippy with `-D warnings`, rustdoc
+/// with `-D warnings`, the official vectors (with their case counts
+/// printed), then every workspace test.
 pub fn test() -> Result {
     run("cargo", &["fmt", "--all", "--", "--check"])?;
     layers()?;
@@ -29,6 +30,30 @@ pub fn test() -> Result {
             "-D",
             "warnings",
         ],
+    )?;
+    // Rustdoc of the library crates, every intra-doc link resolved (a moved
+    // item leaves no dangling link behind).
+    run_in(
+        &root(),
+        "cargo",
+        &[
+            "doc",
+            "--no-deps",
+            "--locked",
+            "-p",
+            "streamseal-crypto",
+            "-p",
+            "streamseal-wire",
+            "-p",
+            "streamseal-api",
+            "-p",
+            "streamseal-sealed",
+            "-p",
+            "streamseal",
+            "-p",
+            "streamseal-vectors",
+        ],
+        &[("RUSTDOCFLAGS", "-D warnings")],
     )?;
     // The official vectors print their case counts.
     run(

@@ -40,7 +40,7 @@
 //! assert_eq!(err.code().as_str(), "MALFORMED_JSON");
 //! ```
 //!
-//! [`streamseal_api::EndpointRequest::from_json`] reads a whole endpoint call
+//! `EndpointRequest::from_json` of the endpoint layer (`streamseal-api`) reads a whole endpoint call
 //! the same way: path parameters keyed by their own name (`streamId`), the
 //! body's and the query's fields by their path inside the body or query,
 //! as the service names them.
