@@ -1,28 +1,18 @@
 // The golden vectors of tests/vectors/streamseal/, reproduced byte for byte
-// from JS through the test flavour's fixed-randomness seam; the wraps also
-// through an independent HPKE (npm @hpke/core).
+// from JS through the package's hazmat exports, which draw exactly the
+// vector's randomness; the wraps also through an independent HPKE (npm
+// @hpke/core).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { hex, testFlavour, throwsCode, unhex, utf8, vectors } from "./load.mjs";
+import { hex, shipped as pkg, throwsCode, unhex, utf8, vectors } from "./load.mjs";
 import * as hostile from "./hostile-server.mjs";
 
-const pkg = await testFlavour();
 
 // Secret holders are freed after each vector (Node 20 has no `using`).
 const held = [];
 const keep = (obj) => (held.push(obj), obj);
 const freeAll = () => held.splice(0).forEach((o) => o.free());
 
-function withRandomness(bytes, fn) {
-  pkg.setFixedRandomness(bytes);
-  try {
-    const out = fn();
-    assert.equal(pkg.remainingFixedRandomness(), 0, "every fixed random byte is drawn");
-    return out;
-  } finally {
-    pkg.clearFixedRandomness();
-  }
-}
 
 const subtle = globalThis.crypto.subtle;
 const concat = (...parts) => {
@@ -51,7 +41,7 @@ test("envelopes.json: every slot kind seals byte for byte (iv || Z drawn), opens
     assert.equal(sender.publicKey, v.senderPublicKey, v.name);
     // 12 + 64 bytes: the iv, then the XEdDSA nonce Z.
     assert.equal(unhex(v.randomHex).length, 76, v.name);
-    const sealed = withRandomness(unhex(v.randomHex), () => pkg.seal(ring, sender, v.senderSubject, v.slot, utf8(v.plaintext)));
+    const sealed = pkg.hazmatSealWithRandomness(ring, sender, v.senderSubject, v.slot, utf8(v.plaintext), unhex(v.randomHex));
     assert.deepEqual(sealed, v.sealed, v.name);
     const aadSender = { subject: v.senderSubject, kind: v.senderKind, keyId: v.senderKeyId };
     assert.equal(hex(pkg.aadEncode(2, v.rootStreamId, v.keyGeneration, aadSender, v.slot)), v.aadHex, v.name);
@@ -106,7 +96,7 @@ test("wraps.json: auth-mode wraps (format 2) reproduce and unwrap only as made b
     assert.equal(sender.publicKey, v.senderPublicKey);
     const ring = keep(new pkg.Keyring(v.rootStreamId));
     ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
-    const wrap = withRandomness(unhex(v.randomHex), () => pkg.wrapStreamKey(ring, v.keyGeneration, sender, me.recipient()));
+    const wrap = pkg.hazmatWrapStreamKeyWithRandomness(ring, v.keyGeneration, sender, me.recipient(), unhex(v.randomHex));
     assert.deepEqual(wrap, v.wrap, v.name);
     const opened = keep(new pkg.Keyring(v.rootStreamId));
     const stranger = keep(pkg.IdentityKey.generate(v.senderKind, v.senderKeyId));
@@ -153,9 +143,7 @@ test("bundles.json: passphrase bundles reproduce and open", () => {
     const key = keep(pkg.IdentityKey.fromSecretKey("user", "key_1", unhex(v.secretKeyHex)));
     assert.equal(key.publicKey, v.publicKey);
     const pass = new TextEncoder().encode(v.passphrase);
-    const record = withRandomness(unhex(v.randomHex), () =>
-      pkg.createBundle(key, pass, v.record.kdfParams),
-    );
+    const record = pkg.hazmatCreateBundleWithRandomness(key, pass, v.record.kdfParams, unhex(v.randomHex));
     assert.deepEqual(record, v.record, v.name);
     const opened = keep(pkg.openBundle("user", "key_1", v.publicKey, v.record, pass));
     pass.fill(0);
@@ -197,7 +185,7 @@ test("invocations.json: a runtime that pinned the owner's key opens sealedContex
     { keyGeneration: v.invocation.sealedContext.reply.keyGeneration, sender: v.ownerUserId, senderKeyId: v.ownerKeyId, level: "unverified" },
   ]);
   assert.equal(hex(keep(state.keyring()).exportKey(v.invocation.sealedContext.reply.keyGeneration)), v.streamKeyHex);
-  const complete = withRandomness(unhex(v.replyRandomHex), () => opened.sealReply(v.replyMessageId, v.replyText));
+  const complete = opened.hazmatSealReplyWithRandomness(v.replyMessageId, v.replyText, unhex(v.replyRandomHex));
   assert.deepEqual(complete, v.sealedComplete);
   // Without the member's key, its history item cannot be checked; the rest opens.
   const unpresented = keep(pkg.OpenedInvocation.open(v.invocation, fresh(), trust, v.botId, me));

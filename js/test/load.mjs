@@ -1,20 +1,9 @@
-// Loads the two builds of the package for the tests: the shipped one
-// (through the package's own Node entry) and the test flavour (`dist-test`,
-// built with the `test-seams` feature, never shipped).
+// Loads the package for the tests, as apps get it (through its own Node
+// entry). There is one build: the golden vectors are reproduced through its
+// `hazmat*WithRandomness` exports, which take the randomness as a parameter.
 import { readFileSync } from "node:fs";
 
 export const shipped = await import("../src/node.js");
-
-export async function testFlavour() {
-  const glue = await import("../dist-test/streamseal_wasm.js");
-  glue.initSync({
-    module: readFileSync(new URL("../dist-test/streamseal_wasm_bg.wasm", import.meta.url)),
-  });
-  const { StreamsealError } = await import("../dist-test/error.js");
-  const { guardFreedObjects } = await import("../src/guard.js");
-  guardFreedObjects(glue, StreamsealError);
-  return { ...glue, StreamsealError };
-}
 
 export const hex = (bytes) => Buffer.from(bytes).toString("hex");
 export const unhex = (text) => new Uint8Array(Buffer.from(text, "hex"));

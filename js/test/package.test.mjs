@@ -44,9 +44,12 @@ function message(id, sealed, extra = {}) {
   };
 }
 
-test("the shipped package has no test seam", () => {
+test("no global randomness seam: fixed randomness only through hazmat exports that take the bytes", () => {
   assert.equal(pkg.setFixedRandomness, undefined);
   assert.equal(pkg.clearFixedRandomness, undefined);
+  for (const name of ["hazmatSealWithRandomness", "hazmatWrapStreamKeyWithRandomness", "hazmatCreateBundleWithRandomness", "hazmatXeddsaSignWithRandomness"]) {
+    assert.equal(typeof pkg[name], "function", name);
+  }
   assert.equal(typeof pkg.init, "function");
   assert.equal(typeof pkg.StreamsealError, "function");
 });

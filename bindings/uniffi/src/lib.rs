@@ -111,14 +111,12 @@
 pub mod api;
 pub mod crypto;
 pub mod error;
+pub mod hazmat;
 pub mod keys;
 pub mod sealed;
 pub mod sender;
 pub mod state;
 pub mod trust;
-
-#[cfg(feature = "test-seams")]
-pub mod seams;
 
 pub use error::StreamsealError;
 

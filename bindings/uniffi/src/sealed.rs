@@ -371,6 +371,21 @@ impl OpenedInvocation {
         to_json(&self.0.seal_reply(&MessageId::parse(&message_id)?, &text)?)
     }
 
+    /// Hazmat (see the core's `streamseal::hazmat`): `seal_reply` drawing the
+    /// envelope's iv and `Z` from `randomness`, to the last byte. Never
+    /// outside tests.
+    pub fn hazmat_seal_reply_with_randomness(
+        &self,
+        message_id: String,
+        text: String,
+        randomness: Vec<u8>,
+    ) -> Result<String> {
+        let message_id = MessageId::parse(&message_id)?;
+        to_json(&streamseal::hazmat::drawing_exactly(&randomness, |rng| {
+            streamseal::sealed::hazmat::seal_reply_with(rng, &self.0, &message_id, &text)
+        })?)
+    }
+
     /// The `sealedReply` of a plain `complete` body (JSON).
     pub fn seal_complete_reply(&self, message_id: String, text: String) -> Result<String> {
         to_json(

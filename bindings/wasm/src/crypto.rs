@@ -12,7 +12,7 @@ use streamseal::kdf::{self, KdfLimits, KdfParams};
 use streamseal::sender::SealedBy;
 use streamseal::slot::Slot;
 use streamseal::wrap::{self, KeyWrap};
-use streamseal::{ErrorCode, aad, encoding};
+use streamseal::{ErrorCode, aad, encoding, hazmat};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
@@ -71,6 +71,26 @@ pub fn seal(
         &slot,
         plaintext,
     ))?)
+}
+
+/// **Hazmat** (`streamseal::hazmat`): `seal` drawing the 12 iv bytes, then
+/// the signature's 64 bytes `Z`, from `randomness`, to the last byte. For
+/// reproducing the golden vectors only: the same bytes twice reuse the
+/// AES-GCM and XEdDSA nonces.
+#[wasm_bindgen(js_name = hazmatSealWithRandomness)]
+pub fn hazmat_seal_with_randomness(
+    keyring: &Keyring,
+    identity: &IdentityKey,
+    subject: &str,
+    slot: Ts<Slot>,
+    plaintext: &[u8],
+    randomness: &[u8],
+) -> JsResult<Ts<SealedPayload>> {
+    let slot = input("slot", &slot)?;
+    let signer = signer(identity, subject)?;
+    output(&js(hazmat::drawing_exactly(randomness, |rng| {
+        hazmat::seal_envelope_with(rng, keyring.core(), &signer, &slot, plaintext)
+    }))?)
 }
 
 /// An opened envelope: the slot its AAD bound, the generation, who sealed
@@ -171,6 +191,31 @@ pub fn wrap_stream_key(
     ))?)
 }
 
+/// **Hazmat** (`streamseal::hazmat`): `wrapStreamKey` drawing its 32 bytes
+/// of `ikmE` from `randomness`, to the last byte. For reproducing the golden
+/// vectors only.
+#[wasm_bindgen(js_name = hazmatWrapStreamKeyWithRandomness)]
+pub fn hazmat_wrap_stream_key_with_randomness(
+    keyring: &Keyring,
+    generation: u32,
+    sender: &IdentityKey,
+    recipient: Ts<Recipient>,
+    randomness: &[u8],
+) -> JsResult<Ts<KeyWrap>> {
+    let recipient = input("recipient", &recipient)?;
+    let key = js(keyring.core().key(generation))?;
+    output(&js(hazmat::drawing_exactly(randomness, |rng| {
+        hazmat::wrap_stream_key_with(
+            rng,
+            keyring.core().root_stream_id(),
+            generation,
+            key,
+            sender.core(),
+            &recipient,
+        )
+    }))?)
+}
+
 /// Which sender made an unwrapped key, and to which of the caller's keys.
 #[derive(Serialize, Tsify)]
 pub struct Unwrapped {
@@ -230,6 +275,23 @@ pub fn create_bundle(
         &passphrase,
         &params,
     ))?)
+}
+
+/// **Hazmat** (`streamseal::hazmat`): `createBundle` drawing the 16 salt
+/// bytes, then the 12 iv bytes, from `randomness`, to the last byte. For
+/// reproducing the golden vectors only.
+#[wasm_bindgen(js_name = hazmatCreateBundleWithRandomness)]
+pub fn hazmat_create_bundle_with_randomness(
+    key: &IdentityKey,
+    passphrase: &Uint8Array,
+    params: Option<Ts<KdfParams>>,
+    randomness: &[u8],
+) -> JsResult<Ts<SealedBundle>> {
+    let passphrase = self::passphrase("passphrase", passphrase)?;
+    let params = kdf_params(params)?;
+    output(&js(hazmat::drawing_exactly(randomness, |rng| {
+        hazmat::create_bundle_with(rng, key.core().secret_key(), &passphrase, &params)
+    }))?)
 }
 
 /// Opens a bundle into an identity key of `kind` and `keyId` with

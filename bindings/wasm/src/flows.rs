@@ -362,6 +362,23 @@ impl OpenedInvocation {
         output(&js(self.inner.seal_reply(&message_id, text))?)
     }
 
+    /// **Hazmat** (`streamseal::hazmat`): `sealReply` drawing the envelope's
+    /// iv and `Z` from `randomness`, to the last byte. For reproducing the
+    /// golden vectors only.
+    #[wasm_bindgen(js_name = hazmatSealReplyWithRandomness)]
+    pub fn hazmat_seal_reply_with_randomness(
+        &self,
+        message_id: &str,
+        text: &str,
+        randomness: &[u8],
+    ) -> JsResult<Ts<SealedCompleteRequest>> {
+        let message_id = js(MessageId::parse(message_id))?;
+        output(&js(streamseal::hazmat::drawing_exactly(
+            randomness,
+            |rng| streamseal::sealed::hazmat::seal_reply_with(rng, &self.inner, &message_id, text),
+        ))?)
+    }
+
     /// The sealed reply of the plain `complete` call.
     #[wasm_bindgen(js_name = sealCompleteReply)]
     pub fn seal_complete_reply(

@@ -33,8 +33,10 @@
 //! seals, whose signatures an opener accepts), [`signature`] (XEdDSA over
 //! raw bytes, hazmat), [`trust`] (the trust store, fingerprints, safety
 //! numbers), [`state`] (the persistent stream state, opening key wraps,
-//! rolls), [`flows`] (the sealed flows), [`api`] (the sans-IO endpoints),
-//! and, in the test build flavour only (feature `test-seams`), `seams`.
+//! rolls), [`flows`] (the sealed flows), [`api`] (the sans-IO endpoints).
+//! The `hazmat*WithRandomness` exports take the randomness as a parameter
+//! (`streamseal::hazmat`), for reproducing the golden vectors; there is no
+//! test-only build flavour and no global seam.
 
 // Exports return the one coded `StreamsealError`; each one's codes are its core call's.
 #![allow(clippy::missing_errors_doc)]
@@ -44,8 +46,6 @@ pub mod crypto;
 pub mod error;
 pub mod flows;
 pub mod keys;
-#[cfg(feature = "test-seams")]
-pub mod seams;
 pub mod sender;
 pub mod signature;
 pub mod state;

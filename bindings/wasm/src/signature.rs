@@ -48,6 +48,22 @@ pub fn hazmat_xeddsa_sign(identity: &IdentityKey, message: &Uint8Array) -> JsRes
     Ok(signed.as_bytes().to_vec())
 }
 
+/// **Hazmat.** `hazmatXeddsaSign` drawing the 64 bytes `Z` from
+/// `randomness`, to the last byte: for reproducing the golden signatures
+/// only (one `Z` twice reveals the secret key).
+#[wasm_bindgen(js_name = hazmatXeddsaSignWithRandomness)]
+pub fn hazmat_xeddsa_sign_with_randomness(
+    identity: &IdentityKey,
+    message: &Uint8Array,
+    randomness: &[u8],
+) -> JsResult<Vec<u8>> {
+    let message = bytes_of("message", message)?;
+    let signed = js(streamseal::hazmat::drawing_exactly(randomness, |rng| {
+        streamseal::hazmat::sign_with(rng, identity.core(), &message)
+    }))?;
+    Ok(signed.as_bytes().to_vec())
+}
+
 /// **Hazmat.** Checks that `signature` (64 bytes) is the XEdDSA signature of
 /// `message` exactly as given under `public_key` (44-character base64;
 /// `streamseal::signature::verify`). Returns nothing when it is; throws a

@@ -106,20 +106,22 @@ pub fn create_bundle(
     params: &KdfParams,
 ) -> Result<SealedBundle> {
     params.check_for_new_bundle()?;
-    seal_bundle(secret, passphrase, params)
+    seal_bundle_from(&mut random::OsRng, secret, passphrase, params)
 }
 
-/// Seals `secret` with parameters checked only against the caps on opening.
-/// Reached from [`create_bundle`] after the floor check, and from the test
-/// seam that stands in for records made before the floor existed.
-pub(crate) fn seal_bundle(
+/// Seals `secret` with parameters checked only against the caps on opening,
+/// drawing the 16 salt bytes then the 12 iv bytes from `rng`. Reached from
+/// [`create_bundle`] after the floor check, and from [`crate::hazmat`]
+/// (fixed randomness, and records made before the floor existed).
+pub(crate) fn seal_bundle_from(
+    rng: &mut dyn random::Source,
     secret: &SecretKey,
     passphrase: &str,
     params: &KdfParams,
 ) -> Result<SealedBundle> {
-    let salt = random::array::<SALT_LEN>()?;
+    let salt = random::array_from::<SALT_LEN>(rng)?;
     let key = kdf::derive_key(passphrase, &salt, params, &KdfLimits::default())?;
-    let iv = random::array::<IV_LEN>()?;
+    let iv = random::array_from::<IV_LEN>(rng)?;
     let aad = bundle_aad(BUNDLE_VERSION, &secret.public_key());
     let ct = aead::seal(&key, &iv, secret.to_bytes().as_slice(), &aad)?;
     let mut bytes = Vec::with_capacity(BUNDLE_LEN);

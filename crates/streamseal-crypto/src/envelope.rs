@@ -203,6 +203,18 @@ pub fn seal(
     slot: &Slot,
     plaintext: &[u8],
 ) -> Result<SealedPayload> {
+    seal_from(&mut random::OsRng, keyring, signer, slot, plaintext)
+}
+
+/// [`seal`] drawing the 12 iv bytes, then the signature's 64 bytes `Z`,
+/// from `rng` (public under [`crate::hazmat`]).
+pub(crate) fn seal_from(
+    rng: &mut dyn random::Source,
+    keyring: &Keyring,
+    signer: &Signer<'_>,
+    slot: &Slot,
+    plaintext: &[u8],
+) -> Result<SealedPayload> {
     if plaintext.len() > MAX_PLAINTEXT_LEN {
         return Err(Error::InputTooLarge {
             field: "plaintext",
@@ -222,8 +234,9 @@ pub fn seal(
         slot,
     )?;
     let (generation, key) = keyring.key_for_sealing()?;
-    let iv = random::array::<IV_LEN>()?;
-    let signed = signature::sign(
+    let iv = random::array_from::<IV_LEN>(rng)?;
+    let signed = signature::sign_from(
+        rng,
         signer.key(),
         &signature_input(version, &aad_bytes, plaintext)?,
     )?;

@@ -100,7 +100,12 @@ impl SecretKey {
     ///
     /// `RANDOMNESS_UNAVAILABLE` when the system's randomness fails.
     pub fn generate() -> Result<Self> {
-        let bytes = Zeroizing::new(random::array::<KEY_LEN>()?);
+        Self::generate_from(&mut random::OsRng)
+    }
+
+    /// [`SecretKey::generate`] from `rng` (public under [`crate::hazmat`]).
+    pub(crate) fn generate_from(rng: &mut dyn random::Source) -> Result<Self> {
+        let bytes = Zeroizing::new(random::array_from::<KEY_LEN>(rng)?);
         Ok(Self::from_bytes(&bytes))
     }
 

@@ -75,6 +75,7 @@ pub mod envelope;
 pub mod error;
 pub mod extra;
 pub mod fingerprint;
+pub mod hazmat;
 pub mod identity;
 pub mod kdf;
 pub mod persist;
@@ -85,12 +86,6 @@ pub mod slot;
 pub mod stream_key;
 pub mod trust;
 pub mod wrap;
-
-/// The fixed-randomness seam the golden vectors and the binding test suites
-/// use (feature `test-seams`, never in a shipped build).
-#[cfg(feature = "test-seams")]
-#[doc(hidden)]
-pub mod testing;
 
 pub use error::{Error, ErrorCode, Result};
 pub use stream_key::Keyring;

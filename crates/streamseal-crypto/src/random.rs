@@ -1,69 +1,74 @@
-//! Randomness: only from the operating system (or `crypto.getRandomValues`
-//! in browsers) through `getrandom`.
+//! Randomness: the caller's generator, passed in, or the operating system's
+//! (`crypto.getRandomValues` in browsers) through `getrandom`.
 //!
-//! With the `test-seams` feature, tests can queue fixed bytes for the current
-//! thread (see `crate::testing`); shipped builds have no such path.
+//! Every public operation that draws randomness uses [`OsRng`]. The
+//! operations the golden vectors need with fixed randomness take the
+//! generator as a parameter (`rust-hpke`'s model, `setup_sender(mode, pk,
+//! info, csprng)`) and are public only under [`crate::hazmat`]; nothing else
+//! can make the library draw other bytes, and there is no global state.
+
+pub use rand_core::{TryCryptoRng, TryRng};
 
 use crate::error::{Error, Result};
 
-/// Fills `buf` with random bytes, or fails with `RANDOMNESS_UNAVAILABLE`.
+/// The operating system's generator (`getrandom::SysRng`): what every public
+/// operation draws from.
+pub use getrandom::SysRng as OsRng;
+
+/// What the operations draw from, as one object-safe interface: each
+/// operation is compiled once (taking `&mut dyn Source`), whatever generator
+/// a caller passes, instead of once per generator type (the WASM module
+/// would carry every copy).
+pub trait Source {
+    /// Fills `buf`, or fails with `RANDOMNESS_UNAVAILABLE`.
+    ///
+    /// # Errors
+    ///
+    /// `RANDOMNESS_UNAVAILABLE` when the generator has no bytes to give.
+    fn fill(&mut self, buf: &mut [u8]) -> Result<()>;
+}
+
+impl<R: TryCryptoRng + ?Sized> Source for R {
+    fn fill(&mut self, buf: &mut [u8]) -> Result<()> {
+        self.try_fill_bytes(buf)
+            .map_err(|_| Error::RandomnessUnavailable)
+    }
+}
+
+/// Fills `buf` from `rng`, or fails with `RANDOMNESS_UNAVAILABLE`.
+///
+/// # Errors
+///
+/// `RANDOMNESS_UNAVAILABLE` when `rng` has no bytes to give.
+pub fn fill_from(rng: &mut dyn Source, buf: &mut [u8]) -> Result<()> {
+    rng.fill(buf)
+}
+
+/// `N` bytes from `rng`.
+///
+/// # Errors
+///
+/// `RANDOMNESS_UNAVAILABLE` when `rng` has no bytes to give.
+pub fn array_from<const N: usize>(rng: &mut dyn Source) -> Result<[u8; N]> {
+    let mut out = [0u8; N];
+    rng.fill(&mut out)?;
+    Ok(out)
+}
+
+/// Fills `buf` with bytes from the operating system.
 ///
 /// # Errors
 ///
 /// `RANDOMNESS_UNAVAILABLE` when the operating system has none to give.
 pub fn fill(buf: &mut [u8]) -> Result<()> {
-    #[cfg(feature = "test-seams")]
-    if let Some(result) = seam::take(buf) {
-        return result;
-    }
-    getrandom::fill(buf).map_err(|_| Error::RandomnessUnavailable)
+    fill_from(&mut OsRng, buf)
 }
 
-/// Returns `N` random bytes.
+/// `N` bytes from the operating system.
 ///
 /// # Errors
 ///
 /// `RANDOMNESS_UNAVAILABLE` when the operating system has none to give.
 pub fn array<const N: usize>() -> Result<[u8; N]> {
-    let mut out = [0u8; N];
-    fill(&mut out)?;
-    Ok(out)
-}
-
-#[cfg(feature = "test-seams")]
-pub(crate) mod seam {
-    use std::cell::RefCell;
-    use std::collections::VecDeque;
-
-    use crate::error::{Error, Result};
-
-    thread_local! {
-        static QUEUE: RefCell<Option<VecDeque<u8>>> = const { RefCell::new(None) };
-    }
-
-    /// Installs (or with `None`, removes) the fixed byte queue of this thread.
-    pub(crate) fn set(bytes: Option<Vec<u8>>) {
-        QUEUE.with(|q| *q.borrow_mut() = bytes.map(VecDeque::from));
-    }
-
-    /// Bytes still queued, if a queue is installed.
-    pub(crate) fn remaining() -> Option<usize> {
-        QUEUE.with(|q| q.borrow().as_ref().map(VecDeque::len))
-    }
-
-    /// Serves `buf` from the queue when one is installed. An exhausted queue is
-    /// an error, so a test never silently falls back to real randomness.
-    pub(crate) fn take(buf: &mut [u8]) -> Option<Result<()>> {
-        QUEUE.with(|q| {
-            let mut q = q.borrow_mut();
-            let queue = q.as_mut()?;
-            if queue.len() < buf.len() {
-                return Some(Err(Error::RandomnessUnavailable));
-            }
-            for b in buf.iter_mut() {
-                *b = queue.pop_front().unwrap_or(0);
-            }
-            Some(Ok(()))
-        })
-    }
+    array_from(&mut OsRng)
 }

@@ -121,17 +121,26 @@ impl fmt::Debug for Signature {
 ///
 /// `RANDOMNESS_UNAVAILABLE` when the nonce cannot be drawn.
 pub fn sign(key: &IdentityKey, message: &[u8]) -> Result<Signature> {
-    let nonce = Zeroizing::new(random::array::<NONCE_LEN>()?);
+    sign_from(&mut random::OsRng, key, message)
+}
+
+/// [`sign`] drawing `Z` from `rng` (public under [`crate::hazmat`]).
+pub(crate) fn sign_from(
+    rng: &mut dyn random::Source,
+    key: &IdentityKey,
+    message: &[u8],
+) -> Result<Signature> {
+    let nonce = Zeroizing::new(random::array_from::<NONCE_LEN>(rng)?);
     let secret = key.secret_key().to_bytes();
     // Zeroized on drop by the crate.
     let private = xed25519::PrivateKey(*secret);
-    let mut rng = OneNonce {
+    let mut one = OneNonce {
         nonce: &nonce,
         served: false,
         misused: false,
     };
-    let signature: [u8; SIGNATURE_LEN] = private.sign(message, &mut rng);
-    if rng.misused {
+    let signature: [u8; SIGNATURE_LEN] = private.sign(message, &mut one);
+    if one.misused {
         // The pinned crate draws exactly `Z`, once (tests/it/xeddsa_vectors.rs
         // reproduces its bytes); anything else would mean a nonce that is
         // not the one drawn above, so the signature is not handed out.

@@ -43,8 +43,13 @@ impl StreamKey {
     ///
     /// `RANDOMNESS_UNAVAILABLE` when the system's randomness fails.
     pub fn generate() -> Result<Self> {
+        Self::generate_from(&mut random::OsRng)
+    }
+
+    /// [`StreamKey::generate`] from `rng` (public under [`crate::hazmat`]).
+    pub(crate) fn generate_from(rng: &mut dyn random::Source) -> Result<Self> {
         let mut key = StreamKey(Box::new([0u8; STREAM_KEY_LEN]));
-        random::fill(key.0.as_mut())?;
+        random::fill_from(rng, key.0.as_mut())?;
         Ok(key)
     }
 

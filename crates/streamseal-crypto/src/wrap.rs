@@ -175,6 +175,26 @@ pub fn wrap_stream_key(
     sender: &IdentityKey,
     recipient: &Recipient,
 ) -> Result<KeyWrap> {
+    wrap_stream_key_from(
+        &mut random::OsRng,
+        root_stream_id,
+        generation,
+        key,
+        sender,
+        recipient,
+    )
+}
+
+/// [`wrap_stream_key`] drawing its 32 bytes of `ikmE` from `rng` (public
+/// under [`crate::hazmat`]).
+pub(crate) fn wrap_stream_key_from(
+    rng: &mut dyn random::Source,
+    root_stream_id: &str,
+    generation: u32,
+    key: &StreamKey,
+    sender: &IdentityKey,
+    recipient: &Recipient,
+) -> Result<KeyWrap> {
     let info = wrap_info(
         root_stream_id,
         generation,
@@ -187,19 +207,19 @@ pub fn wrap_stream_key(
     let sender_pair = (kem_secret(sender)?, kem_public(&Recipient::of(sender))?);
     // RFC 9180 section 4.1: the ephemeral key pair is DeriveKeyPair(random(Nsk)).
     // Draw those 32 bytes fallibly here, then hand them to hpke.
-    let mut rng = SeedRng::new(random::array::<32>()?);
+    let mut seed = SeedRng::new(random::array_from::<32>(rng)?);
     let (enc, ct) = hpke::single_shot_seal_with_rng::<Aead, Kdf, Kem>(
         &OpModeS::Auth(sender_pair),
         &pk,
         &info,
         key.to_bytes().as_slice(),
         b"",
-        &mut rng,
+        &mut seed,
     )
     // EncapError: a DH output was all zero, i.e. a low-order public key
     // (RFC 9180 section 7.1.4).
     .map_err(|_| Error::InvalidPublicKey)?;
-    if rng.overrun {
+    if seed.overrun {
         return Err(Error::RandomnessUnavailable);
     }
     Ok(KeyWrap {

@@ -50,6 +50,7 @@
 #![forbid(unsafe_code)]
 
 pub mod decisions;
+pub mod hazmat;
 pub mod key_wraps;
 pub mod messages;
 pub mod presence;

@@ -49,7 +49,9 @@ use crate::state::StreamState;
 use crate::{refuse_stale, utf8};
 use streamseal_crypto::envelope::{SealedPayload, open, open_matching, seal};
 use streamseal_crypto::error::{Error, ErrorCode, Result};
+use streamseal_crypto::hazmat::seal_envelope_with;
 use streamseal_crypto::identity::{IdentityKey, MAX_KEYS};
+use streamseal_crypto::random::{OsRng, Source};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
 use streamseal_crypto::slot::{DecisionOption, Slot, SlotKind, StepPhase};
 use streamseal_crypto::stream_key::Keyring;
@@ -386,13 +388,22 @@ impl OpenedInvocation {
     }
 
     fn seal_bot_message(&self, message_id: &MessageId, text: &str) -> Result<SealedPayload> {
+        self.seal_bot_message_from(&mut OsRng, message_id, text)
+    }
+
+    fn seal_bot_message_from(
+        &self,
+        rng: &mut dyn Source,
+        message_id: &MessageId,
+        text: &str,
+    ) -> Result<SealedPayload> {
         let slot = Slot::BotReply {
             stream_id: self.response_stream_id.clone(),
             message_id: message_id.as_str().to_owned(),
             author_id: self.bot_id.clone(),
             invocation_id: self.invocation_id.clone(),
         };
-        seal(&self.keyring, &self.signer()?, &slot, text.as_bytes())
+        seal_envelope_with(rng, &self.keyring, &self.signer()?, &slot, text.as_bytes())
     }
 
     /// The `sealed-complete` body with the reply `text` under `message_id`.
@@ -406,11 +417,22 @@ impl OpenedInvocation {
     /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE`; `VALIDATION_FAILED`
     /// when the body breaks the API's bounds.
     pub fn seal_reply(&self, message_id: &MessageId, text: &str) -> Result<SealedCompleteRequest> {
+        self.seal_reply_from(&mut OsRng, message_id, text)
+    }
+
+    /// [`OpenedInvocation::seal_reply`] drawing from `rng` (public under
+    /// [`crate::hazmat`]).
+    pub(crate) fn seal_reply_from(
+        &self,
+        rng: &mut dyn Source,
+        message_id: &MessageId,
+        text: &str,
+    ) -> Result<SealedCompleteRequest> {
         let body = SealedCompleteRequest {
             source_revision: Some(self.source_revision),
             reply: Some(SealedReply {
                 message_id: message_id.as_str().to_owned(),
-                sealed: self.seal_bot_message(message_id, text)?,
+                sealed: self.seal_bot_message_from(rng, message_id, text)?,
                 attachment_ids: None,
             }),
             no_response: None,

@@ -8,13 +8,13 @@ use streamseal_crypto::aad;
 use streamseal_crypto::bundle::{self, BUNDLE_VERSION};
 use streamseal_crypto::envelope::{self, ENVELOPE_VERSION};
 use streamseal_crypto::error::{Error, Result};
+use streamseal_crypto::hazmat::{self, drawing_exactly};
 use streamseal_crypto::identity::{IdentityKey, KeyId, Recipient, RecipientKind, SecretKey};
 use streamseal_crypto::kdf::{KdfParams, passphrase_bytes};
 use streamseal_crypto::sender::Signer;
 use streamseal_crypto::signature;
 use streamseal_crypto::slot::{DecisionOption, Slot, StepPhase};
 use streamseal_crypto::stream_key::{Keyring, StreamKey};
-use streamseal_crypto::testing::with_fixed_randomness;
 use streamseal_crypto::wrap;
 
 /// The root stream all vectors use.
@@ -189,13 +189,13 @@ pub fn envelopes() -> Result<Value> {
             signature::NONCE_LEN,
         );
         let random = [iv.as_slice(), z.as_slice()].concat();
-        let sealed = with_fixed_randomness(&random, || {
-            envelope::seal(&ring, &signer, &slot, plaintext.as_bytes())
+        let sealed = drawing_exactly(&random, |rng| {
+            hazmat::seal_envelope_with(rng, &ring, &signer, &slot, plaintext.as_bytes())
         })?;
         let version = u8::try_from(ENVELOPE_VERSION).unwrap_or(u8::MAX);
         let aad_bytes = aad::encode(version, ROOT, generation, &signer.aad_sender(), &slot)?;
         let input = envelope::signature_input(version, &aad_bytes, plaintext.as_bytes())?;
-        let signed = with_fixed_randomness(&z, || signature::sign(&key, &input))?;
+        let signed = drawing_exactly(&z, |rng| hazmat::sign_with(rng, &key, &input))?;
         let iv_array: [u8; 12] = iv.as_slice().try_into().unwrap_or_default();
         vectors.push(json!({
             "name": name,
@@ -290,8 +290,9 @@ pub fn wraps() -> Result<Value> {
         );
         let stream_key = array32(0x60u8.wrapping_add(u8::try_from(i).unwrap_or(0)));
         let ikm_e = pattern(0xc0u8.wrapping_add(u8::try_from(i).unwrap_or(0)), 32);
-        let record = with_fixed_randomness(&ikm_e, || {
-            wrap::wrap_stream_key(
+        let record = drawing_exactly(&ikm_e, |rng| {
+            hazmat::wrap_stream_key_with(
+                rng,
                 ROOT,
                 generation,
                 &StreamKey::from_bytes(&stream_key),
@@ -354,8 +355,8 @@ pub fn bundles() -> Result<Value> {
         let secret_bytes = array32(seed);
         let secret = SecretKey::from_bytes(&secret_bytes);
         let random = pattern(0xd0u8.wrapping_add(u8::try_from(i).unwrap_or(0)), 16 + 12);
-        let sealed = with_fixed_randomness(&random, || {
-            bundle::create_bundle(&secret, passphrase, &params)
+        let sealed = drawing_exactly(&random, |rng| {
+            hazmat::create_bundle_with(rng, &secret, passphrase, &params)
         })?;
         vectors.push(json!({
             "name": name,
@@ -411,8 +412,9 @@ pub fn invocations() -> Result<Value> {
     ring.insert(generation, StreamKey::from_bytes(&stream_key))?;
 
     // What the owner's client sealed earlier, and the server now serves.
-    let mut wrap = with_fixed_randomness(&pattern(0x31, 32), || {
-        wrap::wrap_stream_key(
+    let mut wrap = drawing_exactly(&pattern(0x31, 32), |rng| {
+        hazmat::wrap_stream_key_with(
+            rng,
             ROOT,
             generation,
             &StreamKey::from_bytes(&stream_key),
@@ -438,16 +440,17 @@ pub fn invocations() -> Result<Value> {
             revision: 1,
         };
         let signer = Signer::new(author, key)?;
-        let sealed = with_fixed_randomness(&seal_random(0x70 + i * 16), || {
-            envelope::seal(&ring, &signer, &slot, text.as_bytes())
+        let sealed = drawing_exactly(&seal_random(0x70 + i * 16), |rng| {
+            hazmat::seal_envelope_with(rng, &ring, &signer, &slot, text.as_bytes())
         })?;
         Ok(
             json!({"ciphertext": sealed.ciphertext, "envelope": to_json(&sealed.envelope)?, "role": "user", "sequence": (i + 1).to_string()}),
         )
     };
     let prompt_slot = Slot::invocation_prompt(ROOT, source, owner, "user", 2);
-    let prompt = with_fixed_randomness(&seal_random(0x90), || {
-        envelope::seal(
+    let prompt = drawing_exactly(&seal_random(0x90), |rng| {
+        hazmat::seal_envelope_with(
+            rng,
             &ring,
             &Signer::new(owner, &owner_key)?,
             &prompt_slot,
@@ -510,8 +513,9 @@ pub fn invocations() -> Result<Value> {
     let reply_id = MessageId::parse("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6")?;
     let reply_text = "We decided: ship on Thursday, after the freeze.";
     let reply_random = seal_random(0xb0);
-    let complete =
-        with_fixed_randomness(&reply_random, || opened.seal_reply(&reply_id, reply_text))?;
+    let complete = drawing_exactly(&reply_random, |rng| {
+        streamseal_sealed::hazmat::seal_reply_with(rng, &opened, &reply_id, reply_text)
+    })?;
     let history: Vec<Value> = opened
         .history
         .iter()

@@ -2,10 +2,9 @@
 //! of the format made from fixed inputs, so that the Rust tests and every
 //! binding reproduce them byte for byte) and their generator.
 //!
-//! Nothing an app builds depends on this crate: it turns on the crypto
-//! layer's fixed-randomness seam, which is why the generator lives here and
-//! not in the library or the `streamseal` command line. Its binary writes
-//! the files or checks them for drift:
+//! Nothing an app builds depends on this crate. It draws fixed randomness
+//! through the crypto layer's `hazmat` operations, which take the generator
+//! as a parameter. Its binary writes the files or checks them for drift:
 //!
 //! ```text
 //! cargo run -p streamseal-vectors                 # regenerate tests/vectors/streamseal

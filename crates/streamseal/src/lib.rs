@@ -129,17 +129,13 @@ pub struct ReadmeDoctests;
 // The crypto layer (crate `streamseal-crypto`), under the paths it has
 // always had here.
 pub use streamseal_crypto::{
-    aad, bundle, codec, encoding, envelope, error, extra, fingerprint, identity, kdf, persist,
-    random, sender, signature, slot, stream_key, trust, wrap,
+    aad, bundle, codec, encoding, envelope, error, extra, fingerprint, hazmat, identity, kdf,
+    persist, random, sender, signature, slot, stream_key, trust, wrap,
 };
 
 pub use streamseal_api as api;
 pub use streamseal_sealed as sealed;
 pub use streamseal_wire as wire;
-
-#[cfg(feature = "test-seams")]
-#[doc(hidden)]
-pub mod testing;
 
 pub use error::{Error, ErrorCode, Result};
 

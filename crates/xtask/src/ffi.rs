@@ -1,5 +1,5 @@
-//! The UniFFI bindings (bindings/uniffi): build the library with its test
-//! seams, generate Kotlin, Swift and Python, fail on a drift of the committed
+//! The UniFFI bindings (bindings/uniffi): build the library once, as apps
+//! get it, generate Kotlin, Swift and Python, fail on a drift of the committed
 //! Swift sources, then compile and run the Kotlin tests on the JVM and the
 //! Python tests.
 
@@ -90,22 +90,12 @@ pub fn test() -> Result {
         fs::remove_dir_all(&out).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
     }
 
-    // Swift from the library as apps get it (no test seams): that is what
-    // the committed Swift package must match.
-    let shipped = build_library(&target, &out.join("lib-shipped"), false)?;
-    generate(&bindgen, &shipped, "swift", &out.join("swift"))?;
-    // Kotlin and Python from the test build, whose seams fix the randomness.
-    let seams = build_library(&target, &out.join("lib-test-seams"), true)?;
-    generate(&bindgen, &seams, "kotlin", &out.join("kotlin"))?;
-    generate(&bindgen, &seams, "python", &out.join("python"))?;
-    let swift_text = fs::read_to_string(out.join("swift/streamseal_ffi.swift")).unwrap_or_default();
-    let python_text = fs::read_to_string(out.join("python/streamseal_ffi.py")).unwrap_or_default();
-    if swift_text.contains("setFixedRandomness")
-        || !python_text.contains("def set_fixed_randomness")
-    {
-        return Err("the shipped and test-seams flavours of the library were mixed up".to_owned());
-    }
-    let library = seams;
+    // One library, as apps get it: the tests reproduce the golden vectors
+    // through its hazmat exports, which take the randomness as a parameter.
+    let library = build_library(&target, &out.join("lib"))?;
+    generate(&bindgen, &library, "swift", &out.join("swift"))?;
+    generate(&bindgen, &library, "kotlin", &out.join("kotlin"))?;
+    generate(&bindgen, &library, "python", &out.join("python"))?;
 
     swift_drift(&out.join("swift"))?;
     python(&out, &library)?;
@@ -118,14 +108,9 @@ pub fn test() -> Result {
     Ok(())
 }
 
-/// Builds the cdylib (with or without the test seams) and copies it to
-/// `dir`, so the next build of the other flavour cannot replace it.
-fn build_library(target: &Path, dir: &Path, seams: bool) -> Result<PathBuf> {
-    let mut args = vec!["build", "--locked", "-p", "streamseal-ffi"];
-    if seams {
-        args.extend(["--features", "test-seams"]);
-    }
-    run("cargo", &args)?;
+/// Builds the cdylib and copies it to `dir`, beside the generated sources.
+fn build_library(target: &Path, dir: &Path) -> Result<PathBuf> {
+    run("cargo", &["build", "--locked", "-p", "streamseal-ffi"])?;
     fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let library = dir.join("libstreamseal_ffi.so");
     copy(&target.join("debug/libstreamseal_ffi.so"), &library)?;

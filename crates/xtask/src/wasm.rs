@@ -6,10 +6,11 @@
 //!   chromium + chromium-driver, and `npm ci` in `js/` (binaryen's
 //!   `wasm-opt`, `playwright-core`).
 //! - `build` (`cargo xtask wasm`): the shipped package in `js/dist/`.
-//! - `test`: the package and its test flavour (`test-seams`, in
-//!   `js/dist-test/`, never shipped), node:test, wasm-bindgen-test under
-//!   Node and headless Chromium, the Playwright example page, and a consumer
-//!   install of the `npm pack` tarball.
+//! - `test`: the package (one build: the golden vectors are reproduced
+//!   through its hazmat exports, which take the randomness as a parameter),
+//!   node:test, wasm-bindgen-test under Node and headless Chromium, the
+//!   Playwright example page, and a consumer install of the `npm pack`
+//!   tarball.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -166,30 +167,14 @@ fn modified(path: &Path) -> Option<std::time::SystemTime> {
     fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
-/// Which build of the package.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Flavour {
-    /// The shipped package: `js/dist`, wasm-release profile, wasm-opt.
-    Release,
-    /// The test flavour with the fixed-randomness seam: `js/dist-test`.
-    TestSeams,
-}
-
-/// Builds the shipped package into `js/dist` and checks its size budget.
+/// Builds the shipped package into `js/dist` (wasm-release profile,
+/// wasm-opt) and checks its size budget.
 pub fn build() -> Result {
-    build_flavour(Flavour::Release)
-}
-
-fn build_flavour(flavour: Flavour) -> Result {
     let started = Instant::now();
-    let (profile, features, out) = match flavour {
-        Flavour::Release => ("wasm-release", None, js_dir().join("dist")),
-        // Debug profile: builds fast, and shares its dependencies with the
-        // wasm-bindgen-test build below.
-        Flavour::TestSeams => ("dev", Some("test-seams"), js_dir().join("dist-test")),
-    };
+    let profile = "wasm-release";
+    let out = js_dir().join("dist");
     let target_dir = wasm_target_dir();
-    let mut args = vec![
+    let args = vec![
         "build",
         "--locked",
         "--target-dir",
@@ -201,13 +186,9 @@ fn build_flavour(flavour: Flavour) -> Result {
         "--profile",
         profile,
     ];
-    if let Some(features) = features {
-        args.extend(["--features", features]);
-    }
     run("cargo", &args)?;
 
-    let dir = if profile == "dev" { "debug" } else { profile };
-    let wasm = target_dir.join(format!("{TARGET}/{dir}/streamseal_wasm.wasm"));
+    let wasm = target_dir.join(format!("{TARGET}/{profile}/streamseal_wasm.wasm"));
     if out.exists() {
         fs::remove_dir_all(&out).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
     }
@@ -227,37 +208,35 @@ fn build_flavour(flavour: Flavour) -> Result {
     patch_assert_class(&out)?;
 
     let module = out.join("streamseal_wasm_bg.wasm");
-    if flavour == Flavour::Release {
-        let wasm_opt = js_dir().join("node_modules/.bin/wasm-opt");
-        let module_str = path_str(&module)?;
-        run(
-            path_str(&wasm_opt)?,
-            &[
-                "-Oz",
-                "--enable-bulk-memory",
-                "--enable-nontrapping-float-to-int",
-                "--enable-sign-ext",
-                "--enable-mutable-globals",
-                "--enable-reference-types",
-                "--enable-multivalue",
-                // The module uses simd128 (.cargo/config.toml).
-                "--enable-simd",
-                "--strip-debug",
-                "--strip-producers",
-                module_str,
-                "-o",
-                module_str,
-            ],
-        )?;
-        let (raw, gzip) = sizes(&module)?;
-        eprintln!(
-            "xtask: streamseal_wasm_bg.wasm: {raw} bytes raw, {gzip} bytes gzip -9 (budget {GZIP_BUDGET})"
-        );
-        if gzip > GZIP_BUDGET {
-            return Err(format!(
-                "the .wasm is {gzip} bytes gzip -9, over the budget of {GZIP_BUDGET}"
-            ));
-        }
+    let wasm_opt = js_dir().join("node_modules/.bin/wasm-opt");
+    let module_str = path_str(&module)?;
+    run(
+        path_str(&wasm_opt)?,
+        &[
+            "-Oz",
+            "--enable-bulk-memory",
+            "--enable-nontrapping-float-to-int",
+            "--enable-sign-ext",
+            "--enable-mutable-globals",
+            "--enable-reference-types",
+            "--enable-multivalue",
+            // The module uses simd128 (.cargo/config.toml).
+            "--enable-simd",
+            "--strip-debug",
+            "--strip-producers",
+            module_str,
+            "-o",
+            module_str,
+        ],
+    )?;
+    let (raw, gzip) = sizes(&module)?;
+    eprintln!(
+        "xtask: streamseal_wasm_bg.wasm: {raw} bytes raw, {gzip} bytes gzip -9 (budget {GZIP_BUDGET})"
+    );
+    if gzip > GZIP_BUDGET {
+        return Err(format!(
+            "the .wasm is {gzip} bytes gzip -9, over the budget of {GZIP_BUDGET}"
+        ));
     }
     eprintln!(
         "xtask: package built in {} ({:.0}s)",
@@ -328,14 +307,13 @@ fn sizes(path: &Path) -> Result<(u64, u64)> {
     Ok((raw, gz.stdout.len() as u64))
 }
 
-/// Builds both flavours and runs every test of the package.
+/// Builds the package and runs every test of it.
 pub fn test() -> Result {
     let started = Instant::now();
-    build_flavour(Flavour::Release)?;
-    build_flavour(Flavour::TestSeams)?;
+    build()?;
     let js = js_dir();
 
-    // node:test over the built package (and the golden vectors over the test flavour).
+    // node:test over the built package.
     let mut suites: Vec<String> = fs::read_dir(js.join("test"))
         .map_err(|e| format!("cannot list js/test: {e}"))?
         .filter_map(|e| e.ok())
@@ -380,8 +358,6 @@ pub fn test() -> Result {
         "streamseal-wasm",
         "--target",
         TARGET,
-        "--features",
-        "test-seams",
         "--test",
         "web",
     ];

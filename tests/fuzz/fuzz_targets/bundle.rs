@@ -15,7 +15,7 @@
 //!
 //! `create_bundle` refuses anything below the creation floor (m = 19 MiB,
 //! t = 2), which would make every execution wait in Argon2; the bundle is
-//! sealed with `testing::bundle_below_floor` instead (the same sealing with
+//! sealed with `hazmat::seal_bundle_below_floor_with` instead (the same sealing with
 //! only the caps on opening checked): it stands for a record made before the
 //! floor existed, which opening must still accept. The harness only opens.
 #![no_main]
@@ -26,10 +26,10 @@ use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use streamseal::bundle::{SealedBundle, open_bundle};
 use streamseal::encoding::{decode_base64, encode_base64};
+use streamseal::hazmat::{self, FixedRandomness};
 use streamseal::identity::SecretKey;
 use streamseal::kdf::{KdfLimits, KdfParams, passphrase_bytes};
 use streamseal::sealed::user_key::unlock;
-use streamseal::testing::{bundle_below_floor, with_fixed_randomness};
 use streamseal::wire::keys::OwnKey;
 use streamseal_fuzz::{ByteEdit, edit, hex32, json_round_trip, mode};
 
@@ -54,9 +54,12 @@ fn sealed_once() -> &'static Option<(SecretKey, SealedBundle)> {
     B.get_or_init(|| {
         let secret = SecretKey::from_bytes(&hex32(SECRET));
         let randomness: Vec<u8> = (0xd0..0xd0 + 28).collect();
-        let bundle = with_fixed_randomness(&randomness, || {
-            bundle_below_floor(&secret, PASSPHRASE, &small())
-        });
+        let bundle = hazmat::seal_bundle_below_floor_with(
+            &mut FixedRandomness::new(&randomness),
+            &secret,
+            PASSPHRASE,
+            &small(),
+        );
         bundle.ok().map(|b| (secret, b))
     })
 }

@@ -18,17 +18,17 @@
 //! (or, signed by the forger, be `SENDER_MISMATCH`).
 #![no_main]
 
-use streamseal::wire::JsonRecord as _;
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use streamseal::ErrorCode;
 use streamseal::encoding::{decode_base64, encode_base64};
-use streamseal::envelope::{Envelope, SealedPayload, open, open_matching, seal};
+use streamseal::envelope::{Envelope, SealedPayload, open, open_matching};
+use streamseal::hazmat::{self, FixedRandomness};
 use streamseal::identity::Recipient;
 use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::Slot;
-use streamseal::testing::with_fixed_randomness;
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
+use streamseal::wire::JsonRecord as _;
 use streamseal_fuzz::{
     ByteEdit, FuzzSlot, FuzzText, edit, envelope_keyring, envelope_keyring_up_to,
     envelope_sender_keys, envelope_senders, json_round_trip, mode, seal_randomness, server_key,
@@ -159,9 +159,13 @@ fn structured_mode(input: Structured) {
     } else {
         envelope_keyring_up_to(0)
     };
-    let sealed = with_fixed_randomness(&seal_randomness(&input.iv), || {
-        seal(&sealer, &signer, &slot, &input.plaintext)
-    });
+    let sealed = hazmat::seal_envelope_with(
+        &mut FixedRandomness::new(&seal_randomness(&input.iv)),
+        &sealer,
+        &signer,
+        &slot,
+        &input.plaintext,
+    );
     let Ok(original) = sealed else { return };
     assert!(
         sealer.contains(generation),

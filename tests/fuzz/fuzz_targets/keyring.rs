@@ -23,14 +23,14 @@ use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use streamseal::ErrorCode;
 use streamseal::encoding::{decode_base64, encode_base64};
+use streamseal::hazmat::{self, FixedRandomness};
 use streamseal::identity::{IdentityKey, Recipient};
 use streamseal::sealed::key_wraps::open_key_wraps;
 use streamseal::sealed::state::StreamState;
 use streamseal::stream_key::StreamKey;
-use streamseal::testing::with_fixed_randomness;
 use streamseal::trust::{TrustPolicy, TrustStore};
 use streamseal::wire::keys::KeyWraps;
-use streamseal::wrap::{KeyWrap, wrap_stream_key};
+use streamseal::wrap::KeyWrap;
 use streamseal_fuzz::{
     ByteEdit, ROOT, edit, json_round_trip, mode, server_key, vectors, wrap_recipients,
     wrap_senders, wrapped_keys,
@@ -215,15 +215,18 @@ fuzz_target!(|data: &[u8]| {
                 let Some(to) = all.get(usize::from(item.which) % all.len().max(1)) else {
                     return;
                 };
-                let minted = with_fixed_randomness(&[item.which; 32], || {
-                    wrap_stream_key(
+                let minted = {
+                    let randomness = &[item.which; 32];
+                    let mut rng = FixedRandomness::new(randomness);
+                    hazmat::wrap_stream_key_with(
+                        &mut rng,
                         ROOT,
                         item.key_generation.unwrap_or(original.key_generation),
                         &StreamKey::from_bytes(&[0x66; 32]),
                         &server_key(),
                         &Recipient::of(to),
                     )
-                });
+                };
                 if let Ok(mut w) = minted {
                     if item.unnamed {
                         w.recipient_key_id = None;

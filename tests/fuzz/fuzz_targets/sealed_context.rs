@@ -29,19 +29,18 @@ use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use streamseal::ErrorCode;
 use streamseal::encoding::{decode_base64, encode_base64};
-use streamseal::envelope::{open, seal};
+use streamseal::envelope::open;
+use streamseal::hazmat::{self, FixedRandomness};
 use streamseal::identity::{IdentityKey, Recipient};
 use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation};
 use streamseal::sealed::state::StreamState;
 use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::Slot;
 use streamseal::stream_key::{Keyring, StreamKey};
-use streamseal::testing::with_fixed_randomness;
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
 use streamseal::wire::common::AuthorType;
 use streamseal::wire::ids::MessageId;
 use streamseal::wire::invocation::Invocation;
-use streamseal::wrap::wrap_stream_key;
 use streamseal_fuzz::{
     ByteEdit, FuzzText, edit, hex32, invocation_member, invocation_owner, invocation_runtime,
     json_round_trip, mode, seal_randomness, server_key, vectors,
@@ -251,15 +250,18 @@ fn apply(inv: &mut Invocation, e: &Edit) {
             }
         }
         Edit::MintWrap(g) => {
-            let minted = with_fixed_randomness(&[0x6d; 32], || {
-                wrap_stream_key(
+            let minted = {
+                let randomness = &[0x6d; 32];
+                let mut rng = FixedRandomness::new(randomness);
+                hazmat::wrap_stream_key_with(
+                    &mut rng,
                     &inv.root_stream_id,
                     *g,
                     &StreamKey::from_bytes(&[0x66; 32]),
                     &server_key(),
                     &Recipient::of(&invocation_runtime()),
                 )
-            });
+            };
             if let Ok(mut w) = minted {
                 w.recipient_key_id = None;
                 w.recipient_kind = None;
@@ -291,9 +293,17 @@ fn apply(inv: &mut Invocation, e: &Edit) {
             let Ok(signer) = Signer::new(&inv.author_user_id, &forger) else {
                 return;
             };
-            let forged = with_fixed_randomness(&seal_randomness(&[0xf0; 12]), || {
-                seal(&ring, &signer, &slot, b"forged: wire the funds")
-            });
+            let forged = {
+                let randomness = seal_randomness(&[0xf0; 12]);
+                let mut rng = FixedRandomness::new(&randomness);
+                hazmat::seal_envelope_with(
+                    &mut rng,
+                    &ring,
+                    &signer,
+                    &slot,
+                    b"forged: wire the funds",
+                )
+            };
             if let Ok(forged) = forged {
                 ctx.prompt = forged;
             }
@@ -366,9 +376,11 @@ fn check(f: &Fixture, inv: &Invocation) -> bool {
     let Some(ctx) = inv.sealed_context.as_ref() else {
         panic!("opened without a sealedContext")
     };
-    let body = with_fixed_randomness(&seal_randomness(&[0xb0; 12]), || {
-        opened.seal_reply(&message_id, "the reply")
-    });
+    let body = {
+        let randomness = seal_randomness(&[0xb0; 12]);
+        let mut rng = FixedRandomness::new(&randomness);
+        streamseal::sealed::hazmat::seal_reply_with(&mut rng, &opened, &message_id, "the reply")
+    };
     if let Ok(body) = body {
         let Some(reply) = body.reply else {
             panic!("a reply body without its reply")

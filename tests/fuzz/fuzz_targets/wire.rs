@@ -32,7 +32,9 @@ use streamseal::wire::{
     me, memo, message, presence, slots, stream,
 };
 use streamseal_cli::wire_inspect;
-use streamseal_fuzz::{json_round_trip, no_key_twice, unknown_fields, unknown_fields_survive, with_unknown_fields};
+use streamseal_fuzz::{
+    json_round_trip, no_key_twice, unknown_fields, unknown_fields_survive, with_unknown_fields,
+};
 
 /// Whether a type of the dispatch table keeps unknown fields: every
 /// response and event does; request bodies (the `*_req` modules, where
@@ -78,8 +80,9 @@ fn versioned<T: Versioned + PartialEq + Debug>(what: &str, text: &str) {
         assert_eq!(back.to_version_json(v), json, "{what} at {v}: not stable");
         // Unknown fields survive this version's reader and writer.
         let widened = with_unknown_fields(&back.to_version_value(v), &unknown_fields(&input));
-        let read = T::from_version_value(v, widened.clone())
-            .unwrap_or_else(|e| panic!("{what} at {v}: unknown fields make it fail: {e}\n{widened}"));
+        let read = T::from_version_value(v, widened.clone()).unwrap_or_else(|e| {
+            panic!("{what} at {v}: unknown fields make it fail: {e}\n{widened}")
+        });
         assert_eq!(
             read.to_version_value(v),
             widened,

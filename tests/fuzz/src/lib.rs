@@ -239,7 +239,10 @@ const NOT_FIELDS: &[&str] = &["metadata", "capabilities", "range", "details", "s
 
 /// `doc` with `fields` added to every object that is a struct with fields,
 /// at every depth (names already there are left alone).
-pub fn with_unknown_fields(doc: &serde_json::Value, fields: &[(&str, serde_json::Value)]) -> serde_json::Value {
+pub fn with_unknown_fields(
+    doc: &serde_json::Value,
+    fields: &[(&str, serde_json::Value)],
+) -> serde_json::Value {
     use serde_json::Value;
     fn walk(v: &mut Value, parent: Option<&str>, fields: &[(&str, Value)]) {
         match v {
@@ -299,7 +302,10 @@ pub fn unknown_fields_survive<T: Serialize + DeserializeOwned + PartialEq + Debu
         .unwrap_or_else(|e| panic!("{what}: unknown fields make it fail: {e}\n{widened}"));
     let back = serde_json::to_value(&read)
         .unwrap_or_else(|e| panic!("{what}: a decoded value does not serialise: {e}"));
-    assert_eq!(back, widened, "{what}: unknown fields not written back unchanged");
+    assert_eq!(
+        back, widened,
+        "{what}: unknown fields not written back unchanged"
+    );
     no_key_twice(what, &read);
     json_round_trip(what, &read);
 }
@@ -311,7 +317,11 @@ pub fn no_key_twice<T: Serialize>(what: &str, value: &T) {
         .unwrap_or_else(|e| panic!("{what}: a decoded value does not serialise: {e}"));
     let once: serde_json::Value = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{what}: its own encoding is not JSON: {e}"));
-    assert_eq!(text.len(), once.to_string().len(), "{what}: a key is written twice\n{text}");
+    assert_eq!(
+        text.len(),
+        once.to_string().len(),
+        "{what}: a key is written twice\n{text}"
+    );
 }
 
 /// A short string drawn from a small alphabet of interesting values or the

@@ -73,16 +73,6 @@ private fun slotOf(s: Map<String, Any?>): Slot = when (s["kind"]) {
     else -> error("unknown slot kind ${s["kind"]}")
 }
 
-private fun <T> withRandomness(hex: String, f: () -> T): T {
-    setFixedRandomness(hex.hex())
-    try {
-        val out = f()
-        assertEquals(0uL, remainingFixedRandomness(), "every queued random byte was drawn")
-        return out
-    } finally {
-        clearFixedRandomness()
-    }
-}
 
 private fun payloadJson(p: SealedPayload) = Json.parse(sealedPayloadToJson(p))
 
@@ -110,7 +100,8 @@ fun goldenEnvelopes() {
         assertEquals(v["aadHex"], aadEncode(2u, root, gen, aadSender, slot).hex(), name)
         // Sealed again from the sender's key and the drawn randomness (the
         // iv, then the signature's 64 bytes): the same bytes.
-        val sealed = withRandomness(v["randomHex"].str()) { seal(ring, sender, subject, slot, v["plaintext"].str().toByteArray()) }
+        // The hazmat export draws exactly the given bytes (INVALID_LENGTH otherwise).
+        val sealed = hazmatSealWithRandomness(ring, sender, subject, slot, v["plaintext"].str().toByteArray(), v["randomHex"].str().hex())
         assertEquals(v["sealed"], payloadJson(sealed), name)
         // The key commitment is the first 32 bytes of the ciphertext.
         assertEquals(v["commitmentHex"], decodeBase64(sealed.ciphertext).copyOfRange(0, 32).hex(), name)
@@ -162,7 +153,7 @@ fun goldenWraps() {
             wrapInfo(root, gen, v["recipientKind"].str(), v["recipientKeyId"].str(), v["senderKind"].str(), v["senderKeyId"].str()).hex(),
         )
         val key = StreamKey.fromBytes(v["streamKeyHex"].str().hex())
-        val wrap = withRandomness(v["randomHex"].str()) { wrapStreamKey(root, gen, key, sender, me.recipient()) }
+        val wrap = hazmatWrapStreamKeyWithRandomness(root, gen, key, sender, me.recipient(), v["randomHex"].str().hex())
         val expected = v["wrap"].obj()
         assertEquals(
             KeyWrap(gen, expected["recipientKeyId"].str(), expected["recipientKind"].str(), expected["wrapEnc"].str(), expected["wrapCt"].str()),
@@ -191,7 +182,7 @@ fun goldenBundles() {
         val params = KdfParams(p["algorithm"].str(), p["m"].long().toUInt(), p["t"].long().toUInt(), p["p"].long().toUInt(), p["version"].long().toUInt())
         // Passphrases cross as UTF-8 bytes, which the caller wipes when done.
         val passphrase = v["passphrase"].str().toByteArray(Charsets.UTF_8)
-        val record = withRandomness(v["randomHex"].str()) { createBundle(secret, passphrase, params) }
+        val record = hazmatCreateBundleWithRandomness(secret, passphrase, params, v["randomHex"].str().hex())
         assertEquals(SealedBundle(r["encryptedPrivateBundle"].str(), r["kdfSalt"].str(), params), record)
         val opened = openBundle(v["publicKey"].str(), record, passphrase, kdfLimitsDefault())
         assertEquals(v["secretKeyHex"], opened.toBytes().hex())
@@ -239,7 +230,7 @@ fun goldenInvocations() {
     assertEquals(listOf(AdmittedGeneration(generation, ownerId, v["ownerKeyId"].str(), "unverified")), opened.wraps().admitted)
     assertEquals(generation, state.highWater())
     assertTrue(state.wasActedOn(invocation["sourceMessageId"].str(), invocation["sourceRevision"].long().toUInt()))
-    val body = withRandomness(v["replyRandomHex"].str()) { opened.sealReply(v["replyMessageId"].str(), v["replyText"].str()) }
+    val body = opened.hazmatSealReplyWithRandomness(v["replyMessageId"].str(), v["replyText"].str(), v["replyRandomHex"].str().hex())
     assertEquals(v["sealedComplete"], Json.parse(body))
 }
 
@@ -361,9 +352,9 @@ fun everyErrorCode() {
     expect<StreamsealException.WrongPassphrase>("WRONG_PASSPHRASE") { openBundle(secret.publicKey(), bundle, "wrong".toByteArray(Charsets.UTF_8), limits) }
     // A bundle that decrypts under the record's AAD but holds another key.
     val salt = decodeBase64(bundle.kdfSalt)
-    val kek = deriveKey(right, salt, floor)
+    val kek = hazmatDeriveKey(right, salt, floor)
     val iv = ByteArray(12) { 7 }
-    val ct = aes256gcmSeal(kek, iv, SecretKey.generate().toBytes(), bundleAad(1u, secret.publicKey()))
+    val ct = hazmatAes256gcmSeal(kek, iv, SecretKey.generate().toBytes(), bundleAad(1u, secret.publicKey()))
     val crafted = bundle.copy(encryptedPrivateBundle = encodeBase64(byteArrayOf(1) + iv + ct))
     expect<StreamsealException.BundleKeyMismatch>("BUNDLE_KEY_MISMATCH") { openBundle(secret.publicKey(), crafted, right, limits) }
     expect<StreamsealException.UnsupportedKdf>("UNSUPPORTED_KDF") { kdfParamsCheck(floor.copy(algorithm = "argon2i"), limits) }
@@ -376,12 +367,9 @@ fun everyErrorCode() {
     // A passphrase that is not UTF-8.
     expect<StreamsealException.InvalidField>("INVALID_FIELD") { openBundle(secret.publicKey(), bundle, byteArrayOf(0xff.toByte(), 0xfe.toByte()), limits) }
     java.util.Arrays.fill(right, 0.toByte())
-    setFixedRandomness(ByteArray(0))
-    try {
-        expect<StreamsealException.RandomnessUnavailable>("RANDOMNESS_UNAVAILABLE") { StreamKey.generate() }
-    } finally {
-        clearFixedRandomness()
-    }
+    // Fixed randomness that runs out, or is left over, is refused.
+    expect<StreamsealException.RandomnessUnavailable>("RANDOMNESS_UNAVAILABLE") { hazmatCreateBundleWithRandomness(secret, right, floor, ByteArray(27)) }
+    expect<StreamsealException.InvalidLength>("INVALID_LENGTH") { hazmatCreateBundleWithRandomness(secret, right, floor, ByteArray(29)) }
     val v = expect<StreamsealException.ValidationFailed>("VALIDATION_FAILED") { checkSendRules(false, false, "{\"content\":\"\"}") }
     assertTrue(v.details.isNotEmpty(), "validation details: ${v.details}")
     expect<StreamsealException.E2eStreamRequiresCiphertext>("E2E_STREAM_REQUIRES_CIPHERTEXT") { checkSendRules(false, true, "{\"content\":\"hi\"}") }

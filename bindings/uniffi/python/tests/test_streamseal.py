@@ -1,7 +1,7 @@
 """Python tests of the streamseal UniFFI binding (standard library unittest).
 
 `cargo xtask test` generates the binding into target/uniffi/python/streamseal_bindings
-(with the test-seams build of the library) and runs:
+(from the library as apps get it; the golden vectors go through its hazmat exports) and runs:
 
     python3 -m unittest discover -s bindings/uniffi/python/tests -v
 
@@ -54,15 +54,9 @@ def slot_from_json(s):
     raise AssertionError("unknown slot kind " + kind)
 
 
-def with_randomness(hex_bytes, f):
-    ss.set_fixed_randomness(bytes.fromhex(hex_bytes))
-    try:
-        out = f()
-        # Every queued byte was drawn: the call used exactly the vector's randomness.
-        assert ss.remaining_fixed_randomness() == 0
-        return out
-    finally:
-        ss.clear_fixed_randomness()
+def randomness(hex_bytes):
+    # The hazmat exports draw exactly these bytes (INVALID_LENGTH otherwise).
+    return bytes.fromhex(hex_bytes)
 
 
 def sealed_json(payload):
@@ -105,7 +99,8 @@ class GoldenVectors(unittest.TestCase):
                 self.assertEqual(ss.aad_encode(2, v["rootStreamId"], v["keyGeneration"], aad_sender, slot).hex(), v["aadHex"])
                 # Sealed again from the sender's key and the drawn randomness (the iv,
                 # then the signature's 64 bytes): the same bytes.
-                sealed = with_randomness(v["randomHex"], lambda: ss.seal(ring, sender, subject, slot, v["plaintext"].encode()))
+                sealed = ss.hazmat_seal_with_randomness(ring, sender, subject, slot, v["plaintext"].encode(),
+                                                        randomness(v["randomHex"]))
                 self.assertEqual(sealed_json(sealed), v["sealed"])
                 self.assertEqual(sealed.ciphertext, v["sealed"]["ciphertext"])
                 # The key commitment is the first 32 bytes of the ciphertext.
@@ -152,8 +147,8 @@ class GoldenVectors(unittest.TestCase):
                 info = ss.wrap_info(v["rootStreamId"], v["keyGeneration"], v["recipientKind"], v["recipientKeyId"],
                                     v["senderKind"], v["senderKeyId"])
                 self.assertEqual(info.hex(), v["infoHex"])
-                wrap = with_randomness(v["randomHex"], lambda: ss.wrap_stream_key(
-                    v["rootStreamId"], v["keyGeneration"], key, sender, me.recipient()))
+                wrap = ss.hazmat_wrap_stream_key_with_randomness(
+                    v["rootStreamId"], v["keyGeneration"], key, sender, me.recipient(), randomness(v["randomHex"]))
                 self.assertEqual(wrap.wrap_enc, v["wrap"]["wrapEnc"])
                 self.assertEqual(wrap.wrap_ct, v["wrap"]["wrapCt"])
                 self.assertEqual(wrap.key_generation, v["wrap"]["keyGeneration"])
@@ -180,7 +175,7 @@ class GoldenVectors(unittest.TestCase):
                 # Passphrases cross as UTF-8 bytes (Python's `bytes` cannot be
                 # wiped; the library zeroizes its own copy).
                 passphrase = v["passphrase"].encode("utf-8")
-                record = with_randomness(v["randomHex"], lambda: ss.create_bundle(secret, passphrase, params))
+                record = ss.hazmat_create_bundle_with_randomness(secret, passphrase, params, randomness(v["randomHex"]))
                 self.assertEqual(record.encrypted_private_bundle, v["record"]["encryptedPrivateBundle"])
                 self.assertEqual(record.kdf_salt, v["record"]["kdfSalt"])
                 self.assertEqual(record.kdf_params, params)
@@ -233,7 +228,8 @@ class GoldenVectors(unittest.TestCase):
                     key_generation=generation, sender=v["ownerUserId"], sender_key_id=v["ownerKeyId"], level="unverified")])
                 self.assertEqual(state.high_water(), generation)
                 self.assertTrue(state.was_acted_on(inv["sourceMessageId"], inv["sourceRevision"]))
-                body = with_randomness(v["replyRandomHex"], lambda: opened.seal_reply(v["replyMessageId"], v["replyText"]))
+                body = opened.hazmat_seal_reply_with_randomness(v["replyMessageId"], v["replyText"],
+                                                                randomness(v["replyRandomHex"]))
                 self.assertEqual(json.loads(body), v["sealedComplete"])
 
 
@@ -360,20 +356,20 @@ class ErrorsAndBadInputs(unittest.TestCase):
         code(ERR.MalformedBundle, "MALFORMED_BUNDLE",
              lambda: ss.open_bundle(secret.public_key(), with_bundle(ss.encode_base64(raw[:-1])), right, limits))
         code(ERR.WrongPassphrase, "WRONG_PASSPHRASE", lambda: ss.open_bundle(secret.public_key(), bundle, b"wrong", limits))
-        kek = ss.derive_key(right, ss.decode_base64(bundle.kdf_salt), floor)
+        kek = ss.hazmat_derive_key(right, ss.decode_base64(bundle.kdf_salt), floor)
         iv = bytes([7] * 12)
-        ct2 = ss.aes256gcm_seal(kek, iv, ss.SecretKey.generate().to_bytes(), ss.bundle_aad(1, secret.public_key()))
+        ct2 = ss.hazmat_aes256gcm_seal(kek, iv, ss.SecretKey.generate().to_bytes(), ss.bundle_aad(1, secret.public_key()))
         code(ERR.BundleKeyMismatch, "BUNDLE_KEY_MISMATCH",
              lambda: ss.open_bundle(secret.public_key(), with_bundle(ss.encode_base64(b"\x01" + iv + ct2)), right, limits))
         argon2i = core.KdfParams(algorithm="argon2i", m=64, t=1, p=1, version=19)
         code(ERR.UnsupportedKdf, "UNSUPPORTED_KDF", lambda: ss.kdf_params_check(argon2i, limits))
         code(ERR.KdfParamsOutOfBounds, "KDF_PARAMS_OUT_OF_BOUNDS",
              lambda: ss.open_bundle(secret.public_key(), with_bundle(bundle.encrypted_private_bundle, ss.kdf_params_argon2id(4 * 1024 * 1024, 1, 1)), right, limits))
-        ss.set_fixed_randomness(b"")
-        try:
-            code(ERR.RandomnessUnavailable, "RANDOMNESS_UNAVAILABLE", ss.StreamKey.generate)
-        finally:
-            ss.clear_fixed_randomness()
+        # Fixed randomness that runs out, or is left over, is refused.
+        code(ERR.RandomnessUnavailable, "RANDOMNESS_UNAVAILABLE",
+             lambda: ss.hazmat_create_bundle_with_randomness(secret, right, floor, bytes(27)))
+        code(ERR.InvalidLength, "INVALID_LENGTH",
+             lambda: ss.hazmat_create_bundle_with_randomness(secret, right, floor, bytes(29)))
         code(ERR.ValidationFailed, "VALIDATION_FAILED", lambda: ss.check_send_rules(False, False, '{"content":""}'))
         code(ERR.E2eStreamRequiresCiphertext, "E2E_STREAM_REQUIRES_CIPHERTEXT",
              lambda: ss.check_send_rules(False, True, '{"content":"hi"}'))

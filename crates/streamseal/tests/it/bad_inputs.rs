@@ -20,6 +20,7 @@ use streamseal::envelope::{
     COMMITMENT_LEN, Envelope, MAX_CIPHERTEXT_LEN, MAX_PLAINTEXT_LEN, MIN_CIPHERTEXT_LEN,
     SealedPayload, key_commitment, open, open_matching, seal,
 };
+use streamseal::hazmat::{self, FixedRandomness};
 use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::{self, KdfLimits, KdfParams};
 use streamseal::sealed::key_wraps::open_key_wraps;
@@ -29,7 +30,6 @@ use streamseal::sender::{SenderKeys, Signer};
 use streamseal::signature::SIGNATURE_LEN;
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
-use streamseal::testing::{aes256gcm_seal, bundle_below_floor, with_fixed_randomness};
 use streamseal::trust::{TrustPolicy, TrustStore};
 use streamseal::wire::keys::{KeyWraps, OwnKey};
 use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_stream_key};
@@ -104,9 +104,11 @@ fn fixture() -> Fx {
             };
             let body = format!("sealed body {n}!");
             // The iv, then the signature's 64 bytes.
-            let sealed = with_fixed_randomness(&[0xfb; 12 + 64], || {
-                seal(&ring, &signer, &slot, body.as_bytes())
-            })
+            let sealed = {
+                let randomness = &[0xfb; 12 + 64];
+                let mut rng = FixedRandomness::new(randomness);
+                hazmat::seal_envelope_with(&mut rng, &ring, &signer, &slot, body.as_bytes())
+            }
             .unwrap();
             let aad_len = decode_base64("aad", &sealed.envelope.aad).unwrap().len();
             let ok = !aad_len.is_multiple_of(3)
@@ -127,26 +129,36 @@ fn fixture() -> Fx {
     );
     let wrap = (0u8..=255)
         .find_map(|seed| {
-            let w = with_fixed_randomness(&[seed; 32], || {
-                wrap_stream_key(
+            let w = {
+                let randomness = &[seed; 32];
+                let mut rng = FixedRandomness::new(randomness);
+                hazmat::wrap_stream_key_with(
+                    &mut rng,
                     ROOT,
                     GENERATION,
                     &StreamKey::from_bytes(&[0x40; 32]),
                     &sender,
                     &Recipient::of(&me),
                 )
-            })
+            }
             .unwrap();
             (has_plus_or_slash(&w.wrap_enc) && has_plus_or_slash(&w.wrap_ct)).then_some(w)
         })
         .unwrap();
 
     let other_secret = SecretKey::from_bytes(&[0x30; 32]);
-    let bundle =
-        with_fixed_randomness(&[0xfb; 28], || create_bundle(&secret, PASS, &floor())).unwrap();
-    let other_bundle =
-        with_fixed_randomness(&[0x5a; 28], || create_bundle(&other_secret, PASS, &floor()))
-            .unwrap();
+    let bundle = {
+        let randomness = &[0xfb; 28];
+        let mut rng = FixedRandomness::new(randomness);
+        hazmat::create_bundle_with(&mut rng, &secret, PASS, &floor())
+    }
+    .unwrap();
+    let other_bundle = {
+        let randomness = &[0x5a; 28];
+        let mut rng = FixedRandomness::new(randomness);
+        hazmat::create_bundle_with(&mut rng, &other_secret, PASS, &floor())
+    }
+    .unwrap();
     Fx {
         ring,
         slot,
@@ -312,7 +324,7 @@ fn crafted_bundle(fx: &Fx, secret_bytes: &[u8; 32]) -> Outcome {
     let iv = [0x22u8; 12];
     let key = kdf::derive_key(PASS, &salt, &floor(), &KdfLimits::default())?;
     let aad = bundle::bundle_aad(BUNDLE_VERSION, &fx.public);
-    let ct = aes256gcm_seal(&key, &iv, secret_bytes, &aad)?;
+    let ct = hazmat::aes256gcm_seal(&key, &iv, secret_bytes, &aad)?;
     let bytes = [&[BUNDLE_VERSION][..], &iv[..], &ct[..]].concat();
     let crafted = SealedBundle {
         encrypted_private_bundle: encode_base64(&bytes),
@@ -1760,58 +1772,68 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
         case("payload JSON: nested 10 000 deep", E::MalformedJson, |_| {
             SealedPayload::from_json(&format!("{}{}", "[".repeat(10_000), "]".repeat(10_000)))
         }),
-        // --- the randomness seam
+        // --- fixed randomness that runs out (hazmat)
         case(
-            "seam: seal with 11 of 12 iv bytes",
-            E::RandomnessUnavailable,
-            |fx| with_fixed_randomness(&[0; 11], || seal(&fx.ring, &signer(fx), &fx.slot, b"x")),
-        ),
-        case(
-            "seam: seal with the iv and 63 of the signature's 64 bytes",
+            "hazmat: seal with 11 of 12 iv bytes",
             E::RandomnessUnavailable,
             |fx| {
-                with_fixed_randomness(&[0; 12 + 63], || {
-                    seal(&fx.ring, &signer(fx), &fx.slot, b"x")
-                })
+                let randomness = &[0; 11];
+                let mut rng = FixedRandomness::new(randomness);
+                hazmat::seal_envelope_with(&mut rng, &fx.ring, &signer(fx), &fx.slot, b"x")
             },
         ),
         case(
-            "seam: wrap with 31 of 32 ephemeral bytes",
+            "hazmat: seal with the iv and 63 of the signature's 64 bytes",
             E::RandomnessUnavailable,
             |fx| {
-                with_fixed_randomness(&[7; 31], || {
-                    wrap_stream_key(
-                        ROOT,
-                        0,
-                        &StreamKey::from_bytes(&[1; 32]),
-                        &fx.sender,
-                        &Recipient::of(&fx.me),
-                    )
-                })
+                let randomness = &[0; 12 + 63];
+                let mut rng = FixedRandomness::new(randomness);
+                hazmat::seal_envelope_with(&mut rng, &fx.ring, &signer(fx), &fx.slot, b"x")
             },
         ),
         case(
-            "seam: create_bundle with salt but 11 of 12 iv bytes",
+            "hazmat: wrap with 31 of 32 ephemeral bytes",
+            E::RandomnessUnavailable,
+            |fx| {
+                let randomness = &[7; 31];
+                let mut rng = FixedRandomness::new(randomness);
+                hazmat::wrap_stream_key_with(
+                    &mut rng,
+                    ROOT,
+                    0,
+                    &StreamKey::from_bytes(&[1; 32]),
+                    &fx.sender,
+                    &Recipient::of(&fx.me),
+                )
+            },
+        ),
+        case(
+            "hazmat: create_bundle with salt but 11 of 12 iv bytes",
             E::RandomnessUnavailable,
             |_| {
-                with_fixed_randomness(&[7; 27], || {
-                    create_bundle(&SecretKey::from_bytes(&[1; 32]), PASS, &floor())
-                })
+                let randomness = &[7; 27];
+                let mut rng = FixedRandomness::new(randomness);
+                hazmat::create_bundle_with(
+                    &mut rng,
+                    &SecretKey::from_bytes(&[1; 32]),
+                    PASS,
+                    &floor(),
+                )
             },
         ),
         case(
-            "seam: StreamKey::generate with 31 bytes",
-            E::RandomnessUnavailable,
-            |_| with_fixed_randomness(&[7; 31], StreamKey::generate),
-        ),
-        case(
-            "seam: IdentityKey::generate with no bytes",
+            "hazmat: StreamKey::generate with 31 bytes",
             E::RandomnessUnavailable,
             |_| {
-                with_fixed_randomness(&[], || {
-                    IdentityKey::generate(RecipientKind::User, KeyId::new("k").unwrap())
-                })
+                let randomness = &[7; 31];
+                let mut rng = FixedRandomness::new(randomness);
+                hazmat::generate_stream_key_with(&mut rng)
             },
+        ),
+        case(
+            "hazmat: a secret key with no bytes",
+            E::RandomnessUnavailable,
+            |_| hazmat::generate_secret_key_with(&mut FixedRandomness::new(&[])),
         ),
     ];
     for (name, bytes) in malformed_aads(fx) {
@@ -2065,13 +2087,17 @@ fn kdf_caps_act_before_any_argon2_work() {
 fn kdf_floor_binds_creating_not_opening() {
     let secret = SecretKey::from_bytes(&[0x20; 32]);
     let old_params = KdfParams::argon2id(64, 1, 1);
-    let old = with_fixed_randomness(&[0x33; 28], || {
-        bundle_below_floor(&secret, PASS, &old_params)
-    })
+    let old = {
+        let randomness = &[0x33; 28];
+        let mut rng = FixedRandomness::new(randomness);
+        hazmat::seal_bundle_below_floor_with(&mut rng, &secret, PASS, &old_params)
+    }
     .unwrap();
     assert_eq!(old.kdf_params, old_params);
     // create_bundle refuses those parameters, before drawing any randomness.
-    let err = with_fixed_randomness(&[], || create_bundle(&secret, PASS, &old_params)).unwrap_err();
+    let err =
+        hazmat::create_bundle_with(&mut FixedRandomness::new(&[]), &secret, PASS, &old_params)
+            .unwrap_err();
     assert_eq!(err.code(), ErrorCode::KdfParamsOutOfBounds);
     match &err {
         Error::KdfParamsOutOfBounds {

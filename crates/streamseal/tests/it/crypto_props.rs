@@ -12,19 +12,19 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::Config;
 use streamseal::aad::{self, AadContents, AadSender};
-use streamseal::bundle::{BUNDLE_VERSION, SealedBundle, create_bundle, open_bundle};
+use streamseal::bundle::{BUNDLE_VERSION, SealedBundle, open_bundle};
 use streamseal::encoding::{decode_base64, encode_base64};
 use streamseal::envelope::{
     self, COMMITMENT_LEN, ENVELOPE_VERSION, Envelope, MAX_PLAINTEXT_LEN, MIN_CIPHERTEXT_LEN,
     Opened, SealedPayload, open, open_matching, seal,
 };
+use streamseal::hazmat::{self, FixedRandomness};
 use streamseal::identity::{IdentityKey, KeyId, MAX_KEYS, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::{KdfLimits, KdfParams};
 use streamseal::sender::{SenderKeys, Signer};
 use streamseal::signature::{NONCE_LEN, SIGNATURE_LEN};
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
-use streamseal::testing::{remaining_fixed_randomness, with_fixed_randomness};
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
 use streamseal::wrap::{KeyWrap, WRAP_CT_LEN, WRAP_ENC_LEN, unwrap_stream_key, wrap_stream_key};
 use streamseal::{Error, ErrorCode};
@@ -96,6 +96,17 @@ impl Sealer {
 
     fn seal(&self, ring: &Keyring, slot: &Slot, plaintext: &[u8]) -> Result<SealedPayload, Error> {
         seal(ring, &self.signer(slot), slot, plaintext)
+    }
+
+    /// [`Sealer::seal`] drawing from `rng`.
+    fn seal_with(
+        &self,
+        rng: &mut FixedRandomness<'_>,
+        ring: &Keyring,
+        slot: &Slot,
+        plaintext: &[u8],
+    ) -> Result<SealedPayload, Error> {
+        hazmat::seal_envelope_with(rng, ring, &self.signer(slot), slot, plaintext)
     }
 
     /// Sender keys holding this sealer's key as `sealed_as`'s subject's.
@@ -766,11 +777,12 @@ proptest! {
         let ring = ring_with(&root, generation, &key);
         // The seal draws the iv, then the signature's 64 bytes Z: nothing else.
         let random = [iv.as_slice(), z.as_slice()].concat();
-        let sealed = with_fixed_randomness(&random, || {
-            let sealed = sealer.seal(&ring, &slot, &plaintext);
-            assert_eq!(remaining_fixed_randomness(), Some(0));
+        let sealed = {
+ let mut rng = FixedRandomness::new(&random);
+let sealed = sealer.seal_with(&mut rng, &ring, &slot, &plaintext);
+            assert_eq!(Some(rng.remaining()), Some(0));
             sealed
-        })
+}
         .unwrap();
 
         prop_assert_eq!(sealed.envelope.v, ENVELOPE_VERSION);
@@ -792,7 +804,7 @@ proptest! {
             }
         );
         // The same randomness seals the same bytes.
-        let again = with_fixed_randomness(&random, || sealer.seal(&ring, &slot, &plaintext)).unwrap();
+        let again = sealer.seal_with(&mut FixedRandomness::new(&random), &ring, &slot, &plaintext).unwrap();
         prop_assert_eq!(&again, &sealed);
 
         let opened = sealer.open(&ring, &slot, &sealed).unwrap();
@@ -1333,12 +1345,13 @@ proptest! {
         let me = IdentityKey::from_secret(kind.clone(), key_id.clone(), SecretKey::from_bytes(&secret));
         let sender = IdentityKey::from_secret(sender_kind, sender_key_id, SecretKey::from_bytes(&sender_secret));
         let key = StreamKey::from_bytes(&stream_key);
-        let mut wrap = with_fixed_randomness(&ephemeral, || {
-            let wrap = wrap_stream_key(&root, generation, &key, &sender, &Recipient::of(&me));
+        let mut wrap = {
+ let mut rng = FixedRandomness::new(&ephemeral);
+let wrap = hazmat::wrap_stream_key_with(&mut rng, &root, generation, &key, &sender, &Recipient::of(&me));
             // Exactly the 32 bytes of ikmE were drawn.
-            assert_eq!(remaining_fixed_randomness(), Some(0));
+            assert_eq!(Some(rng.remaining()), Some(0));
             wrap
-        })
+}
         .unwrap();
         prop_assert_eq!(wrap.key_generation, generation);
         prop_assert_eq!(wrap.recipient_key_id.as_deref(), Some(key_id.as_str()));
@@ -1538,9 +1551,9 @@ proptest! {
         let secret = SecretKey::from_bytes(&secret);
         let public = secret.public_key();
         let limits = KdfLimits::default();
-        let bundle = with_fixed_randomness(&randomness, || create_bundle(&secret, &pass, &params)).unwrap();
+        let bundle = hazmat::create_bundle_with(&mut FixedRandomness::new(&randomness), &secret, &pass, &params).unwrap();
         prop_assert_eq!(&bundle.kdf_params, &params);
-        // 16 salt bytes, then 12 iv bytes, from the seam.
+        // 16 salt bytes, then 12 iv bytes, from the fixed randomness.
         prop_assert_eq!(decode_base64("kdfSalt", &bundle.kdf_salt).unwrap(), randomness[..16].to_vec());
         let raw = decode_base64("bundle", &bundle.encrypted_private_bundle).unwrap();
         prop_assert_eq!(raw.len(), 61);

@@ -9,15 +9,15 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use streamseal::bundle::{SealedBundle, open_bundle};
-use streamseal::envelope::{SealedPayload, open, open_matching, seal};
+use streamseal::envelope::{SealedPayload, open, open_matching};
+use streamseal::hazmat::{self, FixedRandomness};
 use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::KdfLimits;
 use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::Slot;
 use streamseal::stream_key::{Keyring, StreamKey};
-use streamseal::testing::with_fixed_randomness;
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
-use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_info, wrap_stream_key};
+use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_info};
 use streamseal::{Error, ErrorCode};
 use streamseal_vectors::golden;
 
@@ -89,14 +89,13 @@ fn envelope_vectors_open() {
         // Sealed again from the sender's key and the drawn randomness: the same bytes.
         let random = hex::decode(v["randomHex"].as_str().unwrap()).unwrap();
         let signer = Signer::new(subject, &sender).unwrap();
-        let again = with_fixed_randomness(&random, || {
-            seal(
-                &ring,
-                &signer,
-                &slot,
-                v["plaintext"].as_str().unwrap().as_bytes(),
-            )
-        })
+        let again = hazmat::seal_envelope_with(
+            &mut FixedRandomness::new(&random),
+            &ring,
+            &signer,
+            &slot,
+            v["plaintext"].as_str().unwrap().as_bytes(),
+        )
         .unwrap();
         assert_eq!(again, sealed, "{}", v["name"]);
         // The envelope carries exactly the AAD bytes the vector states, and
@@ -179,9 +178,14 @@ fn wrap_vectors_reproduce_and_open_from_their_sender() {
 
         // Made again from the sender's key and the drawn ikmE: the same bytes.
         let random = hex::decode(v["randomHex"].as_str().unwrap()).unwrap();
-        let again = with_fixed_randomness(&random, || {
-            wrap_stream_key(root, generation, &stream_key, &sender, &Recipient::of(&me))
-        })
+        let again = hazmat::wrap_stream_key_with(
+            &mut FixedRandomness::new(&random),
+            root,
+            generation,
+            &stream_key,
+            &sender,
+            &Recipient::of(&me),
+        )
         .unwrap();
         assert_eq!(again, record, "{}", v["name"]);
 
@@ -341,9 +345,12 @@ fn invocation_vector_opens_and_its_reply_reproduces() {
         assert_eq!(Value::from(history), v["expectedHistory"]);
         let id = MessageId::parse(v["replyMessageId"].as_str().unwrap()).unwrap();
         let random = hex::decode(v["replyRandomHex"].as_str().unwrap()).unwrap();
-        let body = with_fixed_randomness(&random, || {
-            opened.seal_reply(&id, v["replyText"].as_str().unwrap())
-        })
+        let body = streamseal::sealed::hazmat::seal_reply_with(
+            &mut FixedRandomness::new(&random),
+            &opened,
+            &id,
+            v["replyText"].as_str().unwrap(),
+        )
         .unwrap();
         assert_eq!(serde_json::to_value(&body).unwrap(), v["sealedComplete"]);
     }

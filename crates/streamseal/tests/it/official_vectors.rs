@@ -23,10 +23,10 @@ use hpke::{Deserializable as _, Kem as _, OpModeR, OpModeS, Serializable as _};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use streamseal::ErrorCode;
+use streamseal::hazmat::{self, FixedRandomness};
 use streamseal::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind, SecretKey};
 use streamseal::kdf::{KdfLimits, KdfParams, derive_key};
 use streamseal::stream_key::StreamKey;
-use streamseal::testing::{aes256gcm_open, aes256gcm_seal};
 use streamseal::wrap::{unwrap_stream_key, wrap_info, wrap_stream_key};
 
 type HpkeKem = hpke::kem::X25519HkdfSha256;
@@ -152,8 +152,8 @@ fn wycheproof_aes_256_gcm() {
             let mut ct_tag = unhex(&case.ct);
             ct_tag.extend_from_slice(&tag);
 
-            let sealed = aes256gcm_seal(&key, &iv, &msg, &aad).unwrap();
-            let opened = aes256gcm_open(&key, &iv, &ct_tag, &aad);
+            let sealed = hazmat::aes256gcm_seal(&key, &iv, &msg, &aad).unwrap();
+            let opened = hazmat::aes256gcm_open(&key, &iv, &ct_tag, &aad);
             match case.result.as_str() {
                 "valid" => {
                     assert_eq!(
@@ -180,7 +180,7 @@ fn wycheproof_aes_256_gcm() {
     assert_eq!((total, valid, invalid), (66, 39, 27));
     println!(
         "wycheproof aes-256-gcm: {total} cases ({valid} valid, {invalid} invalid) passed \
-         through streamseal::testing::aes256gcm_seal/open, all 12-byte ivs"
+         through streamseal::hazmat::aes256gcm_seal/open, all 12-byte ivs"
     );
 }
 
@@ -668,15 +668,18 @@ fn rfc9180_hpke_auth_x25519_sha256_aes256gcm() {
     assert_eq!(hex::encode(sender_key.public_key().as_bytes()), pk_sm);
     assert_eq!(hex::encode(recipient_key.public_key().as_bytes()), v.pk_rm);
     let stream_key = [0x5a_u8; 32];
-    let wrap = streamseal::testing::with_fixed_randomness(&unhex(&v.ikm_e), || {
-        wrap_stream_key(
+    let wrap = {
+        let ikm_e = unhex(&v.ikm_e);
+        let mut rng = FixedRandomness::new(&ikm_e);
+        hazmat::wrap_stream_key_with(
+            &mut rng,
             "stream_root",
             7,
             &StreamKey::from_bytes(&stream_key),
             &sender_key,
             &Recipient::of(&recipient_key),
         )
-    })
+    }
     .unwrap();
     let wrap_info_v2 = wrap_info(
         "stream_root",

@@ -7,8 +7,8 @@
 //! - `libxeddsa_signatures.json` (made by libxeddsa): every signature
 //!   verifies under its X25519 public key; signing the same message with the
 //!   same key and the same 64 bytes `Z` reproduces it byte for byte (`Z`
-//!   queued through the test-seams randomness, so this is `signature::sign`
-//!   itself); and each is refused with any one of its 512 bits flipped,
+//!   given through `hazmat::sign_with`, which is `signature::sign` drawing
+//!   from the generator it is given); and each is refused with any one of its 512 bits flipped,
 //!   under another case's key, and over another message.
 //! - `streamseal_signatures_checked.json` (made by `signature::sign`, then
 //!   verified by libxeddsa): libxeddsa's verdicts are all "verifies", and
@@ -38,9 +38,9 @@ use curve25519_dalek::scalar::Scalar;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha512};
 use streamseal::ErrorCode;
+use streamseal::hazmat::{self, FixedRandomness};
 use streamseal::identity::{IdentityKey, KeyId, PublicKey, RecipientKind, SecretKey};
 use streamseal::signature::{self, NONCE_LEN, SIGNATURE_LEN, Signature};
-use streamseal::testing::{remaining_fixed_randomness, with_fixed_randomness};
 
 fn load(name: &str) -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -103,15 +103,12 @@ fn cases(doc: &Value) -> Vec<Case> {
 /// `signature::sign` with `nonce` as the randomness it draws; asserts it
 /// draws exactly the 64 bytes.
 fn sign_with_nonce(key: &IdentityKey, message: &[u8], nonce: &[u8; NONCE_LEN]) -> Signature {
-    with_fixed_randomness(nonce, || {
-        let signed = signature::sign(key, message).unwrap();
-        assert_eq!(
-            remaining_fixed_randomness(),
-            Some(0),
-            "sign draws exactly Z"
-        );
+    {
+        let mut rng = FixedRandomness::new(nonce);
+        let signed = hazmat::sign_with(&mut rng, key, message).unwrap();
+        assert_eq!(Some(rng.remaining()), Some(0), "sign draws exactly Z");
         signed
-    })
+    }
 }
 
 fn refused_as(result: streamseal::Result<()>, code: ErrorCode, what: &str) {
@@ -424,6 +421,10 @@ fn signatures_travel_as_88_characters_of_base64() {
         ErrorCode::MalformedBase64
     );
     // No randomness, no signature.
-    let err = with_fixed_randomness(&[0u8; NONCE_LEN - 1], || signature::sign(&key, b"m"));
+    let err = {
+        let randomness = &[0u8; NONCE_LEN - 1];
+        let mut rng = FixedRandomness::new(randomness);
+        hazmat::sign_with(&mut rng, &key, b"m")
+    };
     assert_eq!(err.unwrap_err().code(), ErrorCode::RandomnessUnavailable);
 }

@@ -1186,6 +1186,13 @@ public protocol OpenedInvocationProtocol: AnyObject, Sendable {
     func generations()  -> [UInt32]
     
     /**
+     * Hazmat (see the core's `streamseal::hazmat`): `seal_reply` drawing the
+     * envelope's iv and `Z` from `randomness`, to the last byte. Never
+     * outside tests.
+     */
+    func hazmatSealReplyWithRandomness(messageId: String, text: String, randomness: Data) throws  -> String
+    
+    /**
      * The history, in order: each item opened (its slot, generation,
      * `sealed_by` and text) or failed with its code.
      */
@@ -1343,6 +1350,23 @@ open func generations() -> [UInt32]  {
         uniffiCallStatus in
     uniffi_streamseal_ffi_fn_method_openedinvocation_generations(
             self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Hazmat (see the core's `streamseal::hazmat`): `seal_reply` drawing the
+     * envelope's iv and `Z` from `randomness`, to the last byte. Never
+     * outside tests.
+     */
+open func hazmatSealReplyWithRandomness(messageId: String, text: String, randomness: Data)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_openedinvocation_hazmat_seal_reply_with_randomness(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(messageId),
+        FfiConverterString.lower(text),
+        FfiConverterData.lower(randomness),uniffiCallStatus
     )
 })
 }
@@ -7610,6 +7634,82 @@ public func errorCodes() -> [String]  {
 })
 }
 /**
+ * AES-256-GCM with the caller's iv, exactly as envelopes and bundles call
+ * it (to craft hostile inputs in tests).
+ */
+public func hazmatAes256gcmSeal(key: Data, iv: Data, plaintext: Data, aad: Data)throws  -> Data  {
+    return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_hazmat_aes256gcm_seal(
+        FfiConverterData.lower(key),
+        FfiConverterData.lower(iv),
+        FfiConverterData.lower(plaintext),
+        FfiConverterData.lower(aad),uniffiCallStatus
+    )
+})
+}
+/**
+ * `create_bundle` (with its creation floor) drawing the 16 salt bytes, then
+ * the 12 iv bytes, from `randomness`.
+ */
+public func hazmatCreateBundleWithRandomness(secret: SecretKey, passphrase: Data, params: KdfParams, randomness: Data)throws  -> SealedBundle  {
+    return try  FfiConverterTypeSealedBundle_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_hazmat_create_bundle_with_randomness(
+        FfiConverterTypeSecretKey_lower(secret),
+        FfiConverterData.lower(passphrase),
+        FfiConverterTypeKdfParams_lower(params),
+        FfiConverterData.lower(randomness),uniffiCallStatus
+    )
+})
+}
+/**
+ * Argon2id exactly as bundles derive their key (to craft hostile bundles in tests).
+ */
+public func hazmatDeriveKey(passphrase: Data, salt: Data, params: KdfParams)throws  -> Data  {
+    return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_hazmat_derive_key(
+        FfiConverterData.lower(passphrase),
+        FfiConverterData.lower(salt),
+        FfiConverterTypeKdfParams_lower(params),uniffiCallStatus
+    )
+})
+}
+/**
+ * `seal` drawing the 12 iv bytes, then the signature's 64 bytes `Z`, from
+ * `randomness`.
+ */
+public func hazmatSealWithRandomness(keyring: Keyring, identity: IdentityKey, subject: String, slot: Slot, plaintext: Data, randomness: Data)throws  -> SealedPayload  {
+    return try  FfiConverterTypeSealedPayload_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_hazmat_seal_with_randomness(
+        FfiConverterTypeKeyring_lower(keyring),
+        FfiConverterTypeIdentityKey_lower(identity),
+        FfiConverterString.lower(subject),
+        FfiConverterTypeSlot_lower(slot),
+        FfiConverterData.lower(plaintext),
+        FfiConverterData.lower(randomness),uniffiCallStatus
+    )
+})
+}
+/**
+ * `wrap_stream_key` drawing its 32 bytes of `ikmE` from `randomness`.
+ */
+public func hazmatWrapStreamKeyWithRandomness(rootStreamId: String, generation: UInt32, key: StreamKey, sender: IdentityKey, recipient: Recipient, randomness: Data)throws  -> KeyWrap  {
+    return try  FfiConverterTypeKeyWrap_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_hazmat_wrap_stream_key_with_randomness(
+        FfiConverterString.lower(rootStreamId),
+        FfiConverterUInt32.lower(generation),
+        FfiConverterTypeStreamKey_lower(key),
+        FfiConverterTypeIdentityKey_lower(sender),
+        FfiConverterTypeRecipient_lower(recipient),
+        FfiConverterData.lower(randomness),uniffiCallStatus
+    )
+})
+}
+/**
  * The default limits (m up to 128 MiB, t up to 10, p up to 8, salt 16 to 64 bytes).
  */
 public func kdfLimitsDefault() -> KdfLimits  {
@@ -8084,6 +8184,21 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_error_codes() != 52098) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_streamseal_ffi_checksum_func_hazmat_aes256gcm_seal() != 1397) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_hazmat_create_bundle_with_randomness() != 41635) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_hazmat_derive_key() != 55472) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_hazmat_seal_with_randomness() != 10176) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_hazmat_wrap_stream_key_with_randomness() != 10767) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_streamseal_ffi_checksum_func_kdf_limits_default() != 24831) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -8214,6 +8329,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_generations() != 23660) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_hazmat_seal_reply_with_randomness() != 46172) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_history() != 4589) {

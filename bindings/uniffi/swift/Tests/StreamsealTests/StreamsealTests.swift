@@ -5,9 +5,10 @@
 // Swift API has not drifted. Run with `swift test` on a Mac after building
 // StreamsealRust.xcframework (see bindings/uniffi/README.md).
 //
-// The package is generated from the shipped library, which has no
-// fixed-randomness seam, so the golden vectors are checked in the direction
-// that needs none: every deterministic output (AAD bytes, wrap info, public
+// The golden vectors are checked here in the direction that needs no fixed
+// randomness (the package has the same `hazmat*WithRandomness` exports the
+// Kotlin and Python suites seal them with, but this file cannot be run here
+// to prove a use of them): every deterministic output (AAD bytes, wrap info, public
 // keys, bundle AAD) byte for byte, and every sealed output
 // of the vectors opened back to its inputs (envelopes with their sender's
 // signature checked against a pinned, own or presented key; wraps only as

@@ -1,0 +1,306 @@
+//! Risky APIs, kept apart (vodozemac's `hazmat`): each is sound only for the
+//! use its doc names, and none belongs in an app's normal flow.
+//!
+//! - **Fixed randomness.** [`FixedRandomness`] hands out given bytes as if
+//!   they were random, and the `*_with` operations draw from the generator
+//!   they are given instead of the operating system. They exist so that the
+//!   golden vectors (`tests/vectors/streamseal/`) can be made and reproduced
+//!   byte for byte, in Rust and through every binding. Sealing twice with the
+//!   same bytes reuses an AES-GCM nonce and an XEdDSA nonce: it reveals the
+//!   plaintexts' XOR and lets a forger sign. Never pass anything but the
+//!   operating system's generator ([`crate::random::OsRng`]) outside tests.
+//! - **Raw AES-256-GCM** with a caller's iv, for the official vectors.
+//! - **A bundle below the creation floor**, which stands for a record made
+//!   before the floor existed.
+//!
+//! What each operation draws, in order:
+//! - [`seal_envelope_with`]: 12 iv bytes, then the signature's 64 bytes `Z`;
+//! - [`sign_with`]: 64 bytes `Z`;
+//! - [`wrap_stream_key_with`]: 32 bytes of HPKE ephemeral key material (`ikmE`);
+//! - [`create_bundle_with`] and [`seal_bundle_below_floor_with`]: 16 salt
+//!   bytes, then 12 iv bytes;
+//! - [`generate_stream_key_with`], [`generate_secret_key_with`]: 32 bytes.
+//!
+//! ```
+//! use streamseal_crypto::hazmat::{self, FixedRandomness};
+//! use streamseal_crypto::ErrorCode;
+//!
+//! let mut rng = FixedRandomness::new(&[7; 32]);
+//! let key = hazmat::generate_stream_key_with(&mut rng)?;
+//! assert_eq!(key.to_bytes().as_slice(), &[7; 32]);
+//! assert_eq!(rng.remaining(), 0);
+//! // Running out is RANDOMNESS_UNAVAILABLE, as a failing system generator is.
+//! let err = hazmat::generate_stream_key_with(&mut FixedRandomness::new(&[7; 31])).unwrap_err();
+//! assert_eq!(err.code(), ErrorCode::RandomnessUnavailable);
+//! # Ok::<(), streamseal_crypto::Error>(())
+//! ```
+
+use std::fmt;
+
+use crate::bundle::SealedBundle;
+use crate::envelope::SealedPayload;
+use crate::error::{Error, Result};
+use crate::identity::{IdentityKey, Recipient, SecretKey};
+use crate::kdf::KdfParams;
+use crate::random::{Source, TryCryptoRng, TryRng};
+use crate::sender::Signer;
+use crate::signature::Signature;
+use crate::slot::Slot;
+use crate::stream_key::{Keyring, StreamKey};
+use crate::wrap::KeyWrap;
+
+/// Given bytes, handed out in order as if they were random (see the module
+/// docs for why this is hazardous). Drawing more than is left fails, and
+/// nothing is drawn then.
+pub struct FixedRandomness<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> FixedRandomness<'a> {
+    /// The generator that hands out `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        FixedRandomness { rest: bytes }
+    }
+
+    /// How many bytes are left.
+    pub fn remaining(&self) -> usize {
+        self.rest.len()
+    }
+}
+
+/// The bytes are not printed: they stand in for secrets (nonces, keys).
+impl fmt::Debug for FixedRandomness<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FixedRandomness({} bytes left)", self.rest.len())
+    }
+}
+
+/// A [`FixedRandomness`] has fewer bytes left than were asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exhausted;
+
+impl fmt::Display for Exhausted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the fixed randomness is exhausted")
+    }
+}
+
+impl std::error::Error for Exhausted {}
+
+impl TryRng for FixedRandomness<'_> {
+    type Error = Exhausted;
+
+    fn try_next_u32(&mut self) -> std::result::Result<u32, Exhausted> {
+        let mut b = [0u8; 4];
+        self.try_fill_bytes(&mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    fn try_next_u64(&mut self) -> std::result::Result<u64, Exhausted> {
+        let mut b = [0u8; 8];
+        self.try_fill_bytes(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> std::result::Result<(), Exhausted> {
+        let (head, tail) = self.rest.split_at_checked(dst.len()).ok_or(Exhausted)?;
+        dst.copy_from_slice(head);
+        self.rest = tail;
+        Ok(())
+    }
+}
+
+/// Not secure: a marker so that the library's operations accept it (see the
+/// module docs).
+impl TryCryptoRng for FixedRandomness<'_> {}
+
+/// Runs `f` with `bytes` as its only randomness, which it must draw to the
+/// last byte: what the bindings' hazmat exports call, so that a vector's
+/// `randomHex` is checked to be exactly what the operation draws.
+///
+/// # Errors
+///
+/// `f`'s error (`RANDOMNESS_UNAVAILABLE` when it draws more than `bytes`);
+/// `INVALID_LENGTH` for `randomness` when it draws less.
+pub fn drawing_exactly<T>(
+    bytes: &[u8],
+    f: impl FnOnce(&mut FixedRandomness<'_>) -> Result<T>,
+) -> Result<T> {
+    let mut rng = FixedRandomness::new(bytes);
+    let out = f(&mut rng)?;
+    match rng.remaining() {
+        0 => Ok(out),
+        left => Err(Error::length(
+            "randomness",
+            bytes.len().saturating_sub(left),
+            bytes.len(),
+        )),
+    }
+}
+
+/// [`crate::envelope::seal`] drawing from `rng`.
+///
+/// # Errors
+///
+/// As [`crate::envelope::seal`]; `RANDOMNESS_UNAVAILABLE` when `rng` runs out.
+pub fn seal_envelope_with(
+    rng: &mut dyn Source,
+    keyring: &Keyring,
+    signer: &Signer<'_>,
+    slot: &Slot,
+    plaintext: &[u8],
+) -> Result<SealedPayload> {
+    crate::envelope::seal_from(rng, keyring, signer, slot, plaintext)
+}
+
+/// [`crate::signature::sign`] drawing `Z` from `rng`.
+///
+/// # Errors
+///
+/// `RANDOMNESS_UNAVAILABLE` when `rng` runs out.
+pub fn sign_with(rng: &mut dyn Source, key: &IdentityKey, message: &[u8]) -> Result<Signature> {
+    crate::signature::sign_from(rng, key, message)
+}
+
+/// [`crate::wrap::wrap_stream_key`] drawing `ikmE` from `rng`.
+///
+/// # Errors
+///
+/// As [`crate::wrap::wrap_stream_key`]; `RANDOMNESS_UNAVAILABLE` when `rng`
+/// runs out.
+pub fn wrap_stream_key_with(
+    rng: &mut dyn Source,
+    root_stream_id: &str,
+    generation: u32,
+    key: &StreamKey,
+    sender: &IdentityKey,
+    recipient: &Recipient,
+) -> Result<KeyWrap> {
+    crate::wrap::wrap_stream_key_from(rng, root_stream_id, generation, key, sender, recipient)
+}
+
+/// [`crate::bundle::create_bundle`] (with its creation floor) drawing the
+/// salt and iv from `rng`.
+///
+/// # Errors
+///
+/// As [`crate::bundle::create_bundle`]; `RANDOMNESS_UNAVAILABLE` when `rng`
+/// runs out.
+pub fn create_bundle_with(
+    rng: &mut dyn Source,
+    secret: &SecretKey,
+    passphrase: &str,
+    params: &KdfParams,
+) -> Result<SealedBundle> {
+    params.check_for_new_bundle()?;
+    crate::bundle::seal_bundle_from(rng, secret, passphrase, params)
+}
+
+/// A bundle sealed exactly as [`crate::bundle::create_bundle`] seals it,
+/// with `params` checked only against the caps on *opening*
+/// (`KdfLimits::default`), not the creation floor (m = 19 MiB, t = 2, p = 1).
+///
+/// It stands for a record made before the floor existed, which opening must
+/// keep accepting: tests of opening that open a bundle many times, and the
+/// fuzz targets, use it so as not to wait in Argon2 at every open. Every
+/// record an app stores goes through `create_bundle` and its floor.
+///
+/// # Errors
+///
+/// `KDF_PARAMS_OUT_OF_BOUNDS` or `UNSUPPORTED_KDF` past the opening caps;
+/// `RANDOMNESS_UNAVAILABLE` when `rng` runs out.
+pub fn seal_bundle_below_floor_with(
+    rng: &mut dyn Source,
+    secret: &SecretKey,
+    passphrase: &str,
+    params: &KdfParams,
+) -> Result<SealedBundle> {
+    crate::bundle::seal_bundle_from(rng, secret, passphrase, params)
+}
+
+/// [`StreamKey::generate`] from `rng`.
+///
+/// # Errors
+///
+/// `RANDOMNESS_UNAVAILABLE` when `rng` runs out.
+pub fn generate_stream_key_with(rng: &mut dyn Source) -> Result<StreamKey> {
+    StreamKey::generate_from(rng)
+}
+
+/// [`SecretKey::generate`] from `rng`.
+///
+/// # Errors
+///
+/// `RANDOMNESS_UNAVAILABLE` when `rng` runs out.
+pub fn generate_secret_key_with(rng: &mut dyn Source) -> Result<SecretKey> {
+    SecretKey::generate_from(rng)
+}
+
+/// AES-256-GCM exactly as envelopes and bundles call it, with the caller's
+/// iv: for the official vectors only (an iv used twice under one key breaks
+/// both confidentiality and integrity).
+///
+/// # Errors
+///
+/// `INPUT_TOO_LARGE` past AES-GCM's plaintext limit.
+pub fn aes256gcm_seal(
+    key: &[u8; 32],
+    iv: &[u8; 12],
+    plaintext: &[u8],
+    aad: &[u8],
+) -> Result<Vec<u8>> {
+    crate::aead::seal(key, iv, plaintext, aad)
+}
+
+/// AES-256-GCM opening exactly as envelopes and bundles call it.
+///
+/// # Errors
+///
+/// `DECRYPTION_FAILED` when the ciphertext does not authenticate.
+pub fn aes256gcm_open(
+    key: &[u8; 32],
+    iv: &[u8; 12],
+    ciphertext: &[u8],
+    aad: &[u8],
+) -> Result<Vec<u8>> {
+    crate::aead::open(key, iv, ciphertext, aad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+
+    #[test]
+    fn fixed_randomness_hands_out_its_bytes_in_order_and_nothing_past_them() {
+        let mut rng = FixedRandomness::new(&[1, 2, 3, 4, 5]);
+        let mut two = [0u8; 2];
+        rng.try_fill_bytes(&mut two).unwrap();
+        assert_eq!((two, rng.remaining()), ([1, 2], 3));
+        // A draw past the end fails and takes nothing.
+        let mut four = [0u8; 4];
+        assert_eq!(rng.try_fill_bytes(&mut four), Err(Exhausted));
+        assert_eq!(rng.remaining(), 3);
+        assert_eq!(rng.try_next_u32(), Err(Exhausted));
+        rng.try_fill_bytes(&mut [0u8; 3]).unwrap();
+        assert_eq!(rng.remaining(), 0);
+        assert_eq!(format!("{rng:?}"), "FixedRandomness(0 bytes left)");
+    }
+
+    #[test]
+    fn drawing_exactly_refuses_short_and_leftover_randomness() {
+        let key = |bytes: &[u8]| drawing_exactly(bytes, |rng| generate_stream_key_with(rng));
+        assert_eq!(key(&[9; 32]).unwrap().to_bytes().as_slice(), &[9; 32]);
+        assert_eq!(
+            key(&[9; 31]).unwrap_err().code(),
+            ErrorCode::RandomnessUnavailable
+        );
+        let leftover = key(&[9; 33]).unwrap_err();
+        assert_eq!(leftover.code(), ErrorCode::InvalidLength);
+        assert_eq!(
+            leftover,
+            Error::length("randomness", 32, 33),
+            "names what was drawn and what was given"
+        );
+    }
+}

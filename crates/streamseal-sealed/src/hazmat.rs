@@ -1,0 +1,29 @@
+//! Risky APIs of the sealed flows, kept apart like the crypto layer's
+//! [`streamseal_crypto::hazmat`] (read its module docs first): the flows
+//! whose outputs the golden vectors fix, drawing from the generator they are
+//! given. Never pass anything but the operating system's generator
+//! ([`streamseal_crypto::random::OsRng`]) outside tests: sealing twice with
+//! the same bytes reuses an AES-GCM nonce and an XEdDSA nonce.
+
+use streamseal_crypto::error::Result;
+use streamseal_crypto::random::Source;
+use streamseal_wire::ids::MessageId;
+use streamseal_wire::requests::invocation::SealedCompleteRequest;
+
+use crate::runtime::OpenedInvocation;
+
+/// [`OpenedInvocation::seal_reply`] drawing the envelope's iv and `Z` from
+/// `rng`.
+///
+/// # Errors
+///
+/// As [`OpenedInvocation::seal_reply`]; `RANDOMNESS_UNAVAILABLE` when `rng`
+/// runs out.
+pub fn seal_reply_with(
+    rng: &mut dyn Source,
+    opened: &OpenedInvocation,
+    message_id: &MessageId,
+    text: &str,
+) -> Result<SealedCompleteRequest> {
+    opened.seal_reply_from(rng, message_id, text)
+}
