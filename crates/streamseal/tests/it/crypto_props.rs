@@ -1691,3 +1691,33 @@ fn unknown_fields_in_a_sealed_payload_are_kept_and_never_read() {
         "{refused:?}"
     );
 }
+
+/// Fixed randomness reaches only the call it is handed to: the same bytes
+/// seal to the same output (which is what makes them hazardous), and the
+/// public `seal` right after still draws its own iv and `Z` from the
+/// operating system. No state outlives a hazmat call.
+#[test]
+fn fixed_randomness_reaches_only_the_call_it_is_given_to() {
+    let sealer = Sealer::new();
+    let ring = ring_with("stream_root", 0, &[7; 32]);
+    let slot = golden::sample_slots()[0].1.clone();
+    let fixed = [0x42; 12 + NONCE_LEN];
+    let a = sealer
+        .seal_with(&mut FixedRandomness::new(&fixed), &ring, &slot, b"x")
+        .unwrap();
+    let b = sealer
+        .seal_with(&mut FixedRandomness::new(&fixed), &ring, &slot, b"x")
+        .unwrap();
+    assert_eq!(a, b, "the same fixed bytes seal to the same payload");
+    assert_eq!(a.envelope.iv, encode_base64(&[0x42; 12]));
+    let c = sealer.seal(&ring, &slot, b"x").unwrap();
+    assert_ne!(
+        c.envelope.iv, a.envelope.iv,
+        "the public seal drew its own iv"
+    );
+    assert_ne!(c.ciphertext, a.ciphertext);
+    assert_eq!(
+        sealer.open(&ring, &slot, &c).unwrap().plaintext.as_slice(),
+        b"x"
+    );
+}
