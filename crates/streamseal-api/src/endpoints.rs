@@ -191,16 +191,6 @@ pub fn parse_response<E: EndpointSpec>(
         })));
     }
     let parsed = crate::parse_response(request, response)?;
-    let mismatch = MalformedResponse {
-        endpoint: parsed.endpoint,
-        status: parsed.status,
-        version: parsed.version.clone(),
-        shape: parsed.shape,
-        rate_limit: parsed.rate_limit,
-        error: Error::MalformedJson {
-            reason: "the response is not this endpoint's".to_owned(),
-        },
-    };
     match E::from_data(parsed.data) {
         Some(data) => Ok(Typed {
             data,
@@ -210,7 +200,17 @@ pub fn parse_response<E: EndpointSpec>(
             rate_limit: parsed.rate_limit,
             extra: parsed.extra,
         }),
-        None => Err(ResponseError::Malformed(Box::new(mismatch))),
+        // The declaration that parsed it also extracts it: never reached.
+        None => Err(ResponseError::Malformed(Box::new(MalformedResponse {
+            endpoint: parsed.endpoint,
+            status: parsed.status,
+            version: parsed.version,
+            shape: parsed.shape,
+            rate_limit: parsed.rate_limit,
+            error: Error::MalformedJson {
+                reason: "the response is not this endpoint's".to_owned(),
+            },
+        }))),
     }
 }
 

@@ -55,15 +55,6 @@ pub fn array_from<const N: usize>(rng: &mut dyn Source) -> Result<[u8; N]> {
     Ok(out)
 }
 
-/// Fills `buf` with bytes from the operating system.
-///
-/// # Errors
-///
-/// `RANDOMNESS_UNAVAILABLE` when the operating system has none to give.
-pub fn fill(buf: &mut [u8]) -> Result<()> {
-    fill_from(&mut OsRng, buf)
-}
-
 /// `N` bytes from the operating system.
 ///
 /// # Errors

@@ -170,18 +170,20 @@ impl AadField for Vec<DecisionOption> {
     fn precheck(&self, _field: &'static str) -> Result<()> {
         Slot::check_options(self)
     }
-    fn check(&self, field: &'static str) -> Result<()> {
+    // Errors name an option's parts under the one list a slot has,
+    // `options` (`options.id`, `options.tone`).
+    fn check(&self, _field: &'static str) -> Result<()> {
         self.iter().try_for_each(|option| {
-            check_str(option_field(field, "id"), &option.id)?;
-            check_str(option_field(field, "tone"), &option.tone)
+            check_str("options.id", &option.id)?;
+            check_str("options.tone", &option.tone)
         })
     }
-    fn write(&self, field: &'static str, w: &mut Writer) -> Result<()> {
+    fn write(&self, _field: &'static str, w: &mut Writer) -> Result<()> {
         // precheck bounds the count to 64.
         w.u16(u16::try_from(self.len()).unwrap_or(u16::MAX));
         for option in self {
-            w.str(option_field(field, "id"), &option.id)?
-                .str(option_field(field, "tone"), &option.tone)?;
+            w.str("options.id", &option.id)?
+                .str("options.tone", &option.tone)?;
         }
         Ok(())
     }
@@ -199,16 +201,6 @@ impl AadField for Vec<DecisionOption> {
         }
         Slot::check_options(&options).map_err(|_| r.fail("duplicate option ids"))?;
         Ok(options)
-    }
-}
-
-/// The name of an option's `id` or `tone` in errors (only the `options`
-/// list exists).
-fn option_field(_list: &'static str, part: &'static str) -> &'static str {
-    if part == "id" {
-        "options.id"
-    } else {
-        "options.tone"
     }
 }
 
