@@ -9,7 +9,7 @@ use streamseal::{Error, ErrorCode};
 /// as the core's `ErrorCode` variant (the docs and spellings of the table are
 /// not needed here; the code crosses as `ErrorCode::as_str`).
 macro_rules! ffi_error {
-    ($($(#[doc = $doc:literal])* $variant:ident => $text:literal, $message:tt $({ $($fields:tt)* })?;)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident => $text:literal [$($layer:ident)*], $message:tt $({ $($fields:tt)* })?;)*) => {
         /// Every failure of the binding. One variant per stable code of the
         /// core (Kotlin `StreamsealException.AadMismatch`, Swift
         /// `StreamsealError.AadMismatch`, Python `StreamsealError.AadMismatch`),
@@ -106,6 +106,12 @@ macro_rules! ffi_error {
                     $(ErrorCode::$variant => StreamsealError::$variant { code, error_message, details },)*
                     _ => StreamsealError::Unknown { code, error_message, details },
                 }
+            }
+        }
+
+        impl From<streamseal::CryptoError> for StreamsealError {
+            fn from(err: streamseal::CryptoError) -> Self {
+                Error::from(err).into()
             }
         }
 

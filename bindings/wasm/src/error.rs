@@ -62,8 +62,8 @@ pub fn to_js_error(error: &Error) -> JsValue {
 }
 
 /// Maps a core result into a JS result.
-pub fn js<T>(result: streamseal::Result<T>) -> JsResult<T> {
-    result.map_err(|e| to_js_error(&e))
+pub fn js<T, E: Into<Error>>(result: Result<T, E>) -> JsResult<T> {
+    result.map_err(|e| to_js_error(&e.into()))
 }
 
 /// A `StreamsealError` with a code and message of the binding's own (a JS

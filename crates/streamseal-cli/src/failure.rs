@@ -30,6 +30,12 @@ impl Failure {
     }
 }
 
+impl From<streamseal::CryptoError> for Failure {
+    fn from(e: streamseal::CryptoError) -> Self {
+        streamseal::Error::from(e).into()
+    }
+}
+
 impl From<streamseal::Error> for Failure {
     fn from(e: streamseal::Error) -> Self {
         Failure {

@@ -43,7 +43,7 @@
 //! ```
 
 use crate::codec::{Reader, Writer};
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 use crate::identity::{MAX_KEY_ID_LEN, RecipientKind};
 use crate::slot::{Slot, SlotKind};
 
@@ -97,7 +97,7 @@ pub struct AadSender {
 impl AadSender {
     /// Whether the sender may seal `slot`: its subject is the slot's author
     /// where the slot names one, and its key id is 1 to 128 characters.
-    fn check(&self, slot: &Slot) -> std::result::Result<(), &'static str> {
+    fn check(&self, slot: &Slot) -> Result<(), &'static str> {
         let len = self.key_id.chars().count();
         if !(1..=MAX_KEY_ID_LEN).contains(&len) {
             return Err("sender key id out of range");
@@ -125,10 +125,10 @@ pub fn encode(
     key_generation: u32,
     sender: &AadSender,
     slot: &Slot,
-) -> Result<Vec<u8>> {
+) -> CryptoResult<Vec<u8>> {
     sender
         .check(slot)
-        .map_err(|reason| Error::invalid("sender", reason))?;
+        .map_err(|reason| CryptoError::invalid("sender", reason))?;
     let mut w = Writer::with_magic(AAD_LABEL);
     w.u8(version).u8(slot.kind().code());
     w.str("rootStreamId", root_stream_id)?;
@@ -141,12 +141,12 @@ pub fn encode(
 }
 
 /// Writes the kind-specific fields of a slot.
-pub(crate) fn encode_slot(w: &mut Writer, slot: &Slot) -> Result<()> {
+pub(crate) fn encode_slot(w: &mut Writer, slot: &Slot) -> CryptoResult<()> {
     slot.write_fields(w)
 }
 
-fn malformed(reason: &'static str) -> Error {
-    Error::MalformedAad { reason }
+fn malformed(reason: &'static str) -> CryptoError {
+    CryptoError::MalformedAad { reason }
 }
 
 /// Parses AAD bytes strictly. Only what [`encode`] produces is accepted.
@@ -155,9 +155,9 @@ fn malformed(reason: &'static str) -> Error {
 ///
 /// `INPUT_TOO_LARGE` when `bytes` exceed the AAD size limit; `MALFORMED_AAD`
 /// when they are not exactly what [`encode`] produces.
-pub fn parse(bytes: &[u8]) -> Result<AadContents> {
+pub fn parse(bytes: &[u8]) -> CryptoResult<AadContents> {
     if bytes.len() > MAX_AAD_LEN {
-        return Err(Error::InputTooLarge {
+        return Err(CryptoError::InputTooLarge {
             field: "aad",
             limit: MAX_AAD_LEN,
             actual: bytes.len(),

@@ -5,7 +5,7 @@
 use aes_gcm::aead::{Aead as _, AeadInOut as _, KeyInit as _, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
 
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 
 /// Key length in bytes.
 pub(crate) const KEY_LEN: usize = 32;
@@ -24,7 +24,7 @@ pub(crate) fn seal(
     iv: &[u8; IV_LEN],
     plaintext: &[u8],
     aad: &[u8],
-) -> Result<Vec<u8>> {
+) -> CryptoResult<Vec<u8>> {
     let nonce = Nonce::from(*iv);
     cipher(key)
         .encrypt(
@@ -36,7 +36,7 @@ pub(crate) fn seal(
         )
         // Only reachable for plaintexts beyond GCM's 64 GiB limit, which the
         // callers' size bounds exclude.
-        .map_err(|_| Error::InputTooLarge {
+        .map_err(|_| CryptoError::InputTooLarge {
             field: "plaintext",
             limit: usize::MAX,
             actual: plaintext.len(),
@@ -49,9 +49,9 @@ pub(crate) fn open(
     iv: &[u8; IV_LEN],
     ciphertext: &[u8],
     aad: &[u8],
-) -> Result<Vec<u8>> {
+) -> CryptoResult<Vec<u8>> {
     if ciphertext.len() < TAG_LEN {
-        return Err(Error::DecryptionFailed);
+        return Err(CryptoError::DecryptionFailed);
     }
     let nonce = Nonce::from(*iv);
     cipher(key)
@@ -62,7 +62,7 @@ pub(crate) fn open(
                 aad,
             },
         )
-        .map_err(|_| Error::DecryptionFailed)
+        .map_err(|_| CryptoError::DecryptionFailed)
 }
 
 /// Decrypts `ciphertext || tag` in its own buffer, which becomes the
@@ -74,13 +74,13 @@ pub(crate) fn open_in_place(
     iv: &[u8; IV_LEN],
     mut buffer: Vec<u8>,
     aad: &[u8],
-) -> Result<Vec<u8>> {
+) -> CryptoResult<Vec<u8>> {
     if buffer.len() < TAG_LEN {
-        return Err(Error::DecryptionFailed);
+        return Err(CryptoError::DecryptionFailed);
     }
     let nonce = Nonce::from(*iv);
     cipher(key)
         .decrypt_in_place(&nonce, aad, &mut buffer)
-        .map_err(|_| Error::DecryptionFailed)?;
+        .map_err(|_| CryptoError::DecryptionFailed)?;
     Ok(buffer)
 }

@@ -48,7 +48,7 @@ use zeroize::Zeroizing;
 
 use crate::aead::{self, IV_LEN, TAG_LEN};
 use crate::encoding::{decode_base64_bounded, encode_base64};
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 use crate::identity::{KEY_LEN, PublicKey, SecretKey};
 use crate::kdf::{self, KdfLimits, KdfParams, SALT_LEN};
 use crate::random;
@@ -104,7 +104,7 @@ pub fn create_bundle(
     secret: &SecretKey,
     passphrase: &str,
     params: &KdfParams,
-) -> Result<SealedBundle> {
+) -> CryptoResult<SealedBundle> {
     params.check_for_new_bundle()?;
     seal_bundle_from(&mut random::OsRng, secret, passphrase, params)
 }
@@ -118,7 +118,7 @@ pub(crate) fn seal_bundle_from(
     secret: &SecretKey,
     passphrase: &str,
     params: &KdfParams,
-) -> Result<SealedBundle> {
+) -> CryptoResult<SealedBundle> {
     let salt = random::array_from::<SALT_LEN>(rng)?;
     let key = kdf::derive_key(passphrase, &salt, params, &KdfLimits::default())?;
     let iv = random::array_from::<IV_LEN>(rng)?;
@@ -152,7 +152,7 @@ pub fn open_bundle(
     bundle: &SealedBundle,
     passphrase: &str,
     limits: &KdfLimits,
-) -> Result<SecretKey> {
+) -> CryptoResult<SecretKey> {
     let bytes = decode_base64_bounded(
         "encryptedPrivateBundle",
         &bundle.encrypted_private_bundle,
@@ -160,25 +160,25 @@ pub fn open_bundle(
     )?;
     let (&version, rest) = bytes
         .split_first()
-        .ok_or(Error::MalformedBundle { reason: "empty" })?;
+        .ok_or(CryptoError::MalformedBundle { reason: "empty" })?;
     if version != BUNDLE_VERSION {
-        return Err(Error::UnsupportedBundleVersion { version });
+        return Err(CryptoError::UnsupportedBundleVersion { version });
     }
     if bytes.len() != BUNDLE_LEN {
-        return Err(Error::MalformedBundle {
+        return Err(CryptoError::MalformedBundle {
             reason: "a version-1 bundle is 61 bytes",
         });
     }
     let (iv, ct) = rest.split_at(IV_LEN);
     let iv: [u8; IV_LEN] = iv
         .try_into()
-        .map_err(|_| Error::MalformedBundle { reason: "iv" })?;
+        .map_err(|_| CryptoError::MalformedBundle { reason: "iv" })?;
 
     bundle.kdf_params.check(limits)?;
     let max_salt = limits.max_salt_len;
     let salt =
         decode_base64_bounded("kdfSalt", &bundle.kdf_salt, max_salt).map_err(|e| match e {
-            Error::InputTooLarge { actual, .. } => Error::KdfParamsOutOfBounds {
+            CryptoError::InputTooLarge { actual, .. } => CryptoError::KdfParamsOutOfBounds {
                 param: "salt",
                 value: actual as u64,
                 min: limits.min_salt_len as u64,
@@ -189,18 +189,18 @@ pub fn open_bundle(
     let key = kdf::derive_key(passphrase, &salt, &bundle.kdf_params, limits)?;
     let aad = bundle_aad(version, public_key);
     let plain =
-        Zeroizing::new(aead::open(&key, &iv, ct, &aad).map_err(|_| Error::WrongPassphrase)?);
+        Zeroizing::new(aead::open(&key, &iv, ct, &aad).map_err(|_| CryptoError::WrongPassphrase)?);
     let secret_bytes: Zeroizing<[u8; KEY_LEN]> = Zeroizing::new(
         plain
             .as_slice()
             .try_into()
-            .map_err(|_| Error::MalformedBundle {
+            .map_err(|_| CryptoError::MalformedBundle {
                 reason: "key length",
             })?,
     );
     let secret = SecretKey::from_bytes(&secret_bytes);
     if secret.public_key() != *public_key {
-        return Err(Error::BundleKeyMismatch);
+        return Err(CryptoError::BundleKeyMismatch);
     }
     Ok(secret)
 }

@@ -3,7 +3,7 @@
 //! length followed by UTF-8, and a strict reader that refuses anything a
 //! writer would not have produced.
 
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 
 /// Longest string field, in UTF-8 bytes. Ids in the API are at most 256
 /// characters; this leaves room without letting one field dominate.
@@ -46,10 +46,10 @@ impl Writer {
     /// # Errors
     ///
     /// `INVALID_LENGTH` when `v` is empty or longer than [`MAX_STR_LEN`] bytes.
-    pub fn str(&mut self, field: &'static str, v: &str) -> Result<&mut Self> {
+    pub fn str(&mut self, field: &'static str, v: &str) -> CryptoResult<&mut Self> {
         check_str(field, v)?;
         // check_str bounds the length to MAX_STR_LEN, which fits in u16.
-        let len = u16::try_from(v.len()).map_err(|_| Error::length(field, "1..=1024", v.len()))?;
+        let len = u16::try_from(v.len()).map_err(|_| CryptoError::length(field, "1..=1024", v.len()))?;
         self.u16(len);
         self.buf.extend_from_slice(v.as_bytes());
         Ok(self)
@@ -60,7 +60,7 @@ impl Writer {
     /// # Errors
     ///
     /// `INVALID_LENGTH` when the string is empty or longer than [`MAX_STR_LEN`] bytes.
-    pub fn opt_str(&mut self, field: &'static str, v: Option<&str>) -> Result<&mut Self> {
+    pub fn opt_str(&mut self, field: &'static str, v: Option<&str>) -> CryptoResult<&mut Self> {
         match v {
             None => Ok(self.u8(0)),
             Some(s) => {
@@ -98,9 +98,9 @@ impl Writer {
 /// # Errors
 ///
 /// `INVALID_LENGTH` otherwise.
-pub fn check_str(field: &'static str, v: &str) -> Result<()> {
+pub fn check_str(field: &'static str, v: &str) -> CryptoResult<()> {
     if v.is_empty() || v.len() > MAX_STR_LEN {
-        return Err(Error::length(field, "1..=1024 bytes", v.len()));
+        return Err(CryptoError::length(field, "1..=1024 bytes", v.len()));
     }
     Ok(())
 }
@@ -114,21 +114,21 @@ pub fn check_str(field: &'static str, v: &str) -> Result<()> {
 /// `err`) when the input is truncated or not what a [`Writer`] writes.
 pub struct Reader<'a> {
     rest: &'a [u8],
-    err: fn(&'static str) -> Error,
+    err: fn(&'static str) -> CryptoError,
 }
 
 impl<'a> Reader<'a> {
     /// Reads `input`; `err` makes the error of every failure from its reason.
-    pub fn new(input: &'a [u8], err: fn(&'static str) -> Error) -> Self {
+    pub fn new(input: &'a [u8], err: fn(&'static str) -> CryptoError) -> Self {
         Reader { rest: input, err }
     }
 
     /// The caller's error for `reason` (a value that read but is not allowed).
-    pub fn fail(&self, reason: &'static str) -> Error {
+    pub fn fail(&self, reason: &'static str) -> CryptoError {
         (self.err)(reason)
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+    fn take(&mut self, n: usize) -> CryptoResult<&'a [u8]> {
         if self.rest.len() < n {
             return Err((self.err)("truncated"));
         }
@@ -142,7 +142,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// The reader's error when the input is truncated or not what a [`Writer`] writes.
-    pub fn magic(&mut self, magic: &[u8]) -> Result<()> {
+    pub fn magic(&mut self, magic: &[u8]) -> CryptoResult<()> {
         if self.take(magic.len())? != magic {
             return Err((self.err)("wrong domain label"));
         }
@@ -154,7 +154,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// The reader's error when the input is truncated or not what a [`Writer`] writes.
-    pub fn u8(&mut self) -> Result<u8> {
+    pub fn u8(&mut self) -> CryptoResult<u8> {
         let b = self.take(1)?;
         b.first().copied().ok_or_else(|| (self.err)("truncated"))
     }
@@ -164,7 +164,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// The reader's error when the input is truncated or not what a [`Writer`] writes.
-    pub fn u16(&mut self) -> Result<u16> {
+    pub fn u16(&mut self) -> CryptoResult<u16> {
         let b = self.take(2)?;
         let arr: [u8; 2] = b.try_into().map_err(|_| (self.err)("truncated"))?;
         Ok(u16::from_be_bytes(arr))
@@ -175,7 +175,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// The reader's error when the input is truncated or not what a [`Writer`] writes.
-    pub fn u32(&mut self) -> Result<u32> {
+    pub fn u32(&mut self) -> CryptoResult<u32> {
         let b = self.take(4)?;
         let arr: [u8; 4] = b.try_into().map_err(|_| (self.err)("truncated"))?;
         Ok(u32::from_be_bytes(arr))
@@ -186,7 +186,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// The reader's error when the input is truncated or not what a [`Writer`] writes.
-    pub fn str(&mut self) -> Result<String> {
+    pub fn str(&mut self) -> CryptoResult<String> {
         let len = usize::from(self.u16()?);
         if len == 0 || len > MAX_STR_LEN {
             return Err((self.err)("string length out of range"));
@@ -202,7 +202,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// The reader's error when the input is truncated or not what a [`Writer`] writes.
-    pub fn opt_str(&mut self) -> Result<Option<String>> {
+    pub fn opt_str(&mut self) -> CryptoResult<Option<String>> {
         match self.u8()? {
             0 => Ok(None),
             1 => self.str().map(Some),
@@ -215,7 +215,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// The reader's error when the input is truncated or not what a [`Writer`] writes.
-    pub fn bool(&mut self) -> Result<bool> {
+    pub fn bool(&mut self) -> CryptoResult<bool> {
         match self.u8()? {
             0 => Ok(false),
             1 => Ok(true),
@@ -228,7 +228,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// The reader's error when the input is truncated or not what a [`Writer`] writes.
-    pub fn u64(&mut self) -> Result<u64> {
+    pub fn u64(&mut self) -> CryptoResult<u64> {
         let b = self.take(8)?;
         let arr: [u8; 8] = b.try_into().map_err(|_| (self.err)("truncated"))?;
         Ok(u64::from_be_bytes(arr))
@@ -243,7 +243,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// The reader's error when the input is truncated or not what a [`Writer`] writes.
-    pub fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+    pub fn array<const N: usize>(&mut self) -> CryptoResult<[u8; N]> {
         let b = self.take(N)?;
         b.try_into().map_err(|_| (self.err)("truncated"))
     }
@@ -253,7 +253,7 @@ impl<'a> Reader<'a> {
     /// # Errors
     ///
     /// The reader's error when the input is truncated or not what a [`Writer`] writes.
-    pub fn end(self) -> Result<()> {
+    pub fn end(self) -> CryptoResult<()> {
         if self.rest.is_empty() {
             Ok(())
         } else {

@@ -26,7 +26,7 @@
 
 use base64_simd::STANDARD;
 
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 
 /// Encodes bytes as standard padded base64.
 pub fn encode_base64(bytes: &[u8]) -> String {
@@ -38,10 +38,10 @@ pub fn encode_base64(bytes: &[u8]) -> String {
 /// # Errors
 ///
 /// `MALFORMED_BASE64` when `text` is not canonical padded standard base64.
-pub fn decode_base64(field: &'static str, text: &str) -> Result<Vec<u8>> {
+pub fn decode_base64(field: &'static str, text: &str) -> CryptoResult<Vec<u8>> {
     STANDARD
         .decode_to_vec(text)
-        .map_err(|_| Error::MalformedBase64 { field })
+        .map_err(|_| CryptoError::MalformedBase64 { field })
 }
 
 /// Decodes base64 after checking the text is at most `max_bytes` decoded bytes long,
@@ -54,21 +54,21 @@ pub fn decode_base64(field: &'static str, text: &str) -> Result<Vec<u8>> {
 ///
 /// `INPUT_TOO_LARGE` when well-formed `text` decodes to more than
 /// `max_bytes`; `MALFORMED_BASE64` when it is not canonical padded base64.
-pub fn decode_base64_bounded(field: &'static str, text: &str, max_bytes: usize) -> Result<Vec<u8>> {
+pub fn decode_base64_bounded(field: &'static str, text: &str, max_bytes: usize) -> CryptoResult<Vec<u8>> {
     let max_chars = max_bytes.div_ceil(3).saturating_mul(4);
     if text.len() > max_chars {
         return Err(match well_formed_len(text) {
-            Some(actual) => Error::InputTooLarge {
+            Some(actual) => CryptoError::InputTooLarge {
                 field,
                 limit: max_bytes,
                 actual,
             },
-            None => Error::MalformedBase64 { field },
+            None => CryptoError::MalformedBase64 { field },
         });
     }
     let bytes = decode_base64(field, text)?;
     if bytes.len() > max_bytes {
-        return Err(Error::InputTooLarge {
+        return Err(CryptoError::InputTooLarge {
             field,
             limit: max_bytes,
             actual: bytes.len(),
@@ -105,14 +105,14 @@ fn well_formed_len(text: &str) -> Option<usize> {
 ///
 /// `MALFORMED_BASE64` when `text` is not canonical padded base64;
 /// `INVALID_LENGTH` when it decodes to other than `N` bytes.
-pub fn decode_base64_array<const N: usize>(field: &'static str, text: &str) -> Result<[u8; N]> {
+pub fn decode_base64_array<const N: usize>(field: &'static str, text: &str) -> CryptoResult<[u8; N]> {
     // Allow some slack so a slightly-off length is reported exactly.
     let bytes =
         decode_base64_bounded(field, text, N.saturating_mul(4).max(64)).map_err(|e| match e {
-            Error::InputTooLarge { actual, .. } => Error::length(field, N, actual),
+            CryptoError::InputTooLarge { actual, .. } => CryptoError::length(field, N, actual),
             other => other,
         })?;
-    <[u8; N]>::try_from(bytes.as_slice()).map_err(|_| Error::length(field, N, bytes.len()))
+    <[u8; N]>::try_from(bytes.as_slice()).map_err(|_| CryptoError::length(field, N, bytes.len()))
 }
 
 #[cfg(test)]
@@ -141,9 +141,9 @@ mod tests {
         let e = decode_base64_array::<12>("iv", &encode_base64(&[7u8; 11])).unwrap_err();
         assert_eq!(e.code(), ErrorCode::InvalidLength);
         let e = decode_base64_array::<12>("iv", &encode_base64(&[7u8; 300])).unwrap_err();
-        assert_eq!(e, Error::length("iv", 12, 300));
+        assert_eq!(e, CryptoError::length("iv", 12, 300));
         let e = decode_base64_array::<12>("iv", &encode_base64(&[7u8; 13])).unwrap_err();
-        assert_eq!(e, Error::length("iv", 12, 13));
+        assert_eq!(e, CryptoError::length("iv", 12, 13));
         let spaced = format!("{}\n", encode_base64(&[7u8; 12]));
         let e = decode_base64_array::<12>("iv", &spaced).unwrap_err();
         assert_eq!(e.code(), ErrorCode::MalformedBase64);

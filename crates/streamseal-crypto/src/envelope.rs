@@ -68,7 +68,7 @@ use zeroize::Zeroizing;
 use crate::aad::{self, AadContents, MAX_AAD_LEN};
 use crate::aead::{self, IV_LEN, TAG_LEN};
 use crate::encoding::{decode_base64_array, decode_base64_bounded, encode_base64};
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 use crate::random;
 use crate::sender::{SealedBy, SenderKeys, Signer};
 use crate::signature::{self, SIGNATURE_LEN, Signature};
@@ -167,8 +167,8 @@ pub fn key_commitment(
 /// # Errors
 ///
 /// `INPUT_TOO_LARGE` when `aad` is longer than a `u32` can count.
-pub fn signature_input(version: u8, aad: &[u8], content: &[u8]) -> Result<Vec<u8>> {
-    let aad_len = u32::try_from(aad.len()).map_err(|_| Error::InputTooLarge {
+pub fn signature_input(version: u8, aad: &[u8], content: &[u8]) -> CryptoResult<Vec<u8>> {
+    let aad_len = u32::try_from(aad.len()).map_err(|_| CryptoError::InputTooLarge {
         field: "aad",
         limit: MAX_AAD_LEN,
         actual: aad.len(),
@@ -202,7 +202,7 @@ pub fn seal(
     signer: &Signer<'_>,
     slot: &Slot,
     plaintext: &[u8],
-) -> Result<SealedPayload> {
+) -> CryptoResult<SealedPayload> {
     seal_from(&mut random::OsRng, keyring, signer, slot, plaintext)
 }
 
@@ -214,9 +214,9 @@ pub(crate) fn seal_from(
     signer: &Signer<'_>,
     slot: &Slot,
     plaintext: &[u8],
-) -> Result<SealedPayload> {
+) -> CryptoResult<SealedPayload> {
     if plaintext.len() > MAX_PLAINTEXT_LEN {
-        return Err(Error::InputTooLarge {
+        return Err(CryptoError::InputTooLarge {
             field: "plaintext",
             limit: MAX_PLAINTEXT_LEN,
             actual: plaintext.len(),
@@ -225,7 +225,7 @@ pub(crate) fn seal_from(
     let version = envelope_version_byte();
     let generation = keyring
         .current_generation()
-        .ok_or(Error::UnknownKeyGeneration { generation: 0 })?;
+        .ok_or(CryptoError::UnknownKeyGeneration { generation: 0 })?;
     let aad_bytes = aad::encode(
         version,
         keyring.root_stream_id(),
@@ -304,7 +304,7 @@ pub fn open(
     senders: &SenderKeys<'_>,
     expected: &Slot,
     sealed: &SealedPayload,
-) -> Result<Opened> {
+) -> CryptoResult<Opened> {
     open_matching(keyring, senders, sealed, |slot| slot == expected)
 }
 
@@ -333,10 +333,10 @@ pub fn open_matching(
     senders: &SenderKeys<'_>,
     sealed: &SealedPayload,
     accept: impl FnOnce(&Slot) -> bool,
-) -> Result<Opened> {
+) -> CryptoResult<Opened> {
     let envelope = &sealed.envelope;
     if envelope.v != ENVELOPE_VERSION {
-        return Err(Error::UnsupportedEnvelopeVersion {
+        return Err(CryptoError::UnsupportedEnvelopeVersion {
             version: u64::from(envelope.v),
         });
     }
@@ -345,7 +345,7 @@ pub fn open_matching(
     let mut ciphertext =
         decode_base64_bounded("ciphertext", &sealed.ciphertext, MAX_CIPHERTEXT_LEN)?;
     if ciphertext.len() < MIN_CIPHERTEXT_LEN {
-        return Err(Error::length(
+        return Err(CryptoError::length(
             "ciphertext",
             "at least 112 bytes (commitment, signature and tag)",
             ciphertext.len(),
@@ -354,7 +354,7 @@ pub fn open_matching(
     let contents = aad::parse(&aad_bytes)?;
     check_binding(&contents, keyring, envelope)?;
     if !accept(&contents.slot) {
-        return Err(Error::AadMismatch { what: "slot" });
+        return Err(CryptoError::AadMismatch { what: "slot" });
     }
     // Re-encode what was checked and authenticate exactly those bytes.
     let expected = aad::encode(
@@ -365,7 +365,7 @@ pub fn open_matching(
         &contents.slot,
     )?;
     if expected != aad_bytes {
-        return Err(Error::MalformedAad {
+        return Err(CryptoError::MalformedAad {
             reason: "not in canonical form",
         });
     }
@@ -374,9 +374,9 @@ pub fn open_matching(
     let version = contents.version;
     let committed = ciphertext
         .get(..COMMITMENT_LEN)
-        .ok_or(Error::DecryptionFailed)?;
+        .ok_or(CryptoError::DecryptionFailed)?;
     if !bool::from(key_commitment(key.as_array(), version, &iv).ct_eq(committed)) {
-        return Err(Error::DecryptionFailed);
+        return Err(CryptoError::DecryptionFailed);
     }
     // The AES-GCM part, decrypted where it was decoded (no copy of the message).
     ciphertext.drain(..COMMITMENT_LEN);
@@ -386,7 +386,7 @@ pub fn open_matching(
         ciphertext,
         &expected,
     )?);
-    let mismatch = |reason| Error::SenderMismatch {
+    let mismatch = |reason| CryptoError::SenderMismatch {
         subject: contents.sender.subject.clone(),
         key_id: contents.sender.key_id.clone(),
         reason,
@@ -418,19 +418,19 @@ pub fn open_matching(
     })
 }
 
-fn check_binding(contents: &AadContents, keyring: &Keyring, envelope: &Envelope) -> Result<()> {
+fn check_binding(contents: &AadContents, keyring: &Keyring, envelope: &Envelope) -> CryptoResult<()> {
     if u32::from(contents.version) != envelope.v {
-        return Err(Error::AadMismatch {
+        return Err(CryptoError::AadMismatch {
             what: "envelope version",
         });
     }
     if contents.root_stream_id != keyring.root_stream_id() {
-        return Err(Error::AadMismatch {
+        return Err(CryptoError::AadMismatch {
             what: "root stream",
         });
     }
     if contents.key_generation != envelope.key_generation {
-        return Err(Error::AadMismatch {
+        return Err(CryptoError::AadMismatch {
             what: "key generation",
         });
     }

@@ -1,6 +1,11 @@
-//! The one error type of the crate, with stable string codes.
+//! Errors with stable string codes: one top-level [`Error`] over the crypto
+//! layer's own [`CryptoError`].
 //!
-//! Every fallible operation returns [`Error`]. Its [`Error::code`] is an
+//! The crypto layer's operations return [`CryptoError`], which holds only
+//! the codes they can fail with; the layers above return [`Error`], which
+//! holds every code and into which a [`CryptoError`] converts with `?`
+//! (rustls' model: one top-level error over per-concern enums). Both have a
+//! `code()`: an
 //! [`ErrorCode`] whose [`ErrorCode::as_str`] spelling (`AAD_MISMATCH`,
 //! `WRONG_PASSPHRASE`, ...) is part of the public contract: the JavaScript and
 //! mobile bindings expose the same strings unchanged, so front ends can branch
@@ -12,11 +17,14 @@
 //! let err = encoding::decode_base64("iv", "not base64!").unwrap_err();
 //! assert_eq!(err.code(), ErrorCode::MalformedBase64);
 //! assert_eq!(err.code().as_str(), "MALFORMED_BASE64");
+//! let top: streamseal_crypto::Error = err.into();
+//! assert_eq!(top.code().as_str(), "MALFORMED_BASE64");
 //! ```
 //!
 //! The codes are declared once, in the table of the hidden macro
-//! `error_code_table!` below; the enum, its spellings, the TypeScript union
-//! and the UniFFI binding's error variants are all made from it.
+//! `error_code_table!` below; the code enum, its spellings, the TypeScript
+//! union, both error enums and the UniFFI binding's error variants are all
+//! made from it.
 
 use std::fmt;
 
@@ -25,15 +33,18 @@ use std::fmt;
 /// of the TypeScript union and of the UniFFI binding's error variants).
 ///
 /// An entry is the code's doc, its variant name, its stable spelling, the
-/// message of the [`Error`] that carries it (`thiserror`'s `#[error(...)]`
+/// layers whose own error enum carries it (`[crypto]` puts it in
+/// [`CryptoError`]; every code is in the top-level [`Error`]), the
+/// message of the error that carries it (`thiserror`'s `#[error(...)]`
 /// arguments) and that error's fields, if any:
-/// `/// doc` `Variant => "SPELLING", ("message {field}") { field: Type };`.
+/// `/// doc` `Variant => "SPELLING" [crypto], ("message {field}") { field: Type };`.
 ///
 /// It hands the whole list to the macro named `$then`, whose rule reads
-/// `$($(#[doc = $doc:literal])* $variant:ident => $text:literal, $message:tt $({ $($fields:tt)* })?;)*`.
+/// `$($(#[doc = $doc:literal])* $variant:ident => $text:literal [$($layer:ident)*], $message:tt $({ $($fields:tt)* })?;)*`.
 /// This crate makes [`ErrorCode`], [`ErrorCode::ALL`], [`ErrorCode::as_str`]
 /// (and so [`ErrorCode::parse`], `Display`, serde and the UniFFI string), the
-/// TypeScript union `ErrorCode`, the [`Error`] enum and [`Error::code`] from
+/// TypeScript union `ErrorCode`, the [`Error`] enum and [`Error::code`], and
+/// the crypto layer's [`CryptoError`] with its conversion into [`Error`] from
 /// it; the UniFFI binding makes one `StreamsealError` variant per code
 /// (`streamseal_crypto::error_code_table!(...)`). A new code is one entry
 /// here. Codes are only ever added, never renamed.
@@ -43,12 +54,12 @@ macro_rules! error_code_table {
     ($then:ident) => {
         $then! {
             /// A field is not canonical, padded, standard-alphabet base64.
-            MalformedBase64 => "MALFORMED_BASE64", ("field `{field}` is not canonical padded standard base64") {
+            MalformedBase64 => "MALFORMED_BASE64" [crypto], ("field `{field}` is not canonical padded standard base64") {
                 /// The field that failed.
                 field: &'static str,
             };
             /// A field decoded to (or was given with) the wrong number of bytes or characters.
-            InvalidLength => "INVALID_LENGTH", ("field `{field}` has length {actual}, expected {expected}") {
+            InvalidLength => "INVALID_LENGTH" [crypto], ("field `{field}` has length {actual}, expected {expected}") {
                 /// The field that failed.
                 field: &'static str,
                 /// The accepted length or range, as text (e.g. `"32"` or `"1..=128"`).
@@ -57,7 +68,7 @@ macro_rules! error_code_table {
                 actual: usize,
             };
             /// An input exceeds the size this library accepts from the network.
-            InputTooLarge => "INPUT_TOO_LARGE", ("field `{field}` is {actual} bytes, more than the limit of {limit}") {
+            InputTooLarge => "INPUT_TOO_LARGE" [crypto], ("field `{field}` is {actual} bytes, more than the limit of {limit}") {
                 /// The field that failed.
                 field: &'static str,
                 /// The limit in bytes.
@@ -66,82 +77,82 @@ macro_rules! error_code_table {
                 actual: usize,
             };
             /// A JSON document did not parse into the expected shape.
-            MalformedJson => "MALFORMED_JSON", ("malformed JSON: {reason}") {
+            MalformedJson => "MALFORMED_JSON" [], ("malformed JSON: {reason}") {
                 /// What the parser reported (no input bytes are quoted).
                 reason: String,
             };
             /// A field value is outside what the format allows (empty id, bad enum value, ...).
-            InvalidField => "INVALID_FIELD", ("field `{field}` is invalid: {reason}") {
+            InvalidField => "INVALID_FIELD" [crypto], ("field `{field}` is invalid: {reason}") {
                 /// The field that failed.
                 field: &'static str,
                 /// The rule it broke.
                 reason: String,
             };
             /// The envelope names a version this library does not know.
-            UnsupportedEnvelopeVersion => "UNSUPPORTED_ENVELOPE_VERSION", ("unsupported envelope version {version}") {
+            UnsupportedEnvelopeVersion => "UNSUPPORTED_ENVELOPE_VERSION" [crypto], ("unsupported envelope version {version}") {
                 /// The version the envelope named.
                 version: u64,
             };
             /// The AAD bytes do not parse as a streamseal AAD.
-            MalformedAad => "MALFORMED_AAD", ("malformed AAD: {reason}") {
+            MalformedAad => "MALFORMED_AAD" [crypto], ("malformed AAD: {reason}") {
                 /// What is wrong with the AAD bytes.
                 reason: &'static str,
             };
             /// The AAD does not bind the slot, root stream, generation or version the opener expects.
-            AadMismatch => "AAD_MISMATCH", ("AAD mismatch: the ciphertext is bound to another {what}") {
+            AadMismatch => "AAD_MISMATCH" [crypto], ("AAD mismatch: the ciphertext is bound to another {what}") {
                 /// Which binding differs (`slot`, `root stream`, `key generation`, `version`).
                 what: &'static str,
             };
             /// No key for the envelope's key generation is in the keyring.
-            UnknownKeyGeneration => "UNKNOWN_KEY_GENERATION", ("no key for key generation {generation}") {
+            UnknownKeyGeneration => "UNKNOWN_KEY_GENERATION" [crypto], ("no key for key generation {generation}") {
                 /// The generation asked for.
                 generation: u32,
             };
             /// A different key is already held for this key generation.
-            KeyGenerationConflict => "KEY_GENERATION_CONFLICT", ("a different key is already held for key generation {generation}") {
+            KeyGenerationConflict => "KEY_GENERATION_CONFLICT" [crypto], ("a different key is already held for key generation {generation}") {
                 /// The generation that conflicts.
                 generation: u32,
             };
             /// AES-256-GCM authentication failed: the ciphertext, iv or key is wrong.
-            DecryptionFailed => "DECRYPTION_FAILED", ("decryption failed: the ciphertext does not authenticate");
+            DecryptionFailed => "DECRYPTION_FAILED" [crypto], ("decryption failed: the ciphertext does not authenticate");
             /// The public key is not usable for X25519 (for example a low-order point).
-            InvalidPublicKey => "INVALID_PUBLIC_KEY", ("the public key is not usable for X25519 (low-order point)");
+            InvalidPublicKey => "INVALID_PUBLIC_KEY" [crypto], ("the public key is not usable for X25519 (low-order point)");
             /// A key wrap names none of the caller's keys.
-            NoMatchingKey => "NO_MATCHING_KEY", ("the key wrap is addressed to key `{key_id}`, which the caller does not hold") {
+            NoMatchingKey => "NO_MATCHING_KEY" [crypto], ("the key wrap is addressed to key `{key_id}`, which the caller does not hold") {
                 /// The key id the wrap names.
                 key_id: String,
             };
             /// The key wrap does not open as made by a sender the caller accepts, for this root
             /// stream, generation and recipient key: forged by another sender, altered, or moved.
-            UntrustedWrap => "UNTRUSTED_WRAP", ("the key wrap was not made by an accepted sender for this stream, generation and key");
+            UntrustedWrap => "UNTRUSTED_WRAP" [crypto], ("the key wrap was not made by an accepted sender for this stream, generation and key");
             /// More keys were given than the format allows (32).
-            TooManyKeys => "TOO_MANY_KEYS", ("{actual} keys given, at most {limit} are allowed") {
+            TooManyKeys => "TOO_MANY_KEYS" [crypto], ("{actual} keys given, at most {limit} are allowed") {
                 /// The limit.
                 limit: usize,
                 /// How many were given.
                 actual: usize,
             };
             /// The private-key bundle names a version this library does not know.
-            UnsupportedBundleVersion => "UNSUPPORTED_BUNDLE_VERSION", ("unsupported private-key bundle version {version}") {
+            UnsupportedBundleVersion => "UNSUPPORTED_BUNDLE_VERSION" [crypto], ("unsupported private-key bundle version {version}") {
                 /// The version byte of the bundle.
                 version: u8,
             };
             /// The private-key bundle is structurally broken (length).
-            MalformedBundle => "MALFORMED_BUNDLE", ("malformed private-key bundle: {reason}") {
+            MalformedBundle => "MALFORMED_BUNDLE" [crypto], ("malformed private-key bundle: {reason}") {
                 /// What is wrong.
                 reason: &'static str,
             };
             /// The passphrase does not open the bundle (or the bundle belongs to another record).
-            WrongPassphrase => "WRONG_PASSPHRASE", ("wrong passphrase (or the bundle belongs to another key record)");
+            WrongPassphrase => "WRONG_PASSPHRASE" [crypto], ("wrong passphrase (or the bundle belongs to another key record)");
             /// The bundle opened, but the key inside does not match the record's public key.
-            BundleKeyMismatch => "BUNDLE_KEY_MISMATCH", ("the bundle's private key does not match the record's public key");
+            BundleKeyMismatch => "BUNDLE_KEY_MISMATCH" [crypto], ("the bundle's private key does not match the record's public key");
             /// The KDF algorithm or version is not Argon2id version 19.
-            UnsupportedKdf => "UNSUPPORTED_KDF", ("unsupported KDF: {reason}") {
+            UnsupportedKdf => "UNSUPPORTED_KDF" [crypto], ("unsupported KDF: {reason}") {
                 /// What is not supported.
                 reason: String,
             };
             /// An Argon2 parameter or the salt length is outside the accepted bounds.
-            KdfParamsOutOfBounds => "KDF_PARAMS_OUT_OF_BOUNDS", ("KDF parameter `{param}` = {value} is outside {min}..={max}") {
+            KdfParamsOutOfBounds => "KDF_PARAMS_OUT_OF_BOUNDS" [crypto], ("KDF parameter `{param}` = {value} is outside {min}..={max}") {
                 /// The parameter (`m`, `t`, `p`, `salt`).
                 param: &'static str,
                 /// The value given.
@@ -152,88 +163,88 @@ macro_rules! error_code_table {
                 max: u64,
             };
             /// The operating system's random number generator failed.
-            RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE", ("the system random number generator failed");
+            RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE" [crypto], ("the system random number generator failed");
             /// A request failed validation against the API's bounds before sending.
-            ValidationFailed => "VALIDATION_FAILED", ("validation failed: {}", summarize(details)) {
+            ValidationFailed => "VALIDATION_FAILED" [], ("validation failed: {}", summarize(details)) {
                 /// Field name to reasons, as the service's own 400 body carries them.
                 details: ValidationDetails,
             };
             /// A plaintext body was about to be sent to a sealed stream (the service's own code).
-            E2eStreamRequiresCiphertext => "E2E_STREAM_REQUIRES_CIPHERTEXT", ("the stream is sealed: send `sealed`, not plaintext `content`");
+            E2eStreamRequiresCiphertext => "E2E_STREAM_REQUIRES_CIPHERTEXT" [], ("the stream is sealed: send `sealed`, not plaintext `content`");
             /// A sealed body was about to be sent to a stream that is not sealed (the service's own code).
-            E2ePayloadRequiresE2eStream => "E2E_PAYLOAD_REQUIRES_E2E_STREAM", ("the stream is not sealed: send plaintext `content`, not `sealed`");
+            E2ePayloadRequiresE2eStream => "E2E_PAYLOAD_REQUIRES_E2E_STREAM" [], ("the stream is not sealed: send plaintext `content`, not `sealed`");
             /// The server presented a key that differs from the one pinned for that subject and key id.
-            KeyChanged => "KEY_CHANGED", ("key `{key_id}` of `{subject}` differs from the pinned key") {
+            KeyChanged => "KEY_CHANGED" [crypto], ("key `{key_id}` of `{subject}` differs from the pinned key") {
                 /// The user or bot id.
                 subject: String,
                 /// The key id.
                 key_id: String,
             };
             /// The caller's trust policy needs a verified key and this one is only pinned.
-            KeyNotVerified => "KEY_NOT_VERIFIED", ("key `{key_id}` of `{subject}` is pinned but not verified") {
+            KeyNotVerified => "KEY_NOT_VERIFIED" [crypto], ("key `{key_id}` of `{subject}` is pinned but not verified") {
                 /// The user or bot id.
                 subject: String,
                 /// The key id.
                 key_id: String,
             };
             /// No key is pinned in the trust store for that subject and key id.
-            UnknownKey => "UNKNOWN_KEY", ("no key `{key_id}` of `{subject}` is pinned") {
+            UnknownKey => "UNKNOWN_KEY" [crypto], ("no key `{key_id}` of `{subject}` is pinned") {
                 /// The user or bot id.
                 subject: String,
                 /// The key id.
                 key_id: String,
             };
             /// A prompt already acted on was delivered again as a new invocation.
-            PromptReplayed => "PROMPT_REPLAYED", ("the prompt (message `{message_id}`) was already acted on by another invocation") {
+            PromptReplayed => "PROMPT_REPLAYED" [], ("the prompt (message `{message_id}`) was already acted on by another invocation") {
                 /// The message that triggered the prompt.
                 message_id: String,
             };
             /// A stream the caller knows to be sealed was presented as plaintext.
-            SealedStreamDowngrade => "SEALED_STREAM_DOWNGRADE", ("the stream is known to be sealed: {reason}") {
+            SealedStreamDowngrade => "SEALED_STREAM_DOWNGRADE" [], ("the stream is known to be sealed: {reason}") {
                 /// What presented it as plaintext.
                 reason: &'static str,
             };
             /// The server asked a runtime to seal its reply as someone other than its own bot.
-            ReplySenderMismatch => "REPLY_SENDER_MISMATCH", ("the reply would be sealed as `{actual}`, not as the runtime's bot `{expected}`") {
+            ReplySenderMismatch => "REPLY_SENDER_MISMATCH" [], ("the reply would be sealed as `{actual}`, not as the runtime's bot `{expected}`") {
                 /// The runtime's own bot id.
                 expected: String,
                 /// The sender the server named.
                 actual: String,
             };
             /// Sealed new work (a prompt) names an author the caller does not act for.
-            UnexpectedAuthor => "UNEXPECTED_AUTHOR", ("the author `{actual}` is not `{expected}`") {
+            UnexpectedAuthor => "UNEXPECTED_AUTHOR" [], ("the author `{actual}` is not `{expected}`") {
                 /// The author the caller acts for.
                 expected: String,
                 /// The author the content names.
                 actual: String,
             };
             /// A sealed card's answer carries no sealed note that proves the option and decider.
-            UnprovenDecisionAnswer => "UNPROVEN_DECISION_ANSWER", ("the decision answer is not proven: {reason}") {
+            UnprovenDecisionAnswer => "UNPROVEN_DECISION_ANSWER" [], ("the decision answer is not proven: {reason}") {
                 /// What is missing or does not match.
                 reason: &'static str,
             };
             /// The generation has sealed as many messages as its budget allows: roll the generation.
-            SealBudgetExhausted => "SEAL_BUDGET_EXHAUSTED", ("generation {generation} has sealed its budget of {budget} messages: roll the generation") {
+            SealBudgetExhausted => "SEAL_BUDGET_EXHAUSTED" [crypto], ("generation {generation} has sealed its budget of {budget} messages: roll the generation") {
                 /// The generation.
                 generation: u32,
                 /// The budget.
                 budget: u64,
             };
             /// A prepared roll no longer follows the newest generation held.
-            StaleRoll => "STALE_ROLL", ("the prepared roll to generation {generation} is stale") {
+            StaleRoll => "STALE_ROLL" [], ("the prepared roll to generation {generation} is stale") {
                 /// The generation the roll prepared.
                 generation: u32,
             };
             /// Persisted state (stream state, trust store) does not parse.
-            MalformedState => "MALFORMED_STATE", ("malformed persisted state: {reason}") {
+            MalformedState => "MALFORMED_STATE" [crypto], ("malformed persisted state: {reason}") {
                 /// What is wrong.
                 reason: &'static str,
             };
             /// Persisted state does not authenticate under the caller's identity key.
-            StateAuthFailed => "STATE_AUTH_FAILED", ("the persisted state does not authenticate under this identity key");
+            StateAuthFailed => "STATE_AUTH_FAILED" [crypto], ("the persisted state does not authenticate under this identity key");
             /// The envelope's signature does not verify under the key pinned (or
             /// presented) for the sender its AAD names: sealed by another key holder.
-            SenderMismatch => "SENDER_MISMATCH", ("the envelope is not signed by key `{key_id}` of `{subject}`: {reason}") {
+            SenderMismatch => "SENDER_MISMATCH" [crypto], ("the envelope is not signed by key `{key_id}` of `{subject}`: {reason}") {
                 /// The sender the AAD names.
                 subject: String,
                 /// The key id the AAD names.
@@ -243,14 +254,14 @@ macro_rules! error_code_table {
             };
             /// New work (a prompt, a decision answer) sealed under a generation older
             /// than the newest the caller holds: a removed member's key, or a replay.
-            StaleKeyGeneration => "STALE_KEY_GENERATION", ("sealed under generation {generation}, older than the newest held ({newest})") {
+            StaleKeyGeneration => "STALE_KEY_GENERATION" [], ("sealed under generation {generation}, older than the newest held ({newest})") {
                 /// The generation the content is sealed under.
                 generation: u32,
                 /// The newest generation the caller holds.
                 newest: u32,
             };
             /// A page repeats a message it already opened (the same bound id and revision).
-            DuplicateMessage => "DUPLICATE_MESSAGE", ("message `{message_id}` at revision {revision} appears twice") {
+            DuplicateMessage => "DUPLICATE_MESSAGE" [], ("message `{message_id}` at revision {revision} appears twice") {
                 /// The bound message id.
                 message_id: String,
                 /// The revision.
@@ -263,8 +274,12 @@ macro_rules! error_code_table {
 /// Makes [`ErrorCode`] and everything spelled per code from
 /// [`error_code_table!`](crate::error_code_table).
 macro_rules! error_codes {
-    ($($(#[doc = $doc:literal])* $variant:ident => $text:literal, $message:tt $({ $($fields:tt)* })?;)*) => {
-        /// The error of every fallible operation in this crate.
+    ($($(#[doc = $doc:literal])* $variant:ident => $text:literal [$($layer:ident)*], $message:tt $({ $($fields:tt)* })?;)*) => {
+        /// The one top-level error: every code, whichever layer raised it.
+        ///
+        /// The layers above the crypto (wire, API, sealed flows) return it;
+        /// the crypto layer returns the narrower [`CryptoError`], which
+        /// converts into it variant for variant (same code, same message).
         ///
         /// Messages never contain secret material or plaintext; they name the field
         /// and the rule that failed.
@@ -319,6 +334,72 @@ macro_rules! error_codes {
 }
 
 error_code_table!(error_codes);
+
+/// Makes a layer's error enum from the entries of
+/// [`error_code_table!`](crate::error_code_table) tagged with that layer:
+/// the enum, its `code()`, and the lossless `From` into [`Error`].
+macro_rules! layer_error {
+    // Keeps an entry tagged `crypto`.
+    (@munch [$($kept:tt)*] $(#[doc = $doc:literal])* $variant:ident => $text:literal [crypto $($more:ident)*], $message:tt $({ $($fields:tt)* })?; $($rest:tt)*) => {
+        layer_error!(@munch [$($kept)* $(#[doc = $doc])* $variant, $message $({ $($fields)* })?;] $($rest)*);
+    };
+    // Skips any other entry.
+    (@munch [$($kept:tt)*] $(#[doc = $doc:literal])* $variant:ident => $text:literal [$($other:ident)*], $message:tt $({ $($fields:tt)* })?; $($rest:tt)*) => {
+        layer_error!(@munch [$($kept)*] $($rest)*);
+    };
+    (@munch [$($(#[doc = $doc:literal])* $variant:ident, $message:tt $({ $($(#[doc = $fdoc:literal])* $field:ident : $fty:ty),* $(,)? })?;)*]) => {
+        /// The error of the crypto layer: only the codes its operations can
+        /// return (no `VALIDATION_FAILED`, no `MALFORMED_JSON`, none of the
+        /// sealed flows' rules).
+        ///
+        /// Its variants are those of [`Error`] tagged `crypto` in the one
+        /// table of codes, with the same codes and messages; `?` turns it
+        /// into [`Error`] in the layers above.
+        ///
+        /// ```
+        /// use streamseal_crypto::{encoding, CryptoError, Error, ErrorCode};
+        ///
+        /// let err: CryptoError = encoding::decode_base64("iv", "not base64!").unwrap_err();
+        /// assert_eq!(err, CryptoError::MalformedBase64 { field: "iv" });
+        /// let top = Error::from(err);
+        /// assert_eq!(top.code(), ErrorCode::MalformedBase64);
+        /// ```
+        #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+        #[non_exhaustive]
+        pub enum CryptoError {
+            $(
+                #[doc = concat!("See [`ErrorCode::", stringify!($variant), "`].")]
+                #[error $message]
+                $variant $({ $($(#[doc = $fdoc])* $field: $fty,)* })?,
+            )*
+        }
+
+        impl CryptoError {
+            /// The codes a [`CryptoError`] can carry, in the table's order.
+            pub const CODES: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The stable code of this error.
+            pub fn code(&self) -> ErrorCode {
+                match self {
+                    $(CryptoError::$variant { .. } => ErrorCode::$variant,)*
+                }
+            }
+        }
+
+        impl From<CryptoError> for Error {
+            fn from(err: CryptoError) -> Error {
+                match err {
+                    $(CryptoError::$variant $({ $($field),* })? => Error::$variant $({ $($field),* })?,)*
+                }
+            }
+        }
+    };
+    ($($entries:tt)*) => {
+        layer_error!(@munch [] $($entries)*);
+    };
+}
+
+error_code_table!(layer_error);
 
 impl ErrorCode {
     /// Parses a code from its string spelling.
@@ -401,8 +482,30 @@ impl Error {
     }
 }
 
-/// The crate's result type.
+impl CryptoError {
+    /// Shorthand for a [`CryptoError::InvalidLength`] with a textual expectation.
+    pub fn length(field: &'static str, expected: impl ToString, actual: usize) -> CryptoError {
+        CryptoError::InvalidLength {
+            field,
+            expected: expected.to_string(),
+            actual,
+        }
+    }
+
+    /// Shorthand for a [`CryptoError::InvalidField`].
+    pub fn invalid(field: &'static str, reason: impl Into<String>) -> CryptoError {
+        CryptoError::InvalidField {
+            field,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// The result type of the layers above the crypto.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The crypto layer's result type.
+pub type CryptoResult<T> = std::result::Result<T, CryptoError>;
 
 #[cfg(test)]
 mod tests {
@@ -424,6 +527,58 @@ mod tests {
             ERROR_CODE_TS,
             format!("export type ErrorCode = {};", union.join(" | "))
         );
+    }
+
+    #[test]
+    fn the_crypto_layer_names_only_its_own_codes() {
+        let crypto = CryptoError::CODES;
+        assert!(!crypto.is_empty());
+        assert!(crypto.iter().all(|c| ErrorCode::ALL.contains(c)));
+        // In the table's order, each once.
+        let positions: Vec<usize> = crypto
+            .iter()
+            .map(|c| ErrorCode::ALL.iter().position(|a| a == c).unwrap())
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]));
+        for above in [
+            ErrorCode::ValidationFailed,
+            ErrorCode::MalformedJson,
+            ErrorCode::E2eStreamRequiresCiphertext,
+            ErrorCode::PromptReplayed,
+            ErrorCode::SealedStreamDowngrade,
+            ErrorCode::StaleKeyGeneration,
+            ErrorCode::DuplicateMessage,
+        ] {
+            assert!(!crypto.contains(&above), "{above} is not the crypto layer's");
+        }
+    }
+
+    #[test]
+    fn a_crypto_error_keeps_its_code_and_message_in_the_top_level_error() {
+        let cases = [
+            CryptoError::MalformedBase64 { field: "iv" },
+            CryptoError::length("iv", 12, 11),
+            CryptoError::invalid("slot", "empty"),
+            CryptoError::AadMismatch { what: "slot" },
+            CryptoError::DecryptionFailed,
+            CryptoError::KdfParamsOutOfBounds {
+                param: "m",
+                value: 1,
+                min: 8,
+                max: 9,
+            },
+            CryptoError::SenderMismatch {
+                subject: "usr_1".into(),
+                key_id: "k".into(),
+                reason: "signature",
+            },
+        ];
+        for err in cases {
+            let (code, message) = (err.code(), err.to_string());
+            let top = Error::from(err);
+            assert_eq!(top.code(), code);
+            assert_eq!(top.to_string(), message);
+        }
     }
 
     #[test]

@@ -52,7 +52,7 @@ use sha2::{Digest, Sha512};
 use subtle::ConstantTimeEq;
 
 use crate::codec;
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 use crate::identity::PublicKey;
 
 /// Version of the fingerprint and safety-number format, hashed into every
@@ -104,10 +104,10 @@ impl Fingerprint {
 /// # Errors
 ///
 /// `INVALID_LENGTH` when `subject` is empty or over 1024 bytes.
-pub fn fingerprint(subject: &str, key: &PublicKey) -> Result<Fingerprint> {
+pub fn fingerprint(subject: &str, key: &PublicKey) -> CryptoResult<Fingerprint> {
     codec::check_str("subject", subject)?;
     let len = u16::try_from(subject.len())
-        .map_err(|_| Error::length("subject", "1..=1024 bytes", subject.len()))?;
+        .map_err(|_| CryptoError::length("subject", "1..=1024 bytes", subject.len()))?;
     let mut h: [u8; 64] = Sha512::new()
         .chain_update(FINGERPRINT_LABEL)
         .chain_update([FINGERPRINT_VERSION])
@@ -161,7 +161,7 @@ pub fn safety_number(
     local_key: &PublicKey,
     remote_subject: &str,
     remote_key: &PublicKey,
-) -> Result<SafetyNumber> {
+) -> CryptoResult<SafetyNumber> {
     let local = fingerprint(local_subject, local_key)?;
     let remote = fingerprint(remote_subject, remote_key)?;
     let (first, second) = if local.digits <= remote.digits {
@@ -215,15 +215,15 @@ impl SafetyNumber {
     ///
     /// `INVALID_FIELD` when `scanned` is not a streamseal safety number of this
     /// version; `INVALID_LENGTH` when it has the wrong length.
-    pub fn matches_scanned(&self, scanned: &[u8]) -> Result<bool> {
+    pub fn matches_scanned(&self, scanned: &[u8]) -> CryptoResult<bool> {
         let rest = scanned
             .strip_prefix(SAFETY_NUMBER_LABEL)
-            .ok_or_else(|| Error::invalid("safetyNumber", "not a streamseal safety number"))?;
+            .ok_or_else(|| CryptoError::invalid("safetyNumber", "not a streamseal safety number"))?;
         let (&version, rest) = rest
             .split_first()
-            .ok_or_else(|| Error::length("safetyNumber", SCANNABLE_LEN, scanned.len()))?;
+            .ok_or_else(|| CryptoError::length("safetyNumber", SCANNABLE_LEN, scanned.len()))?;
         if version != FINGERPRINT_VERSION {
-            return Err(Error::invalid(
+            return Err(CryptoError::invalid(
                 "safetyNumber",
                 format!("unsupported safety number version {version}"),
             ));
@@ -235,7 +235,7 @@ impl SafetyNumber {
                     .ok()
                     .map(|remote| (local, remote))
             })
-            .ok_or_else(|| Error::length("safetyNumber", SCANNABLE_LEN, scanned.len()))?;
+            .ok_or_else(|| CryptoError::length("safetyNumber", SCANNABLE_LEN, scanned.len()))?;
         let same = their_local.as_slice().ct_eq(self.remote.as_slice())
             & their_remote.as_slice().ct_eq(self.local.as_slice());
         Ok(bool::from(same))

@@ -39,7 +39,7 @@ use std::fmt;
 
 use crate::bundle::SealedBundle;
 use crate::envelope::SealedPayload;
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 use crate::identity::{IdentityKey, Recipient, SecretKey};
 use crate::kdf::KdfParams;
 use crate::random::{Source, TryCryptoRng, TryRng};
@@ -90,19 +90,19 @@ impl std::error::Error for Exhausted {}
 impl TryRng for FixedRandomness<'_> {
     type Error = Exhausted;
 
-    fn try_next_u32(&mut self) -> std::result::Result<u32, Exhausted> {
+    fn try_next_u32(&mut self) -> Result<u32, Exhausted> {
         let mut b = [0u8; 4];
         self.try_fill_bytes(&mut b)?;
         Ok(u32::from_le_bytes(b))
     }
 
-    fn try_next_u64(&mut self) -> std::result::Result<u64, Exhausted> {
+    fn try_next_u64(&mut self) -> Result<u64, Exhausted> {
         let mut b = [0u8; 8];
         self.try_fill_bytes(&mut b)?;
         Ok(u64::from_le_bytes(b))
     }
 
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> std::result::Result<(), Exhausted> {
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Exhausted> {
         let (head, tail) = self.rest.split_at_checked(dst.len()).ok_or(Exhausted)?;
         dst.copy_from_slice(head);
         self.rest = tail;
@@ -120,21 +120,23 @@ impl TryCryptoRng for FixedRandomness<'_> {}
 ///
 /// # Errors
 ///
-/// `f`'s error (`RANDOMNESS_UNAVAILABLE` when it draws more than `bytes`);
+/// `f`'s error, of `f`'s type (`RANDOMNESS_UNAVAILABLE` when it draws more
+/// than `bytes`);
 /// `INVALID_LENGTH` for `randomness` when it draws less.
-pub fn drawing_exactly<T>(
+pub fn drawing_exactly<T, E: From<CryptoError>>(
     bytes: &[u8],
-    f: impl FnOnce(&mut FixedRandomness<'_>) -> Result<T>,
-) -> Result<T> {
+    f: impl FnOnce(&mut FixedRandomness<'_>) -> Result<T, E>,
+) -> Result<T, E> {
     let mut rng = FixedRandomness::new(bytes);
     let out = f(&mut rng)?;
     match rng.remaining() {
         0 => Ok(out),
-        left => Err(Error::length(
+        left => Err(CryptoError::length(
             "randomness",
             bytes.len().saturating_sub(left),
             bytes.len(),
-        )),
+        )
+        .into()),
     }
 }
 
@@ -149,7 +151,7 @@ pub fn seal_envelope_with(
     signer: &Signer<'_>,
     slot: &Slot,
     plaintext: &[u8],
-) -> Result<SealedPayload> {
+) -> CryptoResult<SealedPayload> {
     crate::envelope::seal_from(rng, keyring, signer, slot, plaintext)
 }
 
@@ -158,7 +160,7 @@ pub fn seal_envelope_with(
 /// # Errors
 ///
 /// `RANDOMNESS_UNAVAILABLE` when `rng` runs out.
-pub fn sign_with(rng: &mut dyn Source, key: &IdentityKey, message: &[u8]) -> Result<Signature> {
+pub fn sign_with(rng: &mut dyn Source, key: &IdentityKey, message: &[u8]) -> CryptoResult<Signature> {
     crate::signature::sign_from(rng, key, message)
 }
 
@@ -175,7 +177,7 @@ pub fn wrap_stream_key_with(
     key: &StreamKey,
     sender: &IdentityKey,
     recipient: &Recipient,
-) -> Result<KeyWrap> {
+) -> CryptoResult<KeyWrap> {
     crate::wrap::wrap_stream_key_from(rng, root_stream_id, generation, key, sender, recipient)
 }
 
@@ -191,7 +193,7 @@ pub fn create_bundle_with(
     secret: &SecretKey,
     passphrase: &str,
     params: &KdfParams,
-) -> Result<SealedBundle> {
+) -> CryptoResult<SealedBundle> {
     params.check_for_new_bundle()?;
     crate::bundle::seal_bundle_from(rng, secret, passphrase, params)
 }
@@ -214,7 +216,7 @@ pub fn seal_bundle_below_floor_with(
     secret: &SecretKey,
     passphrase: &str,
     params: &KdfParams,
-) -> Result<SealedBundle> {
+) -> CryptoResult<SealedBundle> {
     crate::bundle::seal_bundle_from(rng, secret, passphrase, params)
 }
 
@@ -223,7 +225,7 @@ pub fn seal_bundle_below_floor_with(
 /// # Errors
 ///
 /// `RANDOMNESS_UNAVAILABLE` when `rng` runs out.
-pub fn generate_stream_key_with(rng: &mut dyn Source) -> Result<StreamKey> {
+pub fn generate_stream_key_with(rng: &mut dyn Source) -> CryptoResult<StreamKey> {
     StreamKey::generate_from(rng)
 }
 
@@ -232,7 +234,7 @@ pub fn generate_stream_key_with(rng: &mut dyn Source) -> Result<StreamKey> {
 /// # Errors
 ///
 /// `RANDOMNESS_UNAVAILABLE` when `rng` runs out.
-pub fn generate_secret_key_with(rng: &mut dyn Source) -> Result<SecretKey> {
+pub fn generate_secret_key_with(rng: &mut dyn Source) -> CryptoResult<SecretKey> {
     SecretKey::generate_from(rng)
 }
 
@@ -248,7 +250,7 @@ pub fn aes256gcm_seal(
     iv: &[u8; 12],
     plaintext: &[u8],
     aad: &[u8],
-) -> Result<Vec<u8>> {
+) -> CryptoResult<Vec<u8>> {
     crate::aead::seal(key, iv, plaintext, aad)
 }
 
@@ -262,7 +264,7 @@ pub fn aes256gcm_open(
     iv: &[u8; 12],
     ciphertext: &[u8],
     aad: &[u8],
-) -> Result<Vec<u8>> {
+) -> CryptoResult<Vec<u8>> {
     crate::aead::open(key, iv, ciphertext, aad)
 }
 
@@ -299,7 +301,7 @@ mod tests {
         assert_eq!(leftover.code(), ErrorCode::InvalidLength);
         assert_eq!(
             leftover,
-            Error::length("randomness", 32, 33),
+            CryptoError::length("randomness", 32, 33),
             "names what was drawn and what was given"
         );
     }

@@ -20,7 +20,7 @@ use x25519_dalek::StaticSecret;
 use zeroize::Zeroizing;
 
 use crate::encoding::{decode_base64_array, encode_base64};
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 use crate::random;
 
 /// Length of an X25519 key in bytes.
@@ -53,10 +53,10 @@ impl PublicKey {
     ///
     /// `INVALID_LENGTH` when `text` is not 44 characters or does not decode to
     /// 32 bytes; `MALFORMED_BASE64` when it is not canonical padded base64.
-    pub fn from_base64(text: &str) -> Result<Self> {
+    pub fn from_base64(text: &str) -> CryptoResult<Self> {
         let chars = text.chars().count();
         if chars != PUBLIC_KEY_BASE64_LEN {
-            return Err(Error::length("publicKey", PUBLIC_KEY_BASE64_LEN, chars));
+            return Err(CryptoError::length("publicKey", PUBLIC_KEY_BASE64_LEN, chars));
         }
         decode_base64_array::<KEY_LEN>("publicKey", text).map(PublicKey)
     }
@@ -76,13 +76,13 @@ impl fmt::Debug for PublicKey {
 ts_decl!("export type PublicKey = string;");
 
 impl Serialize for PublicKey {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.to_base64())
     }
 }
 
 impl<'de> Deserialize<'de> for PublicKey {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
         PublicKey::from_base64(&text).map_err(serde::de::Error::custom)
     }
@@ -99,12 +99,12 @@ impl SecretKey {
     /// # Errors
     ///
     /// `RANDOMNESS_UNAVAILABLE` when the system's randomness fails.
-    pub fn generate() -> Result<Self> {
+    pub fn generate() -> CryptoResult<Self> {
         Self::generate_from(&mut random::OsRng)
     }
 
     /// [`SecretKey::generate`] from `rng` (public under [`crate::hazmat`]).
-    pub(crate) fn generate_from(rng: &mut dyn random::Source) -> Result<Self> {
+    pub(crate) fn generate_from(rng: &mut dyn random::Source) -> CryptoResult<Self> {
         let bytes = Zeroizing::new(random::array_from::<KEY_LEN>(rng)?);
         Ok(Self::from_bytes(&bytes))
     }
@@ -145,11 +145,11 @@ impl KeyId {
     /// # Errors
     ///
     /// `INVALID_LENGTH` when the id is not 1 to 128 characters.
-    pub fn new(id: impl Into<String>) -> Result<Self> {
+    pub fn new(id: impl Into<String>) -> CryptoResult<Self> {
         let id = id.into();
         let len = id.chars().count();
         if !(1..=MAX_KEY_ID_LEN).contains(&len) {
-            return Err(Error::length("keyId", "1..=128", len));
+            return Err(CryptoError::length("keyId", "1..=128", len));
         }
         Ok(KeyId(id))
     }
@@ -167,7 +167,7 @@ impl fmt::Display for KeyId {
 }
 
 impl<'de> Deserialize<'de> for KeyId {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         KeyId::new(String::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
@@ -215,13 +215,13 @@ uniffi::custom_type!(RecipientKind, String, {
 ts_decl!("export type RecipientKind = \"user\" | \"bot\" | (string & {});");
 
 impl Serialize for RecipientKind {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
     }
 }
 
 impl<'de> Deserialize<'de> for RecipientKind {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(RecipientKind::parse(&String::deserialize(d)?))
     }
 }
@@ -242,7 +242,7 @@ impl IdentityKey {
     /// # Errors
     ///
     /// `RANDOMNESS_UNAVAILABLE` when the system's randomness fails.
-    pub fn generate(kind: RecipientKind, key_id: KeyId) -> Result<Self> {
+    pub fn generate(kind: RecipientKind, key_id: KeyId) -> CryptoResult<Self> {
         Ok(Self::from_secret(kind, key_id, SecretKey::generate()?))
     }
 

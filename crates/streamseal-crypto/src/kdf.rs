@@ -57,7 +57,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization as _;
 use zeroize::{Zeroize as _, Zeroizing};
 
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 
 /// The `algorithm` value of Argon2id parameters.
 pub const ARGON2ID: &str = "argon2id";
@@ -152,8 +152,8 @@ fn out_of_bounds(
     value: impl Into<u64>,
     min: impl Into<u64>,
     max: impl Into<u64>,
-) -> Error {
-    Error::KdfParamsOutOfBounds {
+) -> CryptoError {
+    CryptoError::KdfParamsOutOfBounds {
         param,
         value: value.into(),
         min: min.into(),
@@ -191,7 +191,7 @@ impl KdfParams {
     ///
     /// `KDF_PARAMS_OUT_OF_BOUNDS` when a cost is below the creation floor or
     /// above [`KdfLimits::default`].
-    pub fn for_new_bundle(m: u32, t: u32, p: u32) -> Result<Self> {
+    pub fn for_new_bundle(m: u32, t: u32, p: u32) -> CryptoResult<Self> {
         let params = KdfParams::argon2id(m, t, p);
         params.check_for_new_bundle()?;
         Ok(params)
@@ -213,7 +213,7 @@ impl KdfParams {
     /// `UNSUPPORTED_KDF` when the algorithm is not Argon2id or the version not
     /// 19; `KDF_PARAMS_OUT_OF_BOUNDS` when a cost is below the creation floor or
     /// above [`KdfLimits::default`].
-    pub fn check_for_new_bundle(&self) -> Result<()> {
+    pub fn check_for_new_bundle(&self) -> CryptoResult<()> {
         let caps = KdfLimits::default();
         self.check(&caps)?;
         if self.p < CREATION_MIN_P {
@@ -235,14 +235,14 @@ impl KdfParams {
     ///
     /// `UNSUPPORTED_KDF` when the algorithm is not Argon2id or the version not
     /// 19; `KDF_PARAMS_OUT_OF_BOUNDS` when a cost is outside `limits`.
-    pub fn check(&self, limits: &KdfLimits) -> Result<()> {
+    pub fn check(&self, limits: &KdfLimits) -> CryptoResult<()> {
         if self.algorithm != ARGON2ID {
-            return Err(Error::UnsupportedKdf {
+            return Err(CryptoError::UnsupportedKdf {
                 reason: format!("algorithm must be `{ARGON2ID}`"),
             });
         }
         if self.version != ARGON2_VERSION {
-            return Err(Error::UnsupportedKdf {
+            return Err(CryptoError::UnsupportedKdf {
                 reason: format!("version {} (only 19 is supported)", self.version),
             });
         }
@@ -261,7 +261,7 @@ impl KdfParams {
 }
 
 /// Checks a salt's length against `limits`.
-pub(crate) fn check_salt(salt: &[u8], limits: &KdfLimits) -> Result<()> {
+pub(crate) fn check_salt(salt: &[u8], limits: &KdfLimits) -> CryptoResult<()> {
     // Argon2 itself needs at least 8 bytes, whatever the caller's limits say.
     let min = limits.min_salt_len.max(argon2::MIN_SALT_LEN);
     if !(min..=limits.max_salt_len).contains(&salt.len()) {
@@ -299,11 +299,11 @@ pub fn passphrase_bytes(passphrase: &str) -> Zeroizing<Vec<u8>> {
 /// # Errors
 ///
 /// `INVALID_FIELD` (field `passphrase`) when `bytes` are not UTF-8.
-pub fn passphrase_from_utf8(bytes: Vec<u8>) -> Result<Zeroizing<String>> {
+pub fn passphrase_from_utf8(bytes: Vec<u8>) -> CryptoResult<Zeroizing<String>> {
     String::from_utf8(bytes).map(Zeroizing::new).map_err(|e| {
         let mut bytes = e.into_bytes();
         bytes.zeroize();
-        Error::invalid("passphrase", "is not UTF-8")
+        CryptoError::invalid("passphrase", "is not UTF-8")
     })
 }
 
@@ -320,7 +320,7 @@ pub fn derive_key(
     salt: &[u8],
     params: &KdfParams,
     limits: &KdfLimits,
-) -> Result<Zeroizing<[u8; DERIVED_KEY_LEN]>> {
+) -> CryptoResult<Zeroizing<[u8; DERIVED_KEY_LEN]>> {
     params.check(limits)?;
     check_salt(salt, limits)?;
     let argon_params = Params::new(params.m, params.t, params.p, Some(DERIVED_KEY_LEN))
@@ -329,7 +329,7 @@ pub fn derive_key(
     let mut out = Zeroizing::new([0u8; DERIVED_KEY_LEN]);
     argon
         .hash_password_into(&passphrase_bytes(passphrase), salt, out.as_mut())
-        .map_err(|e| Error::UnsupportedKdf {
+        .map_err(|e| CryptoError::UnsupportedKdf {
             reason: format!("argon2 refused the parameters: {e}"),
         })?;
     Ok(out)
@@ -397,7 +397,7 @@ mod tests {
             let err = bad.check_for_new_bundle().unwrap_err();
             assert_eq!(err.code(), ErrorCode::KdfParamsOutOfBounds, "{bad:?}");
             match err {
-                Error::KdfParamsOutOfBounds {
+                CryptoError::KdfParamsOutOfBounds {
                     param: p, min: m, ..
                 } => {
                     assert_eq!((p, m), (param, min), "{bad:?}");

@@ -26,7 +26,8 @@
 //!   sealing of local state under the identity key, which the sealed flows'
 //!   persisted state is written with.
 //! - [`extra`]: the unknown fields a JSON record keeps (API §9.6).
-//! - [`error`]: the one [`Error`] type of every layer, with stable [`ErrorCode`]s.
+//! - [`error`]: the crypto layer's [`CryptoError`] under the one top-level
+//!   [`Error`] of every layer, with stable [`ErrorCode`]s.
 //!
 //! The byte-level format is written down in `crates/streamseal/FORMAT.md`,
 //! with golden vectors in `tests/vectors/streamseal/`.
@@ -87,7 +88,7 @@ pub mod stream_key;
 pub mod trust;
 pub mod wrap;
 
-pub use error::{Error, ErrorCode, Result};
+pub use error::{CryptoError, CryptoResult, Error, ErrorCode, Result};
 pub use stream_key::Keyring;
 
 // The UniFFI shape of the crate's records and enums (feature `uniffi`, for

@@ -17,7 +17,7 @@ use sha2::Sha256;
 use zeroize::Zeroizing;
 
 use crate::aead::{self, IV_LEN, KEY_LEN, TAG_LEN};
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 use crate::identity::IdentityKey;
 use crate::random;
 
@@ -26,7 +26,7 @@ pub const MAX_PERSISTED_LEN: usize = 16 * 1024 * 1024;
 
 const INFO_LABEL: &[u8] = b"streamseal/local";
 
-fn key(label: &[u8], version: u8, me: &IdentityKey) -> Result<Zeroizing<[u8; KEY_LEN]>> {
+fn key(label: &[u8], version: u8, me: &IdentityKey) -> CryptoResult<Zeroizing<[u8; KEY_LEN]>> {
     let secret = me.secret_key().to_bytes();
     let hk = Hkdf::<Sha256>::new(Some(label), secret.as_slice());
     let mut info = Vec::with_capacity(INFO_LABEL.len() + 33);
@@ -35,7 +35,7 @@ fn key(label: &[u8], version: u8, me: &IdentityKey) -> Result<Zeroizing<[u8; KEY
     info.extend_from_slice(me.public_key().as_bytes());
     let mut out = Zeroizing::new([0u8; KEY_LEN]);
     hk.expand(&info, out.as_mut())
-        .map_err(|_| Error::MalformedState {
+        .map_err(|_| CryptoError::MalformedState {
             reason: "key derivation",
         })?;
     Ok(out)
@@ -54,7 +54,7 @@ fn aad(label: &[u8], version: u8, me: &IdentityKey) -> Vec<u8> {
 /// # Errors
 ///
 /// `RANDOMNESS_UNAVAILABLE` when no nonce can be drawn.
-pub fn seal_local(label: &[u8], version: u8, me: &IdentityKey, body: &[u8]) -> Result<Vec<u8>> {
+pub fn seal_local(label: &[u8], version: u8, me: &IdentityKey, body: &[u8]) -> CryptoResult<Vec<u8>> {
     let iv = random::array::<IV_LEN>()?;
     let ct = aead::seal(
         &*key(label, version, me)?,
@@ -82,32 +82,32 @@ pub fn open_local(
     version: u8,
     me: &IdentityKey,
     bytes: &[u8],
-) -> Result<Zeroizing<Vec<u8>>> {
+) -> CryptoResult<Zeroizing<Vec<u8>>> {
     if bytes.len() > MAX_PERSISTED_LEN {
-        return Err(Error::InputTooLarge {
+        return Err(CryptoError::InputTooLarge {
             field: "state",
             limit: MAX_PERSISTED_LEN,
             actual: bytes.len(),
         });
     }
-    let rest = bytes.strip_prefix(label).ok_or(Error::MalformedState {
+    let rest = bytes.strip_prefix(label).ok_or(CryptoError::MalformedState {
         reason: "not this kind of state",
     })?;
-    let (&v, rest) = rest.split_first().ok_or(Error::MalformedState {
+    let (&v, rest) = rest.split_first().ok_or(CryptoError::MalformedState {
         reason: "truncated",
     })?;
     if v != version {
-        return Err(Error::MalformedState {
+        return Err(CryptoError::MalformedState {
             reason: "unsupported version",
         });
     }
     if rest.len() < IV_LEN + TAG_LEN {
-        return Err(Error::MalformedState {
+        return Err(CryptoError::MalformedState {
             reason: "truncated",
         });
     }
     let (iv, ct) = rest.split_at(IV_LEN);
-    let iv: [u8; IV_LEN] = iv.try_into().map_err(|_| Error::MalformedState {
+    let iv: [u8; IV_LEN] = iv.try_into().map_err(|_| CryptoError::MalformedState {
         reason: "truncated",
     })?;
     aead::open(
@@ -117,7 +117,7 @@ pub fn open_local(
         &aad(label, version, me),
     )
     .map(Zeroizing::new)
-    .map_err(|_| Error::StateAuthFailed)
+    .map_err(|_| CryptoError::StateAuthFailed)
 }
 
 #[cfg(test)]
@@ -142,7 +142,7 @@ mod tests {
             b"body"
         );
         // Another identity key, another label, another version, a flipped bit.
-        let code = |r: Result<Zeroizing<Vec<u8>>>| r.unwrap_err().code();
+        let code = |r: CryptoResult<Zeroizing<Vec<u8>>>| r.unwrap_err().code();
         assert_eq!(
             code(open_local(b"streamseal/test", 1, &me(2), &bytes)),
             ErrorCode::StateAuthFailed

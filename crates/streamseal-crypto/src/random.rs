@@ -9,7 +9,7 @@
 
 pub use rand_core::{TryCryptoRng, TryRng};
 
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 
 /// The operating system's generator (`getrandom::SysRng`): what every public
 /// operation draws from.
@@ -25,13 +25,13 @@ pub trait Source {
     /// # Errors
     ///
     /// `RANDOMNESS_UNAVAILABLE` when the generator has no bytes to give.
-    fn fill(&mut self, buf: &mut [u8]) -> Result<()>;
+    fn fill(&mut self, buf: &mut [u8]) -> CryptoResult<()>;
 }
 
 impl<R: TryCryptoRng + ?Sized> Source for R {
-    fn fill(&mut self, buf: &mut [u8]) -> Result<()> {
+    fn fill(&mut self, buf: &mut [u8]) -> CryptoResult<()> {
         self.try_fill_bytes(buf)
-            .map_err(|_| Error::RandomnessUnavailable)
+            .map_err(|_| CryptoError::RandomnessUnavailable)
     }
 }
 
@@ -40,7 +40,7 @@ impl<R: TryCryptoRng + ?Sized> Source for R {
 /// # Errors
 ///
 /// `RANDOMNESS_UNAVAILABLE` when `rng` has no bytes to give.
-pub fn fill_from(rng: &mut dyn Source, buf: &mut [u8]) -> Result<()> {
+pub fn fill_from(rng: &mut dyn Source, buf: &mut [u8]) -> CryptoResult<()> {
     rng.fill(buf)
 }
 
@@ -49,7 +49,7 @@ pub fn fill_from(rng: &mut dyn Source, buf: &mut [u8]) -> Result<()> {
 /// # Errors
 ///
 /// `RANDOMNESS_UNAVAILABLE` when `rng` has no bytes to give.
-pub fn array_from<const N: usize>(rng: &mut dyn Source) -> Result<[u8; N]> {
+pub fn array_from<const N: usize>(rng: &mut dyn Source) -> CryptoResult<[u8; N]> {
     let mut out = [0u8; N];
     rng.fill(&mut out)?;
     Ok(out)
@@ -60,6 +60,6 @@ pub fn array_from<const N: usize>(rng: &mut dyn Source) -> Result<[u8; N]> {
 /// # Errors
 ///
 /// `RANDOMNESS_UNAVAILABLE` when the operating system has none to give.
-pub fn array<const N: usize>() -> Result<[u8; N]> {
+pub fn array<const N: usize>() -> CryptoResult<[u8; N]> {
     array_from(&mut OsRng)
 }

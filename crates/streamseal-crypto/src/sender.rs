@@ -64,7 +64,7 @@
 use std::fmt;
 
 use crate::aad::AadSender;
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 use crate::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind};
 use crate::trust::{TrustLevel, TrustStore};
 
@@ -86,9 +86,9 @@ impl<'a> Signer<'a> {
     /// # Errors
     ///
     /// `INVALID_LENGTH` when `subject` is empty or over 1024 bytes.
-    pub fn new(subject: &'a str, key: &'a IdentityKey) -> Result<Self> {
+    pub fn new(subject: &'a str, key: &'a IdentityKey) -> CryptoResult<Self> {
         if subject.is_empty() || subject.len() > MAX_SUBJECT_LEN {
-            return Err(Error::length("subject", "1..=1024", subject.len()));
+            return Err(CryptoError::length("subject", "1..=1024", subject.len()));
         }
         Ok(Signer { subject, key })
     }
@@ -199,7 +199,7 @@ impl<'a> SenderKeys<'a> {
     }
 
     /// The public key to check `sender`'s signature against, and its status.
-    pub(crate) fn resolve(&self, sender: &AadSender) -> Result<(PublicKey, TrustLevel)> {
+    pub(crate) fn resolve(&self, sender: &AadSender) -> CryptoResult<(PublicKey, TrustLevel)> {
         let key_id = KeyId::new(sender.key_id.as_str())?;
         let find = |list: &[(String, Recipient)]| {
             list.iter()
@@ -217,20 +217,20 @@ impl<'a> SenderKeys<'a> {
             find(&self.presented).filter(|_| self.trust.keys_of(&sender.subject).is_empty())
         {
             if self.trust.policy() == crate::trust::TrustPolicy::VerifiedOnly {
-                return Err(Error::KeyNotVerified {
+                return Err(CryptoError::KeyNotVerified {
                     subject: sender.subject.clone(),
                     key_id: sender.key_id.clone(),
                 });
             }
             (presented, TrustLevel::Unverified)
         } else {
-            return Err(Error::UnknownKey {
+            return Err(CryptoError::UnknownKey {
                 subject: sender.subject.clone(),
                 key_id: sender.key_id.clone(),
             });
         };
         if key.kind.as_str() != sender.kind.as_str() {
-            return Err(Error::SenderMismatch {
+            return Err(CryptoError::SenderMismatch {
                 subject: sender.subject.clone(),
                 key_id: sender.key_id.clone(),
                 reason: "the key is registered as another kind",

@@ -60,7 +60,7 @@ use xeddsa::{Sign, Verify};
 use zeroize::Zeroizing;
 
 use crate::encoding::{decode_base64_array, encode_base64};
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 use crate::identity::{IdentityKey, PublicKey};
 use crate::random;
 
@@ -92,10 +92,10 @@ impl Signature {
     ///
     /// `INVALID_LENGTH` when `text` is not 88 characters or does not decode to
     /// 64 bytes; `MALFORMED_BASE64` when it is not canonical padded base64.
-    pub fn from_base64(text: &str) -> Result<Self> {
+    pub fn from_base64(text: &str) -> CryptoResult<Self> {
         let chars = text.chars().count();
         if chars != SIGNATURE_BASE64_LEN {
-            return Err(Error::length("signature", SIGNATURE_BASE64_LEN, chars));
+            return Err(CryptoError::length("signature", SIGNATURE_BASE64_LEN, chars));
         }
         decode_base64_array::<SIGNATURE_LEN>("signature", text).map(Signature)
     }
@@ -120,7 +120,7 @@ impl fmt::Debug for Signature {
 /// # Errors
 ///
 /// `RANDOMNESS_UNAVAILABLE` when the nonce cannot be drawn.
-pub fn sign(key: &IdentityKey, message: &[u8]) -> Result<Signature> {
+pub fn sign(key: &IdentityKey, message: &[u8]) -> CryptoResult<Signature> {
     sign_from(&mut random::OsRng, key, message)
 }
 
@@ -129,7 +129,7 @@ pub(crate) fn sign_from(
     rng: &mut dyn random::Source,
     key: &IdentityKey,
     message: &[u8],
-) -> Result<Signature> {
+) -> CryptoResult<Signature> {
     let nonce = Zeroizing::new(random::array_from::<NONCE_LEN>(rng)?);
     let secret = key.secret_key().to_bytes();
     // Zeroized on drop by the crate.
@@ -144,7 +144,7 @@ pub(crate) fn sign_from(
         // The pinned crate draws exactly `Z`, once (tests/it/xeddsa_vectors.rs
         // reproduces its bytes); anything else would mean a nonce that is
         // not the one drawn above, so the signature is not handed out.
-        return Err(Error::RandomnessUnavailable);
+        return Err(CryptoError::RandomnessUnavailable);
     }
     Ok(Signature(signature))
 }
@@ -160,26 +160,26 @@ pub(crate) fn sign_from(
 ///
 /// `INVALID_PUBLIC_KEY` when `public` is unusable; `INVALID_FIELD`
 /// (`signature`) when the signature does not verify.
-pub fn verify(public: &PublicKey, message: &[u8], signature: &Signature) -> Result<()> {
+pub fn verify(public: &PublicKey, message: &[u8], signature: &Signature) -> CryptoResult<()> {
     check_public_key(public)?;
     xed25519::PublicKey(*public.as_bytes())
         .verify(message, &signature.0)
         .map_err(|e| match e {
-            xeddsa::Error::UnusablePublicKey => Error::InvalidPublicKey,
-            xeddsa::Error::InvalidSignature => Error::invalid("signature", "does not verify"),
+            xeddsa::Error::UnusablePublicKey => CryptoError::InvalidPublicKey,
+            xeddsa::Error::InvalidSignature => CryptoError::invalid("signature", "does not verify"),
         })
 }
 
 /// `u` is canonical (`xeddsa_verify`: `u >= p` fails) and its Edwards point
 /// with sign bit 0 exists and is not of small order.
-fn check_public_key(public: &PublicKey) -> Result<()> {
+fn check_public_key(public: &PublicKey) -> CryptoResult<()> {
     let u = public.as_bytes();
     if !is_canonical_field_element(u) {
-        return Err(Error::InvalidPublicKey);
+        return Err(CryptoError::InvalidPublicKey);
     }
     match MontgomeryPoint(*u).to_edwards(0) {
         Some(point) if !point.is_small_order() => Ok(()),
-        _ => Err(Error::InvalidPublicKey),
+        _ => Err(CryptoError::InvalidPublicKey),
     }
 }
 
@@ -211,17 +211,17 @@ struct OneNonce<'a> {
 impl rand_core::TryRng for OneNonce<'_> {
     type Error = Infallible;
 
-    fn try_next_u32(&mut self) -> std::result::Result<u32, Infallible> {
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
         self.misused = true;
         Ok(0)
     }
 
-    fn try_next_u64(&mut self) -> std::result::Result<u64, Infallible> {
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
         self.misused = true;
         Ok(0)
     }
 
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> std::result::Result<(), Infallible> {
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
         if self.served || dst.len() != NONCE_LEN {
             self.misused = true;
             dst.fill(0);

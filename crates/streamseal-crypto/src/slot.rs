@@ -31,7 +31,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::codec::{Reader, Writer, check_str};
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 
 /// Most options a sealed decision card may carry.
 pub const MAX_DECISION_OPTIONS: usize = 64;
@@ -85,81 +85,81 @@ pub struct DecisionOption {
 pub(crate) trait AadField: Sized {
     /// A check made before any field is written (a card's option list:
     /// its count and distinct ids come first, as encoding reports them).
-    fn precheck(&self, _field: &'static str) -> Result<()> {
+    fn precheck(&self, _field: &'static str) -> CryptoResult<()> {
         Ok(())
     }
     /// What encoding needs of the value (strings 1 to 1024 bytes).
-    fn check(&self, field: &'static str) -> Result<()>;
+    fn check(&self, field: &'static str) -> CryptoResult<()>;
     /// The value's bytes in the AAD.
-    fn write(&self, field: &'static str, w: &mut Writer) -> Result<()>;
+    fn write(&self, field: &'static str, w: &mut Writer) -> CryptoResult<()>;
     /// The value, read strictly from the AAD.
-    fn read(r: &mut Reader<'_>) -> Result<Self>;
+    fn read(r: &mut Reader<'_>) -> CryptoResult<Self>;
 }
 
 /// A length-prefixed string of 1 to 1024 bytes.
 impl AadField for String {
-    fn check(&self, field: &'static str) -> Result<()> {
+    fn check(&self, field: &'static str) -> CryptoResult<()> {
         check_str(field, self)
     }
-    fn write(&self, field: &'static str, w: &mut Writer) -> Result<()> {
+    fn write(&self, field: &'static str, w: &mut Writer) -> CryptoResult<()> {
         w.str(field, self).map(|_| ())
     }
-    fn read(r: &mut Reader<'_>) -> Result<Self> {
+    fn read(r: &mut Reader<'_>) -> CryptoResult<Self> {
         r.str()
     }
 }
 
 /// `0`, or `1` and the string.
 impl AadField for Option<String> {
-    fn check(&self, field: &'static str) -> Result<()> {
+    fn check(&self, field: &'static str) -> CryptoResult<()> {
         self.as_deref().map_or(Ok(()), |s| check_str(field, s))
     }
-    fn write(&self, field: &'static str, w: &mut Writer) -> Result<()> {
+    fn write(&self, field: &'static str, w: &mut Writer) -> CryptoResult<()> {
         w.opt_str(field, self.as_deref()).map(|_| ())
     }
-    fn read(r: &mut Reader<'_>) -> Result<Self> {
+    fn read(r: &mut Reader<'_>) -> CryptoResult<Self> {
         r.opt_str()
     }
 }
 
 /// Four bytes, big-endian.
 impl AadField for u32 {
-    fn check(&self, _field: &'static str) -> Result<()> {
+    fn check(&self, _field: &'static str) -> CryptoResult<()> {
         Ok(())
     }
-    fn write(&self, _field: &'static str, w: &mut Writer) -> Result<()> {
+    fn write(&self, _field: &'static str, w: &mut Writer) -> CryptoResult<()> {
         w.u32(*self);
         Ok(())
     }
-    fn read(r: &mut Reader<'_>) -> Result<Self> {
+    fn read(r: &mut Reader<'_>) -> CryptoResult<Self> {
         r.u32()
     }
 }
 
 /// `0` or `1`.
 impl AadField for bool {
-    fn check(&self, _field: &'static str) -> Result<()> {
+    fn check(&self, _field: &'static str) -> CryptoResult<()> {
         Ok(())
     }
-    fn write(&self, _field: &'static str, w: &mut Writer) -> Result<()> {
+    fn write(&self, _field: &'static str, w: &mut Writer) -> CryptoResult<()> {
         w.bool(*self);
         Ok(())
     }
-    fn read(r: &mut Reader<'_>) -> Result<Self> {
+    fn read(r: &mut Reader<'_>) -> CryptoResult<Self> {
         r.bool()
     }
 }
 
 /// The phase's one-byte code.
 impl AadField for StepPhase {
-    fn check(&self, _field: &'static str) -> Result<()> {
+    fn check(&self, _field: &'static str) -> CryptoResult<()> {
         Ok(())
     }
-    fn write(&self, _field: &'static str, w: &mut Writer) -> Result<()> {
+    fn write(&self, _field: &'static str, w: &mut Writer) -> CryptoResult<()> {
         w.u8(self.code());
         Ok(())
     }
-    fn read(r: &mut Reader<'_>) -> Result<Self> {
+    fn read(r: &mut Reader<'_>) -> CryptoResult<Self> {
         let code = r.u8()?;
         StepPhase::from_code(code).ok_or_else(|| r.fail("unknown step phase"))
     }
@@ -167,18 +167,18 @@ impl AadField for StepPhase {
 
 /// A two-byte count (1 to 64), then each option's id and tone.
 impl AadField for Vec<DecisionOption> {
-    fn precheck(&self, _field: &'static str) -> Result<()> {
+    fn precheck(&self, _field: &'static str) -> CryptoResult<()> {
         Slot::check_options(self)
     }
     // Errors name an option's parts under the one list a slot has,
     // `options` (`options.id`, `options.tone`).
-    fn check(&self, _field: &'static str) -> Result<()> {
+    fn check(&self, _field: &'static str) -> CryptoResult<()> {
         self.iter().try_for_each(|option| {
             check_str("options.id", &option.id)?;
             check_str("options.tone", &option.tone)
         })
     }
-    fn write(&self, _field: &'static str, w: &mut Writer) -> Result<()> {
+    fn write(&self, _field: &'static str, w: &mut Writer) -> CryptoResult<()> {
         // precheck bounds the count to 64.
         w.u16(u16::try_from(self.len()).unwrap_or(u16::MAX));
         for option in self {
@@ -187,7 +187,7 @@ impl AadField for Vec<DecisionOption> {
         }
         Ok(())
     }
-    fn read(r: &mut Reader<'_>) -> Result<Self> {
+    fn read(r: &mut Reader<'_>) -> CryptoResult<Self> {
         let count = usize::from(r.u16()?);
         if count == 0 || count > MAX_DECISION_OPTIONS {
             return Err(r.fail("option count out of range"));
@@ -303,7 +303,7 @@ macro_rules! slots {
             /// `INVALID_LENGTH` when a string is empty or over 1024 bytes, or a decision
             /// card has no options or more than 64; `INVALID_FIELD` when option ids
             /// repeat.
-            pub fn validate(&self) -> Result<()> {
+            pub fn validate(&self) -> CryptoResult<()> {
                 match self {
                     $(Slot::$variant { $($field,)+ } => {
                         $(AadField::precheck($field, $wire)?;)+
@@ -314,7 +314,7 @@ macro_rules! slots {
             }
 
             /// Writes the kind-specific fields into the AAD, in declaration order.
-            pub(crate) fn write_fields(&self, w: &mut Writer) -> Result<()> {
+            pub(crate) fn write_fields(&self, w: &mut Writer) -> CryptoResult<()> {
                 match self {
                     $(Slot::$variant { $($field,)+ } => {
                         $(AadField::precheck($field, $wire)?;)+
@@ -325,7 +325,7 @@ macro_rules! slots {
             }
 
             /// Reads the kind-specific fields of a `kind` slot from the AAD.
-            pub(crate) fn read_fields(kind: SlotKind, r: &mut Reader<'_>) -> Result<Slot> {
+            pub(crate) fn read_fields(kind: SlotKind, r: &mut Reader<'_>) -> CryptoResult<Slot> {
                 Ok(match kind {
                     $(SlotKind::$variant => Slot::$variant {
                         $($field: <$fty as AadField>::read(r)?,)+
@@ -440,14 +440,14 @@ impl Slot {
         }
     }
 
-    pub(crate) fn check_options(options: &[DecisionOption]) -> Result<()> {
+    pub(crate) fn check_options(options: &[DecisionOption]) -> CryptoResult<()> {
         if options.is_empty() || options.len() > MAX_DECISION_OPTIONS {
-            return Err(Error::length("options", "1..=64", options.len()));
+            return Err(CryptoError::length("options", "1..=64", options.len()));
         }
         let mut ids: Vec<&str> = options.iter().map(|o| o.id.as_str()).collect();
         ids.sort_unstable();
         if ids.windows(2).any(|w| w.first() == w.get(1)) {
-            return Err(Error::invalid("options", "option ids must be distinct"));
+            return Err(CryptoError::invalid("options", "option ids must be distinct"));
         }
         Ok(())
     }

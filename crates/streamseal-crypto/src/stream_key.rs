@@ -26,7 +26,7 @@ use subtle::ConstantTimeEq as _;
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::codec::check_str;
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 use crate::random;
 
 /// Length of a stream key in bytes.
@@ -42,12 +42,12 @@ impl StreamKey {
     /// # Errors
     ///
     /// `RANDOMNESS_UNAVAILABLE` when the system's randomness fails.
-    pub fn generate() -> Result<Self> {
+    pub fn generate() -> CryptoResult<Self> {
         Self::generate_from(&mut random::OsRng)
     }
 
     /// [`StreamKey::generate`] from `rng` (public under [`crate::hazmat`]).
-    pub(crate) fn generate_from(rng: &mut dyn random::Source) -> Result<Self> {
+    pub(crate) fn generate_from(rng: &mut dyn random::Source) -> CryptoResult<Self> {
         let mut key = StreamKey(Box::new([0u8; STREAM_KEY_LEN]));
         random::fill_from(rng, key.0.as_mut())?;
         Ok(key)
@@ -141,7 +141,7 @@ impl Keyring {
     /// # Errors
     ///
     /// `INVALID_LENGTH` when `root_stream_id` is empty or over 1024 bytes.
-    pub fn new(root_stream_id: impl Into<String>) -> Result<Self> {
+    pub fn new(root_stream_id: impl Into<String>) -> CryptoResult<Self> {
         let root_stream_id = root_stream_id.into();
         check_str("rootStreamId", &root_stream_id)?;
         Ok(Keyring {
@@ -168,12 +168,12 @@ impl Keyring {
     /// # Errors
     ///
     /// `KEY_GENERATION_CONFLICT` when a different key is held for `generation`.
-    pub fn insert(&mut self, generation: u32, key: StreamKey) -> Result<()> {
+    pub fn insert(&mut self, generation: u32, key: StreamKey) -> CryptoResult<()> {
         if let Some(held) = self.keys.get(&generation) {
             return if held.key == key {
                 Ok(())
             } else {
-                Err(Error::KeyGenerationConflict { generation })
+                Err(CryptoError::KeyGenerationConflict { generation })
             };
         }
         self.keys.insert(
@@ -231,40 +231,40 @@ impl Keyring {
     ///
     /// `UNKNOWN_KEY_GENERATION` when no key of `generation` is held, or the
     /// keyring was cleared.
-    pub fn key(&self, generation: u32) -> Result<&StreamKey> {
+    pub fn key(&self, generation: u32) -> CryptoResult<&StreamKey> {
         if self.dropped.load(Ordering::Relaxed) {
-            return Err(Error::UnknownKeyGeneration { generation });
+            return Err(CryptoError::UnknownKeyGeneration { generation });
         }
         self.keys
             .get(&generation)
             .map(|h| &h.key)
-            .ok_or(Error::UnknownKeyGeneration { generation })
+            .ok_or(CryptoError::UnknownKeyGeneration { generation })
     }
 
     /// The key to seal under now, counted against the generation's budget:
     /// `UNKNOWN_KEY_GENERATION` when the current generation's key is not
     /// held, `KEY_GENERATION_CONFLICT` when it is conflicted,
     /// `SEAL_BUDGET_EXHAUSTED` past the budget.
-    pub(crate) fn key_for_sealing(&self) -> Result<(u32, &StreamKey)> {
+    pub(crate) fn key_for_sealing(&self) -> CryptoResult<(u32, &StreamKey)> {
         let generation = self
             .current_generation()
-            .ok_or(Error::UnknownKeyGeneration { generation: 0 })?;
+            .ok_or(CryptoError::UnknownKeyGeneration { generation: 0 })?;
         if self.conflicted.contains(&generation) {
-            return Err(Error::KeyGenerationConflict { generation });
+            return Err(CryptoError::KeyGenerationConflict { generation });
         }
         if self.dropped.load(Ordering::Relaxed) {
-            return Err(Error::UnknownKeyGeneration { generation });
+            return Err(CryptoError::UnknownKeyGeneration { generation });
         }
         let held = self
             .keys
             .get(&generation)
-            .ok_or(Error::UnknownKeyGeneration { generation })?;
+            .ok_or(CryptoError::UnknownKeyGeneration { generation })?;
         let budget = self.seal_budget;
         held.seals
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
                 (n < budget).then_some(n.saturating_add(1))
             })
-            .map_err(|_| Error::SealBudgetExhausted { generation, budget })?;
+            .map_err(|_| CryptoError::SealBudgetExhausted { generation, budget })?;
         Ok((generation, &held.key))
     }
 

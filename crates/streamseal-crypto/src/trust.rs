@@ -75,7 +75,7 @@
 use std::collections::BTreeMap;
 
 use crate::codec::{self, Reader, Writer};
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 use crate::identity::{IdentityKey, KeyId, PublicKey, Recipient, RecipientKind};
 use crate::persist;
 
@@ -116,12 +116,12 @@ impl TrustPolicy {
     /// # Errors
     ///
     /// `INVALID_FIELD` for any other spelling.
-    pub fn parse(text: &str) -> Result<Self> {
+    pub fn parse(text: &str) -> CryptoResult<Self> {
         match text {
             "tofu" => Ok(TrustPolicy::TofuWithAlerts),
             "verified-only" => Ok(TrustPolicy::VerifiedOnly),
             "refuse-after-verified-change" => Ok(TrustPolicy::RefuseAfterVerifiedChange),
-            _ => Err(Error::invalid(
+            _ => Err(CryptoError::invalid(
                 "trustPolicy",
                 "not one of tofu, verified-only, refuse-after-verified-change",
             )),
@@ -328,29 +328,29 @@ pub struct TrustStore {
     count: usize,
 }
 
-fn unknown(subject: &str, key_id: &KeyId) -> Error {
-    Error::UnknownKey {
+fn unknown(subject: &str, key_id: &KeyId) -> CryptoError {
+    CryptoError::UnknownKey {
         subject: subject.to_owned(),
         key_id: key_id.as_str().to_owned(),
     }
 }
 
-fn changed(subject: &str, key_id: &KeyId) -> Error {
-    Error::KeyChanged {
+fn changed(subject: &str, key_id: &KeyId) -> CryptoError {
+    CryptoError::KeyChanged {
         subject: subject.to_owned(),
         key_id: key_id.as_str().to_owned(),
     }
 }
 
-fn not_verified(subject: &str, key_id: &KeyId) -> Error {
-    Error::KeyNotVerified {
+fn not_verified(subject: &str, key_id: &KeyId) -> CryptoError {
+    CryptoError::KeyNotVerified {
         subject: subject.to_owned(),
         key_id: key_id.as_str().to_owned(),
     }
 }
 
-fn malformed(reason: &'static str) -> Error {
-    Error::MalformedState { reason }
+fn malformed(reason: &'static str) -> CryptoError {
+    CryptoError::MalformedState { reason }
 }
 
 impl TrustStore {
@@ -403,7 +403,7 @@ impl TrustStore {
     ///
     /// `INVALID_LENGTH` when the subject or the kind's spelling is empty or over
     /// 1024 bytes; `INVALID_FIELD` when a new pin would exceed [`MAX_PINNED_KEYS`].
-    pub fn observe(&mut self, subject: &str, key: &Recipient) -> Result<KeyState> {
+    pub fn observe(&mut self, subject: &str, key: &Recipient) -> CryptoResult<KeyState> {
         codec::check_str("subject", subject)?;
         codec::check_str("kind", key.kind.as_str())?;
         let presented = Material::of(key);
@@ -425,7 +425,7 @@ impl TrustStore {
             });
         }
         if self.count >= MAX_PINNED_KEYS {
-            return Err(Error::invalid(
+            return Err(CryptoError::invalid(
                 "trustStore",
                 format!("more than {MAX_PINNED_KEYS} pinned keys"),
             ));
@@ -462,7 +462,7 @@ impl TrustStore {
     /// `UNKNOWN_KEY` when nothing is pinned for the key id; `KEY_CHANGED` when
     /// `key` differs from the pin or a change is pending; `KEY_NOT_VERIFIED` when
     /// the policy needs a verified key.
-    pub fn trusted(&self, subject: &str, key: &Recipient) -> Result<TrustedKey> {
+    pub fn trusted(&self, subject: &str, key: &Recipient) -> CryptoResult<TrustedKey> {
         let pin = self
             .pin(subject, &key.key_id)
             .ok_or_else(|| unknown(subject, &key.key_id))?;
@@ -479,14 +479,14 @@ impl TrustStore {
     ///
     /// `UNKNOWN_KEY` when nothing is pinned; `KEY_CHANGED` when a change is
     /// pending; `KEY_NOT_VERIFIED` when the policy needs a verified key.
-    pub fn trusted_by_id(&self, subject: &str, key_id: &KeyId) -> Result<TrustedKey> {
+    pub fn trusted_by_id(&self, subject: &str, key_id: &KeyId) -> CryptoResult<TrustedKey> {
         let pin = self
             .pin(subject, key_id)
             .ok_or_else(|| unknown(subject, key_id))?;
         self.usable(subject, key_id, pin)
     }
 
-    fn usable(&self, subject: &str, key_id: &KeyId, pin: &Pin) -> Result<TrustedKey> {
+    fn usable(&self, subject: &str, key_id: &KeyId, pin: &Pin) -> CryptoResult<TrustedKey> {
         if pin.pending.is_some() {
             return Err(changed(subject, key_id));
         }
@@ -516,7 +516,7 @@ impl TrustStore {
     ///
     /// As [`TrustStore::observe`] (`INVALID_LENGTH`, `INVALID_FIELD`), then as
     /// [`TrustStore::trusted`] (`KEY_CHANGED`, `KEY_NOT_VERIFIED`).
-    pub fn admit(&mut self, subject: &str, key: &Recipient) -> Result<TrustedKey> {
+    pub fn admit(&mut self, subject: &str, key: &Recipient) -> CryptoResult<TrustedKey> {
         self.observe(subject, key)?;
         self.trusted(subject, key)
     }
@@ -531,7 +531,7 @@ impl TrustStore {
     /// # Errors
     ///
     /// `UNKNOWN_KEY` when `key` is neither the pinned key nor the pending one.
-    pub fn verify(&mut self, subject: &str, key: &Recipient) -> Result<()> {
+    pub fn verify(&mut self, subject: &str, key: &Recipient) -> CryptoResult<()> {
         let presented = Material::of(key);
         let pin = self
             .pin_mut(subject, &key.key_id)
@@ -559,13 +559,13 @@ impl TrustStore {
     ///
     /// `UNKNOWN_KEY` when nothing is pinned; `INVALID_FIELD` when no change is
     /// pending; `KEY_NOT_VERIFIED` when the policy refuses replacing a verified key.
-    pub fn acknowledge_change(&mut self, subject: &str, key_id: &KeyId) -> Result<()> {
+    pub fn acknowledge_change(&mut self, subject: &str, key_id: &KeyId) -> CryptoResult<()> {
         let policy = self.policy;
         let pin = self
             .pin_mut(subject, key_id)
             .ok_or_else(|| unknown(subject, key_id))?;
         let Some(next) = pin.pending.clone() else {
-            return Err(Error::invalid(
+            return Err(CryptoError::invalid(
                 "keyId",
                 "no pending key change to acknowledge",
             ));
@@ -636,11 +636,11 @@ impl TrustStore {
     ///
     /// `INPUT_TOO_LARGE` when the sealed form would exceed 16 MiB;
     /// `RANDOMNESS_UNAVAILABLE` when the iv cannot be drawn.
-    pub fn to_bytes(&self, me: &IdentityKey) -> Result<Vec<u8>> {
+    pub fn to_bytes(&self, me: &IdentityKey) -> CryptoResult<Vec<u8>> {
         let body = self.encode_body()?;
         let sealed = persist::seal_local(STATE_LABEL, STATE_VERSION, me, &body)?;
         if sealed.len() > persist::MAX_PERSISTED_LEN {
-            return Err(Error::InputTooLarge {
+            return Err(CryptoError::InputTooLarge {
                 field: "trustStore",
                 limit: persist::MAX_PERSISTED_LEN,
                 actual: sealed.len(),
@@ -658,16 +658,16 @@ impl TrustStore {
     /// `INPUT_TOO_LARGE` when `bytes` exceed 16 MiB; `STATE_AUTH_FAILED` when
     /// they do not authenticate under `me`; `MALFORMED_STATE` when they do not
     /// parse.
-    pub fn from_bytes(bytes: &[u8], me: &IdentityKey) -> Result<TrustStore> {
+    pub fn from_bytes(bytes: &[u8], me: &IdentityKey) -> CryptoResult<TrustStore> {
         let body = persist::open_local(STATE_LABEL, STATE_VERSION, me, bytes)?;
         Self::decode_body(&body)
     }
 
     /// The body encoder alone (see the module docs for the format).
     #[doc(hidden)]
-    pub fn encode_body(&self) -> Result<Vec<u8>> {
+    pub fn encode_body(&self) -> CryptoResult<Vec<u8>> {
         let count = u32::try_from(self.count)
-            .map_err(|_| Error::invalid("trustStore", "too many pinned keys"))?;
+            .map_err(|_| CryptoError::invalid("trustStore", "too many pinned keys"))?;
         let mut w = Writer::with_magic(BODY_MAGIC);
         w.u8(BODY_VERSION).u8(self.policy.to_byte()).u32(count);
         for (subject, keys) in &self.pins {
@@ -696,7 +696,7 @@ impl TrustStore {
     /// The body decoder alone, for the fuzz target. Strict: every refusal is
     /// `MALFORMED_STATE`.
     #[doc(hidden)]
-    pub fn decode_body(body: &[u8]) -> Result<TrustStore> {
+    pub fn decode_body(body: &[u8]) -> CryptoResult<TrustStore> {
         let mut r = Reader::new(body, malformed);
         r.magic(BODY_MAGIC)?;
         if r.u8()? != BODY_VERSION {
@@ -761,12 +761,12 @@ impl TrustStore {
 }
 
 /// A kind, which the encoder always writes in its canonical spelling.
-fn read_kind(r: &mut Reader<'_>) -> Result<RecipientKind> {
+fn read_kind(r: &mut Reader<'_>) -> CryptoResult<RecipientKind> {
     Ok(RecipientKind::parse(&r.str()?))
 }
 
 /// A public key written as its 44-character base64 (canonical, strict).
-fn read_public_key(r: &mut Reader<'_>) -> Result<PublicKey> {
+fn read_public_key(r: &mut Reader<'_>) -> CryptoResult<PublicKey> {
     PublicKey::from_base64(&r.str()?)
         .map_err(|_| malformed("public key is not 44 characters of base64"))
 }
@@ -797,7 +797,7 @@ mod tests {
         )
     }
 
-    fn code<T: std::fmt::Debug>(r: Result<T>) -> ErrorCode {
+    fn code<T: std::fmt::Debug>(r: CryptoResult<T>) -> ErrorCode {
         r.unwrap_err().code()
     }
 

@@ -62,7 +62,7 @@ use zeroize::{Zeroize, Zeroizing};
 
 use crate::codec::Writer;
 use crate::encoding::{decode_base64_array, encode_base64};
-use crate::error::{Error, Result};
+use crate::error::{CryptoError, CryptoResult};
 use crate::identity::{IdentityKey, MAX_KEYS, Recipient, RecipientKind};
 use crate::random;
 use crate::stream_key::{STREAM_KEY_LEN, StreamKey};
@@ -137,7 +137,7 @@ pub fn wrap_info(
     recipient_key_id: &str,
     sender_kind: &RecipientKind,
     sender_key_id: &str,
-) -> Result<Vec<u8>> {
+) -> CryptoResult<Vec<u8>> {
     let mut w = Writer::with_magic(WRAP_INFO_LABEL);
     w.u8(WRAP_VERSION)
         .str("rootStreamId", root_stream_id)?
@@ -149,15 +149,15 @@ pub fn wrap_info(
     Ok(w.finish())
 }
 
-fn kem_secret(key: &IdentityKey) -> Result<<Kem as hpke::Kem>::PrivateKey> {
+fn kem_secret(key: &IdentityKey) -> CryptoResult<<Kem as hpke::Kem>::PrivateKey> {
     let sk_bytes = key.secret_key().to_bytes();
     <Kem as hpke::Kem>::PrivateKey::from_bytes(sk_bytes.as_slice())
-        .map_err(|_| Error::InvalidPublicKey)
+        .map_err(|_| CryptoError::InvalidPublicKey)
 }
 
-fn kem_public(key: &Recipient) -> Result<<Kem as hpke::Kem>::PublicKey> {
+fn kem_public(key: &Recipient) -> CryptoResult<<Kem as hpke::Kem>::PublicKey> {
     <Kem as hpke::Kem>::PublicKey::from_bytes(key.public_key.as_bytes())
-        .map_err(|_| Error::InvalidPublicKey)
+        .map_err(|_| CryptoError::InvalidPublicKey)
 }
 
 /// Wraps `key` (the key of `generation` of `root_stream_id`) to `recipient`,
@@ -174,7 +174,7 @@ pub fn wrap_stream_key(
     key: &StreamKey,
     sender: &IdentityKey,
     recipient: &Recipient,
-) -> Result<KeyWrap> {
+) -> CryptoResult<KeyWrap> {
     wrap_stream_key_from(
         &mut random::OsRng,
         root_stream_id,
@@ -194,7 +194,7 @@ pub(crate) fn wrap_stream_key_from(
     key: &StreamKey,
     sender: &IdentityKey,
     recipient: &Recipient,
-) -> Result<KeyWrap> {
+) -> CryptoResult<KeyWrap> {
     let info = wrap_info(
         root_stream_id,
         generation,
@@ -218,9 +218,9 @@ pub(crate) fn wrap_stream_key_from(
     )
     // EncapError: a DH output was all zero, i.e. a low-order public key
     // (RFC 9180 section 7.1.4).
-    .map_err(|_| Error::InvalidPublicKey)?;
+    .map_err(|_| CryptoError::InvalidPublicKey)?;
     if seed.overrun {
-        return Err(Error::RandomnessUnavailable);
+        return Err(CryptoError::RandomnessUnavailable);
     }
     Ok(KeyWrap {
         key_generation: generation,
@@ -254,16 +254,16 @@ pub fn unwrap_stream_key(
     wrap: &KeyWrap,
     mine: &[IdentityKey],
     senders: &[Recipient],
-) -> Result<Unwrapped> {
+) -> CryptoResult<Unwrapped> {
     for (limit, actual) in [(MAX_KEYS, mine.len()), (MAX_KEYS, senders.len())] {
         if actual > limit {
-            return Err(Error::TooManyKeys { limit, actual });
+            return Err(CryptoError::TooManyKeys { limit, actual });
         }
     }
     let enc_bytes = decode_base64_array::<WRAP_ENC_LEN>("wrapEnc", &wrap.wrap_enc)?;
     let ct = decode_base64_array::<WRAP_CT_LEN>("wrapCt", &wrap.wrap_ct)?;
     let enc = <Kem as hpke::Kem>::EncappedKey::from_bytes(&enc_bytes)
-        .map_err(|_| Error::UntrustedWrap)?;
+        .map_err(|_| CryptoError::UntrustedWrap)?;
 
     let candidates: Vec<(usize, &IdentityKey)> = match &wrap.recipient_key_id {
         Some(id) => {
@@ -278,7 +278,7 @@ pub fn unwrap_stream_key(
                 })
                 .collect();
             if named.is_empty() {
-                return Err(Error::NoMatchingKey { key_id: id.clone() });
+                return Err(CryptoError::NoMatchingKey { key_id: id.clone() });
             }
             named
         }
@@ -302,7 +302,7 @@ pub fn unwrap_stream_key(
             }
         }
     }
-    Err(Error::UntrustedWrap)
+    Err(CryptoError::UntrustedWrap)
 }
 
 fn try_open(
@@ -312,7 +312,7 @@ fn try_open(
     sender: &Recipient,
     enc: &<Kem as hpke::Kem>::EncappedKey,
     ct: &[u8],
-) -> Result<Option<StreamKey>> {
+) -> CryptoResult<Option<StreamKey>> {
     // A key whose kind cannot be framed (an empty `Other` kind) cannot be the
     // recipient or sender of any wrap: skip it rather than stop trying the others.
     let Ok(info) = wrap_info(
@@ -325,7 +325,7 @@ fn try_open(
     ) else {
         return Ok(None);
     };
-    let sk = kem_secret(mine).map_err(|_| Error::UntrustedWrap)?;
+    let sk = kem_secret(mine).map_err(|_| CryptoError::UntrustedWrap)?;
     let Ok(pk_s) = kem_public(sender) else {
         return Ok(None);
     };
@@ -339,7 +339,7 @@ fn try_open(
         plain
             .as_slice()
             .try_into()
-            .map_err(|_| Error::length("wrapCt", WRAP_CT_LEN, plain.len() + 16))?,
+            .map_err(|_| CryptoError::length("wrapCt", WRAP_CT_LEN, plain.len() + 16))?,
     );
     Ok(Some(StreamKey::from_bytes(&bytes)))
 }

@@ -210,7 +210,7 @@ pub fn seal_decision_note(
         option_id: option_id.to_owned(),
         decided_by: signer.subject().to_owned(),
     };
-    seal(keyring, signer, &slot, note.as_bytes())
+    Ok(seal(keyring, signer, &slot, note.as_bytes())?)
 }
 
 /// The answer to a sealed card, proven by its sealed note.

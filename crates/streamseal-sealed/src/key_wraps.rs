@@ -48,7 +48,7 @@
 //! ```
 
 use crate::state::{AdmittedGeneration, StreamState};
-use streamseal_crypto::error::{Error, ErrorCode, Result};
+use streamseal_crypto::error::{CryptoError, Error, ErrorCode, Result};
 use streamseal_crypto::identity::IdentityKey;
 use streamseal_crypto::trust::TrustStore;
 use streamseal_crypto::wrap::{KeyWrap, unwrap_stream_key};
@@ -157,16 +157,16 @@ pub fn admit_wraps(
                             level,
                         });
                     }
-                    Err(Error::KeyGenerationConflict { generation }) => {
+                    Err(CryptoError::KeyGenerationConflict { generation }) => {
                         state.keyring_mut().mark_conflicted(generation);
                         if !report.conflicts.contains(&generation) {
                             report.conflicts.push(generation);
                         }
                     }
-                    Err(e) => return Err(e),
+                    Err(e) => return Err(e.into()),
                 }
             }
-            Err(e @ Error::TooManyKeys { .. }) => return Err(e),
+            Err(e @ CryptoError::TooManyKeys { .. }) => return Err(e.into()),
             Err(e) => report.skipped.push(SkippedWrap {
                 key_generation: wrap.key_generation,
                 code: e.code(),

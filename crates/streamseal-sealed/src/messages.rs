@@ -236,7 +236,7 @@ pub fn seal_edit(
         author_type: message.author_type.as_str().to_owned(),
         revision,
     };
-    seal(keyring, signer, &slot, text.as_bytes())
+    Ok(seal(keyring, signer, &slot, text.as_bytes())?)
 }
 
 /// Opens a sealed message of `stream_id` (the stream the caller asked for:

@@ -310,6 +310,7 @@ impl OpenedInvocation {
                 let opened = open_matching(&keyring, &senders, &item.payload(), |s| {
                     matches!(s.kind(), SlotKind::Message | SlotKind::BotReply)
                 })
+                .map_err(Error::from)
                 .and_then(|o| {
                     let (id, revision) = match &o.slot {
                         Slot::Message {
@@ -384,7 +385,7 @@ impl OpenedInvocation {
 
     /// The runtime's bot, signing with its first key.
     fn signer(&self) -> Result<Signer<'_>> {
-        Signer::new(&self.bot_id, &self.signer)
+        Ok(Signer::new(&self.bot_id, &self.signer)?)
     }
 
     fn seal_bot_message(&self, message_id: &MessageId, text: &str) -> Result<SealedPayload> {
@@ -403,7 +404,7 @@ impl OpenedInvocation {
             author_id: self.bot_id.clone(),
             invocation_id: self.invocation_id.clone(),
         };
-        seal_envelope_with(rng, &self.keyring, &self.signer()?, &slot, text.as_bytes())
+        Ok(seal_envelope_with(rng, &self.keyring, &self.signer()?, &slot, text.as_bytes())?)
     }
 
     /// The `sealed-complete` body with the reply `text` under `message_id`.
@@ -496,7 +497,7 @@ impl OpenedInvocation {
             phase,
             message_id: message_id.map(str::to_owned),
         };
-        seal(&self.keyring, &self.signer()?, &slot, text.as_bytes())
+        Ok(seal(&self.keyring, &self.signer()?, &slot, text.as_bytes())?)
     }
 
     /// A `sealed-steps/started` body; `text` (the in-flight content) is optional.

@@ -86,5 +86,5 @@ pub fn owner_key(
     owner_user_id: &str,
     owner: &OwnerKey,
 ) -> Result<TrustedKey> {
-    trust.admit(owner_user_id, &owner_recipient(owner)?)
+    Ok(trust.admit(owner_user_id, &owner_recipient(owner)?)?)
 }

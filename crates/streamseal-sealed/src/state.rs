@@ -53,7 +53,7 @@ use std::fmt;
 use zeroize::Zeroizing;
 
 use streamseal_crypto::codec::{Reader, Writer};
-use streamseal_crypto::error::{Error, Result};
+use streamseal_crypto::error::{CryptoError, Error, Result};
 use streamseal_crypto::fingerprint::fingerprint;
 use streamseal_crypto::identity::{
     IdentityKey, KEY_LEN, KeyId, MAX_KEYS, PublicKey, Recipient, RecipientKind,
@@ -527,7 +527,7 @@ impl StreamState {
     /// were dropped.
     pub fn to_bytes(&self, me: &IdentityKey) -> Result<Vec<u8>> {
         let body = self.encode_body()?;
-        seal_local(STATE_LABEL, STATE_VERSION, me, &body)
+        Ok(seal_local(STATE_LABEL, STATE_VERSION, me, &body)?)
     }
 
     /// Restores a state written by [`StreamState::to_bytes`] with the same
@@ -586,7 +586,7 @@ impl StreamState {
     /// Parses an unsealed body strictly (the fuzz target's entry point).
     #[doc(hidden)]
     pub fn decode_body(body: &[u8]) -> Result<Self> {
-        let mut r = Reader::new(body, |reason| Error::MalformedState { reason });
+        let mut r = Reader::new(body, |reason| CryptoError::MalformedState { reason });
         r.magic(BODY_MAGIC)?;
         if r.u8()? != STATE_VERSION {
             return Err(Error::MalformedState {

@@ -21,7 +21,7 @@
 //! - [`bundle`] and [`kdf`]: the Argon2id passphrase-protected private-key bundle.
 //! - [`trust`] and [`fingerprint`]: the keys each user and bot is known by
 //!   (pinned on first use, verified by comparing safety numbers).
-//! - [`error`]: one [`Error`] type with stable [`ErrorCode`]s.
+//! - [`error`]: the top-level [`Error`] over the crypto layer's [`CryptoError`], with stable [`ErrorCode`]s.
 //!
 //! ## Sealed flows and wire types
 //! - [`sealed`]: the operations apps and runtimes call (unlock a key, keep a
@@ -137,6 +137,6 @@ pub use streamseal_api as api;
 pub use streamseal_sealed as sealed;
 pub use streamseal_wire as wire;
 
-pub use error::{Error, ErrorCode, Result};
+pub use error::{CryptoError, Error, ErrorCode, Result};
 
 pub use streamseal_crypto::Keyring;

@@ -33,7 +33,7 @@ use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustPolicy, TrustStore};
 use streamseal::wire::keys::{KeyWraps, OwnKey};
 use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_stream_key};
-use streamseal::{Error, ErrorCode};
+use streamseal::{CryptoError, Error, ErrorCode};
 
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const GENERATION: u32 = 2;
@@ -248,7 +248,7 @@ fn keys(fx: &Fx) -> SenderKeys<'_> {
 fn open_with(fx: &Fx, f: impl FnOnce(&mut SealedPayload)) -> Outcome {
     let mut sealed = fx.sealed.clone();
     f(&mut sealed);
-    open(&fx.ring, &keys(fx), &fx.slot, &sealed).map(|_| ())
+    open(&fx.ring, &keys(fx), &fx.slot, &sealed).map(|_| ()).map_err(Into::into)
 }
 
 /// Opens the fixture with its ciphertext bytes edited by `f`: the first
@@ -263,7 +263,7 @@ fn open_with_ciphertext(fx: &Fx, f: impl FnOnce(&mut Vec<u8>)) -> Outcome {
 fn open_aad(fx: &Fx, aad: &[u8]) -> Outcome {
     let mut sealed = fx.sealed.clone();
     sealed.envelope.aad = encode_base64(aad);
-    open_matching(&fx.ring, &keys(fx), &sealed, |_| true).map(|_| ())
+    open_matching(&fx.ring, &keys(fx), &sealed, |_| true).map(|_| ()).map_err(Into::into)
 }
 
 /// `AUTHOR` signing with the owner's key.
@@ -274,7 +274,7 @@ fn signer(fx: &Fx) -> Signer<'_> {
 fn unwrap_with(fx: &Fx, f: impl FnOnce(&mut KeyWrap)) -> Outcome {
     let mut wrap = fx.wrap.clone();
     f(&mut wrap);
-    unwrap_stream_key(ROOT, &wrap, std::slice::from_ref(&fx.me), &accepted(fx)).map(|_| ())
+    unwrap_stream_key(ROOT, &wrap, std::slice::from_ref(&fx.me), &accepted(fx)).map(|_| ()).map_err(Into::into)
 }
 
 /// The senders `me` accepts: the owner's key that made the fixture's wrap.
@@ -302,7 +302,7 @@ fn state_after(fx: &Fx, current: u32, wraps: Vec<KeyWrap>) -> Result<StreamState
 fn bundle_with(fx: &Fx, f: impl FnOnce(&mut SealedBundle)) -> Outcome {
     let mut bundle = fx.bundle.clone();
     f(&mut bundle);
-    open_bundle(&fx.public, &bundle, PASS, &KdfLimits::default()).map(|_| ())
+    open_bundle(&fx.public, &bundle, PASS, &KdfLimits::default()).map(|_| ()).map_err(Into::into)
 }
 
 fn bundle_bytes(fx: &Fx) -> Vec<u8> {
@@ -331,7 +331,7 @@ fn crafted_bundle(fx: &Fx, secret_bytes: &[u8; 32]) -> Outcome {
         kdf_salt: encode_base64(&salt),
         kdf_params: floor(),
     };
-    open_bundle(&fx.public, &crafted, PASS, &KdfLimits::default()).map(|_| ())
+    open_bundle(&fx.public, &crafted, PASS, &KdfLimits::default()).map(|_| ()).map_err(Into::into)
 }
 
 /// The fixture's bundle as the `GET me/e2e-key` record.
@@ -348,7 +348,7 @@ fn own_key(fx: &Fx) -> OwnKey {
 /// names one (else as `AUTHOR`).
 fn seal_slot(fx: &Fx, slot: &Slot) -> Outcome {
     let signer = Signer::new(slot.author_id().unwrap_or(AUTHOR), &fx.sender)?;
-    seal(&fx.ring, &signer, slot, b"x").map(|_| ())
+    seal(&fx.ring, &signer, slot, b"x").map(|_| ()).map_err(Into::into)
 }
 
 fn card(options: Vec<DecisionOption>) -> Slot {
@@ -528,15 +528,15 @@ struct Case {
     run: Run,
 }
 
-fn case<T>(
+fn case<T, E: Into<Error>>(
     name: impl Into<String>,
     want: ErrorCode,
-    f: impl Fn(&Fx) -> Result<T, Error> + 'static,
+    f: impl Fn(&Fx) -> Result<T, E> + 'static,
 ) -> Case {
     Case {
         name: name.into(),
         want,
-        run: Box::new(move |fx| f(fx).map(|_| ())),
+        run: Box::new(move |fx| f(fx).map(|_| ()).map_err(Into::into)),
     }
 }
 
@@ -743,7 +743,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
                 let mut known = parsed.envelope.clone();
                 assert!(known.extra.remove("commitment").is_some());
                 assert_eq!(known, fx.sealed.envelope);
-                open(&fx.ring, &keys(fx), &fx.slot, &parsed)
+                Ok::<_, Error>(open(&fx.ring, &keys(fx), &fx.slot, &parsed)?)
             },
         ),
         case("wrapEnc: 31 bytes", E::InvalidLength, |fx| {
@@ -1107,7 +1107,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
             |fx| {
                 let state = state_after(fx, GENERATION + 7, vec![fx.wrap.clone()])?;
                 assert_eq!(state.keyring().current_generation(), Some(GENERATION + 7));
-                seal(state.keyring(), &signer(fx), &fx.slot, b"x")
+                Ok::<_, Error>(seal(state.keyring(), &signer(fx), &fx.slot, b"x")?)
             },
         ),
         case(
@@ -1123,7 +1123,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
                 )?;
                 let state = state_after(fx, GENERATION, vec![fx.wrap.clone(), other])?;
                 assert_eq!(state.keyring().conflicted_generations(), vec![GENERATION]);
-                seal(state.keyring(), &signer(fx), &fx.slot, b"x")
+                Ok::<_, Error>(seal(state.keyring(), &signer(fx), &fx.slot, b"x")?)
             },
         ),
         case("seal: seal budget spent", E::SealBudgetExhausted, |fx| {
@@ -1852,7 +1852,7 @@ fn catalogue(fx: &Fx) -> Vec<Case> {
     c
 }
 
-fn wrap_to(pk: [u8; 32]) -> Result<KeyWrap, Error> {
+fn wrap_to(pk: [u8; 32]) -> Result<KeyWrap, CryptoError> {
     let recipient = Recipient {
         kind: RecipientKind::User,
         key_id: KeyId::new("victim").unwrap(),
@@ -2015,7 +2015,7 @@ fn invalid_length_errors_report_the_length_given() {
         "\u{e9}".repeat(43),
     ] {
         match PublicKey::from_base64(&text) {
-            Err(Error::InvalidLength { actual, .. }) => {
+            Err(CryptoError::InvalidLength { actual, .. }) => {
                 checked += 1;
                 let bytes = decode_base64("x", &text).map(|b| b.len()).ok();
                 if Some(actual) != bytes && actual != text.chars().count() {
@@ -2100,7 +2100,7 @@ fn kdf_floor_binds_creating_not_opening() {
             .unwrap_err();
     assert_eq!(err.code(), ErrorCode::KdfParamsOutOfBounds);
     match &err {
-        Error::KdfParamsOutOfBounds {
+        CryptoError::KdfParamsOutOfBounds {
             param, value, min, ..
         } => {
             assert_eq!((*param, *value, *min), ("m", 64, 19_456));

@@ -27,7 +27,7 @@ use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
 use streamseal::wrap::{KeyWrap, WRAP_CT_LEN, WRAP_ENC_LEN, unwrap_stream_key, wrap_stream_key};
-use streamseal::{Error, ErrorCode};
+use streamseal::{CryptoError, ErrorCode};
 use streamseal_vectors::golden;
 use unicode_normalization::UnicodeNormalization as _;
 
@@ -94,7 +94,7 @@ impl Sealer {
         self.signer(slot).aad_sender()
     }
 
-    fn seal(&self, ring: &Keyring, slot: &Slot, plaintext: &[u8]) -> Result<SealedPayload, Error> {
+    fn seal(&self, ring: &Keyring, slot: &Slot, plaintext: &[u8]) -> Result<SealedPayload, CryptoError> {
         seal(ring, &self.signer(slot), slot, plaintext)
     }
 
@@ -105,7 +105,7 @@ impl Sealer {
         ring: &Keyring,
         slot: &Slot,
         plaintext: &[u8],
-    ) -> Result<SealedPayload, Error> {
+    ) -> Result<SealedPayload, CryptoError> {
         hazmat::seal_envelope_with(rng, ring, &self.signer(slot), slot, plaintext)
     }
 
@@ -115,7 +115,7 @@ impl Sealer {
     }
 
     /// Opens as `slot`, holding the key of the subject that sealed `slot`.
-    fn open(&self, ring: &Keyring, slot: &Slot, sealed: &SealedPayload) -> Result<Opened, Error> {
+    fn open(&self, ring: &Keyring, slot: &Slot, sealed: &SealedPayload) -> Result<Opened, CryptoError> {
         open(ring, &self.keys(slot), slot, sealed)
     }
 }
@@ -1187,7 +1187,7 @@ proptest! {
             opener.insert(*g, StreamKey::from_bytes(&[3; 32])).unwrap();
         }
         match sealer.open(&opener, &slot, &sealed) {
-            Err(Error::UnknownKeyGeneration { generation: g }) => prop_assert_eq!(g, generation),
+            Err(CryptoError::UnknownKeyGeneration { generation: g }) => prop_assert_eq!(g, generation),
             other => prop_assert!(false, "expected UNKNOWN_KEY_GENERATION, got {:?}", other.map(|_| ())),
         }
     }
@@ -1424,7 +1424,7 @@ let wrap = hazmat::wrap_stream_key_with(&mut rng, &root, generation, &key, &send
             let mut readdressed = wrap.clone();
             readdressed.recipient_key_id = Some(other_key_id.as_str().to_owned());
             match unwrap_stream_key(&root, &readdressed, mine, &accepted) {
-                Err(Error::NoMatchingKey { key_id: named }) => prop_assert_eq!(named, other_key_id.as_str()),
+                Err(CryptoError::NoMatchingKey { key_id: named }) => prop_assert_eq!(named, other_key_id.as_str()),
                 other => prop_assert!(false, "expected NO_MATCHING_KEY, got {:?}", other.map(|_| ())),
             }
             // Held under that id and kind, but moved to it: the info differs.

@@ -18,7 +18,7 @@ use streamseal::slot::Slot;
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustLevel, TrustPolicy, TrustStore};
 use streamseal::wrap::{KeyWrap, unwrap_stream_key, wrap_info};
-use streamseal::{Error, ErrorCode};
+use streamseal::{CryptoError, ErrorCode};
 use streamseal_vectors::golden;
 
 fn dir() -> PathBuf {
@@ -200,7 +200,7 @@ fn wrap_vectors_reproduce_and_open_from_their_sender() {
         assert!(opened.key == stream_key);
         assert_eq!((opened.sender, opened.recipient), (1, 0));
         // Presented as made by anyone else, it does not open.
-        let refused: Result<_, Error> =
+        let refused: Result<_, CryptoError> =
             unwrap_stream_key(root, &record, std::slice::from_ref(&me), &senders[..1]);
         assert_eq!(refused.unwrap_err().code(), ErrorCode::UntrustedWrap);
 

@@ -53,8 +53,8 @@ const INV2: &str = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z8";
 const SESSION: &str = "sess-1";
 
 /// The refusal's stable code, spelled as the API spells it.
-fn refused<T: std::fmt::Debug>(r: Result<T, Error>, expected: &str) {
-    let code = r.expect_err("the forged input must be refused").code();
+fn refused<T: std::fmt::Debug, E: Into<Error> + std::fmt::Debug>(r: Result<T, E>, expected: &str) {
+    let code = r.expect_err("the forged input must be refused").into().code();
     assert_eq!(code.as_str(), expected);
     assert_eq!(ErrorCode::parse(expected), Some(code));
 }

@@ -111,7 +111,7 @@ fn sign_with_nonce(key: &IdentityKey, message: &[u8], nonce: &[u8; NONCE_LEN]) -
     }
 }
 
-fn refused_as(result: streamseal::Result<()>, code: ErrorCode, what: &str) {
+fn refused_as(result: Result<(), streamseal::CryptoError>, code: ErrorCode, what: &str) {
     match result {
         Ok(()) => panic!("{what}: verified"),
         Err(e) => assert_eq!(e.code(), code, "{what}: {e}"),
