@@ -188,68 +188,77 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+    use streamseal::CryptoError;
 
     /// One core error of every code.
     fn one_of_each() -> Vec<Error> {
         vec![
-            Error::MalformedBase64 { field: "f" },
-            Error::InvalidLength {
+            CryptoError::MalformedBase64 { field: "f" }.into(),
+            CryptoError::InvalidLength {
                 field: "f",
                 expected: "32".into(),
                 actual: 1,
-            },
-            Error::InputTooLarge {
+            }
+            .into(),
+            CryptoError::InputTooLarge {
                 field: "f",
                 limit: 1,
                 actual: 2,
-            },
+            }
+            .into(),
             Error::MalformedJson { reason: "r".into() },
-            Error::InvalidField {
+            CryptoError::InvalidField {
                 field: "f",
                 reason: "r".into(),
-            },
-            Error::UnsupportedEnvelopeVersion { version: 1 },
-            Error::MalformedAad { reason: "r" },
-            Error::AadMismatch { what: "slot" },
-            Error::UnknownKeyGeneration { generation: 1 },
-            Error::KeyGenerationConflict { generation: 1 },
-            Error::DecryptionFailed,
-            Error::InvalidPublicKey,
-            Error::NoMatchingKey { key_id: "k".into() },
-            Error::UntrustedWrap,
-            Error::TooManyKeys {
+            }
+            .into(),
+            CryptoError::UnsupportedEnvelopeVersion { version: 1 }.into(),
+            CryptoError::MalformedAad { reason: "r" }.into(),
+            CryptoError::AadMismatch { what: "slot" }.into(),
+            CryptoError::UnknownKeyGeneration { generation: 1 }.into(),
+            CryptoError::KeyGenerationConflict { generation: 1 }.into(),
+            CryptoError::DecryptionFailed.into(),
+            CryptoError::InvalidPublicKey.into(),
+            CryptoError::NoMatchingKey { key_id: "k".into() }.into(),
+            CryptoError::UntrustedWrap.into(),
+            CryptoError::TooManyKeys {
                 limit: 32,
                 actual: 33,
-            },
-            Error::UnsupportedBundleVersion { version: 2 },
-            Error::MalformedBundle { reason: "r" },
-            Error::WrongPassphrase,
-            Error::BundleKeyMismatch,
-            Error::UnsupportedKdf { reason: "r".into() },
-            Error::KdfParamsOutOfBounds {
+            }
+            .into(),
+            CryptoError::UnsupportedBundleVersion { version: 2 }.into(),
+            CryptoError::MalformedBundle { reason: "r" }.into(),
+            CryptoError::WrongPassphrase.into(),
+            CryptoError::BundleKeyMismatch.into(),
+            CryptoError::UnsupportedKdf { reason: "r".into() }.into(),
+            CryptoError::KdfParamsOutOfBounds {
                 param: "m",
                 value: 1,
                 min: 8,
                 max: 9,
-            },
-            Error::RandomnessUnavailable,
+            }
+            .into(),
+            CryptoError::RandomnessUnavailable.into(),
             Error::ValidationFailed {
                 details: BTreeMap::from([("content".to_owned(), vec!["empty".to_owned()])]),
             },
             Error::E2eStreamRequiresCiphertext,
             Error::E2ePayloadRequiresE2eStream,
-            Error::KeyChanged {
+            CryptoError::KeyChanged {
                 subject: "usr_1".into(),
                 key_id: "k".into(),
-            },
-            Error::KeyNotVerified {
+            }
+            .into(),
+            CryptoError::KeyNotVerified {
                 subject: "usr_1".into(),
                 key_id: "k".into(),
-            },
-            Error::UnknownKey {
+            }
+            .into(),
+            CryptoError::UnknownKey {
                 subject: "usr_1".into(),
                 key_id: "k".into(),
-            },
+            }
+            .into(),
             Error::PromptReplayed {
                 message_id: "msg_1".into(),
             },
@@ -263,18 +272,20 @@ mod tests {
                 actual: "usr_2".into(),
             },
             Error::UnprovenDecisionAnswer { reason: "r" },
-            Error::SealBudgetExhausted {
+            CryptoError::SealBudgetExhausted {
                 generation: 0,
                 budget: 1,
-            },
+            }
+            .into(),
             Error::StaleRoll { generation: 1 },
-            Error::MalformedState { reason: "r" },
-            Error::StateAuthFailed,
-            Error::SenderMismatch {
+            CryptoError::MalformedState { reason: "r" }.into(),
+            CryptoError::StateAuthFailed.into(),
+            CryptoError::SenderMismatch {
                 subject: "usr_1".into(),
                 key_id: "k".into(),
                 reason: "r",
-            },
+            }
+            .into(),
             Error::StaleKeyGeneration {
                 generation: 0,
                 newest: 1,

@@ -2,10 +2,11 @@
 //! when the last handle is dropped) and the records that describe keys.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use streamseal::CryptoError;
 
 use streamseal::identity::{self, KeyId, PublicKey, RecipientKind};
+use streamseal::kdf;
 use streamseal::stream_key;
-use streamseal::{Error, kdf};
 use zeroize::Zeroizing;
 
 use crate::error::Result;
@@ -13,7 +14,7 @@ use crate::error::Result;
 /// Copies a byte array of exactly `N` bytes out of `bytes` (`INVALID_LENGTH` otherwise).
 pub(crate) fn array<const N: usize>(field: &'static str, bytes: &[u8]) -> Result<[u8; N]> {
     <[u8; N]>::try_from(bytes).map_err(|_| {
-        Error::InvalidLength {
+        CryptoError::InvalidLength {
             field,
             expected: N.to_string(),
             actual: bytes.len(),

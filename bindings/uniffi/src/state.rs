@@ -9,12 +9,13 @@
 //! generation admitted from an accepted sender or a roll this member made.
 
 use std::sync::{Arc, Mutex, MutexGuard};
+use streamseal::CryptoError;
 
 use streamseal::identity::KeyId;
 use streamseal::sealed::key_wraps as core_key_wraps;
 use streamseal::sealed::state as core_state;
+use streamseal::trust;
 use streamseal::wrap::KeyWrap;
-use streamseal::{Error, trust};
 
 use crate::error::{Result, to_json};
 use crate::keys::{IdentityKey, Keyring, Recipient};
@@ -272,7 +273,7 @@ impl StreamState {
     /// generation. A roll that no longer follows the high-water is
     /// `STALE_ROLL`; a roll already committed (or refused) is `INVALID_FIELD`.
     pub fn commit_roll(&self, roll: Arc<PreparedRoll>) -> Result<u32> {
-        let taken = lock(&roll.roll).take().ok_or(Error::InvalidField {
+        let taken = lock(&roll.roll).take().ok_or(CryptoError::InvalidField {
             field: "roll",
             reason: "the prepared roll was already committed or refused".to_owned(),
         })?;

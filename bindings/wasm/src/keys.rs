@@ -58,7 +58,7 @@ impl IdentityKey {
         let key_id = js(KeyId::new(key_id))?;
         let bytes: Zeroizing<[u8; identity::KEY_LEN]> = Zeroizing::new(js(secret
             .try_into()
-            .map_err(|_| streamseal::Error::InvalidLength {
+            .map_err(|_| streamseal::CryptoError::InvalidLength {
                 field: "secretKey",
                 expected: identity::KEY_LEN.to_string(),
                 actual: secret.len(),
@@ -184,7 +184,7 @@ impl Keyring {
     pub fn import_key(&mut self, generation: u32, key: &[u8]) -> JsResult<()> {
         let bytes: Zeroizing<[u8; STREAM_KEY_LEN]> =
             Zeroizing::new(js(key.try_into().map_err(|_| {
-                streamseal::Error::InvalidLength {
+                streamseal::CryptoError::InvalidLength {
                     field: "streamKey",
                     expected: STREAM_KEY_LEN.to_string(),
                     actual: key.len(),

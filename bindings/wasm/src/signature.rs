@@ -18,7 +18,7 @@
 use js_sys::Uint8Array;
 use streamseal::identity::PublicKey;
 use streamseal::signature::{self, SIGNATURE_LEN, Signature};
-use streamseal::{Error, ErrorCode};
+use streamseal::{CryptoError, ErrorCode};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{JsResult, error_with, js};
@@ -80,7 +80,7 @@ pub fn hazmat_xeddsa_verify(
     let public = js(PublicKey::from_base64(public_key))?;
     let message = bytes_of("message", message)?;
     let signed = bytes_of("signature", signature)?;
-    let wrong_length = || Error::InvalidLength {
+    let wrong_length = || CryptoError::InvalidLength {
         field: "signature",
         expected: SIGNATURE_LEN.to_string(),
         actual: signed.len(),

@@ -36,6 +36,7 @@
 //! library's default of m = 64 MiB, t = 3, p = 1.
 
 use std::collections::BTreeMap;
+use streamseal::CryptoError;
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -499,7 +500,7 @@ fn owner_sets_up_key(t: &mut Transcript) -> Outcome<IdentityKey> {
         user_key::unlock(&stored, PASSPHRASE, &KdfLimits::default())
     })?;
     if unlocked.public_key() != owner.public_key() {
-        return Err(streamseal::Error::BundleKeyMismatch.into());
+        return Err(CryptoError::BundleKeyMismatch.into());
     }
     t.note(&format!(
         "owner unlocked key `{OWNER_KEY_ID}` ({})",
@@ -1783,7 +1784,8 @@ mod tests {
             failure.message
         );
 
-        let other: streamseal::Result<()> = Err(streamseal::Error::DecryptionFailed);
+        let other: streamseal::Result<()> =
+            Err(streamseal::Error::Crypto(CryptoError::DecryptionFailed));
         let failure = t
             .expect_refused("owner app", "refuses x", ErrorCode::SenderMismatch, other)
             .unwrap_err();
@@ -1795,7 +1797,8 @@ mod tests {
         );
         assert!(t.entries.is_empty(), "a failed expectation was recorded");
 
-        let refused: streamseal::Result<()> = Err(streamseal::Error::DecryptionFailed);
+        let refused: streamseal::Result<()> =
+            Err(streamseal::Error::Crypto(CryptoError::DecryptionFailed));
         t.expect_refused(
             "owner app",
             "refuses x",

@@ -82,7 +82,7 @@ pub fn read_key(path: &str) -> Outcome<IdentityKey> {
         SecretKey::from_bytes(&secret),
     );
     if key.public_key().to_base64() != field(&value, path, "publicKey")? {
-        return Err(streamseal::Error::BundleKeyMismatch.into());
+        return Err(streamseal::CryptoError::BundleKeyMismatch.into());
     }
     Ok(key)
 }

@@ -49,7 +49,8 @@ impl Writer {
     pub fn str(&mut self, field: &'static str, v: &str) -> CryptoResult<&mut Self> {
         check_str(field, v)?;
         // check_str bounds the length to MAX_STR_LEN, which fits in u16.
-        let len = u16::try_from(v.len()).map_err(|_| CryptoError::length(field, "1..=1024", v.len()))?;
+        let len =
+            u16::try_from(v.len()).map_err(|_| CryptoError::length(field, "1..=1024", v.len()))?;
         self.u16(len);
         self.buf.extend_from_slice(v.as_bytes());
         Ok(self)

@@ -54,7 +54,11 @@ pub fn decode_base64(field: &'static str, text: &str) -> CryptoResult<Vec<u8>> {
 ///
 /// `INPUT_TOO_LARGE` when well-formed `text` decodes to more than
 /// `max_bytes`; `MALFORMED_BASE64` when it is not canonical padded base64.
-pub fn decode_base64_bounded(field: &'static str, text: &str, max_bytes: usize) -> CryptoResult<Vec<u8>> {
+pub fn decode_base64_bounded(
+    field: &'static str,
+    text: &str,
+    max_bytes: usize,
+) -> CryptoResult<Vec<u8>> {
     let max_chars = max_bytes.div_ceil(3).saturating_mul(4);
     if text.len() > max_chars {
         return Err(match well_formed_len(text) {
@@ -105,7 +109,10 @@ fn well_formed_len(text: &str) -> Option<usize> {
 ///
 /// `MALFORMED_BASE64` when `text` is not canonical padded base64;
 /// `INVALID_LENGTH` when it decodes to other than `N` bytes.
-pub fn decode_base64_array<const N: usize>(field: &'static str, text: &str) -> CryptoResult<[u8; N]> {
+pub fn decode_base64_array<const N: usize>(
+    field: &'static str,
+    text: &str,
+) -> CryptoResult<[u8; N]> {
     // Allow some slack so a slightly-off length is reported exactly.
     let bytes =
         decode_base64_bounded(field, text, N.saturating_mul(4).max(64)).map_err(|e| match e {

@@ -418,7 +418,11 @@ pub fn open_matching(
     })
 }
 
-fn check_binding(contents: &AadContents, keyring: &Keyring, envelope: &Envelope) -> CryptoResult<()> {
+fn check_binding(
+    contents: &AadContents,
+    keyring: &Keyring,
+    envelope: &Envelope,
+) -> CryptoResult<()> {
     if u32::from(contents.version) != envelope.v {
         return Err(CryptoError::AadMismatch {
             what: "envelope version",

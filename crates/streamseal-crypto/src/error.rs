@@ -3,9 +3,9 @@
 //!
 //! The crypto layer's operations return [`CryptoError`], which holds only
 //! the codes they can fail with; the layers above return [`Error`], which
-//! holds every code and into which a [`CryptoError`] converts with `?`
-//! (rustls' model: one top-level error over per-concern enums). Both have a
-//! `code()`: an
+//! holds their own codes and the crypto layer's as [`Error::Crypto`], into
+//! which `?` converts a [`CryptoError`] (rustls' model: one top-level error
+//! over per-concern enums). Both have a `code()`: an
 //! [`ErrorCode`] whose [`ErrorCode::as_str`] spelling (`AAD_MISMATCH`,
 //! `WRONG_PASSPHRASE`, ...) is part of the public contract: the JavaScript and
 //! mobile bindings expose the same strings unchanged, so front ends can branch
@@ -33,8 +33,9 @@ use std::fmt;
 /// of the TypeScript union and of the UniFFI binding's error variants).
 ///
 /// An entry is the code's doc, its variant name, its stable spelling, the
-/// layers whose own error enum carries it (`[crypto]` puts it in
-/// [`CryptoError`]; every code is in the top-level [`Error`]), the
+/// layer whose error enum carries it (`[crypto]` puts it in [`CryptoError`],
+/// which the top-level [`Error`] holds as [`Error::Crypto`]; `[]` makes it a
+/// variant of [`Error`] itself), the
 /// message of the error that carries it (`thiserror`'s `#[error(...)]`
 /// arguments) and that error's fields, if any:
 /// `/// doc` `Variant => "SPELLING" [crypto], ("message {field}") { field: Type };`.
@@ -43,9 +44,8 @@ use std::fmt;
 /// `$($(#[doc = $doc:literal])* $variant:ident => $text:literal [$($layer:ident)*], $message:tt $({ $($fields:tt)* })?;)*`.
 /// This crate makes [`ErrorCode`], [`ErrorCode::ALL`], [`ErrorCode::as_str`]
 /// (and so [`ErrorCode::parse`], `Display`, serde and the UniFFI string), the
-/// TypeScript union `ErrorCode`, the [`Error`] enum and [`Error::code`], and
-/// the crypto layer's [`CryptoError`] with its conversion into [`Error`] from
-/// it; the UniFFI binding makes one `StreamsealError` variant per code
+/// TypeScript union `ErrorCode`, the crypto layer's [`CryptoError`] and the
+/// top-level [`Error`] with their `code()`s from it; the UniFFI binding makes one `StreamsealError` variant per code
 /// (`streamseal_crypto::error_code_table!(...)`). A new code is one entry
 /// here. Codes are only ever added, never renamed.
 #[doc(hidden)]
@@ -275,33 +275,6 @@ macro_rules! error_code_table {
 /// [`error_code_table!`](crate::error_code_table).
 macro_rules! error_codes {
     ($($(#[doc = $doc:literal])* $variant:ident => $text:literal [$($layer:ident)*], $message:tt $({ $($fields:tt)* })?;)*) => {
-        /// The one top-level error: every code, whichever layer raised it.
-        ///
-        /// The layers above the crypto (wire, API, sealed flows) return it;
-        /// the crypto layer returns the narrower [`CryptoError`], which
-        /// converts into it variant for variant (same code, same message).
-        ///
-        /// Messages never contain secret material or plaintext; they name the field
-        /// and the rule that failed.
-        #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-        #[non_exhaustive]
-        pub enum Error {
-            $(
-                #[doc = concat!("See [`ErrorCode::", stringify!($variant), "`].")]
-                #[error $message]
-                $variant $({ $($fields)* })?,
-            )*
-        }
-
-        impl Error {
-            /// The stable code of this error.
-            pub fn code(&self) -> ErrorCode {
-                match self {
-                    $(Error::$variant { .. } => ErrorCode::$variant,)*
-                }
-            }
-        }
-
         /// A stable, machine-readable error code.
         ///
         /// The string form ([`ErrorCode::as_str`]) is what crosses every binding.
@@ -335,26 +308,28 @@ macro_rules! error_codes {
 
 error_code_table!(error_codes);
 
-/// Makes a layer's error enum from the entries of
-/// [`error_code_table!`](crate::error_code_table) tagged with that layer:
-/// the enum, its `code()`, and the lossless `From` into [`Error`].
-macro_rules! layer_error {
-    // Keeps an entry tagged `crypto`.
-    (@munch [$($kept:tt)*] $(#[doc = $doc:literal])* $variant:ident => $text:literal [crypto $($more:ident)*], $message:tt $({ $($fields:tt)* })?; $($rest:tt)*) => {
-        layer_error!(@munch [$($kept)* $(#[doc = $doc])* $variant, $message $({ $($fields)* })?;] $($rest)*);
+/// Makes the two error enums from the entries of
+/// [`error_code_table!`](crate::error_code_table): [`CryptoError`] from the
+/// entries tagged `crypto`, the top-level [`Error`] from the others plus
+/// [`Error::Crypto`] (rustls' model: one top-level error over per-concern
+/// enums, each code's variant and message written once).
+macro_rules! layer_errors {
+    // An entry tagged `crypto` goes to the crypto layer's enum.
+    (@munch [$($crypto:tt)*] [$($rest:tt)*] $(#[doc = $doc:literal])* $variant:ident => $text:literal [crypto $($more:ident)*], $message:tt $({ $($fields:tt)* })?; $($tail:tt)*) => {
+        layer_errors!(@munch [$($crypto)* $variant, $message $({ $($fields)* })?;] [$($rest)*] $($tail)*);
     };
-    // Skips any other entry.
-    (@munch [$($kept:tt)*] $(#[doc = $doc:literal])* $variant:ident => $text:literal [$($other:ident)*], $message:tt $({ $($fields:tt)* })?; $($rest:tt)*) => {
-        layer_error!(@munch [$($kept)*] $($rest)*);
+    // Any other entry goes to the top-level enum.
+    (@munch [$($crypto:tt)*] [$($rest:tt)*] $(#[doc = $doc:literal])* $variant:ident => $text:literal [$($other:ident)*], $message:tt $({ $($fields:tt)* })?; $($tail:tt)*) => {
+        layer_errors!(@munch [$($crypto)*] [$($rest)* $variant, $message $({ $($fields)* })?;] $($tail)*);
     };
-    (@munch [$($(#[doc = $doc:literal])* $variant:ident, $message:tt $({ $($(#[doc = $fdoc:literal])* $field:ident : $fty:ty),* $(,)? })?;)*]) => {
+    (@munch [$($cv:ident, $cm:tt $({ $($cf:tt)* })?;)*] [$($tv:ident, $tm:tt $({ $($tf:tt)* })?;)*]) => {
         /// The error of the crypto layer: only the codes its operations can
         /// return (no `VALIDATION_FAILED`, no `MALFORMED_JSON`, none of the
         /// sealed flows' rules).
         ///
-        /// Its variants are those of [`Error`] tagged `crypto` in the one
-        /// table of codes, with the same codes and messages; `?` turns it
-        /// into [`Error`] in the layers above.
+        /// Its variants are the entries tagged `crypto` in the one table of
+        /// codes; in the layers above it is [`Error::Crypto`], into which
+        /// `?` converts it.
         ///
         /// ```
         /// use streamseal_crypto::{encoding, CryptoError, Error, ErrorCode};
@@ -363,43 +338,67 @@ macro_rules! layer_error {
         /// assert_eq!(err, CryptoError::MalformedBase64 { field: "iv" });
         /// let top = Error::from(err);
         /// assert_eq!(top.code(), ErrorCode::MalformedBase64);
+        /// assert!(matches!(top, Error::Crypto(CryptoError::MalformedBase64 { .. })));
         /// ```
         #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
         #[non_exhaustive]
         pub enum CryptoError {
             $(
-                #[doc = concat!("See [`ErrorCode::", stringify!($variant), "`].")]
-                #[error $message]
-                $variant $({ $($(#[doc = $fdoc])* $field: $fty,)* })?,
+                #[doc = concat!("See [`ErrorCode::", stringify!($cv), "`].")]
+                #[error $cm]
+                $cv $({ $($cf)* })?,
             )*
         }
 
         impl CryptoError {
             /// The codes a [`CryptoError`] can carry, in the table's order.
-            pub const CODES: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+            pub const CODES: &'static [ErrorCode] = &[$(ErrorCode::$cv,)*];
 
             /// The stable code of this error.
             pub fn code(&self) -> ErrorCode {
                 match self {
-                    $(CryptoError::$variant { .. } => ErrorCode::$variant,)*
+                    $(CryptoError::$cv { .. } => ErrorCode::$cv,)*
                 }
             }
         }
 
-        impl From<CryptoError> for Error {
-            fn from(err: CryptoError) -> Error {
-                match err {
-                    $(CryptoError::$variant $({ $($field),* })? => Error::$variant $({ $($field),* })?,)*
+        /// The one top-level error: every code, whichever layer raised it.
+        ///
+        /// The layers above the crypto (wire, API, sealed flows) return it;
+        /// what the crypto layer raised is [`Error::Crypto`], with the same
+        /// code and message.
+        ///
+        /// Messages never contain secret material or plaintext; they name the field
+        /// and the rule that failed.
+        #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+        #[non_exhaustive]
+        pub enum Error {
+            /// A failure of the crypto layer (its codes are [`CryptoError::CODES`]).
+            #[error(transparent)]
+            Crypto(#[from] CryptoError),
+            $(
+                #[doc = concat!("See [`ErrorCode::", stringify!($tv), "`].")]
+                #[error $tm]
+                $tv $({ $($tf)* })?,
+            )*
+        }
+
+        impl Error {
+            /// The stable code of this error.
+            pub fn code(&self) -> ErrorCode {
+                match self {
+                    Error::Crypto(e) => e.code(),
+                    $(Error::$tv { .. } => ErrorCode::$tv,)*
                 }
             }
         }
     };
     ($($entries:tt)*) => {
-        layer_error!(@munch [] $($entries)*);
+        layer_errors!(@munch [] [] $($entries)*);
     };
 }
 
-error_code_table!(layer_error);
+error_code_table!(layer_errors);
 
 impl ErrorCode {
     /// Parses a code from its string spelling.
@@ -464,21 +463,14 @@ impl Error {
         }
     }
 
-    /// Shorthand for an [`Error::InvalidLength`] with a textual expectation.
+    /// Shorthand for a [`CryptoError::InvalidLength`] with a textual expectation.
     pub fn length(field: &'static str, expected: impl ToString, actual: usize) -> Error {
-        Error::InvalidLength {
-            field,
-            expected: expected.to_string(),
-            actual,
-        }
+        CryptoError::length(field, expected, actual).into()
     }
 
-    /// Shorthand for an [`Error::InvalidField`].
+    /// Shorthand for a [`CryptoError::InvalidField`].
     pub fn invalid(field: &'static str, reason: impl Into<String>) -> Error {
-        Error::InvalidField {
-            field,
-            reason: reason.into(),
-        }
+        CryptoError::invalid(field, reason).into()
     }
 }
 
@@ -549,7 +541,10 @@ mod tests {
             ErrorCode::StaleKeyGeneration,
             ErrorCode::DuplicateMessage,
         ] {
-            assert!(!crypto.contains(&above), "{above} is not the crypto layer's");
+            assert!(
+                !crypto.contains(&above),
+                "{above} is not the crypto layer's"
+            );
         }
     }
 
@@ -575,9 +570,10 @@ mod tests {
         ];
         for err in cases {
             let (code, message) = (err.code(), err.to_string());
-            let top = Error::from(err);
+            let top = Error::from(err.clone());
             assert_eq!(top.code(), code);
             assert_eq!(top.to_string(), message);
+            assert_eq!(top, Error::Crypto(err));
         }
     }
 

@@ -216,9 +216,9 @@ impl SafetyNumber {
     /// `INVALID_FIELD` when `scanned` is not a streamseal safety number of this
     /// version; `INVALID_LENGTH` when it has the wrong length.
     pub fn matches_scanned(&self, scanned: &[u8]) -> CryptoResult<bool> {
-        let rest = scanned
-            .strip_prefix(SAFETY_NUMBER_LABEL)
-            .ok_or_else(|| CryptoError::invalid("safetyNumber", "not a streamseal safety number"))?;
+        let rest = scanned.strip_prefix(SAFETY_NUMBER_LABEL).ok_or_else(|| {
+            CryptoError::invalid("safetyNumber", "not a streamseal safety number")
+        })?;
         let (&version, rest) = rest
             .split_first()
             .ok_or_else(|| CryptoError::length("safetyNumber", SCANNABLE_LEN, scanned.len()))?;

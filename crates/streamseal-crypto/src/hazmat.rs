@@ -131,12 +131,12 @@ pub fn drawing_exactly<T, E: From<CryptoError>>(
     let out = f(&mut rng)?;
     match rng.remaining() {
         0 => Ok(out),
-        left => Err(CryptoError::length(
-            "randomness",
-            bytes.len().saturating_sub(left),
-            bytes.len(),
-        )
-        .into()),
+        left => {
+            Err(
+                CryptoError::length("randomness", bytes.len().saturating_sub(left), bytes.len())
+                    .into(),
+            )
+        }
     }
 }
 
@@ -160,7 +160,11 @@ pub fn seal_envelope_with(
 /// # Errors
 ///
 /// `RANDOMNESS_UNAVAILABLE` when `rng` runs out.
-pub fn sign_with(rng: &mut dyn Source, key: &IdentityKey, message: &[u8]) -> CryptoResult<Signature> {
+pub fn sign_with(
+    rng: &mut dyn Source,
+    key: &IdentityKey,
+    message: &[u8],
+) -> CryptoResult<Signature> {
     crate::signature::sign_from(rng, key, message)
 }
 

@@ -56,7 +56,11 @@ impl PublicKey {
     pub fn from_base64(text: &str) -> CryptoResult<Self> {
         let chars = text.chars().count();
         if chars != PUBLIC_KEY_BASE64_LEN {
-            return Err(CryptoError::length("publicKey", PUBLIC_KEY_BASE64_LEN, chars));
+            return Err(CryptoError::length(
+                "publicKey",
+                PUBLIC_KEY_BASE64_LEN,
+                chars,
+            ));
         }
         decode_base64_array::<KEY_LEN>("publicKey", text).map(PublicKey)
     }

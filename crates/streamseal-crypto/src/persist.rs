@@ -54,7 +54,12 @@ fn aad(label: &[u8], version: u8, me: &IdentityKey) -> Vec<u8> {
 /// # Errors
 ///
 /// `RANDOMNESS_UNAVAILABLE` when no nonce can be drawn.
-pub fn seal_local(label: &[u8], version: u8, me: &IdentityKey, body: &[u8]) -> CryptoResult<Vec<u8>> {
+pub fn seal_local(
+    label: &[u8],
+    version: u8,
+    me: &IdentityKey,
+    body: &[u8],
+) -> CryptoResult<Vec<u8>> {
     let iv = random::array::<IV_LEN>()?;
     let ct = aead::seal(
         &*key(label, version, me)?,
@@ -90,9 +95,11 @@ pub fn open_local(
             actual: bytes.len(),
         });
     }
-    let rest = bytes.strip_prefix(label).ok_or(CryptoError::MalformedState {
-        reason: "not this kind of state",
-    })?;
+    let rest = bytes
+        .strip_prefix(label)
+        .ok_or(CryptoError::MalformedState {
+            reason: "not this kind of state",
+        })?;
     let (&v, rest) = rest.split_first().ok_or(CryptoError::MalformedState {
         reason: "truncated",
     })?;

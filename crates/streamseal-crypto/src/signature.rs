@@ -95,7 +95,11 @@ impl Signature {
     pub fn from_base64(text: &str) -> CryptoResult<Self> {
         let chars = text.chars().count();
         if chars != SIGNATURE_BASE64_LEN {
-            return Err(CryptoError::length("signature", SIGNATURE_BASE64_LEN, chars));
+            return Err(CryptoError::length(
+                "signature",
+                SIGNATURE_BASE64_LEN,
+                chars,
+            ));
         }
         decode_base64_array::<SIGNATURE_LEN>("signature", text).map(Signature)
     }

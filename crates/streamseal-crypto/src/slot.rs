@@ -447,7 +447,10 @@ impl Slot {
         let mut ids: Vec<&str> = options.iter().map(|o| o.id.as_str()).collect();
         ids.sort_unstable();
         if ids.windows(2).any(|w| w.first() == w.get(1)) {
-            return Err(CryptoError::invalid("options", "option ids must be distinct"));
+            return Err(CryptoError::invalid(
+                "options",
+                "option ids must be distinct",
+            ));
         }
         Ok(())
     }

@@ -126,11 +126,11 @@ pub fn admit_wraps(
         .fold(0usize, usize::saturating_add)
         .saturating_mul(keys.len());
     if trials > MAX_WRAP_TRIALS {
-        return Err(Error::InputTooLarge {
+        return Err(Error::Crypto(CryptoError::InputTooLarge {
             field: "wraps",
             limit: MAX_WRAP_TRIALS,
             actual: trials,
-        });
+        }));
     }
     let mut report = WrapsReport::default();
     for wrap in wraps.iter().filter(|w| addressed_to(w, mine)) {
@@ -143,7 +143,7 @@ pub fn admit_wraps(
                         let (sender, subject, level) = senders
                             .get(opened.sender)
                             .cloned()
-                            .ok_or(Error::UntrustedWrap)?;
+                            .ok_or(CryptoError::UntrustedWrap)?;
                         let subject = if subject.is_empty() {
                             // One of the caller's own keys.
                             String::from("self")

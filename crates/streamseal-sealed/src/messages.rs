@@ -50,7 +50,7 @@ use std::collections::HashSet;
 
 use crate::utf8;
 use streamseal_crypto::envelope::{SealedPayload, open_matching, seal};
-use streamseal_crypto::error::{Error, Result};
+use streamseal_crypto::error::{CryptoError, Error, Result};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
 use streamseal_crypto::slot::Slot;
 use streamseal_crypto::stream_key::Keyring;
@@ -417,7 +417,7 @@ fn open_parts(
             ..
         } => (message_id.clone(), Some(invocation_id.clone())),
         Slot::Message { message_id, .. } => (message_id.clone(), None),
-        _ => return Err(Error::AadMismatch { what: "slot" }),
+        _ => return Err(Error::Crypto(CryptoError::AadMismatch { what: "slot" })),
     };
     Ok(OpenedMessage {
         message_id,

@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use streamseal_crypto::error::{Error, Result};
+use streamseal_crypto::error::{CryptoError, Error, Result};
 use streamseal_crypto::identity::{IdentityKey, MAX_KEYS};
 use streamseal_crypto::stream_key::Keyring;
 use streamseal_wire::events::{E2eRevoke, HelloAck};
@@ -69,10 +69,10 @@ pub fn with_machine_key(
 /// share a key id.
 pub fn check_key_set(keys: &[IdentityKey]) -> Result<()> {
     if keys.len() > MAX_KEYS {
-        return Err(Error::TooManyKeys {
+        return Err(Error::Crypto(CryptoError::TooManyKeys {
             limit: MAX_KEYS,
             actual: keys.len(),
-        });
+        }));
     }
     let mut ids: Vec<&str> = keys.iter().map(|k| k.key_id().as_str()).collect();
     ids.sort_unstable();

@@ -48,7 +48,7 @@ use crate::key_wraps::{WrapsReport, admit_wraps};
 use crate::state::StreamState;
 use crate::{refuse_stale, utf8};
 use streamseal_crypto::envelope::{SealedPayload, open, open_matching, seal};
-use streamseal_crypto::error::{Error, ErrorCode, Result};
+use streamseal_crypto::error::{CryptoError, Error, ErrorCode, Result};
 use streamseal_crypto::hazmat::seal_envelope_with;
 use streamseal_crypto::identity::{IdentityKey, MAX_KEYS};
 use streamseal_crypto::random::{OsRng, Source};
@@ -204,10 +204,10 @@ impl OpenedInvocation {
         };
         Signer::new(bot_id, signer)?;
         if mine.len() > MAX_KEYS {
-            return Err(Error::TooManyKeys {
+            return Err(Error::Crypto(CryptoError::TooManyKeys {
                 limit: MAX_KEYS,
                 actual: mine.len(),
-            });
+            }));
         }
         if state.root_stream_id() != invocation.root_stream_id {
             return Err(Error::invalid(
@@ -237,11 +237,11 @@ impl OpenedInvocation {
             });
         }
         if ctx.wraps.len() > MAX_CONTEXT_WRAPS {
-            return Err(Error::InputTooLarge {
+            return Err(Error::Crypto(CryptoError::InputTooLarge {
                 field: "sealedContext.wraps",
                 limit: MAX_CONTEXT_WRAPS,
                 actual: ctx.wraps.len(),
-            });
+            }));
         }
         let trials = ctx
             .wraps
@@ -249,11 +249,11 @@ impl OpenedInvocation {
             .saturating_mul(mine.len())
             .saturating_mul(state.senders().len().saturating_add(mine.len()));
         if trials > MAX_CONTEXT_TRIALS {
-            return Err(Error::InputTooLarge {
+            return Err(Error::Crypto(CryptoError::InputTooLarge {
                 field: "sealedContext.wraps",
                 limit: MAX_CONTEXT_TRIALS,
                 actual: trials,
-            });
+            }));
         }
         let owner = state
             .owner_user_id()
@@ -270,7 +270,7 @@ impl OpenedInvocation {
         state.mark_sealed();
         let wraps = admit_wraps(state, senders.trust(), &ctx.wraps, mine)?;
         if state.keyring().generations().is_empty() {
-            return Err(Error::UntrustedWrap);
+            return Err(Error::Crypto(CryptoError::UntrustedWrap));
         }
         // Sealing never goes below the high-water; a newer announced
         // generation whose key is missing makes this invocation's sealing
@@ -404,7 +404,13 @@ impl OpenedInvocation {
             author_id: self.bot_id.clone(),
             invocation_id: self.invocation_id.clone(),
         };
-        Ok(seal_envelope_with(rng, &self.keyring, &self.signer()?, &slot, text.as_bytes())?)
+        Ok(seal_envelope_with(
+            rng,
+            &self.keyring,
+            &self.signer()?,
+            &slot,
+            text.as_bytes(),
+        )?)
     }
 
     /// The `sealed-complete` body with the reply `text` under `message_id`.
@@ -497,7 +503,12 @@ impl OpenedInvocation {
             phase,
             message_id: message_id.map(str::to_owned),
         };
-        Ok(seal(&self.keyring, &self.signer()?, &slot, text.as_bytes())?)
+        Ok(seal(
+            &self.keyring,
+            &self.signer()?,
+            &slot,
+            text.as_bytes(),
+        )?)
     }
 
     /// A `sealed-steps/started` body; `text` (the in-flight content) is optional.

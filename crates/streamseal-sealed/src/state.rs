@@ -331,10 +331,10 @@ impl StreamState {
             return Ok(());
         }
         if self.senders.len() >= MAX_SENDERS {
-            return Err(Error::TooManyKeys {
+            return Err(Error::Crypto(CryptoError::TooManyKeys {
                 limit: MAX_SENDERS,
                 actual: self.senders.len().saturating_add(1),
-            });
+            }));
         }
         self.senders.push(sender);
         Ok(())
@@ -374,10 +374,10 @@ impl StreamState {
             }
         }
         if out.len() > MAX_KEYS {
-            return Err(Error::TooManyKeys {
+            return Err(Error::Crypto(CryptoError::TooManyKeys {
                 limit: MAX_KEYS,
                 actual: out.len(),
-            });
+            }));
         }
         Ok(out)
     }
@@ -407,10 +407,10 @@ impl StreamState {
             ));
         }
         if recipients.len() > MAX_ROLL_RECIPIENTS {
-            return Err(Error::TooManyKeys {
+            return Err(Error::Crypto(CryptoError::TooManyKeys {
                 limit: MAX_ROLL_RECIPIENTS,
                 actual: recipients.len(),
-            });
+            }));
         }
         let next = match self.high_water() {
             Some(g) => g
@@ -589,23 +589,23 @@ impl StreamState {
         let mut r = Reader::new(body, |reason| CryptoError::MalformedState { reason });
         r.magic(BODY_MAGIC)?;
         if r.u8()? != STATE_VERSION {
-            return Err(Error::MalformedState {
+            return Err(Error::Crypto(CryptoError::MalformedState {
                 reason: "unsupported version",
-            });
+            }));
         }
         let mut state = StreamState::new(r.str()?)?;
         state.sealed = r.bool()?;
         state.owner_user_id = r.opt_str()?;
         let senders = usize::from(r.u8()?);
         if senders > MAX_SENDERS {
-            return Err(Error::MalformedState {
+            return Err(Error::Crypto(CryptoError::MalformedState {
                 reason: "too many senders",
-            });
+            }));
         }
         for _ in 0..senders {
             let subject = r.str()?;
             let kind = RecipientKind::parse(&r.str()?);
-            let key_id = KeyId::new(r.str()?).map_err(|_| Error::MalformedState {
+            let key_id = KeyId::new(r.str()?).map_err(|_| CryptoError::MalformedState {
                 reason: "key id out of range",
             })?;
             let public_key = PublicKey::from_bytes(r.array::<KEY_LEN>()?);
@@ -618,25 +618,25 @@ impl StreamState {
                 },
             };
             if state.senders.contains(&sender) {
-                return Err(Error::MalformedState {
+                return Err(Error::Crypto(CryptoError::MalformedState {
                     reason: "duplicate sender",
-                });
+                }));
             }
             state.senders.push(sender);
         }
         let generations = usize::try_from(r.u32()?).unwrap_or(usize::MAX);
         if generations > MAX_GENERATIONS {
-            return Err(Error::MalformedState {
+            return Err(Error::Crypto(CryptoError::MalformedState {
                 reason: "too many generations",
-            });
+            }));
         }
         let mut last: Option<u32> = None;
         for _ in 0..generations {
             let g = r.u32()?;
             if last.is_some_and(|l| l >= g) {
-                return Err(Error::MalformedState {
+                return Err(Error::Crypto(CryptoError::MalformedState {
                     reason: "generations not ascending",
-                });
+                }));
             }
             last = Some(g);
             let bytes = Zeroizing::new(r.array::<STREAM_KEY_LEN>()?);
@@ -646,26 +646,26 @@ impl StreamState {
         }
         let conflicted = usize::try_from(r.u32()?).unwrap_or(usize::MAX);
         if conflicted > MAX_GENERATIONS {
-            return Err(Error::MalformedState {
+            return Err(Error::Crypto(CryptoError::MalformedState {
                 reason: "too many generations",
-            });
+            }));
         }
         let mut last: Option<u32> = None;
         for _ in 0..conflicted {
             let g = r.u32()?;
             if last.is_some_and(|l| l >= g) {
-                return Err(Error::MalformedState {
+                return Err(Error::Crypto(CryptoError::MalformedState {
                     reason: "generations not ascending",
-                });
+                }));
             }
             last = Some(g);
             state.keyring.mark_conflicted(g);
         }
         let acted = usize::from(r.u16()?);
         if acted > MAX_ACTED_PROMPTS {
-            return Err(Error::MalformedState {
+            return Err(Error::Crypto(CryptoError::MalformedState {
                 reason: "too many prompts",
-            });
+            }));
         }
         for _ in 0..acted {
             let prompt = ActedPrompt {

@@ -71,7 +71,7 @@ impl SharedRef {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidField`] (`slots`) for any text outside the grammar.
+    /// [`CryptoError::InvalidField`] (`slots`) for any text outside the grammar.
     pub fn parse(key: &str) -> Result<Self> {
         let bad = || {
             Error::invalid(

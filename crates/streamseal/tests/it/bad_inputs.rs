@@ -248,7 +248,9 @@ fn keys(fx: &Fx) -> SenderKeys<'_> {
 fn open_with(fx: &Fx, f: impl FnOnce(&mut SealedPayload)) -> Outcome {
     let mut sealed = fx.sealed.clone();
     f(&mut sealed);
-    open(&fx.ring, &keys(fx), &fx.slot, &sealed).map(|_| ()).map_err(Into::into)
+    open(&fx.ring, &keys(fx), &fx.slot, &sealed)
+        .map(|_| ())
+        .map_err(Into::into)
 }
 
 /// Opens the fixture with its ciphertext bytes edited by `f`: the first
@@ -263,7 +265,9 @@ fn open_with_ciphertext(fx: &Fx, f: impl FnOnce(&mut Vec<u8>)) -> Outcome {
 fn open_aad(fx: &Fx, aad: &[u8]) -> Outcome {
     let mut sealed = fx.sealed.clone();
     sealed.envelope.aad = encode_base64(aad);
-    open_matching(&fx.ring, &keys(fx), &sealed, |_| true).map(|_| ()).map_err(Into::into)
+    open_matching(&fx.ring, &keys(fx), &sealed, |_| true)
+        .map(|_| ())
+        .map_err(Into::into)
 }
 
 /// `AUTHOR` signing with the owner's key.
@@ -274,7 +278,9 @@ fn signer(fx: &Fx) -> Signer<'_> {
 fn unwrap_with(fx: &Fx, f: impl FnOnce(&mut KeyWrap)) -> Outcome {
     let mut wrap = fx.wrap.clone();
     f(&mut wrap);
-    unwrap_stream_key(ROOT, &wrap, std::slice::from_ref(&fx.me), &accepted(fx)).map(|_| ()).map_err(Into::into)
+    unwrap_stream_key(ROOT, &wrap, std::slice::from_ref(&fx.me), &accepted(fx))
+        .map(|_| ())
+        .map_err(Into::into)
 }
 
 /// The senders `me` accepts: the owner's key that made the fixture's wrap.
@@ -302,7 +308,9 @@ fn state_after(fx: &Fx, current: u32, wraps: Vec<KeyWrap>) -> Result<StreamState
 fn bundle_with(fx: &Fx, f: impl FnOnce(&mut SealedBundle)) -> Outcome {
     let mut bundle = fx.bundle.clone();
     f(&mut bundle);
-    open_bundle(&fx.public, &bundle, PASS, &KdfLimits::default()).map(|_| ()).map_err(Into::into)
+    open_bundle(&fx.public, &bundle, PASS, &KdfLimits::default())
+        .map(|_| ())
+        .map_err(Into::into)
 }
 
 fn bundle_bytes(fx: &Fx) -> Vec<u8> {
@@ -331,7 +339,9 @@ fn crafted_bundle(fx: &Fx, secret_bytes: &[u8; 32]) -> Outcome {
         kdf_salt: encode_base64(&salt),
         kdf_params: floor(),
     };
-    open_bundle(&fx.public, &crafted, PASS, &KdfLimits::default()).map(|_| ()).map_err(Into::into)
+    open_bundle(&fx.public, &crafted, PASS, &KdfLimits::default())
+        .map(|_| ())
+        .map_err(Into::into)
 }
 
 /// The fixture's bundle as the `GET me/e2e-key` record.
@@ -348,7 +358,9 @@ fn own_key(fx: &Fx) -> OwnKey {
 /// names one (else as `AUTHOR`).
 fn seal_slot(fx: &Fx, slot: &Slot) -> Outcome {
     let signer = Signer::new(slot.author_id().unwrap_or(AUTHOR), &fx.sender)?;
-    seal(&fx.ring, &signer, slot, b"x").map(|_| ()).map_err(Into::into)
+    seal(&fx.ring, &signer, slot, b"x")
+        .map(|_| ())
+        .map_err(Into::into)
 }
 
 fn card(options: Vec<DecisionOption>) -> Slot {
@@ -1932,9 +1944,9 @@ fn catalogue_of_bad_inputs() {
 /// An `INVALID_LENGTH` whose reported length is one the field accepts
 /// ("has length 12, expected 12") tells the caller nothing true.
 fn self_contradictory(e: &Error) -> bool {
-    let Error::InvalidLength {
+    let Error::Crypto(CryptoError::InvalidLength {
         expected, actual, ..
-    } = e
+    }) = e
     else {
         return false;
     };
@@ -1975,7 +1987,7 @@ fn invalid_length_errors_report_the_length_given() {
                 _ => unwrap_with(&fx, |w| w.wrap_ct.clone_from(&text)),
             };
             match outcome {
-                Err(Error::InvalidLength { actual, .. }) => {
+                Err(Error::Crypto(CryptoError::InvalidLength { actual, .. })) => {
                     checked += 1;
                     if actual != n && actual != text.len() {
                         wrong.push(format!(
@@ -1998,7 +2010,7 @@ fn invalid_length_errors_report_the_length_given() {
         MIN_CIPHERTEXT_LEN - 1,
     ] {
         match open_with(&fx, |s| s.ciphertext = b64_len(n)) {
-            Err(Error::InvalidLength { actual, .. }) => {
+            Err(Error::Crypto(CryptoError::InvalidLength { actual, .. })) => {
                 checked += 1;
                 if actual != n {
                     wrong.push(format!("ciphertext: {n} bytes reported as length {actual}"));

@@ -94,7 +94,12 @@ impl Sealer {
         self.signer(slot).aad_sender()
     }
 
-    fn seal(&self, ring: &Keyring, slot: &Slot, plaintext: &[u8]) -> Result<SealedPayload, CryptoError> {
+    fn seal(
+        &self,
+        ring: &Keyring,
+        slot: &Slot,
+        plaintext: &[u8],
+    ) -> Result<SealedPayload, CryptoError> {
         seal(ring, &self.signer(slot), slot, plaintext)
     }
 
@@ -115,7 +120,12 @@ impl Sealer {
     }
 
     /// Opens as `slot`, holding the key of the subject that sealed `slot`.
-    fn open(&self, ring: &Keyring, slot: &Slot, sealed: &SealedPayload) -> Result<Opened, CryptoError> {
+    fn open(
+        &self,
+        ring: &Keyring,
+        slot: &Slot,
+        sealed: &SealedPayload,
+    ) -> Result<Opened, CryptoError> {
         open(ring, &self.keys(slot), slot, sealed)
     }
 }

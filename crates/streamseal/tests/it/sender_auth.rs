@@ -54,7 +54,10 @@ const SESSION: &str = "sess-1";
 
 /// The refusal's stable code, spelled as the API spells it.
 fn refused<T: std::fmt::Debug, E: Into<Error> + std::fmt::Debug>(r: Result<T, E>, expected: &str) {
-    let code = r.expect_err("the forged input must be refused").into().code();
+    let code = r
+        .expect_err("the forged input must be refused")
+        .into()
+        .code();
     assert_eq!(code.as_str(), expected);
     assert_eq!(ErrorCode::parse(expected), Some(code));
 }

@@ -41,7 +41,9 @@ pub fn api_fixture(name: &str) -> String {
 
 /// The code of an error that must happen.
 pub fn code<T: Debug, E: Into<Error> + Debug>(r: Result<T, E>) -> ErrorCode {
-    r.expect_err("the hostile input must be refused").into().code()
+    r.expect_err("the hostile input must be refused")
+        .into()
+        .code()
 }
 
 /// The `n`th message id, minted at a fixed time.
