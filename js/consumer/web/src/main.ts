@@ -1,0 +1,63 @@
+// A consumer's own page: it knows the package only by its name.
+import {
+  init,
+  IdentityKey,
+  Keyring,
+  StreamsealError,
+  TrustStore,
+  open,
+  seal,
+  unwrapStreamKey,
+  wrapStreamKey,
+  type OpenedEnvelope,
+  type Slot,
+} from "streamseal";
+
+const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+
+async function main(): Promise<string> {
+  await init();
+  const slot: Slot = {
+    kind: "message",
+    streamId: ROOT,
+    messageId: "msg_1",
+    authorId: "usr_1",
+    authorType: "user",
+    revision: 1,
+  };
+  const owner = new Keyring(ROOT);
+  owner.generateKey(0);
+  const ownerKey = IdentityKey.generate("user", "owner-key");
+  const reader = IdentityKey.generate("user", "reader-key");
+  const ring = new Keyring(ROOT);
+  unwrapStreamKey(ring, wrapStreamKey(owner, 0, ownerKey, reader.recipient()), reader, [
+    ownerKey.recipient(),
+  ]);
+  const sealed = seal(owner, ownerKey, "usr_1", slot, new TextEncoder().encode("built by Vite"));
+  const pins = new TrustStore("tofu");
+  pins.observe("usr_1", ownerKey.recipient());
+  const opened: OpenedEnvelope = open(ring, pins, slot, sealed);
+  const text = new TextDecoder().decode(opened.plaintext);
+  if (text !== "built by Vite" || opened.sealedBy.status !== "unverified") {
+    throw new Error(`opened the wrong thing: ${text}`);
+  }
+  try {
+    open(ring, pins, { ...slot, revision: 2 }, sealed);
+    throw new Error("a moved ciphertext opened");
+  } catch (e) {
+    if (!(e instanceof StreamsealError) || e.code !== "AAD_MISMATCH") {
+      throw e;
+    }
+  }
+  return `ok ${text}`;
+}
+
+const out = document.getElementById("out");
+main().then(
+  (result) => {
+    if (out) out.textContent = result;
+  },
+  (error: unknown) => {
+    if (out) out.textContent = `failed: ${String(error)}`;
+  },
+);
