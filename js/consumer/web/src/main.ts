@@ -12,6 +12,7 @@ import {
   type OpenedEnvelope,
   type Slot,
 } from "streamseal";
+import { StreamsealWorker } from "streamseal/worker";
 
 const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 
@@ -48,6 +49,16 @@ async function main(): Promise<string> {
     if (!(e instanceof StreamsealError) || e.code !== "AAD_MISMATCH") {
       throw e;
     }
+  }
+  // The same package in a module Worker, bundled by Vite from
+  // `new Worker(new URL(...), { type: "module" })`.
+  const worker = StreamsealWorker.start();
+  const remote = await worker.callStatic("IdentityKey.generate", ["user", "worker-key"]);
+  const recipient: { keyId: string } = await remote.call("recipient");
+  const codes: string[] = await worker.run("errorCodes");
+  worker.terminate();
+  if (recipient.keyId !== "worker-key" || !codes.includes("AAD_MISMATCH")) {
+    throw new Error("the worker answered wrongly");
   }
   return `ok ${text}`;
 }

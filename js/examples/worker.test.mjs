@@ -1,0 +1,213 @@
+// `streamseal/worker` in headless Chromium (Debian's /usr/bin/chromium,
+// driven by playwright-core): a 64 MiB Argon2id unlock runs in the module
+// Worker while a 10 ms timer keeps firing on the page, and the same unlock
+// on the page itself blocks it (both measured); key wraps and a sealed
+// history open through objects held in the worker; errors keep their
+// codes; terminating the worker (or aborting a call's signal) cancels the
+// call in flight with an AbortError and leaves nothing usable behind.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import * as pkg from "../src/node.js";
+import { serve } from "./server.mjs";
+
+const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+const OWNER = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
+const PASSPHRASE = "correct horse battery staple";
+const TEXTS = ["Ship the release on Thursday?", "Thursday works, after the freeze."];
+const IDS = ["msg_01JD3QH2A7C4E6G8J0K2M4P6R8", "msg_01JD3QJ6B8D0F2H4K6M8P0R2T4"];
+
+/** A key record with the library's default cost (m = 64 MiB, t = 3, p = 1), its wraps and history. */
+function fixture() {
+  const setup = pkg.setUp("key_owner_laptop", new TextEncoder().encode(PASSPHRASE), {
+    algorithm: "argon2id",
+    m: 64 * 1024,
+    t: 3,
+    p: 1,
+    version: 19,
+  });
+  const owner = setup.takeIdentity();
+  const ownKey = { ...setup.record, createdAt: "2026-11-21T10:00:00Z" };
+  setup.free();
+  const state = new pkg.StreamState(ROOT);
+  const self = pkg.TrustedKey.own(OWNER, owner);
+  const roll = state.prepareRoll(owner, self);
+  const wraps = roll.wraps;
+  state.commitRoll(roll);
+  const ring = state.keyring();
+  const messages = TEXTS.map((text, i) => ({
+    id: IDS[i],
+    streamId: ROOT,
+    sequence: String(i + 1),
+    authorId: OWNER,
+    authorType: "user",
+    content: "",
+    replyCount: 0,
+    metadata: {},
+    revision: 1,
+    createdAt: "2026-11-21T10:00:00Z",
+    sealed: pkg.sealMessage(ring, owner, OWNER, ROOT, IDS[i], text).sealed,
+  }));
+  const publicKey = owner.recipient().publicKey;
+  for (const o of [state, self, roll, ring, owner]) o.free();
+  return { ownKey, publicKey, keyWraps: { currentKeyGeneration: 0, ownerUserId: OWNER, wraps }, messages };
+}
+
+async function withPage(fn) {
+  const { server, url } = await serve({});
+  const userDataDir = mkdtempSync(join(tmpdir(), "streamseal-chromium-"));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+  });
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e));
+    await page.goto(`${url}/examples/worker.html`);
+    await page.waitForFunction(() => window.ready === true);
+    const out = await fn(page);
+    assert.deepEqual(errors, []);
+    return out;
+  } finally {
+    await context.close();
+    rmSync(userDataDir, { recursive: true, force: true });
+    server.close();
+  }
+}
+
+test("a 64 MiB unlock in the worker keeps the page's 10 ms timer firing; on the page it blocks", async () => {
+  const f = fixture();
+  const r = await withPage((page) =>
+    page.evaluate(async ({ f, PASSPHRASE, ROOT, OWNER }) => {
+      const watch = () => {
+        const w = { ticks: 0, maxGap: 0, last: performance.now() };
+        w.timer = setInterval(() => {
+          const now = performance.now();
+          w.maxGap = Math.max(w.maxGap, now - w.last);
+          w.last = now;
+          w.ticks++;
+        }, 10);
+        return w;
+      };
+      const worker = window.StreamsealWorker.start();
+      const passphrase = () => new TextEncoder().encode(PASSPHRASE);
+      // Warm up (the worker loads and compiles the module) with a wrong passphrase.
+      let wrong = null;
+      try {
+        await worker.unlock(f.ownKey, new TextEncoder().encode("not it"));
+      } catch (e) {
+        wrong = { name: e.name, code: e.code };
+      }
+
+      const inWorker = watch();
+      const started = performance.now();
+      const key = await worker.unlock(f.ownKey, passphrase());
+      const workerMs = performance.now() - started;
+      clearInterval(inWorker.timer);
+      const recipient = await key.call("recipient");
+
+      // Objects held in the worker: trust store, stream state, key wraps, a history.
+      const trust = await worker.construct("TrustStore", ["tofu"]);
+      const state = await worker.construct("StreamState", [ROOT]);
+      const report = await worker.openKeyWraps(state, trust, f.keyWraps, [key]);
+      const opened = await worker.openMessages(state, trust, ROOT, f.messages, { subject: OWNER, keys: key });
+      const saved = await state.call("toBytes", key);
+      const restored = await worker.callStatic("StreamState.fromBytes", [saved, key]);
+      const highWater = await restored.get("highWater");
+      await key.free();
+      let afterFree = null;
+      try {
+        await key.call("recipient");
+      } catch (e) {
+        afterFree = e.code;
+      }
+      worker.terminate();
+
+      // The same unlock on the page itself, for comparison.
+      const pkg = await import("/src/browser.js");
+      await pkg.init();
+      const onPage = watch();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const t0 = performance.now();
+      pkg.unlock(f.ownKey, passphrase()).free();
+      const pageMs = performance.now() - t0;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      clearInterval(onPage.timer);
+
+      return {
+        wrong,
+        workerMs,
+        ticks: inWorker.ticks,
+        maxGapWorker: inWorker.maxGap,
+        pageMs,
+        maxGapPage: onPage.maxGap,
+        recipient,
+        keyType: key.type,
+        admitted: report.admitted.map((a) => a.keyGeneration),
+        opened: opened.map((o) => [o.status, o.message?.text, o.message?.sealedBy?.status]),
+        highWater,
+        afterFree,
+        terminated: worker.terminated,
+      };
+    }, { f, PASSPHRASE, ROOT, OWNER }),
+  );
+  console.log(
+    `worker unlock ${r.workerMs.toFixed(0)} ms with ${r.ticks} timer ticks, longest gap ${r.maxGapWorker.toFixed(1)} ms; ` +
+      `on the page ${r.pageMs.toFixed(0)} ms, longest gap ${r.maxGapPage.toFixed(1)} ms`,
+  );
+  assert.deepEqual(r.wrong, { name: "StreamsealError", code: "WRONG_PASSPHRASE" });
+  assert.equal(r.keyType, "IdentityKey");
+  assert.equal(r.recipient.publicKey, f.publicKey);
+  // The page kept running: the timer fired all along and never stalled.
+  assert.ok(r.ticks >= Math.floor(r.workerMs / 10 / 2), `${r.ticks} ticks in ${r.workerMs} ms`);
+  assert.ok(r.maxGapWorker < 100, `longest gap ${r.maxGapWorker} ms`);
+  // On the page, the same unlock stalls the timer for about its whole length.
+  assert.ok(r.maxGapPage >= r.pageMs * 0.8, `page gap ${r.maxGapPage} ms for a ${r.pageMs} ms unlock`);
+  assert.deepEqual(r.admitted, [0]);
+  assert.deepEqual(r.opened, TEXTS.map((text) => ["opened", text, "verified"]));
+  assert.equal(r.highWater, 0);
+  assert.equal(r.afterFree, "INVALID_FIELD");
+  assert.equal(r.terminated, true);
+});
+
+test("terminating the worker or aborting a call cancels the unlock in flight", async () => {
+  const f = fixture();
+  const r = await withPage((page) =>
+    page.evaluate(async ({ f, PASSPHRASE }) => {
+      const passphrase = () => new TextEncoder().encode(PASSPHRASE);
+      const outcome = (p) =>
+        p.then(
+          () => "resolved",
+          (e) => e.name,
+        );
+      // terminate() while the unlock runs.
+      const a = window.StreamsealWorker.start();
+      const first = outcome(a.unlock(f.ownKey, passphrase()));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      a.terminate();
+      const afterTerminate = await outcome(a.unlock(f.ownKey, passphrase()));
+      // An AbortSignal on the call.
+      const b = window.StreamsealWorker.start();
+      const controller = new AbortController();
+      const second = outcome(b.unlock(f.ownKey, passphrase(), null, { signal: controller.signal }));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      controller.abort();
+      // An AbortSignal on the worker, already aborted.
+      const c = window.StreamsealWorker.start({ signal: AbortSignal.abort() });
+      const third = await outcome(c.unlock(f.ownKey, passphrase()));
+      return { first: await first, afterTerminate, second: await second, bTerminated: b.terminated, third };
+    }, { f, PASSPHRASE }),
+  );
+  assert.deepEqual(r, {
+    first: "AbortError",
+    afterTerminate: "AbortError",
+    second: "AbortError",
+    bTerminated: true,
+    third: "AbortError",
+  });
+});
