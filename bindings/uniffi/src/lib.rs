@@ -113,6 +113,7 @@ pub mod crypto;
 pub mod error;
 pub mod hazmat;
 pub mod keys;
+pub mod off_thread;
 pub mod sealed;
 pub mod sender;
 pub mod state;

@@ -21,8 +21,9 @@ use streamseal::wire::ids::{DecisionId, MessageId};
 use streamseal::wire::invocation::Invocation;
 use streamseal::wire::keys::{KeyWraps, OwnKey, OwnerKey};
 use streamseal::wire::message::Message;
+use streamseal::wire::requests::bot_runtime::PresenceRequest;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
-use streamseal::wire::requests::invocation::StepType;
+use streamseal::wire::requests::invocation::{SealedStepRequest, StepType};
 use streamseal::wire::requests::messages::SendMessageRequest;
 
 use crate::error::{Result, from_json, request_shape_from_json, to_json};
@@ -395,6 +396,14 @@ impl OpenedInvocation {
         )
     }
 
+    /// The `bot:invocation:sealed-steps` event payload (JSON) carrying the
+    /// sealed steps `steps_json` (a JSON array of `seal_step` bodies), for
+    /// high-volume steps sent over the socket instead of HTTP (API §6).
+    pub fn step_frames(&self, steps_json: String) -> Result<String> {
+        let steps: Vec<SealedStepRequest> = request_shape_from_json(&steps_json)?;
+        to_json(&self.0.step_frames(&steps))
+    }
+
     /// The `sealed-messages` body of a follow-up message (JSON).
     pub fn seal_message(&self, message_id: String, text: String) -> Result<String> {
         to_json(
@@ -637,4 +646,15 @@ pub fn open_decision_answer(
 #[uniffi::export]
 pub fn mint_message_id(now_ms: u64) -> Result<String> {
     Ok(MessageId::mint(now_ms)?.as_str().to_owned())
+}
+
+/// Adds `key`'s public key and key id to a presence request (JSON, the
+/// `POST bots/presence` body), so the runtime's machine can be sent key wraps;
+/// the result is validated against the API's bounds.
+#[uniffi::export]
+pub fn with_machine_key(presence_json: String, key: Arc<IdentityKey>) -> Result<String> {
+    let presence: PresenceRequest = request_shape_from_json(&presence_json)?;
+    to_json(&streamseal::sealed::presence::with_machine_key(
+        presence, &key.0,
+    )?)
 }

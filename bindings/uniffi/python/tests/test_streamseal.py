@@ -21,6 +21,12 @@ from streamseal_bindings import streamseal as core  # noqa: E402
 from streamseal_bindings import streamseal_api as api  # noqa: E402
 from streamseal_bindings import streamseal_sealed as sealed  # noqa: E402
 
+# As the streamseal package does: no async KDF thread may call back into an
+# interpreter that is finalizing (see wait_for_background_work).
+import atexit  # noqa: E402
+
+atexit.register(ss.wait_for_background_work, 60_000)
+
 VECTORS = os.environ.get("STREAMSEAL_VECTORS", os.path.join(ROOT, "tests", "vectors", "streamseal"))
 ERR = ss.StreamsealError
 
@@ -280,6 +286,78 @@ class ErrorsAndBadInputs(unittest.TestCase):
             self.assert_code(ERR.KdfParamsOutOfBounds, "KDF_PARAMS_OUT_OF_BOUNDS",
                              lambda: ss.set_up_user_key("key_1", b"right", weak))
         self.assertFalse(hasattr(ss, "passphrase_bytes"))
+
+    def test_argon2id_calls_have_async_forms_that_keep_the_event_loop_running(self):
+        import asyncio
+        import time
+
+        limits = ss.kdf_limits_default()
+        # The library's default cost for real keys: m = 64 MiB, t = 3, p = 1.
+        default = ss.kdf_params_argon2id(65536, 3, 1)
+        floor = ss.kdf_params_creation_floor()
+
+        async def scenario():
+            new = await ss.set_up_user_key_async("key_laptop", b"right", default)
+            record = json.loads(new.record_json)
+            record["createdAt"] = "2026-11-21T10:00:00Z"
+            record = json.dumps(record)
+
+            # The event loop keeps ticking every 10 ms while the unlock runs.
+            ticks, gaps = 0, []
+            done = asyncio.Event()
+
+            async def tick():
+                nonlocal ticks
+                last = time.perf_counter()
+                while not done.is_set():
+                    await asyncio.sleep(0.01)
+                    now = time.perf_counter()
+                    gaps.append(now - last)
+                    last = now
+                    ticks += 1
+
+            ticker = asyncio.create_task(tick())
+            started = time.perf_counter()
+            key = await ss.unlock_async(record, b"right", limits)
+            took = time.perf_counter() - started
+            done.set()
+            await ticker
+            self.assertEqual(key.public_key(), new.key.public_key())
+            self.assertGreaterEqual(ticks, int(took / 0.01 / 2), (ticks, took))
+            self.assertLess(max(gaps), 0.1, max(gaps))
+
+            # Errors keep their variant and code.
+            with self.assertRaises(ERR.WrongPassphrase) as caught:
+                await ss.unlock_async(record, b"wrong", limits)
+            self.assertEqual(caught.exception.code, "WRONG_PASSPHRASE")
+            with self.assertRaises(ERR.KdfParamsOutOfBounds):
+                await ss.set_up_user_key_async("key_1", b"right", ss.kdf_params_argon2id(64, 1, 1))
+
+            # Cancelling the awaiting task cancels the call.
+            task = asyncio.create_task(ss.unlock_async(record, b"right", limits))
+            await asyncio.sleep(0.02)
+            task.cancel()
+            with self.assertRaises(asyncio.CancelledError):
+                await task
+            self.assertTrue(task.cancelled())
+
+            # Change passphrase, bundle create and open.
+            changed = json.loads(await ss.change_passphrase_async(record, b"right", b"new", floor, limits))
+            changed["createdAt"] = "2026-11-21T10:00:00Z"
+            again = await ss.unlock_async(json.dumps(changed), b"new", limits)
+            self.assertEqual(again.public_key(), new.key.public_key())
+            secret = ss.SecretKey.generate()
+            bundle = await ss.create_bundle_async(secret, b"pass", floor)
+            opened = await ss.open_bundle_async(secret.public_key(), bundle, b"pass", limits)
+            self.assertEqual(opened.to_bytes(), secret.to_bytes())
+            # Two unlocks at once run side by side, each on its own thread.
+            both = await asyncio.gather(ss.unlock_async(record, b"right", limits),
+                                        ss.unlock_async(json.dumps(changed), b"new", limits))
+            self.assertEqual([k.public_key() for k in both], [new.key.public_key()] * 2)
+            return took
+
+        took = asyncio.run(scenario())
+        print(f"  unlock_async (m = 64 MiB, t = 3): {took * 1000:.0f} ms, the event loop ticking throughout")
 
     def test_every_error_code(self):
         reached = set()
@@ -712,6 +790,8 @@ def run_scenario(t):
 
     # The bot runtime's two machines register keys in presence.
     machine_a = ss.IdentityKey.generate("bot", "machine-a")
+    presence = json.loads(ss.with_machine_key(json.dumps({"runtimeKind": "custom", "instanceId": "machine-a", "status": "available", "acceptingInvocations": True}), machine_a))
+    t.assertEqual((presence["publicKey"], presence["publicKeyId"]), (machine_a.public_key(), "machine-a"))
     machine_b = ss.IdentityKey.generate("bot", "machine-b")
 
     # The owner's device pins the machines' keys from presence (trust on
@@ -1296,7 +1376,15 @@ class WhoWroteIt(unittest.TestCase):
         # A trace step opens for the owner as its bot's; under another bot's placement it is refused.
         invocation = w.open(w.invocation("inv_steps", msg, w.context_wraps(), w.owner_seals(msg, "Go"), 0))
         # The step body carries `{ciphertext, envelope}` at its top level.
-        step = ss.sealed_payload_from_json(invocation.seal_step("step_1", "thinking", None, "Reading the thread", 12))
+        step_body = invocation.seal_step("step_1", "thinking", None, "Reading the thread", 12)
+        step = ss.sealed_payload_from_json(step_body)
+        # The same step as a frame of the `bot:invocation:sealed-steps` event (API §6).
+        frames = json.loads(invocation.step_frames(json.dumps([json.loads(step_body)])))
+        self.assertEqual(frames["invocationId"], invocation.invocation_id())
+        self.assertEqual([f["stepId"] for f in frames["steps"]], ["step_1"])
+        self.assertEqual(frames["steps"][0]["ciphertext"], json.loads(step_body)["ciphertext"])
+        with self.assertRaises(ERR.ValidationFailed):
+            invocation.step_frames(json.dumps([{"stepId": 7}]))
         placement = ss.StepPlacement(invocation_id=invocation.invocation_id(), bot_id=w.bot_id, step_id="step_1",
                                      step_type="thinking", phase=core.StepPhase.COMPLETED, message_id=None)
         opened_step = ss.open_step(ring, w.owner_trust, placement, step)

@@ -1248,6 +1248,13 @@ public protocol OpenedInvocationProtocol: AnyObject, Sendable {
     func sealStepStarted(stepId: String, stepType: String, messageId: String?, text: String?) throws  -> String
     
     /**
+     * The `bot:invocation:sealed-steps` event payload (JSON) carrying the
+     * sealed steps `steps_json` (a JSON array of `seal_step` bodies), for
+     * high-volume steps sent over the socket instead of HTTP (API §6).
+     */
+    func stepFrames(stepsJson: String) throws  -> String
+    
+    /**
      * What the `sealedContext` wraps did (a minted generation shows as
      * skipped with `UNTRUSTED_WRAP`).
      */
@@ -1513,6 +1520,21 @@ open func sealStepStarted(stepId: String, stepType: String, messageId: String?, 
         FfiConverterString.lower(stepType),
         FfiConverterOptionString.lower(messageId),
         FfiConverterOptionString.lower(text),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The `bot:invocation:sealed-steps` event payload (JSON) carrying the
+     * sealed steps `steps_json` (a JSON array of `seal_step` bodies), for
+     * high-volume steps sent over the socket instead of HTTP (API §6).
+     */
+open func stepFrames(stepsJson: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_method_openedinvocation_step_frames(
+            self.uniffiCloneHandle(),
+        FfiConverterString.lower(stepsJson),uniffiCallStatus
     )
 })
 }
@@ -7272,6 +7294,54 @@ fileprivate struct FfiConverterDictionaryStringSequenceString: FfiConverterRustB
         return dict
     }
 }
+private let UNIFFI_RUST_FUTURE_POLL_READY: Int8 = 0
+private let UNIFFI_RUST_FUTURE_POLL_WAKE: Int8 = 1
+
+fileprivate let uniffiContinuationHandleMap = UniffiHandleMap<UnsafeContinuation<Int8, Never>>()
+
+fileprivate func uniffiRustCallAsync<F, T>(
+    rustFutureFunc: () -> UInt64,
+    pollFunc: (UInt64, @escaping UniffiRustFutureContinuationCallback, UInt64) -> (),
+    completeFunc: (UInt64, UnsafeMutablePointer<RustCallStatus>) -> F,
+    freeFunc: (UInt64) -> (),
+    liftFunc: (F) throws -> T,
+    errorHandler: ((RustBuffer) throws -> Swift.Error)?
+) async throws -> T {
+    // Make sure to call the ensure init function since future creation doesn't have a
+    // RustCallStatus param, so doesn't use makeRustCall()
+    uniffiEnsureStreamsealFfiInitialized()
+    let rustFuture = rustFutureFunc()
+    defer {
+        freeFunc(rustFuture)
+    }
+    var pollResult: Int8;
+    repeat {
+        pollResult = await withUnsafeContinuation {
+            pollFunc(
+                rustFuture,
+                { handle, pollResult in
+                    uniffiFutureContinuationCallback(handle: handle, pollResult: pollResult)
+                },
+                uniffiContinuationHandleMap.insert(obj: $0)
+            )
+        }
+    } while pollResult != UNIFFI_RUST_FUTURE_POLL_READY
+
+    return try liftFunc(makeRustCall(
+        { completeFunc(rustFuture, $0) },
+        errorHandler: errorHandler
+    ))
+}
+
+// Callback handlers for an async calls.  These are invoked by Rust when the future is ready.  They
+// lift the return value or error and resume the suspended function.
+fileprivate func uniffiFutureContinuationCallback(handle: UInt64, pollResult: Int8) {
+    if let continuation = try? uniffiContinuationHandleMap.remove(handle: handle) {
+        continuation.resume(returning: pollResult)
+    } else {
+        print("uniffiFutureContinuationCallback invalid handle")
+    }
+}
 /**
  * Builds the HTTP request of `request_json` (an `EndpointRequest` as JSON:
  * `{"endpoint": "sendMessage", "streamId": ..., "body": {...}}`, the shape
@@ -7767,6 +7837,108 @@ public func kdfParamsDefault() -> KdfParams  {
 })
 }
 /**
+ * [`crate::sealed::change_passphrase`] on a thread of its own (see the module docs).
+ */
+public func changePassphraseAsync(recordJson: String, oldPassphrase: Data, newPassphrase: Data, params: KdfParams, limits: KdfLimits)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_streamseal_ffi_fn_func_change_passphrase_async(FfiConverterString.lower(recordJson),FfiConverterData.lower(oldPassphrase),FfiConverterData.lower(newPassphrase),FfiConverterTypeKdfParams_lower(params),FfiConverterTypeKdfLimits_lower(limits)
+                )
+            },
+            pollFunc: ffi_streamseal_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_streamseal_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_streamseal_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeStreamsealError_lift
+        )
+}
+/**
+ * [`crate::crypto::create_bundle`] on a thread of its own (see the module docs).
+ */
+public func createBundleAsync(secret: SecretKey, passphrase: Data, params: KdfParams)async throws  -> SealedBundle  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_streamseal_ffi_fn_func_create_bundle_async(FfiConverterTypeSecretKey_lower(secret),FfiConverterData.lower(passphrase),FfiConverterTypeKdfParams_lower(params)
+                )
+            },
+            pollFunc: ffi_streamseal_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_streamseal_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_streamseal_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeSealedBundle_lift,
+            errorHandler: FfiConverterTypeStreamsealError_lift
+        )
+}
+/**
+ * [`crate::crypto::open_bundle`] on a thread of its own (see the module docs).
+ */
+public func openBundleAsync(publicKey: String, bundle: SealedBundle, passphrase: Data, limits: KdfLimits)async throws  -> SecretKey  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_streamseal_ffi_fn_func_open_bundle_async(FfiConverterString.lower(publicKey),FfiConverterTypeSealedBundle_lower(bundle),FfiConverterData.lower(passphrase),FfiConverterTypeKdfLimits_lower(limits)
+                )
+            },
+            pollFunc: ffi_streamseal_ffi_rust_future_poll_u64,
+            completeFunc: ffi_streamseal_ffi_rust_future_complete_u64,
+            freeFunc: ffi_streamseal_ffi_rust_future_free_u64,
+            liftFunc: FfiConverterTypeSecretKey_lift,
+            errorHandler: FfiConverterTypeStreamsealError_lift
+        )
+}
+/**
+ * [`crate::sealed::set_up_user_key`] on a thread of its own (see the module docs).
+ */
+public func setUpUserKeyAsync(keyId: String, passphrase: Data, params: KdfParams)async throws  -> NewUserKey  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_streamseal_ffi_fn_func_set_up_user_key_async(FfiConverterString.lower(keyId),FfiConverterData.lower(passphrase),FfiConverterTypeKdfParams_lower(params)
+                )
+            },
+            pollFunc: ffi_streamseal_ffi_rust_future_poll_rust_buffer,
+            completeFunc: ffi_streamseal_ffi_rust_future_complete_rust_buffer,
+            freeFunc: ffi_streamseal_ffi_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeNewUserKey_lift,
+            errorHandler: FfiConverterTypeStreamsealError_lift
+        )
+}
+/**
+ * [`crate::sealed::unlock`] on a thread of its own (see the module docs).
+ */
+public func unlockAsync(recordJson: String, passphrase: Data, limits: KdfLimits)async throws  -> IdentityKey  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_streamseal_ffi_fn_func_unlock_async(FfiConverterString.lower(recordJson),FfiConverterData.lower(passphrase),FfiConverterTypeKdfLimits_lower(limits)
+                )
+            },
+            pollFunc: ffi_streamseal_ffi_rust_future_poll_u64,
+            completeFunc: ffi_streamseal_ffi_rust_future_complete_u64,
+            freeFunc: ffi_streamseal_ffi_rust_future_free_u64,
+            liftFunc: FfiConverterTypeIdentityKey_lift,
+            errorHandler: FfiConverterTypeStreamsealError_lift
+        )
+}
+/**
+ * Waits, at most `timeout_ms`, until no async KDF call is still running on
+ * its thread (a cancelled one runs to its end); `true` when none is.
+ *
+ * Python: the `streamseal` package registers this with `atexit`, so that
+ * no such thread calls back into an interpreter that is finalizing (see
+ * the module docs). Apps that embed the generated modules directly should
+ * do the same.
+ */
+public func waitForBackgroundWork(timeoutMs: UInt64) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_wait_for_background_work(
+        FfiConverterUInt64.lower(timeoutMs),uniffiCallStatus
+    )
+})
+}
+/**
  * Re-protects the user's key with a new passphrase (both as UTF-8 bytes,
  * the decoded copies zeroized after use) and `params`, at least
  * `kdf_params_creation_floor()` whatever the old record used; returns the
@@ -8064,6 +8236,20 @@ public func unlock(recordJson: String, passphrase: Data, limits: KdfLimits)throw
 })
 }
 /**
+ * Adds `key`'s public key and key id to a presence request (JSON, the
+ * `POST bots/presence` body), so the runtime's machine can be sent key wraps;
+ * the result is validated against the API's bounds.
+ */
+public func withMachineKey(presenceJson: String, key: IdentityKey)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_with_machine_key(
+        FfiConverterString.lower(presenceJson),
+        FfiConverterTypeIdentityKey_lower(key),uniffiCallStatus
+    )
+})
+}
+/**
  * The fingerprint of `public_key` (base64) as the key of `subject`.
  */
 public func fingerprint(subject: String, publicKey: String)throws  -> Fingerprint  {
@@ -8214,6 +8400,24 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_kdf_params_default() != 58802) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_streamseal_ffi_checksum_func_change_passphrase_async() != 54604) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_create_bundle_async() != 16925) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_open_bundle_async() != 13477) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_set_up_user_key_async() != 55991) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_unlock_async() != 33098) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_wait_for_background_work() != 4605) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_streamseal_ffi_checksum_func_change_passphrase() != 54640) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -8260,6 +8464,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_unlock() != 22237) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_with_machine_key() != 50471) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_fingerprint() != 43307) {
@@ -8362,6 +8569,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_step_started() != 45510) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_method_openedinvocation_step_frames() != 24640) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_method_openedinvocation_wraps() != 21542) {

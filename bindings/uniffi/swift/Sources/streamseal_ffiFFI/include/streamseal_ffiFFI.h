@@ -495,6 +495,11 @@ RustBuffer uniffi_streamseal_ffi_fn_method_openedinvocation_seal_step(uint64_t p
 RustBuffer uniffi_streamseal_ffi_fn_method_openedinvocation_seal_step_started(uint64_t ptr, RustBuffer step_id, RustBuffer step_type, RustBuffer message_id, RustBuffer text, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_STEP_FRAMES
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_STEP_FRAMES
+RustBuffer uniffi_streamseal_ffi_fn_method_openedinvocation_step_frames(uint64_t ptr, RustBuffer steps_json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_WRAPS
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_METHOD_OPENEDINVOCATION_WRAPS
 RustBuffer uniffi_streamseal_ffi_fn_method_openedinvocation_wraps(uint64_t ptr, RustCallStatus *_Nonnull out_status
@@ -966,6 +971,36 @@ RustBuffer uniffi_streamseal_ffi_fn_func_kdf_params_default(RustCallStatus *_Non
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_CHANGE_PASSPHRASE_ASYNC
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_CHANGE_PASSPHRASE_ASYNC
+uint64_t uniffi_streamseal_ffi_fn_func_change_passphrase_async(RustBuffer record_json, RustBuffer old_passphrase, RustBuffer new_passphrase, RustBuffer params, RustBuffer limits
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_CREATE_BUNDLE_ASYNC
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_CREATE_BUNDLE_ASYNC
+uint64_t uniffi_streamseal_ffi_fn_func_create_bundle_async(uint64_t secret, RustBuffer passphrase, RustBuffer params
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_BUNDLE_ASYNC
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OPEN_BUNDLE_ASYNC
+uint64_t uniffi_streamseal_ffi_fn_func_open_bundle_async(RustBuffer public_key, RustBuffer bundle, RustBuffer passphrase, RustBuffer limits
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SET_UP_USER_KEY_ASYNC
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SET_UP_USER_KEY_ASYNC
+uint64_t uniffi_streamseal_ffi_fn_func_set_up_user_key_async(RustBuffer key_id, RustBuffer passphrase, RustBuffer params
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_UNLOCK_ASYNC
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_UNLOCK_ASYNC
+uint64_t uniffi_streamseal_ffi_fn_func_unlock_async(RustBuffer record_json, RustBuffer passphrase, RustBuffer limits
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_WAIT_FOR_BACKGROUND_WORK
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_WAIT_FOR_BACKGROUND_WORK
+int8_t uniffi_streamseal_ffi_fn_func_wait_for_background_work(uint64_t timeout_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_CHANGE_PASSPHRASE
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_CHANGE_PASSPHRASE
 RustBuffer uniffi_streamseal_ffi_fn_func_change_passphrase(RustBuffer record_json, RustBuffer old_passphrase, RustBuffer new_passphrase, RustBuffer params, RustBuffer limits, RustCallStatus *_Nonnull out_status
@@ -1044,6 +1079,11 @@ RustBuffer uniffi_streamseal_ffi_fn_func_set_up_user_key(RustBuffer key_id, Rust
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_UNLOCK
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_UNLOCK
 uint64_t uniffi_streamseal_ffi_fn_func_unlock(RustBuffer record_json, RustBuffer passphrase, RustBuffer limits, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_WITH_MACHINE_KEY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_WITH_MACHINE_KEY
+RustBuffer uniffi_streamseal_ffi_fn_func_with_machine_key(RustBuffer presence_json, uint64_t key, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_FINGERPRINT
@@ -1532,6 +1572,42 @@ uint16_t uniffi_streamseal_ffi_checksum_func_kdf_params_default(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_CHANGE_PASSPHRASE_ASYNC
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_CHANGE_PASSPHRASE_ASYNC
+uint16_t uniffi_streamseal_ffi_checksum_func_change_passphrase_async(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_CREATE_BUNDLE_ASYNC
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_CREATE_BUNDLE_ASYNC
+uint16_t uniffi_streamseal_ffi_checksum_func_create_bundle_async(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_OPEN_BUNDLE_ASYNC
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_OPEN_BUNDLE_ASYNC
+uint16_t uniffi_streamseal_ffi_checksum_func_open_bundle_async(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_SET_UP_USER_KEY_ASYNC
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_SET_UP_USER_KEY_ASYNC
+uint16_t uniffi_streamseal_ffi_checksum_func_set_up_user_key_async(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_UNLOCK_ASYNC
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_UNLOCK_ASYNC
+uint16_t uniffi_streamseal_ffi_checksum_func_unlock_async(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_WAIT_FOR_BACKGROUND_WORK
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_WAIT_FOR_BACKGROUND_WORK
+uint16_t uniffi_streamseal_ffi_checksum_func_wait_for_background_work(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_CHANGE_PASSPHRASE
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_CHANGE_PASSPHRASE
 uint16_t uniffi_streamseal_ffi_checksum_func_change_passphrase(void
@@ -1625,6 +1701,12 @@ uint16_t uniffi_streamseal_ffi_checksum_func_set_up_user_key(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_UNLOCK
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_UNLOCK
 uint16_t uniffi_streamseal_ffi_checksum_func_unlock(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_WITH_MACHINE_KEY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_WITH_MACHINE_KEY
+uint16_t uniffi_streamseal_ffi_checksum_func_with_machine_key(void
     
 );
 #endif
@@ -1829,6 +1911,12 @@ uint16_t uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_step(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_METHOD_OPENEDINVOCATION_SEAL_STEP_STARTED
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_METHOD_OPENEDINVOCATION_SEAL_STEP_STARTED
 uint16_t uniffi_streamseal_ffi_checksum_method_openedinvocation_seal_step_started(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_METHOD_OPENEDINVOCATION_STEP_FRAMES
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_METHOD_OPENEDINVOCATION_STEP_FRAMES
+uint16_t uniffi_streamseal_ffi_checksum_method_openedinvocation_step_frames(void
     
 );
 #endif
