@@ -17,6 +17,7 @@ mod cmd;
 mod core;
 mod ffi;
 mod fuzz;
+mod package;
 mod wasm;
 
 use std::process::ExitCode;
@@ -33,6 +34,10 @@ fn main() -> ExitCode {
         Some("ffi") => ffi::setup().and_then(|()| ffi::test()),
         Some("wasm") => wasm::setup().and_then(|()| wasm::build()),
         Some("wasm-test") => wasm::setup().and_then(|()| wasm::test()),
+        Some("package") => {
+            package::setup().and_then(|()| package::command(args.get(1..).unwrap_or_default()))
+        }
+        Some("swift-release") => package::swift_release(args.get(1..).unwrap_or_default()),
         Some("fuzz") => fuzz::fuzz(args.get(1..).unwrap_or_default()),
         Some("bench") => bench::bench(args.get(1..).unwrap_or_default()),
         _ => {
@@ -45,6 +50,12 @@ fn main() -> ExitCode {
             eprintln!("  ffi    only the UniFFI bindings (Kotlin, Swift drift, Python)");
             eprintln!("  wasm   build the npm package into js/dist (size budget checked)");
             eprintln!("  wasm-test  only the npm package's build and tests");
+            eprintln!(
+                "  package [--consumers] [npm|python|jvm|mobile ...]  the installable artifacts, into target/package"
+            );
+            eprintln!(
+                "  swift-release <zip> <url>  point Package.swift at a published XCFramework"
+            );
             eprintln!("  fuzz [--secs N] [--runs N] [target ...]  run the cargo-fuzz targets");
             eprintln!(
                 "  bench [--quick]  every benchmark, written to BENCHMARKS.md (not part of test)"
@@ -66,6 +77,7 @@ fn setup() -> Result {
     core::setup()?;
     wasm::setup()?;
     ffi::setup()?;
+    package::setup()?;
     fuzz::setup()?;
     Ok(())
 }
@@ -76,6 +88,7 @@ fn test() -> Result {
     core::test()?;
     wasm::test()?;
     ffi::test()?;
+    package::test()?;
     fuzz::test()?;
     eprintln!(
         "xtask: every suite passed in {:.0}s",

@@ -9,8 +9,8 @@
 //! - `test`: the package (one build: the golden vectors are reproduced
 //!   through its hazmat exports, which take the randomness as a parameter),
 //!   node:test, wasm-bindgen-test under Node and headless Chromium, the
-//!   Playwright example page, and a consumer install of the `npm pack`
-//!   tarball.
+//!   Playwright example page. The `npm pack` tarball and its consumers are
+//!   `cargo xtask package npm` (`package::npm`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -378,65 +378,21 @@ pub fn test() -> Result {
         ],
     )?;
 
-    // The example page in real headless Chromium.
+    // The example page and the worker entry in real headless Chromium.
     run_in(
         &js,
         "node",
-        &["--test", "examples/playwright.test.mjs"],
+        &[
+            "--test",
+            "examples/playwright.test.mjs",
+            "examples/worker.test.mjs",
+        ],
         &[],
     )?;
 
-    consumer()?;
     eprintln!(
         "xtask: WASM package tests passed in {:.0}s",
         started.elapsed().as_secs_f64()
     );
     Ok(())
-}
-
-/// `npm pack`, install the tarball in a scratch project, import it from
-/// plain Node ESM and use it.
-fn consumer() -> Result {
-    let scratch = root().join("target/wasm-consumer");
-    if scratch.exists() {
-        fs::remove_dir_all(&scratch)
-            .map_err(|e| format!("cannot clear {}: {e}", scratch.display()))?;
-    }
-    fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
-    let js = js_dir();
-    let scratch_str = path_str(&scratch)?;
-    run_in(
-        &js,
-        "npm",
-        &["pack", "--pack-destination", scratch_str],
-        &[],
-    )?;
-    let tarball = fs::read_dir(&scratch)
-        .map_err(|e| e.to_string())?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|x| x == "tgz"))
-        .ok_or("npm pack wrote no tarball")?;
-    fs::write(
-        scratch.join("package.json"),
-        "{\"name\":\"consumer\",\"version\":\"1.0.0\",\"private\":true,\"type\":\"module\"}\n",
-    )
-    .map_err(|e| e.to_string())?;
-    run_in(
-        &scratch,
-        "npm",
-        &[
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--offline",
-            path_str(&tarball)?,
-        ],
-        &[],
-    )?;
-    fs::copy(
-        js.join("consumer/consumer.mjs"),
-        scratch.join("consumer.mjs"),
-    )
-    .map_err(|e| format!("cannot copy the consumer script: {e}"))?;
-    run_in(&scratch, "node", &["consumer.mjs"], &[])
 }
