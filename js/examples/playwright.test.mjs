@@ -16,48 +16,22 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import * as pkg from "../src/node.js";
 import { serve } from "./server.mjs";
+import { OWNER, PASSPHRASE, ROOT, sealedHistory } from "./history.mjs";
 import { expectOwnerDevice, expectRuntime, stage } from "../test/hostile-server.mjs";
 import { expectForgers } from "../test/forgers.mjs";
 
-const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
-const OWNER = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
-const PASSPHRASE = "correct horse battery staple";
 const TEXTS = ["Ship the release on Thursday?", "Thursday works, after the freeze.", "Édité : « la version finale » ✅"];
 const IDS = ["msg_01JD3QH2A7C4E6G8J0K2M4P6R8", "msg_01JD3QJ6B8D0F2H4K6M8P0R2T4", "msg_01JD3QK7C9E1G3J5M7P9S1V3X5"];
 
 function fixture() {
-  const setup = pkg.setUp("key_owner_laptop", new TextEncoder().encode(PASSPHRASE), { algorithm: "argon2id", m: 19 * 1024, t: 2, p: 1, version: 19 });
-  const owner = setup.takeIdentity();
-  const ownKey = { ...setup.record, createdAt: "2026-11-21T10:00:00Z" };
-  setup.free();
-  // The owner's device made generation 0 (its own key is always an accepted sender).
-  const state = new pkg.StreamState(ROOT);
-  const self = pkg.TrustedKey.own(OWNER, owner);
-  const roll = state.prepareRoll(owner, self);
-  const wraps = roll.wraps;
-  state.commitRoll(roll);
-  const ring = state.keyring();
-  for (const o of [state, self, roll]) o.free();
-  const messages = TEXTS.map((text, i) => ({
-    id: IDS[i],
-    streamId: ROOT,
-    sequence: String(i + 1),
-    authorId: OWNER,
-    authorType: "user",
-    content: "",
-    replyCount: 0,
-    metadata: {},
-    revision: 1,
-    createdAt: "2026-11-21T10:00:00Z",
-    sealed: pkg.sealMessage(ring, owner, OWNER, ROOT, IDS[i], text).sealed,
-  }));
+  const f = sealedHistory(pkg, { kdf: { m: 19 * 1024, t: 2, p: 1 }, texts: TEXTS, ids: IDS });
+  const messages = [...f.messages];
   // The service assigned the third message an id of its own: it opens through clientMessageId.
   messages[2] = { ...messages[2], id: "msg_01JD3QSERVER0000000000000C", clientMessageId: IDS[2] };
   // A hostile server moves the first ciphertext onto a fourth message.
   messages.push({ ...messages[0], id: "msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6", sequence: "4" });
-  ring.free();
-  owner.free();
-  return { rootStreamId: ROOT, userId: OWNER, ownKey, keyWraps: { currentKeyGeneration: 0, ownerUserId: OWNER, wraps }, messages };
+  const { rootStreamId, userId, ownKey, keyWraps } = f;
+  return { rootStreamId, userId, ownKey, keyWraps, messages };
 }
 
 async function withBrowser(fn) {

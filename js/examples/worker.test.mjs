@@ -13,48 +13,13 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import * as pkg from "../src/node.js";
 import { serve } from "./server.mjs";
+import { OWNER, PASSPHRASE, ROOT, sealedHistory } from "./history.mjs";
 
-const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
-const OWNER = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
-const PASSPHRASE = "correct horse battery staple";
 const TEXTS = ["Ship the release on Thursday?", "Thursday works, after the freeze."];
 const IDS = ["msg_01JD3QH2A7C4E6G8J0K2M4P6R8", "msg_01JD3QJ6B8D0F2H4K6M8P0R2T4"];
 
 /** A key record with the library's default cost (m = 64 MiB, t = 3, p = 1), its wraps and history. */
-function fixture() {
-  const setup = pkg.setUp("key_owner_laptop", new TextEncoder().encode(PASSPHRASE), {
-    algorithm: "argon2id",
-    m: 64 * 1024,
-    t: 3,
-    p: 1,
-    version: 19,
-  });
-  const owner = setup.takeIdentity();
-  const ownKey = { ...setup.record, createdAt: "2026-11-21T10:00:00Z" };
-  setup.free();
-  const state = new pkg.StreamState(ROOT);
-  const self = pkg.TrustedKey.own(OWNER, owner);
-  const roll = state.prepareRoll(owner, self);
-  const wraps = roll.wraps;
-  state.commitRoll(roll);
-  const ring = state.keyring();
-  const messages = TEXTS.map((text, i) => ({
-    id: IDS[i],
-    streamId: ROOT,
-    sequence: String(i + 1),
-    authorId: OWNER,
-    authorType: "user",
-    content: "",
-    replyCount: 0,
-    metadata: {},
-    revision: 1,
-    createdAt: "2026-11-21T10:00:00Z",
-    sealed: pkg.sealMessage(ring, owner, OWNER, ROOT, IDS[i], text).sealed,
-  }));
-  const publicKey = owner.recipient().publicKey;
-  for (const o of [state, self, roll, ring, owner]) o.free();
-  return { ownKey, publicKey, keyWraps: { currentKeyGeneration: 0, ownerUserId: OWNER, wraps }, messages };
-}
+const fixture = () => sealedHistory(pkg, { kdf: { m: 64 * 1024, t: 3, p: 1 }, texts: TEXTS, ids: IDS });
 
 async function withPage(fn) {
   const { server, url } = await serve({});

@@ -116,20 +116,7 @@ fn setup() -> Result {
         run_in(&js, "npm", &["ci", "--no-audit", "--no-fund"], &[])?;
     }
     if !Path::new(CHROMIUM).exists() {
-        let root_user = first_line("id", &["-u"]) == "0";
-        let (program, prefix): (&str, &[&str]) = if root_user {
-            ("apt-get", &[])
-        } else {
-            ("sudo", &["apt-get"])
-        };
-        let update: Vec<&str> = prefix.iter().copied().chain(["update"]).collect();
-        run(program, &update)?;
-        let install: Vec<&str> = prefix
-            .iter()
-            .copied()
-            .chain(["install", "-y", "chromium"])
-            .collect();
-        run(program, &install)?;
+        crate::cmd::apt_install(&["chromium"], true)?;
     }
     Ok(())
 }

@@ -75,3 +75,29 @@ pub fn works(program: &str, args: &[&str]) -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// Whether xtask runs as root (then apt-get runs without sudo).
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// `apt-get update`, then `apt-get install -y` of `packages` (with sudo when
+/// not root; `--no-install-recommends` unless `recommends`).
+pub fn apt_install(packages: &[&str], recommends: bool) -> Result {
+    let (program, prefix): (&str, &[&str]) = if is_root() {
+        ("apt-get", &[])
+    } else {
+        ("sudo", &["apt-get"])
+    };
+    let update: Vec<&str> = prefix.iter().copied().chain(["update"]).collect();
+    run(program, &update)?;
+    let mut install: Vec<&str> = prefix.iter().copied().chain(["install", "-y"]).collect();
+    if !recommends {
+        install.push("--no-install-recommends");
+    }
+    install.extend(packages.iter().copied());
+    run(program, &install)
+}

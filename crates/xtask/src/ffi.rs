@@ -5,10 +5,9 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
-use crate::cmd::{Result, root, run, run_in, works};
+use crate::cmd::{Result, apt_install, root, run, run_in, works};
 
 /// The Maven project of the JVM jar (`pom.xml`), its JUnit tests
 /// (`src/test/kotlin`) and the consumer template (`consumer/`).
@@ -16,38 +15,12 @@ pub fn kotlin_dir() -> PathBuf {
     root().join("bindings/uniffi/kotlin")
 }
 
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-}
-
-/// `apt-get update`, then `apt-get install` of `packages` (with sudo when
-/// not root).
-pub fn apt_install(packages: &[&str]) -> Result {
-    let (program, prefix): (&str, &[&str]) = if is_root() {
-        ("apt-get", &[])
-    } else {
-        ("sudo", &["apt-get"])
-    };
-    let update: Vec<&str> = prefix.iter().copied().chain(["update"]).collect();
-    run(program, &update)?;
-    let install: Vec<&str> = prefix
-        .iter()
-        .copied()
-        .chain(["install", "-y", "--no-install-recommends"])
-        .chain(packages.iter().copied())
-        .collect();
-    run(program, &install)
-}
-
 /// Java (17 or newer) and Maven, from apt when missing. Maven brings the
 /// rest into its local repository (`~/.m2`) on first use and reuses it
 /// offline after: the Kotlin compiler (kotlin-maven-plugin), JNA, JUnit.
 pub fn setup() -> Result {
     if !works("java", &["-version"]) || !works("mvn", &["-v"]) {
-        apt_install(&["openjdk-17-jdk-headless", "maven"])?;
+        apt_install(&["openjdk-17-jdk-headless", "maven"], false)?;
     }
     if !works("mvn", &["-v"]) {
         return Err("Maven (mvn) and Java 17 or newer are needed for the Kotlin tests".to_owned());

@@ -134,20 +134,7 @@ pub fn setup() -> Result {
     }
 
     if !Path::new(CHROMIUM).exists() || !Path::new(CHROMEDRIVER).exists() {
-        let root_user = output_of("id", &["-u"]).is_some_and(|u| u.trim() == "0");
-        let (program, prefix): (&str, &[&str]) = if root_user {
-            ("apt-get", &[])
-        } else {
-            ("sudo", &["apt-get"])
-        };
-        let update: Vec<&str> = prefix.iter().copied().chain(["update"]).collect();
-        run(program, &update)?;
-        let install: Vec<&str> = prefix
-            .iter()
-            .copied()
-            .chain(["install", "-y", "chromium", "chromium-driver"])
-            .collect();
-        run(program, &install)?;
+        crate::cmd::apt_install(&["chromium", "chromium-driver"], true)?;
     }
 
     // `npm ci` when node_modules is missing or older than the lock file.

@@ -42,7 +42,7 @@ const JAR_ENTRIES: [&str; 2] = [
 pub fn setup() -> Result {
     ffi::setup()?;
     if !works("strip", &["--version"]) {
-        ffi::apt_install(&["binutils"])?;
+        crate::cmd::apt_install(&["binutils"], false)?;
     }
     Ok(())
 }
