@@ -71,7 +71,7 @@ impl SharedRef {
     ///
     /// # Errors
     ///
-    /// [`CryptoError::InvalidField`] (`slots`) for any text outside the grammar.
+    /// [`CryptoError::InvalidField`](streamseal_crypto::CryptoError::InvalidField) (`slots`) for any text outside the grammar.
     pub fn parse(key: &str) -> Result<Self> {
         let bad = || {
             Error::invalid(
