@@ -111,6 +111,7 @@
 pub mod api;
 pub mod crypto;
 pub mod error;
+pub mod events;
 pub mod hazmat;
 pub mod keys;
 pub mod off_thread;

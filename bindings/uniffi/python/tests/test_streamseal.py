@@ -359,6 +359,35 @@ class ErrorsAndBadInputs(unittest.TestCase):
         took = asyncio.run(scenario())
         print(f"  unlock_async (m = 64 MiB, t = 3): {took * 1000:.0f} ms, the event loop ticking throughout")
 
+    def test_realtime_events_decode_typed(self):
+        def fixture(name):
+            with open(os.path.join(ROOT, "tests", "fixtures", "wire", name), encoding="utf-8") as f:
+                return f.read()
+
+        resolved = ss.decode_event("decision:resolved", fixture("event_decision_resolved.json"))
+        self.assertIsInstance(resolved, ss.RealtimeEvent.DECISION_RESOLVED)
+        self.assertEqual((resolved.option_id, resolved.decided_by), ("approve", "usr_01J80000000000000000000002"))
+        self.assertEqual(resolved.note.ciphertext, "bm90ZQ==")
+        self.assertEqual(json.loads(resolved.payload_json), json.loads(fixture("event_decision_resolved.json")))
+        self.assertIsNone(ss.decode_event("decision:resolved", fixture("event_decision_resolved_no_note.json")).note)
+        revoke = ss.decode_event("bot:e2e_revoke", fixture("event_e2e_revoke.json"))
+        self.assertEqual(revoke, ss.RealtimeEvent.E2E_REVOKE(workspace_id="ws_01J80000000000000000000001",
+                                                            bot_id="bot_01J80000000000000000000070",
+                                                            stream_id="stream_01J80000000000000000000012"))
+        steps = ss.decode_event("bot:invocation:sealed-steps", fixture("event_sealed_steps.json"))
+        self.assertEqual((steps.invocation_id, steps.step_count), ("inv_01J80000000000000000000040", 2))
+        grant = ss.decode_event("bot:e2e_grant", '{"streamId": "stream_1"}')
+        self.assertEqual(grant, ss.RealtimeEvent.E2E_GRANT(payload_json='{"streamId": "stream_1"}'))
+        self.assertIsInstance(ss.decode_event("bot_invocation:available", "{}"), ss.RealtimeEvent.INVOCATION_AVAILABLE)
+        other = ss.decode_event("bot:later", "[1]")
+        self.assertEqual((other.name, other.payload_json), ("bot:later", "[1]"))
+        # A known event of another shape, or text that is not JSON, is MALFORMED_JSON.
+        self.assert_code(ERR.MalformedJson, "MALFORMED_JSON", lambda: ss.decode_event("bot:e2e_revoke", '{"botId": 1}'))
+        self.assert_code(ERR.MalformedJson, "MALFORMED_JSON", lambda: ss.decode_event("bot:e2e_grant", "{"))
+        ack = ss.decode_hello_ack(fixture("event_hello_ack.json"))
+        self.assertEqual(ack.e2e_granted_stream_ids, ["stream_01J80000000000000000000012"])
+        self.assertEqual(json.loads(ack.payload_json)["botId"], "bot_01J80000000000000000000070")
+
     def test_every_error_code(self):
         reached = set()
 

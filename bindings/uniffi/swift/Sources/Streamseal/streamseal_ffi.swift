@@ -3793,6 +3793,75 @@ public func FfiConverterTypeHeader_lower(_ value: Header) -> RustBuffer {
 
 
 /**
+ * The socket's hello acknowledgement, decoded.
+ */
+public struct HelloAckInfo: Equatable, Hashable {
+    /**
+     * Sealed streams granted while the runtime was offline.
+     */
+    public var e2eGrantedStreamIds: [String]
+    /**
+     * The payload as it came (the bot id is in it, under a field name the spec does not show).
+     */
+    public var payloadJson: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Sealed streams granted while the runtime was offline.
+         */e2eGrantedStreamIds: [String], 
+        /**
+         * The payload as it came (the bot id is in it, under a field name the spec does not show).
+         */payloadJson: String) {
+        self.e2eGrantedStreamIds = e2eGrantedStreamIds
+        self.payloadJson = payloadJson
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension HelloAckInfo: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeHelloAckInfo: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> HelloAckInfo {
+        return
+            try HelloAckInfo(
+                e2eGrantedStreamIds: FfiConverterSequenceString.read(from: &buf), 
+                payloadJson: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: HelloAckInfo, into buf: inout [UInt8]) {
+        FfiConverterSequenceString.write(value.e2eGrantedStreamIds, into: &buf)
+        FfiConverterString.write(value.payloadJson, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHelloAckInfo_lift(_ buf: RustBuffer) throws -> HelloAckInfo {
+    return try FfiConverterTypeHelloAckInfo.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeHelloAckInfo_lower(_ value: HelloAckInfo) -> RustBuffer {
+    return FfiConverterTypeHelloAckInfo.lower(value)
+}
+
+
+/**
  * A built request, ready for any HTTP client. Headers may hold the API key
  * and a claim token: never log them.
  */
@@ -5284,6 +5353,196 @@ public func FfiConverterTypeOpenResult_lower(_ value: OpenResult) -> RustBuffer 
 
 
 /**
+ * A realtime event. Every variant but `E2eRevoke` keeps its payload as
+ * JSON text (`payload_json`), for what the typed fields leave out and to
+ * hand on (a `decision:resolved` payload is `open_decision_answer`'s
+ * `event_json`).
+ */
+
+public enum RealtimeEvent: Equatable, Hashable {
+    
+    /**
+     * `bot_invocation:available`: claimable work (payload not shown by the spec).
+     */
+    case invocationAvailable(
+        /**
+         * The payload.
+         */payloadJson: String
+    )
+    /**
+     * `bot:invocation:sealed-steps` (runtime to server; decoded for symmetry and tests).
+     */
+    case sealedSteps(
+        /**
+         * The invocation the steps belong to.
+         */invocationId: String, 
+        /**
+         * How many step frames it carries.
+         */stepCount: UInt32, 
+        /**
+         * The payload.
+         */payloadJson: String
+    )
+    /**
+     * `decision:resolved`: an answer to a decision card.
+     */
+    case decisionResolved(
+        /**
+         * The decision.
+         */decisionId: String, 
+        /**
+         * The option chosen (clear; proven only by the sealed note, see `open_decision_answer`).
+         */optionId: String, 
+        /**
+         * Who decided.
+         */decidedBy: String, 
+        /**
+         * The sealed note, when the event carries one.
+         */note: SealedPayload?, 
+        /**
+         * The payload (`open_decision_answer`'s `event_json`).
+         */payloadJson: String
+    )
+    /**
+     * `bot:e2e_revoke`: drop the stream's key, then write presence again.
+     */
+    case e2eRevoke(
+        /**
+         * The workspace.
+         */workspaceId: String, 
+        /**
+         * The bot removed.
+         */botId: String, 
+        /**
+         * The sealed stream.
+         */streamId: String
+    )
+    /**
+     * `bot:e2e_grant`: invited to a sealed scratchpad (payload not shown by the spec).
+     */
+    case e2eGrant(
+        /**
+         * The payload.
+         */payloadJson: String
+    )
+    /**
+     * An event this library does not know.
+     */
+    case other(
+        /**
+         * Its name.
+         */name: String, 
+        /**
+         * The payload.
+         */payloadJson: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension RealtimeEvent: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRealtimeEvent: FfiConverterRustBuffer {
+    typealias SwiftType = RealtimeEvent
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RealtimeEvent {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .invocationAvailable(payloadJson: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 2: return .sealedSteps(invocationId: try FfiConverterString.read(from: &buf), stepCount: try FfiConverterUInt32.read(from: &buf), payloadJson: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 3: return .decisionResolved(decisionId: try FfiConverterString.read(from: &buf), optionId: try FfiConverterString.read(from: &buf), decidedBy: try FfiConverterString.read(from: &buf), note: try FfiConverterOptionTypeSealedPayload.read(from: &buf), payloadJson: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 4: return .e2eRevoke(workspaceId: try FfiConverterString.read(from: &buf), botId: try FfiConverterString.read(from: &buf), streamId: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 5: return .e2eGrant(payloadJson: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 6: return .other(name: try FfiConverterString.read(from: &buf), payloadJson: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: RealtimeEvent, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .invocationAvailable(payloadJson):
+            writeInt(&buf, Int32(1))
+            FfiConverterString.write(payloadJson, into: &buf)
+            
+        
+        case let .sealedSteps(invocationId,stepCount,payloadJson):
+            writeInt(&buf, Int32(2))
+            FfiConverterString.write(invocationId, into: &buf)
+            FfiConverterUInt32.write(stepCount, into: &buf)
+            FfiConverterString.write(payloadJson, into: &buf)
+            
+        
+        case let .decisionResolved(decisionId,optionId,decidedBy,note,payloadJson):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(decisionId, into: &buf)
+            FfiConverterString.write(optionId, into: &buf)
+            FfiConverterString.write(decidedBy, into: &buf)
+            FfiConverterOptionTypeSealedPayload.write(note, into: &buf)
+            FfiConverterString.write(payloadJson, into: &buf)
+            
+        
+        case let .e2eRevoke(workspaceId,botId,streamId):
+            writeInt(&buf, Int32(4))
+            FfiConverterString.write(workspaceId, into: &buf)
+            FfiConverterString.write(botId, into: &buf)
+            FfiConverterString.write(streamId, into: &buf)
+            
+        
+        case let .e2eGrant(payloadJson):
+            writeInt(&buf, Int32(5))
+            FfiConverterString.write(payloadJson, into: &buf)
+            
+        
+        case let .other(name,payloadJson):
+            writeInt(&buf, Int32(6))
+            FfiConverterString.write(name, into: &buf)
+            FfiConverterString.write(payloadJson, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRealtimeEvent_lift(_ buf: RustBuffer) throws -> RealtimeEvent {
+    return try FfiConverterTypeRealtimeEvent.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRealtimeEvent_lower(_ value: RealtimeEvent) -> RustBuffer {
+    return FfiConverterTypeRealtimeEvent.lower(value)
+}
+
+
+
+/**
  * A request body (the core's `RequestBody`).
  */
 
@@ -6751,6 +7010,30 @@ fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeSealedPayload: FfiConverterRustBuffer {
+    typealias SwiftType = SealedPayload?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeSealedPayload.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeSealedPayload.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeOwnKeys: FfiConverterRustBuffer {
     typealias SwiftType = OwnKeys?
 
@@ -7704,6 +7987,30 @@ public func errorCodes() -> [String]  {
 })
 }
 /**
+ * Decodes a realtime event from its name and payload (JSON text). A known
+ * event whose payload does not have its shape is `MALFORMED_JSON`.
+ */
+public func decodeEvent(name: String, payloadJson: String)throws  -> RealtimeEvent  {
+    return try  FfiConverterTypeRealtimeEvent_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_decode_event(
+        FfiConverterString.lower(name),
+        FfiConverterString.lower(payloadJson),uniffiCallStatus
+    )
+})
+}
+/**
+ * Decodes the socket's hello acknowledgement (JSON text).
+ */
+public func decodeHelloAck(payloadJson: String)throws  -> HelloAckInfo  {
+    return try  FfiConverterTypeHelloAckInfo_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_decode_hello_ack(
+        FfiConverterString.lower(payloadJson),uniffiCallStatus
+    )
+})
+}
+/**
  * AES-256-GCM with the caller's iv, exactly as envelopes and bundles call
  * it (to craft hostile inputs in tests).
  */
@@ -8368,6 +8675,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_error_codes() != 52098) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_decode_event() != 20831) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_decode_hello_ack() != 37827) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_hazmat_aes256gcm_seal() != 1397) {

@@ -918,6 +918,16 @@ RustBuffer uniffi_streamseal_ffi_fn_func_error_codes(RustCallStatus *_Nonnull ou
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_DECODE_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_DECODE_EVENT
+RustBuffer uniffi_streamseal_ffi_fn_func_decode_event(RustBuffer name, RustBuffer payload_json, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_DECODE_HELLO_ACK
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_DECODE_HELLO_ACK
+RustBuffer uniffi_streamseal_ffi_fn_func_decode_hello_ack(RustBuffer payload_json, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_HAZMAT_AES256GCM_SEAL
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_HAZMAT_AES256GCM_SEAL
 RustBuffer uniffi_streamseal_ffi_fn_func_hazmat_aes256gcm_seal(RustBuffer key, RustBuffer iv, RustBuffer plaintext, RustBuffer aad, RustCallStatus *_Nonnull out_status
@@ -1509,6 +1519,18 @@ uint16_t uniffi_streamseal_ffi_checksum_func_wrap_stream_key(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_ERROR_CODES
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_ERROR_CODES
 uint16_t uniffi_streamseal_ffi_checksum_func_error_codes(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_DECODE_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_DECODE_EVENT
+uint16_t uniffi_streamseal_ffi_checksum_func_decode_event(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_DECODE_HELLO_ACK
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_DECODE_HELLO_ACK
+uint16_t uniffi_streamseal_ffi_checksum_func_decode_hello_ack(void
     
 );
 #endif

@@ -1401,4 +1401,27 @@ class StreamsealTest {
         val bundle = createBundleAsync(secret, "pass".toByteArray(), floor)
         assertContentEquals(secret.toBytes(), openBundleAsync(secret.publicKey(), bundle, "pass".toByteArray(), limits).toBytes())
     }
+
+    @Test
+    @Order(21)
+    @DisplayName("realtime events (API §6) decode typed; payloads the spec does not show cross as JSON")
+    fun realtimeEvents() {
+        val fixtures = File(vectors, "../../fixtures/wire")
+        fun fixture(name: String) = File(fixtures, name).readText()
+        val resolved = decodeEvent("decision:resolved", fixture("event_decision_resolved.json")) as RealtimeEvent.DecisionResolved
+        assertEquals("approve" to "usr_01J80000000000000000000002", resolved.optionId to resolved.decidedBy)
+        assertEquals("bm90ZQ==", resolved.note!!.ciphertext)
+        assertNull((decodeEvent("decision:resolved", fixture("event_decision_resolved_no_note.json")) as RealtimeEvent.DecisionResolved).note)
+        assertEquals(
+            RealtimeEvent.E2eRevoke("ws_01J80000000000000000000001", "bot_01J80000000000000000000070", "stream_01J80000000000000000000012"),
+            decodeEvent("bot:e2e_revoke", fixture("event_e2e_revoke.json")),
+        )
+        val steps = decodeEvent("bot:invocation:sealed-steps", fixture("event_sealed_steps.json")) as RealtimeEvent.SealedSteps
+        assertEquals("inv_01J80000000000000000000040" to 2u, steps.invocationId to steps.stepCount)
+        assertEquals(RealtimeEvent.E2eGrant("{}"), decodeEvent("bot:e2e_grant", "{}"))
+        assertEquals(RealtimeEvent.Other("bot:later", "[1]"), decodeEvent("bot:later", "[1]"))
+        expect<StreamsealException.MalformedJson>("MALFORMED_JSON") { decodeEvent("bot:e2e_revoke", """{"botId":1}""") }
+        val ack = decodeHelloAck(fixture("event_hello_ack.json"))
+        assertEquals(listOf("stream_01J80000000000000000000012"), ack.e2eGrantedStreamIds)
+    }
 }
