@@ -128,11 +128,11 @@ test("a 64 MiB unlock in the worker keeps the page's 10 ms timer firing; on the 
   assert.deepEqual(r.wrong, { name: "StreamsealError", code: "WRONG_PASSPHRASE" });
   assert.equal(r.keyType, "IdentityKey");
   assert.equal(r.recipient.publicKey, f.publicKey);
-  // The page kept running: the timer fired all along and never stalled.
+  // The page kept running: the timer fired all along, its longest stall a
+  // fraction of the one the same unlock causes on the page.
   assert.ok(r.ticks >= Math.floor(r.workerMs / 10 / 2), `${r.ticks} ticks in ${r.workerMs} ms`);
-  assert.ok(r.maxGapWorker < 100, `longest gap ${r.maxGapWorker} ms`);
-  // On the page, the same unlock stalls the timer for about its whole length.
-  assert.ok(r.maxGapPage >= r.pageMs * 0.8, `page gap ${r.maxGapPage} ms for a ${r.pageMs} ms unlock`);
+  assert.ok(r.maxGapWorker < 250, `longest gap ${r.maxGapWorker} ms`);
+  assert.ok(r.maxGapWorker * 5 < r.maxGapPage, `worker ${r.maxGapWorker} ms against page ${r.maxGapPage} ms`);
   assert.deepEqual(r.admitted, [0]);
   assert.deepEqual(r.opened, TEXTS.map((text) => ["opened", text, "verified"]));
   assert.equal(r.highWater, 0);
@@ -150,14 +150,16 @@ test("terminating the worker or aborting a call cancels the unlock in flight", a
           () => "resolved",
           (e) => e.name,
         );
-      // terminate() while the unlock runs.
+      // terminate() while the unlock runs (the module loaded first).
       const a = window.StreamsealWorker.start();
+      await a.run("errorCodes");
       const first = outcome(a.unlock(f.ownKey, passphrase()));
       await new Promise((resolve) => setTimeout(resolve, 20));
       a.terminate();
       const afterTerminate = await outcome(a.unlock(f.ownKey, passphrase()));
       // An AbortSignal on the call.
       const b = window.StreamsealWorker.start();
+      await b.run("errorCodes");
       const controller = new AbortController();
       const second = outcome(b.unlock(f.ownKey, passphrase(), null, { signal: controller.signal }));
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -175,4 +177,53 @@ test("terminating the worker or aborting a call cancels the unlock in flight", a
     bTerminated: true,
     third: "AbortError",
   });
+});
+
+test("the worker refuses its internals and another worker's handles; server data shaped like a handle stays data", async () => {
+  const f = fixture();
+  const r = await withPage((page) =>
+    page.evaluate(async ({ f, PASSPHRASE }) => {
+      const code = (p) =>
+        p.then(
+          () => "resolved",
+          (e) => e.code ?? e.name,
+        );
+      const w = window.StreamsealWorker.start();
+      // A key record whose unknown field looks like a handle: it is data.
+      const record = { ...f.ownKey, later: { __streamsealHandle: 1, s: "a guess", type: "IdentityKey" } };
+      const key = await w.unlock(record, new TextEncoder().encode(PASSPHRASE));
+      const refused = {
+        hazmat: await code(w.run("hazmatSealWithRandomness", [])),
+        initSync: await code(w.run("initSync", [])),
+        wrap: await code(w.callStatic("IdentityKey.__wrap", [8])),
+        free: await code(key.call("free")),
+        raw: await code(key.call("__destroy_into_raw")),
+        constructor: await code(key.get("constructor")),
+        inherited: await code(key.call("toString")),
+      };
+      const other = window.StreamsealWorker.start();
+      const foreign = await code(other.run("openKeyWraps", [key, key, f.keyWraps, [key]]));
+      const stillThere = (await key.call("recipient")).keyId;
+      const missing = window.StreamsealWorker.start({ url: "/examples/no-such-worker.js" });
+      const loadFailure = await missing.run("errorCodes").then(
+        () => "resolved",
+        (e) => e.message.startsWith("the streamseal worker failed"),
+      );
+      for (const x of [w, other, missing]) x.terminate();
+      return { refused, foreign, stillThere, loadFailure, keyType: key.type };
+    }, { f, PASSPHRASE }),
+  );
+  assert.deepEqual(r.refused, {
+    hazmat: "INVALID_FIELD",
+    initSync: "INVALID_FIELD",
+    wrap: "INVALID_FIELD",
+    free: "INVALID_FIELD",
+    raw: "INVALID_FIELD",
+    constructor: "INVALID_FIELD",
+    inherited: "INVALID_FIELD",
+  });
+  assert.equal(r.foreign, "INVALID_FIELD");
+  assert.equal(r.stillThere, "key_owner_laptop");
+  assert.equal(r.loadFailure, true);
+  assert.equal(r.keyType, "IdentityKey");
 });

@@ -9,12 +9,19 @@ import { StreamsealError } from "../dist/error.js";
 
 const HANDLE = Symbol("streamseal handle");
 
+// A `Remote` the page drops is freed in the worker (its secrets zeroized
+// there), as wasm-bindgen's own finalizer would on the main thread.
+const dropped = new FinalizationRegistry(({ worker, handle }) => {
+  if (!worker.terminated) worker.request({ op: "free", target: handle, args: [] }).catch(() => {});
+});
+
 /** An object held in the worker (an IdentityKey, a StreamState, ...). */
 export class Remote {
   constructor(worker, handle) {
     this.worker = worker;
     this.type = handle.type;
     this[HANDLE] = handle;
+    dropped.register(this, { worker, handle }, this);
   }
 
   /** Calls a method of the object in the worker. */
@@ -29,19 +36,12 @@ export class Remote {
 
   /** Frees the object in the worker (its secrets zeroized there). */
   free() {
+    dropped.unregister(this);
     return this.worker.request({ op: "free", target: this[HANDLE], args: [] });
   }
 }
 
 const isPlain = (v) => v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype;
-
-// Remote objects to their handles, at any depth of arrays and plain objects.
-function lower(value) {
-  if (value instanceof Remote) return value[HANDLE];
-  if (Array.isArray(value)) return value.map(lower);
-  if (isPlain(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lower(v)]));
-  return value;
-}
 
 function abortError() {
   return new DOMException("the streamseal worker was terminated", "AbortError");
@@ -70,6 +70,9 @@ export class StreamsealWorker {
     this.pending = new Map();
     this.next = 1;
     this.terminated = false;
+    // Tags this worker's handles (see worker.js); sent before any call.
+    this.session = crypto.randomUUID();
+    worker.postMessage({ op: "session", s: this.session });
     worker.onmessage = ({ data }) => {
       const call = this.pending.get(data.id);
       if (call === undefined) return;
@@ -83,21 +86,39 @@ export class StreamsealWorker {
         call.reject(new Error(data.error.message));
       }
     };
-    worker.onerror = (event) => {
+    // The worker script did not load, or threw: it is done for, and every
+    // pending and later call rejects instead of hanging.
+    const broken = (what) => (event) => {
       event.preventDefault?.();
-      this.fail(new Error(`the streamseal worker failed: ${event.message ?? "load error"}`));
+      this.stop(new Error(`the streamseal worker failed: ${event.message ?? what}`));
     };
+    worker.onerror = broken("load error");
+    worker.onmessageerror = broken("a reply did not cross");
     if (signal) {
       if (signal.aborted) this.terminate();
       else signal.addEventListener("abort", () => this.terminate(), { once: true });
     }
   }
 
+  /** Handles of this worker's session (top level or in an array) to `Remote`s. */
   lift(value) {
     if (Array.isArray(value)) return value.map((v) => this.lift(v));
-    if (value !== null && typeof value === "object" && typeof value.__streamsealHandle === "number") {
+    if (isPlain(value) && value.s === this.session && typeof value.__streamsealHandle === "number") {
       return new Remote(this, value);
     }
+    return value;
+  }
+
+  /** `Remote`s to their handles, at any depth of arrays and plain objects. */
+  lower(value) {
+    if (value instanceof Remote) {
+      if (value.worker !== this) {
+        throw new StreamsealError("INVALID_FIELD", "field `handle` is invalid: an object of another worker");
+      }
+      return value[HANDLE];
+    }
+    if (Array.isArray(value)) return value.map((v) => this.lower(v));
+    if (isPlain(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.lower(v)]));
     return value;
   }
 
@@ -110,9 +131,16 @@ export class StreamsealWorker {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       const onAbort = () => this.terminate();
+      let posted;
+      try {
+        posted = { ...message, id, args: this.lower(message.args), target: message.target };
+        this.worker.postMessage(posted);
+      } catch (e) {
+        reject(e);
+        return;
+      }
       signal?.addEventListener("abort", onAbort, { once: true });
       this.pending.set(id, { resolve, reject, signal, onAbort });
-      this.worker.postMessage({ ...message, id, args: lower(message.args) });
     });
   }
 
@@ -165,9 +193,13 @@ export class StreamsealWorker {
 
   /** Terminates the worker: cancels what runs and frees all of its memory. */
   terminate() {
+    this.stop(abortError());
+  }
+
+  stop(error) {
     if (this.terminated) return;
     this.terminated = true;
     this.worker.terminate();
-    this.fail(abortError());
+    this.fail(error);
   }
 }
