@@ -6,7 +6,7 @@ use streamseal::wire::events::{Event, HelloAck};
 
 use crate::error::{Result, from_json};
 
-/// A realtime event. Every variant but `E2eRevoke` keeps its payload as
+/// A realtime event. Every variant but `E2eRevoke` and `SealedSteps` keeps its payload as
 /// JSON text (`payload_json`), for what the typed fields leave out and to
 /// hand on (a `decision:resolved` payload is `open_decision_answer`'s
 /// `event_json`).
@@ -17,21 +17,22 @@ pub enum RealtimeEvent {
         /// The payload.
         payload_json: String,
     },
-    /// `bot:invocation:sealed-steps` (runtime to server; decoded for symmetry and tests).
+    /// `bot:invocation:sealed-steps` (runtime to server; decoded for
+    /// symmetry and tests). Its payload, which holds the invocation's
+    /// callback token, is not kept: the token is a secret.
     SealedSteps {
         /// The invocation the steps belong to.
         invocation_id: String,
         /// How many step frames it carries.
         step_count: u32,
-        /// The payload.
-        payload_json: String,
     },
     /// `decision:resolved`: an answer to a decision card.
     DecisionResolved {
         /// The decision.
         decision_id: String,
-        /// The option chosen (clear; proven only by the sealed note, see `open_decision_answer`).
-        option_id: String,
+        /// The option the server says was chosen: clear, unproven. Act only on
+        /// the answer `open_decision_answer` proves from the sealed note.
+        claimed_option_id: String,
         /// Who decided.
         decided_by: String,
         /// The sealed note, when the event carries one.
@@ -72,12 +73,11 @@ pub fn decode_event(name: String, payload_json: String) -> Result<RealtimeEvent>
         Event::SealedSteps(e) => RealtimeEvent::SealedSteps {
             invocation_id: e.invocation_id.clone(),
             step_count: u32::try_from(e.steps.len()).unwrap_or(u32::MAX),
-            payload_json,
         },
         Event::DecisionResolved(e) => RealtimeEvent::DecisionResolved {
             note: e.note(),
             decision_id: e.decision_id,
-            option_id: e.option_id,
+            claimed_option_id: e.option_id,
             decided_by: e.decided_by,
             payload_json,
         },

@@ -10,7 +10,11 @@
 //! result is dropped when the thread finishes; the key derivation itself
 //! cannot be interrupted midway (Argon2 has no such point), so its memory
 //! (64 MiB by default) is held until it ends, at most one KDF's duration.
-//! Secrets in a dropped result are zeroized as everywhere else.
+//! Secrets in a dropped result are zeroized as everywhere else, and so is a
+//! passphrase whose call is dropped before it ran (it is held in
+//! `Zeroizing` from the call's start). At most two derivations run at once;
+//! later calls wait for a turn, and a call cancelled while waiting never
+//! starts.
 //!
 //! A thread that finishes wakes its caller through UniFFI's continuation
 //! callback, on that thread. Python refuses such a thread the GIL once the
@@ -27,6 +31,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::{Arc, Mutex};
 
 use futures_channel::oneshot;
+use zeroize::Zeroizing;
 
 use crate::error::Result;
 use crate::keys::{IdentityKey, KdfLimits, SecretKey};
@@ -76,9 +81,53 @@ pub fn wait_for_background_work(timeout_ms: u64) -> bool {
         .is_ok_and(|(n, _)| *n == 0)
 }
 
+/// At most this many key derivations run at once (each holds up to the
+/// record's memory cost, 64 MiB by default and 128 MiB at the open caps);
+/// more wait for a turn, and one whose caller was cancelled meanwhile never
+/// starts. An app that cancels and retries cannot stack them.
+const MAX_RUNNING: usize = 2;
+
+/// How many derivations run now, and the signal of one ending.
+static TURNS: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+/// A turn to run a derivation, given back when dropped (also on a panic).
+struct Turn;
+
+impl Turn {
+    /// Waits for a turn; `None` when `cancelled()` turns true first.
+    fn wait(cancelled: impl Fn() -> bool) -> Option<Turn> {
+        let mut running = TURNS.0.lock().ok()?;
+        loop {
+            if cancelled() {
+                return None;
+            }
+            if *running < MAX_RUNNING {
+                *running += 1;
+                return Some(Turn);
+            }
+            // Rechecks the caller's cancellation now and then.
+            running = TURNS
+                .1
+                .wait_timeout(running, Duration::from_millis(50))
+                .ok()?
+                .0;
+        }
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        if let Ok(mut running) = TURNS.0.lock() {
+            *running = running.saturating_sub(1);
+        }
+        TURNS.1.notify_all();
+    }
+}
+
 /// Runs `work` on a thread of its own and awaits its result; a panic in it
 /// resumes in the awaiting call, as it would have in the blocking one. When
-/// no thread can be started, `work` runs in place.
+/// no thread can be started (only an exhausted system), `work` runs in
+/// place, blocking the caller as the synchronous form does.
 async fn off_thread<T: Send + 'static>(
     name: &str,
     work: impl FnOnce() -> Result<T> + Send + 'static,
@@ -93,11 +142,16 @@ async fn off_thread<T: Send + 'static>(
             // Counted out only after the wake below (dropped last).
             let _running = running;
             let work = on_thread.lock().ok().and_then(|mut slot| slot.take());
-            if let Some(work) = work {
-                // The receiver may be gone (the call was cancelled): the
-                // result is then dropped here.
-                let _ = tx.send(catch_unwind(AssertUnwindSafe(work)));
-            }
+            let Some(work) = work else { return };
+            // A call cancelled while it waited for its turn never starts.
+            let Some(turn) = Turn::wait(|| tx.is_canceled()) else {
+                return;
+            };
+            let result = catch_unwind(AssertUnwindSafe(work));
+            drop(turn);
+            // The receiver may be gone (the call was cancelled): the
+            // result is then dropped here (secrets in it are zeroized).
+            let _ = tx.send(result);
         });
     if spawned.is_err() {
         let work = job.lock().ok().and_then(|mut slot| slot.take());
@@ -123,8 +177,9 @@ pub async fn set_up_user_key_async(
     passphrase: Vec<u8>,
     params: KdfParams,
 ) -> Result<NewUserKey> {
+    let mut passphrase = Zeroizing::new(passphrase);
     off_thread("set-up", move || {
-        crate::sealed::set_up_user_key(key_id, passphrase, params)
+        crate::sealed::set_up_user_key(key_id, std::mem::take(&mut *passphrase), params)
     })
     .await
 }
@@ -136,8 +191,9 @@ pub async fn unlock_async(
     passphrase: Vec<u8>,
     limits: KdfLimits,
 ) -> Result<Arc<IdentityKey>> {
+    let mut passphrase = Zeroizing::new(passphrase);
     off_thread("unlock", move || {
-        crate::sealed::unlock(record_json, passphrase, limits)
+        crate::sealed::unlock(record_json, std::mem::take(&mut *passphrase), limits)
     })
     .await
 }
@@ -151,11 +207,15 @@ pub async fn change_passphrase_async(
     params: KdfParams,
     limits: KdfLimits,
 ) -> Result<String> {
+    let (mut old, mut new) = (
+        Zeroizing::new(old_passphrase),
+        Zeroizing::new(new_passphrase),
+    );
     off_thread("change-passphrase", move || {
         crate::sealed::change_passphrase(
             record_json,
-            old_passphrase,
-            new_passphrase,
+            std::mem::take(&mut *old),
+            std::mem::take(&mut *new),
             params,
             limits,
         )
@@ -170,8 +230,9 @@ pub async fn create_bundle_async(
     passphrase: Vec<u8>,
     params: KdfParams,
 ) -> Result<SealedBundle> {
+    let mut passphrase = Zeroizing::new(passphrase);
     off_thread("create-bundle", move || {
-        crate::crypto::create_bundle(secret, passphrase, params)
+        crate::crypto::create_bundle(secret, std::mem::take(&mut *passphrase), params)
     })
     .await
 }
@@ -184,8 +245,9 @@ pub async fn open_bundle_async(
     passphrase: Vec<u8>,
     limits: KdfLimits,
 ) -> Result<Arc<SecretKey>> {
+    let mut passphrase = Zeroizing::new(passphrase);
     off_thread("open-bundle", move || {
-        crate::crypto::open_bundle(public_key, bundle, passphrase, limits)
+        crate::crypto::open_bundle(public_key, bundle, std::mem::take(&mut *passphrase), limits)
     })
     .await
 }

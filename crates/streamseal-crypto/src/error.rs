@@ -318,8 +318,9 @@ macro_rules! layer_errors {
     (@munch [$($crypto:tt)*] [$($rest:tt)*] $(#[doc = $doc:literal])* $variant:ident => $text:literal [crypto $($more:ident)*], $message:tt $({ $($fields:tt)* })?; $($tail:tt)*) => {
         layer_errors!(@munch [$($crypto)* $variant, $message $({ $($fields)* })?;] [$($rest)*] $($tail)*);
     };
-    // Any other entry goes to the top-level enum.
-    (@munch [$($crypto:tt)*] [$($rest:tt)*] $(#[doc = $doc:literal])* $variant:ident => $text:literal [$($other:ident)*], $message:tt $({ $($fields:tt)* })?; $($tail:tt)*) => {
+    // An entry tagged `[]` goes to the top-level enum (any other tag fails
+    // to match, so a misspelt layer does not compile).
+    (@munch [$($crypto:tt)*] [$($rest:tt)*] $(#[doc = $doc:literal])* $variant:ident => $text:literal [], $message:tt $({ $($fields:tt)* })?; $($tail:tt)*) => {
         layer_errors!(@munch [$($crypto)*] [$($rest)* $variant, $message $({ $($fields)* })?;] $($tail)*);
     };
     (@munch [$($cv:ident, $cm:tt $({ $($cf:tt)* })?;)*] [$($tv:ident, $tm:tt $({ $($tf:tt)* })?;)*]) => {
@@ -364,9 +365,11 @@ macro_rules! layer_errors {
 
         /// The one top-level error: every code, whichever layer raised it.
         ///
-        /// The layers above the crypto (wire, API, sealed flows) return it;
-        /// what the crypto layer raised is [`Error::Crypto`], with the same
-        /// code and message.
+        /// The layers above the crypto (wire, API, sealed flows) return it.
+        /// [`Error::Crypto`] holds the codes of [`CryptoError::CODES`],
+        /// whichever layer raised them (the sealed flows raise some of them
+        /// too, e.g. `AAD_MISMATCH`): it names a kind of failure, not where
+        /// it happened. Branch on [`Error::code`].
         ///
         /// Messages never contain secret material or plaintext; they name the field
         /// and the rule that failed.

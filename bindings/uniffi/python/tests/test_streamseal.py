@@ -324,7 +324,7 @@ class ErrorsAndBadInputs(unittest.TestCase):
             await ticker
             self.assertEqual(key.public_key(), new.key.public_key())
             self.assertGreaterEqual(ticks, int(took / 0.01 / 2), (ticks, took))
-            self.assertLess(max(gaps), 0.1, max(gaps))
+            self.assertLess(max(gaps), 0.25, max(gaps))
 
             # Errors keep their variant and code.
             with self.assertRaises(ERR.WrongPassphrase) as caught:
@@ -336,10 +336,15 @@ class ErrorsAndBadInputs(unittest.TestCase):
             # Cancelling the awaiting task cancels the call.
             task = asyncio.create_task(ss.unlock_async(record, b"right", limits))
             await asyncio.sleep(0.02)
+            self.assertFalse(ss.wait_for_background_work(0))  # its derivation is running
+            cancelled_at = time.perf_counter()
             task.cancel()
             with self.assertRaises(asyncio.CancelledError):
                 await task
+            # The await ends at once; the derivation itself runs to its end, then its thread is gone.
+            self.assertLess(time.perf_counter() - cancelled_at, took / 2)
             self.assertTrue(task.cancelled())
+            self.assertTrue(ss.wait_for_background_work(30_000))
 
             # Change passphrase, bundle create and open.
             changed = json.loads(await ss.change_passphrase_async(record, b"right", b"new", floor, limits))
@@ -357,6 +362,7 @@ class ErrorsAndBadInputs(unittest.TestCase):
             return took
 
         took = asyncio.run(scenario())
+        self.assertTrue(ss.wait_for_background_work(30_000))
         print(f"  unlock_async (m = 64 MiB, t = 3): {took * 1000:.0f} ms, the event loop ticking throughout")
 
     def test_realtime_events_decode_typed(self):
@@ -366,7 +372,7 @@ class ErrorsAndBadInputs(unittest.TestCase):
 
         resolved = ss.decode_event("decision:resolved", fixture("event_decision_resolved.json"))
         self.assertIsInstance(resolved, ss.RealtimeEvent.DECISION_RESOLVED)
-        self.assertEqual((resolved.option_id, resolved.decided_by), ("approve", "usr_01J80000000000000000000002"))
+        self.assertEqual((resolved.claimed_option_id, resolved.decided_by), ("approve", "usr_01J80000000000000000000002"))
         self.assertEqual(resolved.note.ciphertext, "bm90ZQ==")
         self.assertEqual(json.loads(resolved.payload_json), json.loads(fixture("event_decision_resolved.json")))
         self.assertIsNone(ss.decode_event("decision:resolved", fixture("event_decision_resolved_no_note.json")).note)

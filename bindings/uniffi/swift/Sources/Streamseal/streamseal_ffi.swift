@@ -5353,7 +5353,7 @@ public func FfiConverterTypeOpenResult_lower(_ value: OpenResult) -> RustBuffer 
 
 
 /**
- * A realtime event. Every variant but `E2eRevoke` keeps its payload as
+ * A realtime event. Every variant but `E2eRevoke` and `SealedSteps` keeps its payload as
  * JSON text (`payload_json`), for what the typed fields leave out and to
  * hand on (a `decision:resolved` payload is `open_decision_answer`'s
  * `event_json`).
@@ -5370,7 +5370,9 @@ public enum RealtimeEvent: Equatable, Hashable {
          */payloadJson: String
     )
     /**
-     * `bot:invocation:sealed-steps` (runtime to server; decoded for symmetry and tests).
+     * `bot:invocation:sealed-steps` (runtime to server; decoded for
+     * symmetry and tests). Its payload, which holds the invocation's
+     * callback token, is not kept: the token is a secret.
      */
     case sealedSteps(
         /**
@@ -5378,10 +5380,7 @@ public enum RealtimeEvent: Equatable, Hashable {
          */invocationId: String, 
         /**
          * How many step frames it carries.
-         */stepCount: UInt32, 
-        /**
-         * The payload.
-         */payloadJson: String
+         */stepCount: UInt32
     )
     /**
      * `decision:resolved`: an answer to a decision card.
@@ -5391,8 +5390,9 @@ public enum RealtimeEvent: Equatable, Hashable {
          * The decision.
          */decisionId: String, 
         /**
-         * The option chosen (clear; proven only by the sealed note, see `open_decision_answer`).
-         */optionId: String, 
+         * The option the server says was chosen: clear, unproven. Act only on
+         * the answer `open_decision_answer` proves from the sealed note.
+         */claimedOptionId: String, 
         /**
          * Who decided.
          */decidedBy: String, 
@@ -5460,10 +5460,10 @@ public struct FfiConverterTypeRealtimeEvent: FfiConverterRustBuffer {
         case 1: return .invocationAvailable(payloadJson: try FfiConverterString.read(from: &buf)
         )
         
-        case 2: return .sealedSteps(invocationId: try FfiConverterString.read(from: &buf), stepCount: try FfiConverterUInt32.read(from: &buf), payloadJson: try FfiConverterString.read(from: &buf)
+        case 2: return .sealedSteps(invocationId: try FfiConverterString.read(from: &buf), stepCount: try FfiConverterUInt32.read(from: &buf)
         )
         
-        case 3: return .decisionResolved(decisionId: try FfiConverterString.read(from: &buf), optionId: try FfiConverterString.read(from: &buf), decidedBy: try FfiConverterString.read(from: &buf), note: try FfiConverterOptionTypeSealedPayload.read(from: &buf), payloadJson: try FfiConverterString.read(from: &buf)
+        case 3: return .decisionResolved(decisionId: try FfiConverterString.read(from: &buf), claimedOptionId: try FfiConverterString.read(from: &buf), decidedBy: try FfiConverterString.read(from: &buf), note: try FfiConverterOptionTypeSealedPayload.read(from: &buf), payloadJson: try FfiConverterString.read(from: &buf)
         )
         
         case 4: return .e2eRevoke(workspaceId: try FfiConverterString.read(from: &buf), botId: try FfiConverterString.read(from: &buf), streamId: try FfiConverterString.read(from: &buf)
@@ -5488,17 +5488,16 @@ public struct FfiConverterTypeRealtimeEvent: FfiConverterRustBuffer {
             FfiConverterString.write(payloadJson, into: &buf)
             
         
-        case let .sealedSteps(invocationId,stepCount,payloadJson):
+        case let .sealedSteps(invocationId,stepCount):
             writeInt(&buf, Int32(2))
             FfiConverterString.write(invocationId, into: &buf)
             FfiConverterUInt32.write(stepCount, into: &buf)
-            FfiConverterString.write(payloadJson, into: &buf)
             
         
-        case let .decisionResolved(decisionId,optionId,decidedBy,note,payloadJson):
+        case let .decisionResolved(decisionId,claimedOptionId,decidedBy,note,payloadJson):
             writeInt(&buf, Int32(3))
             FfiConverterString.write(decisionId, into: &buf)
-            FfiConverterString.write(optionId, into: &buf)
+            FfiConverterString.write(claimedOptionId, into: &buf)
             FfiConverterString.write(decidedBy, into: &buf)
             FfiConverterOptionTypeSealedPayload.write(note, into: &buf)
             FfiConverterString.write(payloadJson, into: &buf)

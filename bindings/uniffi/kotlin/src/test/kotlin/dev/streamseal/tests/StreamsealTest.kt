@@ -1388,9 +1388,14 @@ class StreamsealTest {
         // Cancelling the coroutine cancels the call.
         val pending = async { unlockAsync(record, "right".toByteArray(), limits) }
         delay(20)
+        assertTrue(!waitForBackgroundWork(0uL), "the derivation is running")
+        val cancelledAt = System.nanoTime()
         pending.cancel()
         assertFailsWith<CancellationException> { pending.await() }
+        // The await ends at once; the derivation runs to its end, then its thread is gone.
+        assertTrue((System.nanoTime() - cancelledAt) / 1_000_000 < ms / 2, "cancel took too long")
         assertTrue(pending.isCancelled)
+        assertTrue(waitForBackgroundWork(30_000uL))
 
         // Change passphrase, bundle create and open.
         val floor = kdfParamsCreationFloor()
@@ -1409,7 +1414,7 @@ class StreamsealTest {
         val fixtures = File(vectors, "../../fixtures/wire")
         fun fixture(name: String) = File(fixtures, name).readText()
         val resolved = decodeEvent("decision:resolved", fixture("event_decision_resolved.json")) as RealtimeEvent.DecisionResolved
-        assertEquals("approve" to "usr_01J80000000000000000000002", resolved.optionId to resolved.decidedBy)
+        assertEquals("approve" to "usr_01J80000000000000000000002", resolved.claimedOptionId to resolved.decidedBy)
         assertEquals("bm90ZQ==", resolved.note!!.ciphertext)
         assertNull((decodeEvent("decision:resolved", fixture("event_decision_resolved_no_note.json")) as RealtimeEvent.DecisionResolved).note)
         assertEquals(
