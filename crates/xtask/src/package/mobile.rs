@@ -90,6 +90,7 @@ pub fn setup() -> Result {
 /// Compiles `libstreamseal_ffi.a` for every target into `out/mobile/<target>/`.
 /// (They are hard links to the build output: 5 × ~80 MB is not copied.)
 pub fn libraries(out: &Path) -> Result {
+    setup()?;
     let target_dir = root().join("target");
     let installed = installed_targets()?;
     for target in TARGETS {
