@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::cmd::{Result, root, run, run_in, works};
+use crate::cmd::{Result, path_str, root, run, run_in, works};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
@@ -38,11 +38,6 @@ fn venv_python() -> PathBuf {
 
 fn bench_js() -> PathBuf {
     root().join("js/bench")
-}
-
-fn path_str(path: &Path) -> Result<&str> {
-    path.to_str()
-        .ok_or_else(|| format!("path is not UTF-8: {}", path.display()))
 }
 
 /// Runs a command in `dir`, echoing it, and returns its stdout (stderr

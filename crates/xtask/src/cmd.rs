@@ -101,3 +101,44 @@ pub fn apt_install(packages: &[&str], recommends: bool) -> Result {
     install.extend(packages.iter().copied());
     run(program, &install)
 }
+
+/// A path as the `&str` a command line takes.
+pub fn path_str(path: &Path) -> Result<&str> {
+    path.to_str()
+        .ok_or_else(|| format!("{} is not UTF-8", path.display()))
+}
+
+/// Copies one file.
+pub fn copy(from: &Path, to: &Path) -> Result {
+    std::fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
+}
+
+/// An empty directory at `dir` (what was there is removed).
+pub fn fresh_dir(dir: &Path) -> Result {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))
+}
+
+/// Copies a template directory, without what a build or an install left in
+/// it (`node_modules`, `dist`, `target`).
+pub fn copy_tree(from: &Path, to: &Path) -> Result {
+    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for entry in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let name = entry.file_name();
+        if name == "node_modules" || name == "dist" || name == "target" {
+            continue;
+        }
+        let path = entry.path();
+        if path.is_dir() {
+            copy_tree(&path, &to.join(&name))?;
+        } else {
+            copy(&path, &to.join(&name))?;
+        }
+    }
+    Ok(())
+}

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::cmd::{Result, apt_install, root, run, run_in, works};
+use crate::cmd::{Result, apt_install, copy, path_str, root, run, run_in, works};
 
 /// The Maven project of the JVM jar (`pom.xml`), its JUnit tests
 /// (`src/test/kotlin`) and the consumer template (`consumer/`).
@@ -119,17 +119,6 @@ pub fn generate(bindgen: &Path, library: &Path, language: &str, dir: &Path) -> R
             path_str(dir)?,
         ],
     )
-}
-
-pub fn path_str(path: &Path) -> Result<&str> {
-    path.to_str()
-        .ok_or_else(|| format!("{} is not UTF-8", path.display()))
-}
-
-pub fn copy(from: &Path, to: &Path) -> Result {
-    fs::copy(from, to)
-        .map(|_| ())
-        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
 }
 
 /// The generated Swift must equal the committed copy in

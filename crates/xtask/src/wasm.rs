@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::cmd::{Result, root, run, run_in, tools_root};
+use crate::cmd::{Result, path_str, root, run, run_in, tools_root};
 
 const TARGET: &str = "wasm32-unknown-unknown";
 
@@ -74,11 +74,6 @@ fn wasm_target_dir() -> PathBuf {
 
 fn js_dir() -> PathBuf {
     root().join("js")
-}
-
-fn path_str(path: &Path) -> Result<&str> {
-    path.to_str()
-        .ok_or_else(|| format!("path is not UTF-8: {}", path.display()))
 }
 
 /// The version of the `wasm-bindgen` crate in Cargo.lock.

@@ -19,7 +19,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::cmd::{Result, root, run, run_in, works};
+use crate::cmd::{Result, copy, copy_tree, fresh_dir, path_str, root, run, run_in, works};
 use crate::ffi;
 
 /// The artifact's file name without extension: `streamseal-<version>`, the
@@ -45,14 +45,6 @@ pub fn setup() -> Result {
         crate::cmd::apt_install(&["binutils"], false)?;
     }
     Ok(())
-}
-
-/// A directory emptied first.
-fn fresh_dir(dir: &Path) -> Result {
-    if dir.exists() {
-        fs::remove_dir_all(dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
-    }
-    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))
 }
 
 fn jar_path(out: &Path) -> PathBuf {
@@ -108,8 +100,8 @@ pub fn jar(out: &Path) -> Result {
     let native = work.join("lib");
     fs::create_dir_all(&native).map_err(|e| format!("{}: {e}", native.display()))?;
     let shipped = native.join("libstreamseal_ffi.so");
-    ffi::copy(&release, &shipped)?;
-    run("strip", &[ffi::path_str(&shipped)?])?;
+    copy(&release, &shipped)?;
+    run("strip", &[path_str(&shipped)?])?;
 
     let build = work.join("maven");
     ffi::maven(
@@ -128,8 +120,8 @@ pub fn jar(out: &Path) -> Result {
         }
     }
     let jar = jar_path(out);
-    ffi::copy(&built, &jar)?;
-    ffi::copy(&pom, &pom_path(out))?;
+    copy(&built, &jar)?;
+    copy(&pom, &pom_path(out))?;
     let library = fs::metadata(&shipped).map_err(|e| e.to_string())?.len();
     eprintln!(
         "xtask: jar {} ({} bytes; the library in it {library} bytes before compression) and {}",
@@ -137,22 +129,6 @@ pub fn jar(out: &Path) -> Result {
         bytes.len(),
         pom_path(out).display()
     );
-    Ok(())
-}
-
-/// Copies a template directory.
-fn copy_tree(from: &Path, to: &Path) -> Result {
-    fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
-    for entry in fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
-        let entry = entry.map_err(|e| e.to_string())?;
-        let path = entry.path();
-        let to = to.join(entry.file_name());
-        if path.is_dir() {
-            copy_tree(&path, &to)?;
-        } else {
-            ffi::copy(&path, &to)?;
-        }
-    }
     Ok(())
 }
 
@@ -176,8 +152,8 @@ pub fn consumer(out: &Path) -> Result {
 
     // The same version is installed again each time: the local repository
     // always holds the jar just built, never an older one.
-    let file = format!("-Dfile={}", ffi::path_str(&jar)?);
-    let pom_file = format!("-DpomFile={}", ffi::path_str(&pom)?);
+    let file = format!("-Dfile={}", path_str(&jar)?);
+    let pom_file = format!("-DpomFile={}", path_str(&pom)?);
     run_in(
         &dir,
         "mvn",

@@ -12,16 +12,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::Dist;
-use crate::cmd::{Result, root, run_in};
+use crate::cmd::{Result, copy_tree, fresh_dir, path_str, root, run_in};
 use crate::wasm;
 
 fn js_dir() -> PathBuf {
     root().join("js")
-}
-
-fn path_str(path: &Path) -> Result<&str> {
-    path.to_str()
-        .ok_or_else(|| format!("{} is not UTF-8", path.display()))
 }
 
 /// The tarball in `out`, its only `.tgz`.
@@ -57,31 +52,8 @@ pub fn tarball(out: &Path, dist: Dist) -> Result {
 /// A fresh scratch directory.
 fn scratch(name: &str) -> Result<PathBuf> {
     let dir = root().join("target/package-consumers").join(name);
-    if dir.exists() {
-        fs::remove_dir_all(&dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
-    }
-    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    fresh_dir(&dir)?;
     Ok(dir)
-}
-
-/// Copies a template directory, without its `node_modules` or build output.
-fn copy_tree(from: &Path, to: &Path) -> Result {
-    fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
-    for entry in fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
-        let entry = entry.map_err(|e| e.to_string())?;
-        let name = entry.file_name();
-        if name == "node_modules" || name == "dist" {
-            continue;
-        }
-        let path = entry.path();
-        if path.is_dir() {
-            copy_tree(&path, &to.join(&name))?;
-        } else {
-            fs::copy(&path, to.join(&name))
-                .map_err(|e| format!("cannot copy {}: {e}", path.display()))?;
-        }
-    }
-    Ok(())
 }
 
 /// Installs the tarball from `out` into each consumer and runs it.

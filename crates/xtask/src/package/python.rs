@@ -12,7 +12,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::cmd::{Result, root, run, run_in, tools_root, works};
+use crate::cmd::{Result, fresh_dir, path_str, root, run, run_in, tools_root, works};
 
 /// The maturin that builds the wheel; `requires` of the `[build-system]` of
 /// bindings/uniffi/pyproject.toml names the same (checked by [`wheel`]).
@@ -24,11 +24,6 @@ const MYPY: &str = "2.4.1";
 /// The wheel's file name starts with this: the distribution `streamseal` at
 /// the workspace's version (xtask's own, `version.workspace = true`).
 const WHEEL_PREFIX: &str = concat!("streamseal-", env!("CARGO_PKG_VERSION"), "-");
-
-fn path_str(path: &Path) -> Result<&str> {
-    path.to_str()
-        .ok_or_else(|| format!("{} is not UTF-8", path.display()))
-}
 
 fn crate_dir() -> PathBuf {
     root().join("bindings/uniffi")
@@ -185,10 +180,7 @@ pub fn wheel(out: &Path) -> Result {
 pub fn consumer(out: &Path) -> Result {
     let whl = wheel_in(out)?;
     let dir = root().join("target/package-consumers/python");
-    if dir.exists() {
-        fs::remove_dir_all(&dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
-    }
-    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    fresh_dir(&dir)?;
     let venv = dir.join("venv");
     new_venv(&venv)?;
     let python = venv_python(&venv);
