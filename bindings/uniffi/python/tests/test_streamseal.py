@@ -934,6 +934,17 @@ def run_scenario(t):
     with t.assertRaises(ERR.UnprovenDecisionAnswer):
         ss.open_decision_answer(state_b.keyring(), trust_b, card, json.dumps(
             {"decisionId": decision_id, "optionId": "approve", "decidedBy": owner_id}))
+    # The same forgeries as they arrive over the socket: decoded, the event only
+    # claims its option; opening its payload is what refuses it.
+    for forged, refusal in [(answer("approve", "reject", ""), ERR.AadMismatch),
+                            (json.dumps({"decisionId": decision_id, "optionId": "approve", "decidedBy": owner_id}),
+                             ERR.UnprovenDecisionAnswer)]:
+        event = ss.decode_event("decision:resolved", forged)
+        t.assertEqual(event.claimed_option_id, "approve")
+        with t.assertRaises(refusal):
+            ss.open_decision_answer(state_b.keyring(), trust_b, card, event.payload_json)
+    honest = ss.decode_event("decision:resolved", answer("approve", "approve", "Go ahead"))
+    t.assertEqual(ss.open_decision_answer(state_b.keyring(), trust_b, card, honest.payload_json).note, "Go ahead")
 
     # The bot's machine B is removed: the owner rolls the generation to the others.
     gen1 = owner_state.prepare_roll(owner, [ss.TrustedKey.own(owner_id, owner), a_on_owner])
