@@ -19,6 +19,7 @@ mod ffi;
 mod fuzz;
 mod package;
 mod wasm;
+mod wasm_size;
 
 use std::process::ExitCode;
 use std::time::Instant;

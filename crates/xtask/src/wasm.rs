@@ -171,6 +171,7 @@ pub fn build() -> Result {
     run("cargo", &args)?;
 
     let wasm = target_dir.join(format!("{TARGET}/{profile}/streamseal_wasm.wasm"));
+    crate::wasm_size::breakdown(&wasm)?;
     if out.exists() {
         fs::remove_dir_all(&out).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
     }
