@@ -491,3 +491,10 @@ test("validation failures carry details", () => {
     },
   );
 });
+
+test("mintMessageId: a msg_ ULID from the caller's clock, which sealMessage binds", () => {
+  const id = pkg.mintMessageId(1_790_000_000_000);
+  assert.match(id, /^msg_[0-9A-HJKMNP-TV-Z]{26}$/);
+  assert.notEqual(pkg.mintMessageId(1_790_000_000_000), id, "fresh random bits each time");
+  for (const bad of [-1, 1.5, Number.NaN, 2 ** 53]) throwsCode(assert, pkg, () => pkg.mintMessageId(bad), "INVALID_FIELD");
+});

@@ -237,7 +237,12 @@ const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 /// carry one are safe to retry.
 #[wasm_bindgen(js_name = mintClientMessageId)]
 pub fn mint_client_message_id(now_ms: f64) -> JsResult<String> {
-    // A JS number crosses as f64: only whole, non-negative, exact values.
+    js(paging::mint_client_message_id(whole_ms(now_ms)?))
+}
+
+/// A clock reading crossed as a JS number (f64): only whole, non-negative,
+/// exact values (`INVALID_FIELD` naming `nowMs` otherwise).
+pub(crate) fn whole_ms(now_ms: f64) -> JsResult<u64> {
     if !((0.0..=MAX_SAFE_INTEGER).contains(&now_ms) && now_ms.fract() == 0.0) {
         return Err(error_with(
             ErrorCode::InvalidField,
@@ -245,6 +250,5 @@ pub fn mint_client_message_id(now_ms: f64) -> JsResult<String> {
         ));
     }
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let ms = now_ms as u64;
-    js(paging::mint_client_message_id(ms))
+    Ok(now_ms as u64)
 }

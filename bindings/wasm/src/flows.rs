@@ -132,6 +132,16 @@ pub fn change_passphrase(
 
 // ---- messages ---------------------------------------------------------------
 
+/// A new message id (`msg_` + ULID) minted at `nowMs` (e.g. `Date.now()`):
+/// the id a new sealed message's AAD binds (`sealMessage`'s `messageId`),
+/// sent as its `clientMessageId`. Mint it once per message and reuse it on
+/// every retry.
+#[wasm_bindgen(js_name = mintMessageId)]
+pub fn mint_message_id(now_ms: f64) -> JsResult<String> {
+    let ms = crate::api::whole_ms(now_ms)?;
+    Ok(js(MessageId::mint(ms))?.as_str().to_owned())
+}
+
 /// The `POST streams/{streamId}/messages` body of a sealed message, signed
 /// by `identity` as `subject`'s (the author; its `authorType` is the key's
 /// kind). `clientMessageId` is `messageId`, the minted id the AAD binds: a

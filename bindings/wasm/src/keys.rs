@@ -232,8 +232,10 @@ impl Keyring {
     }
 }
 
-/// Checks a 44-character base64 public key (`INVALID_PUBLIC_KEY`,
-/// `MALFORMED_BASE64`, `INVALID_LENGTH`) and returns it unchanged.
+/// Checks the shape of a public key: 44 characters of canonical padded
+/// base64 of 32 bytes (`MALFORMED_BASE64`, `INVALID_LENGTH`), and returns it
+/// unchanged. A low-order point passes; it is refused where it is used (a
+/// wrap to it is `INVALID_PUBLIC_KEY`).
 #[wasm_bindgen(js_name = checkPublicKey)]
 pub fn check_public_key(public_key: &str) -> JsResult<String> {
     js(PublicKey::from_base64(public_key)).map(|k| k.to_base64())

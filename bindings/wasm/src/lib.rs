@@ -33,7 +33,8 @@
 //! seals, whose signatures an opener accepts), [`signature`] (XEdDSA over
 //! raw bytes, hazmat), [`trust`] (the trust store, fingerprints, safety
 //! numbers), [`state`] (the persistent stream state, opening key wraps,
-//! rolls), [`flows`] (the sealed flows), [`api`] (the sans-IO endpoints).
+//! rolls), [`flows`] (the sealed flows), [`events`] (the realtime events),
+//! [`api`] (the sans-IO endpoints).
 //! The `hazmat*WithRandomness` exports take the randomness as a parameter
 //! (`streamseal::hazmat`), for reproducing the golden vectors; there is no
 //! test-only build flavour and no global seam.
@@ -44,6 +45,7 @@
 pub mod api;
 pub mod crypto;
 pub mod error;
+pub mod events;
 pub mod flows;
 pub mod keys;
 pub mod sender;

@@ -178,8 +178,8 @@ pub enum Event {
     },
 }
 
-fn typed<T: serde::de::DeserializeOwned>(payload: Value) -> Result<T> {
-    serde_json::from_value(payload).map_err(|e| Error::MalformedJson {
+fn typed<'de, T: Deserialize<'de>, D: serde::Deserializer<'de>>(payload: D) -> Result<T> {
+    T::deserialize(payload).map_err(|e| Error::MalformedJson {
         reason: e.to_string(),
     })
 }
@@ -196,15 +196,30 @@ impl Event {
     ///
     /// `MALFORMED_JSON` when a known event's payload does not have its shape.
     pub fn from_parts(name: &str, payload: Value) -> Result<Self> {
+        Self::decode(name, payload)
+    }
+
+    /// [`Event::from_parts`] reading the payload from any serde
+    /// `Deserializer` (a JSON text's, a `Value`, or the WASM binding's JS
+    /// value), so that a binding decodes the payload once, with the
+    /// deserializer it already has, instead of building a `Value` first.
+    ///
+    /// # Errors
+    ///
+    /// `MALFORMED_JSON` when a known event's payload does not have its shape.
+    pub fn decode<'de, D>(name: &str, payload: D) -> Result<Self>
+    where
+        D: serde::Deserializer<'de>,
+    {
         Ok(match name {
-            INVOCATION_AVAILABLE => Event::InvocationAvailable(payload),
+            INVOCATION_AVAILABLE => Event::InvocationAvailable(typed(payload)?),
             SEALED_STEPS => Event::SealedSteps(typed(payload)?),
             DECISION_RESOLVED => Event::DecisionResolved(typed(payload)?),
             E2E_REVOKE => Event::E2eRevoke(typed(payload)?),
-            E2E_GRANT => Event::E2eGrant(payload),
+            E2E_GRANT => Event::E2eGrant(typed(payload)?),
             _ => Event::Other {
                 name: name.to_owned(),
-                payload,
+                payload: typed(payload)?,
             },
         })
     }

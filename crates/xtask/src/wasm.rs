@@ -49,7 +49,17 @@ const TARGET: &str = "wasm32-unknown-unknown";
 /// -> 798,018; the crypto records (key wraps, envelopes, sealed payloads,
 /// `kdfParams`) keeping theirs, a flattened `extra` each -> 804,920. The
 /// same 3% headroom; issue 20 is where the size comes down.
-const GZIP_BUDGET: u64 = 830 * 1000;
+///
+/// Raised from 830 KB for the realtime events decoder (issue 18:
+/// `decodeEvent`, `decodeHelloAck`, the same features as UniFFI), by what it
+/// measured with `cargo xtask wasm`: 823,741 -> 838,775 as first written
+/// (payloads through `serde_json::Value`), 835,888 with results as JSON
+/// text, 831,800 with the payload read once by serde-wasm-bindgen's
+/// deserializer through the core's `Event::decode` and handed back as the
+/// caller's own object. Per-crate `opt-level = "z"` for the serde-heavy
+/// crates was tried and grew it (842,187). Issue 20's second module is
+/// where the decoder belongs.
+const GZIP_BUDGET: u64 = 834 * 1000;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
