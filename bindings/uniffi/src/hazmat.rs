@@ -102,3 +102,53 @@ pub fn hazmat_aes256gcm_seal(
     let iv = crate::keys::array::<12>("iv", &iv)?;
     Ok(hazmat::aes256gcm_seal(&key, &iv, &plaintext, &aad)?)
 }
+
+/// The XEdDSA signature (64 bytes, `R || s`) of `message` exactly as given,
+/// made with `identity`'s X25519 secret key (`streamseal::signature::sign`;
+/// 64 fresh random bytes per signature). Envelopes sign a domain-separated
+/// input of their own (FORMAT.md section 2); never sign bytes a peer chose
+/// with this, and domain-separate what the app signs itself.
+/// `RANDOMNESS_UNAVAILABLE` without randomness.
+#[uniffi::export]
+pub fn hazmat_xeddsa_sign(identity: Arc<IdentityKey>, message: Vec<u8>) -> Result<Vec<u8>> {
+    Ok(streamseal::signature::sign(&identity.0, &message)?
+        .as_bytes()
+        .to_vec())
+}
+
+/// `hazmat_xeddsa_sign` drawing the 64 bytes `Z` from `randomness`, to the
+/// last byte: for reproducing the golden signatures only (one `Z` twice
+/// reveals the secret key).
+#[uniffi::export]
+pub fn hazmat_xeddsa_sign_with_randomness(
+    identity: Arc<IdentityKey>,
+    message: Vec<u8>,
+    randomness: Vec<u8>,
+) -> Result<Vec<u8>> {
+    let signed = hazmat::drawing_exactly(&randomness, |rng| {
+        hazmat::sign_with(rng, &identity.0, &message)
+    })?;
+    Ok(signed.as_bytes().to_vec())
+}
+
+/// Checks that `signature` (64 bytes) is the XEdDSA signature of `message`
+/// exactly as given under `public_key` (44-character base64;
+/// `streamseal::signature::verify`): `INVALID_FIELD` for a signature that
+/// does not verify, `INVALID_PUBLIC_KEY` for a key that is not canonical or
+/// of small order, `INVALID_LENGTH` / `MALFORMED_BASE64` for a key or a
+/// signature of the wrong shape.
+#[uniffi::export]
+pub fn hazmat_xeddsa_verify(
+    public_key: String,
+    message: Vec<u8>,
+    signature: Vec<u8>,
+) -> Result<()> {
+    use streamseal::signature::{SIGNATURE_LEN, Signature};
+    let public = streamseal::identity::PublicKey::from_base64(&public_key)?;
+    let signed = crate::keys::array::<SIGNATURE_LEN>("signature", &signature)?;
+    Ok(streamseal::signature::verify(
+        &public,
+        &message,
+        &Signature::from_bytes(signed),
+    )?)
+}

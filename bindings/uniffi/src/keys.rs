@@ -364,3 +364,12 @@ pub fn kdf_params_check(params: kdf::KdfParams, limits: KdfLimits) -> Result<()>
 pub(crate) fn passphrase(bytes: Vec<u8>) -> Result<Zeroizing<String>> {
     Ok(kdf::passphrase_from_utf8(bytes)?)
 }
+
+/// Checks the shape of a public key: 44 characters of canonical padded
+/// base64 of 32 bytes (`MALFORMED_BASE64`, `INVALID_LENGTH`), and returns it
+/// unchanged. A low-order point passes; it is refused where it is used (a
+/// wrap to it is `INVALID_PUBLIC_KEY`).
+#[uniffi::export]
+pub fn check_public_key(public_key: String) -> Result<String> {
+    Ok(PublicKey::from_base64(&public_key)?.to_base64())
+}

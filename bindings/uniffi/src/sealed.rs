@@ -27,7 +27,7 @@ use streamseal::wire::requests::invocation::{SealedStepRequest, StepType};
 use streamseal::wire::requests::messages::SendMessageRequest;
 
 use crate::error::{Result, from_json, request_shape_from_json, to_json};
-use crate::keys::{IdentityKey, KdfLimits, Keyring, identity_keys};
+use crate::keys::{IdentityKey, KdfLimits, Keyring, Recipient, identity_keys};
 use crate::sender::{OwnKeys, PresentedKey, sender_keys, signer};
 use crate::state::{StreamState, WrapsReport};
 use crate::trust::{TrustStore, TrustedKey};
@@ -144,6 +144,16 @@ pub fn owner_key(
         &owner_user_id,
         &record,
     )?))
+}
+
+/// The owner's recipient from the `owner-key` response (JSON `{keyId,
+/// publicKey}`), as the server gave it: nothing is pinned (`owner_key`
+/// admits it through the trust store). `INVALID_LENGTH` for a key id that is
+/// not 1 to 128 characters.
+#[uniffi::export]
+pub fn owner_recipient(owner_key_record: String) -> Result<Recipient> {
+    let record: OwnerKey = from_json(&owner_key_record)?;
+    Ok(Recipient::from(&session::owner_recipient(&record)?))
 }
 
 /// Seals a new message (revision 1), signed by `identity` as `subject`'s
@@ -642,7 +652,9 @@ pub fn open_decision_answer(
     )?)
 }
 
-/// A new message id (`msg_` + ULID) for `now_ms`.
+/// A new message id (`msg_` + ULID) minted at `now_ms`: the id a new
+/// sealed message's AAD binds (`seal_message`'s `message_id`), sent as its
+/// `clientMessageId`. Mint it once per message and reuse it on every retry.
 #[uniffi::export]
 pub fn mint_message_id(now_ms: u64) -> Result<String> {
     Ok(MessageId::mint(now_ms)?.as_str().to_owned())

@@ -365,6 +365,39 @@ class ErrorsAndBadInputs(unittest.TestCase):
         self.assertTrue(ss.wait_for_background_work(30_000))
         print(f"  unlock_async (m = 64 MiB, t = 3): {took * 1000:.0f} ms, the event loop ticking throughout")
 
+    def test_xeddsa_hazmat_reproduces_the_vectors_and_refuses_a_forgery(self):
+        for v in load("envelopes.json")["vectors"]:
+            key = ss.IdentityKey.from_secret(v["senderKind"], v["senderKeyId"],
+                                             ss.SecretKey.from_bytes(bytes.fromhex(v["senderSecretKeyHex"])))
+            message = bytes.fromhex(v["signatureInputHex"])
+            z = bytes.fromhex(v["randomHex"])[12:]  # iv (12 bytes) || Z (64 bytes)
+            signature = ss.hazmat_xeddsa_sign_with_randomness(key, message, z)
+            self.assertEqual(signature.hex(), v["signatureHex"], v["name"])
+            ss.hazmat_xeddsa_verify(key.public_key(), message, signature)
+            self.assert_code(ERR.RandomnessUnavailable, "RANDOMNESS_UNAVAILABLE",
+                             lambda: ss.hazmat_xeddsa_sign_with_randomness(key, message, z[:10]))
+        me = ss.IdentityKey.generate("user", "key_1")
+        signed = ss.hazmat_xeddsa_sign(me, b"ship it")
+        ss.hazmat_xeddsa_verify(me.public_key(), b"ship it", signed)
+        # A changed message, another key or a bent signature does not verify.
+        self.assert_code(ERR.InvalidField, "INVALID_FIELD", lambda: ss.hazmat_xeddsa_verify(me.public_key(), b"ship it!", signed))
+        other = ss.IdentityKey.generate("user", "key_2").public_key()
+        self.assert_code(ERR.InvalidField, "INVALID_FIELD", lambda: ss.hazmat_xeddsa_verify(other, b"ship it", signed))
+        bent = bytes([signed[0] ^ 1]) + signed[1:]
+        self.assert_code(ERR.InvalidField, "INVALID_FIELD", lambda: ss.hazmat_xeddsa_verify(me.public_key(), b"ship it", bent))
+        self.assert_code(ERR.InvalidLength, "INVALID_LENGTH", lambda: ss.hazmat_xeddsa_verify(me.public_key(), b"ship it", signed[:63]))
+
+    def test_public_keys_checked_and_the_owner_recipient(self):
+        me = ss.IdentityKey.generate("user", "key_1")
+        self.assertEqual(ss.check_public_key(me.public_key()), me.public_key())
+        # The shape only: a low-order point is refused where it is used (a wrap to it is INVALID_PUBLIC_KEY).
+        self.assert_code(ERR.InvalidLength, "INVALID_LENGTH", lambda: ss.check_public_key(ss.encode_base64(bytes(16))))
+        self.assert_code(ERR.MalformedBase64, "MALFORMED_BASE64", lambda: ss.check_public_key("!" * 44))
+        record = json.dumps({"keyId": "owner-key", "publicKey": me.public_key()})
+        self.assertEqual(ss.owner_recipient(record), ss.Recipient(kind="user", key_id="owner-key", public_key=me.public_key()))
+        self.assert_code(ERR.InvalidLength, "INVALID_LENGTH",
+                         lambda: ss.owner_recipient(json.dumps({"keyId": "", "publicKey": me.public_key()})))
+
     def test_realtime_events_decode_typed(self):
         def fixture(name):
             with open(os.path.join(ROOT, "tests", "fixtures", "wire", name), encoding="utf-8") as f:

@@ -8086,6 +8086,69 @@ public func hazmatWrapStreamKeyWithRandomness(rootStreamId: String, generation: 
 })
 }
 /**
+ * The XEdDSA signature (64 bytes, `R || s`) of `message` exactly as given,
+ * made with `identity`'s X25519 secret key (`streamseal::signature::sign`;
+ * 64 fresh random bytes per signature). Envelopes sign a domain-separated
+ * input of their own (FORMAT.md section 2); never sign bytes a peer chose
+ * with this, and domain-separate what the app signs itself.
+ * `RANDOMNESS_UNAVAILABLE` without randomness.
+ */
+public func hazmatXeddsaSign(identity: IdentityKey, message: Data)throws  -> Data  {
+    return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_hazmat_xeddsa_sign(
+        FfiConverterTypeIdentityKey_lower(identity),
+        FfiConverterData.lower(message),uniffiCallStatus
+    )
+})
+}
+/**
+ * `hazmat_xeddsa_sign` drawing the 64 bytes `Z` from `randomness`, to the
+ * last byte: for reproducing the golden signatures only (one `Z` twice
+ * reveals the secret key).
+ */
+public func hazmatXeddsaSignWithRandomness(identity: IdentityKey, message: Data, randomness: Data)throws  -> Data  {
+    return try  FfiConverterData.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_hazmat_xeddsa_sign_with_randomness(
+        FfiConverterTypeIdentityKey_lower(identity),
+        FfiConverterData.lower(message),
+        FfiConverterData.lower(randomness),uniffiCallStatus
+    )
+})
+}
+/**
+ * Checks that `signature` (64 bytes) is the XEdDSA signature of `message`
+ * exactly as given under `public_key` (44-character base64;
+ * `streamseal::signature::verify`): `INVALID_FIELD` for a signature that
+ * does not verify, `INVALID_PUBLIC_KEY` for a key that is not canonical or
+ * of small order, `INVALID_LENGTH` / `MALFORMED_BASE64` for a key or a
+ * signature of the wrong shape.
+ */
+public func hazmatXeddsaVerify(publicKey: String, message: Data, signature: Data)throws   {try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_hazmat_xeddsa_verify(
+        FfiConverterString.lower(publicKey),
+        FfiConverterData.lower(message),
+        FfiConverterData.lower(signature),uniffiCallStatus
+    )
+}
+}
+/**
+ * Checks the shape of a public key: 44 characters of canonical padded
+ * base64 of 32 bytes (`MALFORMED_BASE64`, `INVALID_LENGTH`), and returns it
+ * unchanged. A low-order point passes; it is refused where it is used (a
+ * wrap to it is `INVALID_PUBLIC_KEY`).
+ */
+public func checkPublicKey(publicKey: String)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_check_public_key(
+        FfiConverterString.lower(publicKey),uniffiCallStatus
+    )
+})
+}
+/**
  * The default limits (m up to 128 MiB, t up to 10, p up to 8, salt 16 to 64 bytes).
  */
 public func kdfLimitsDefault() -> KdfLimits  {
@@ -8279,7 +8342,9 @@ public func checkSendRules(knownSealed: Bool, e2eEnabled: Bool?, bodyJson: Strin
 }
 }
 /**
- * A new message id (`msg_` + ULID) for `now_ms`.
+ * A new message id (`msg_` + ULID) minted at `now_ms`: the id a new
+ * sealed message's AAD binds (`seal_message`'s `message_id`), sent as its
+ * `clientMessageId`. Mint it once per message and reuse it on every retry.
  */
 public func mintMessageId(nowMs: UInt64)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
@@ -8425,6 +8490,20 @@ public func ownerKey(trust: TrustStore, ownerUserId: String, ownerKeyRecord: Str
     uniffi_streamseal_ffi_fn_func_owner_key(
         FfiConverterTypeTrustStore_lower(trust),
         FfiConverterString.lower(ownerUserId),
+        FfiConverterString.lower(ownerKeyRecord),uniffiCallStatus
+    )
+})
+}
+/**
+ * The owner's recipient from the `owner-key` response (JSON `{keyId,
+ * publicKey}`), as the server gave it: nothing is pinned (`owner_key`
+ * admits it through the trust store). `INVALID_LENGTH` for a key id that is
+ * not 1 to 128 characters.
+ */
+public func ownerRecipient(ownerKeyRecord: String)throws  -> Recipient  {
+    return try  FfiConverterTypeRecipient_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_owner_recipient(
         FfiConverterString.lower(ownerKeyRecord),uniffiCallStatus
     )
 })
@@ -8697,6 +8776,18 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_hazmat_wrap_stream_key_with_randomness() != 10767) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_streamseal_ffi_checksum_func_hazmat_xeddsa_sign() != 64484) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_hazmat_xeddsa_sign_with_randomness() != 48922) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_hazmat_xeddsa_verify() != 18595) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_check_public_key() != 55993) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_streamseal_ffi_checksum_func_kdf_limits_default() != 24831) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -8736,7 +8827,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_check_send_rules() != 8477) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_mint_message_id() != 6991) {
+    if (uniffi_streamseal_ffi_checksum_func_mint_message_id() != 32137) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_open_decision_answer() != 19094) {
@@ -8758,6 +8849,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_owner_key() != 18058) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_owner_recipient() != 5190) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_seal_decision_card() != 64553) {

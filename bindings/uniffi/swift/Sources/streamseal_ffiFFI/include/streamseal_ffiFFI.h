@@ -953,6 +953,26 @@ RustBuffer uniffi_streamseal_ffi_fn_func_hazmat_seal_with_randomness(uint64_t ke
 RustBuffer uniffi_streamseal_ffi_fn_func_hazmat_wrap_stream_key_with_randomness(RustBuffer root_stream_id, uint32_t generation, uint64_t key, uint64_t sender, RustBuffer recipient, RustBuffer randomness, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_HAZMAT_XEDDSA_SIGN
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_HAZMAT_XEDDSA_SIGN
+RustBuffer uniffi_streamseal_ffi_fn_func_hazmat_xeddsa_sign(uint64_t identity, RustBuffer message, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_HAZMAT_XEDDSA_SIGN_WITH_RANDOMNESS
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_HAZMAT_XEDDSA_SIGN_WITH_RANDOMNESS
+RustBuffer uniffi_streamseal_ffi_fn_func_hazmat_xeddsa_sign_with_randomness(uint64_t identity, RustBuffer message, RustBuffer randomness, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_HAZMAT_XEDDSA_VERIFY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_HAZMAT_XEDDSA_VERIFY
+void uniffi_streamseal_ffi_fn_func_hazmat_xeddsa_verify(RustBuffer public_key, RustBuffer message, RustBuffer signature, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_CHECK_PUBLIC_KEY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_CHECK_PUBLIC_KEY
+RustBuffer uniffi_streamseal_ffi_fn_func_check_public_key(RustBuffer public_key, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_KDF_LIMITS_DEFAULT
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_KDF_LIMITS_DEFAULT
 RustBuffer uniffi_streamseal_ffi_fn_func_kdf_limits_default(RustCallStatus *_Nonnull out_status
@@ -1059,6 +1079,11 @@ RustBuffer uniffi_streamseal_ffi_fn_func_open_step(uint64_t keyring, uint64_t tr
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OWNER_KEY
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OWNER_KEY
 uint64_t uniffi_streamseal_ffi_fn_func_owner_key(uint64_t trust, RustBuffer owner_user_id, RustBuffer owner_key_record, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OWNER_RECIPIENT
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_OWNER_RECIPIENT
+RustBuffer uniffi_streamseal_ffi_fn_func_owner_recipient(RustBuffer owner_key_record, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_SEAL_DECISION_CARD
@@ -1564,6 +1589,30 @@ uint16_t uniffi_streamseal_ffi_checksum_func_hazmat_wrap_stream_key_with_randomn
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_HAZMAT_XEDDSA_SIGN
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_HAZMAT_XEDDSA_SIGN
+uint16_t uniffi_streamseal_ffi_checksum_func_hazmat_xeddsa_sign(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_HAZMAT_XEDDSA_SIGN_WITH_RANDOMNESS
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_HAZMAT_XEDDSA_SIGN_WITH_RANDOMNESS
+uint16_t uniffi_streamseal_ffi_checksum_func_hazmat_xeddsa_sign_with_randomness(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_HAZMAT_XEDDSA_VERIFY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_HAZMAT_XEDDSA_VERIFY
+uint16_t uniffi_streamseal_ffi_checksum_func_hazmat_xeddsa_verify(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_CHECK_PUBLIC_KEY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_CHECK_PUBLIC_KEY
+uint16_t uniffi_streamseal_ffi_checksum_func_check_public_key(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_KDF_LIMITS_DEFAULT
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_KDF_LIMITS_DEFAULT
 uint16_t uniffi_streamseal_ffi_checksum_func_kdf_limits_default(void
@@ -1687,6 +1736,12 @@ uint16_t uniffi_streamseal_ffi_checksum_func_open_step(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_OWNER_KEY
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_OWNER_KEY
 uint16_t uniffi_streamseal_ffi_checksum_func_owner_key(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_OWNER_RECIPIENT
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_OWNER_RECIPIENT
+uint16_t uniffi_streamseal_ffi_checksum_func_owner_recipient(void
     
 );
 #endif

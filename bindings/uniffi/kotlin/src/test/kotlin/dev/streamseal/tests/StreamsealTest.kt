@@ -1429,4 +1429,25 @@ class StreamsealTest {
         val ack = decodeHelloAck(fixture("event_hello_ack.json"))
         assertEquals(listOf("stream_01J80000000000000000000012"), ack.e2eGrantedStreamIds)
     }
+
+    @Test
+    @DisplayName("XEdDSA hazmat signs and verifies; a changed message or a bent signature is refused")
+    fun xeddsaHazmat() {
+        val me = IdentityKey.generate("user", "key_1")
+        val message = "ship it".toByteArray()
+        val signed = hazmatXeddsaSign(me, message)
+        hazmatXeddsaVerify(me.publicKey(), message, signed)
+        expect<StreamsealException.InvalidField>("INVALID_FIELD") { hazmatXeddsaVerify(me.publicKey(), "ship it!".toByteArray(), signed) }
+        val bent = signed.copyOf().also { it[0] = (it[0].toInt() xor 1).toByte() }
+        expect<StreamsealException.InvalidField>("INVALID_FIELD") { hazmatXeddsaVerify(me.publicKey(), message, bent) }
+        expect<StreamsealException.InvalidLength>("INVALID_LENGTH") { hazmatXeddsaVerify(me.publicKey(), message, signed.copyOf(63)) }
+        val z = ByteArray(64) { it.toByte() }
+        assertContentEquals(hazmatXeddsaSignWithRandomness(me, message, z), hazmatXeddsaSignWithRandomness(me, message, z))
+        assertEquals(me.publicKey(), checkPublicKey(me.publicKey()))
+        expect<StreamsealException.InvalidLength>("INVALID_LENGTH") { checkPublicKey(encodeBase64(ByteArray(16))) }
+        assertEquals(
+            Recipient("user", "owner-key", me.publicKey()),
+            ownerRecipient("""{"keyId":"owner-key","publicKey":"${me.publicKey()}"}"""),
+        )
+    }
 }
