@@ -65,6 +65,25 @@ pub fn run_in(dir: &Path, program: &str, args: &[&str], envs: &[(&str, &str)]) -
     }
 }
 
+/// Runs a command in `dir` and returns what it printed on stdout (stderr
+/// passes through), failing on a non-zero exit.
+pub fn output_in(dir: &Path, program: &str, args: &[&str]) -> Result<String> {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`{program} {}` failed ({})",
+            args.join(" "),
+            out.status
+        ));
+    }
+    String::from_utf8(out.stdout).map_err(|e| format!("`{program}` printed non-UTF-8: {e}"))
+}
+
 /// Whether a command runs and exits 0 (output discarded).
 pub fn works(program: &str, args: &[&str]) -> bool {
     Command::new(program)

@@ -6,6 +6,8 @@
 //!   command and what `.ci/run` calls.
 //! - `cargo xtask setup`: only the install steps.
 //! - `cargo xtask fuzz [--secs N] [--runs N] [target ...]`: the fuzz targets.
+//! - `cargo xtask exports [--write]`: every binding's names against the one
+//!   list in `exports.rs` (`--write`: the README table from it).
 //! - `cargo xtask bench [--quick]`: every benchmark, written to `BENCHMARKS.md`.
 //!
 //! One module per part of the project, each with its own `setup` and `test`
@@ -15,6 +17,7 @@
 mod bench;
 mod cmd;
 mod core;
+mod exports;
 mod ffi;
 mod fuzz;
 mod package;
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
         Some("package") => {
             package::setup().and_then(|()| package::command(args.get(1..).unwrap_or_default()))
         }
+        Some("exports") => exports::command(args.get(1..).unwrap_or_default()),
         Some("swift-release") => package::swift_release(args.get(1..).unwrap_or_default()),
         Some("fuzz") => fuzz::fuzz(args.get(1..).unwrap_or_default()),
         Some("bench") => bench::bench(args.get(1..).unwrap_or_default()),
@@ -53,6 +57,9 @@ fn main() -> ExitCode {
             eprintln!("  wasm-test  only the npm package's build and tests");
             eprintln!(
                 "  package [--consumers] [npm|python|jvm|mobile ...]  the installable artifacts, into target/package"
+            );
+            eprintln!(
+                "  exports [--write]  check every binding against the one list of exports (--write: README table)"
             );
             eprintln!(
                 "  swift-release <zip> <url>  point Package.swift at a published XCFramework"
@@ -90,6 +97,7 @@ fn test() -> Result {
     wasm::test()?;
     ffi::test()?;
     package::test()?;
+    exports::test()?;
     fuzz::test()?;
     eprintln!(
         "xtask: every suite passed in {:.0}s",
