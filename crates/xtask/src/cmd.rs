@@ -68,8 +68,19 @@ pub fn run_in(dir: &Path, program: &str, args: &[&str], envs: &[(&str, &str)]) -
 /// Runs a command in `dir` and returns what it printed on stdout (stderr
 /// passes through), failing on a non-zero exit.
 pub fn output_in(dir: &Path, program: &str, args: &[&str]) -> Result<String> {
+    output_env_in(dir, program, args, &[])
+}
+
+/// [`output_in`] with extra environment variables.
+pub fn output_env_in(
+    dir: &Path,
+    program: &str,
+    args: &[&str],
+    envs: &[(&str, &str)],
+) -> Result<String> {
     let out = Command::new(program)
         .args(args)
+        .envs(envs.iter().copied())
         .current_dir(dir)
         .stderr(Stdio::inherit())
         .output()

@@ -41,6 +41,7 @@ fn main() -> ExitCode {
         Some("package") => {
             package::setup().and_then(|()| package::command(args.get(1..).unwrap_or_default()))
         }
+        Some("quickstart") => package::quickstart(),
         Some("exports") => exports::command(args.get(1..).unwrap_or_default()),
         Some("swift-release") => package::swift_release(args.get(1..).unwrap_or_default()),
         Some("fuzz") => fuzz::fuzz(args.get(1..).unwrap_or_default()),
@@ -57,6 +58,9 @@ fn main() -> ExitCode {
             eprintln!("  wasm-test  only the npm package's build and tests");
             eprintln!(
                 "  package [--consumers] [npm|python|jvm|mobile ...]  the installable artifacts, into target/package"
+            );
+            eprintln!(
+                "  quickstart  run the READMEs' quick starts where `package --consumers` installed the artifacts"
             );
             eprintln!(
                 "  exports [--write]  check every binding against the one list of exports (--write: README table)"

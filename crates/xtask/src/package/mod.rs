@@ -10,11 +10,15 @@
 //!   and tested with Maven, used by a scratch Maven project;
 //! - `mobile`: the iOS static libraries and the Android ABIs compiled, so a
 //!   change that breaks a mobile target fails here.
+//!
+//! `cargo xtask test` then runs the READMEs' quick starts in those scratch
+//! projects ([`quickstart`]).
 
 mod jvm;
 mod mobile;
 mod npm;
 mod python;
+mod quickstart;
 
 use std::fs;
 use std::path::PathBuf;
@@ -23,6 +27,7 @@ use std::time::Instant;
 use crate::cmd::{Result, root};
 
 pub use mobile::swift_release;
+pub use quickstart::run as quickstart;
 
 /// Where every artifact is written.
 pub fn out_dir() -> PathBuf {
@@ -57,7 +62,8 @@ pub fn command(args: &[String]) -> Result {
 /// after the WASM suites built `js/dist` in the same run (so it is packed as
 /// it is, not built again).
 pub fn test() -> Result {
-    build_with(&PARTS, true, Dist::Built)
+    build_with(&PARTS, true, Dist::Built)?;
+    quickstart::run()
 }
 
 /// Whether `js/dist` must be built before `npm pack`.
