@@ -16,13 +16,10 @@ import {
   TrustStore,
   TrustedKey,
   openKeyWraps,
-  buildRequest,
-  parseResponse,
-  endpoints,
-  endpointCount,
-  nextPage,
   StreamsealError,
 } from "streamseal";
+// The second module: the sans-IO endpoints.
+import { buildRequest, parseResponse, endpoints, endpointCount, nextPage } from "streamseal/api";
 
 await init();
 const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
@@ -60,7 +57,7 @@ assert.equal(parsed.failure.status, 404);
 const require = createRequire(import.meta.url);
 const manifest = require.resolve("streamseal/package.json");
 const dir = manifest.slice(0, -"package.json".length);
-for (const file of ["src/index.d.ts", "dist/streamseal_wasm.d.ts", "dist/streamseal_wasm_bg.wasm", "README.md"]) {
+for (const file of ["src/index.d.ts", "src/api.d.ts", "dist/streamseal_wasm.d.ts", "dist/streamseal_wasm_bg.wasm", "dist/streamseal_api_bg.wasm", "README.md"]) {
   assert.ok(existsSync(dir + file), `${file} is in the package`);
 }
 // A generation through the stream state and the trust store, persisted and restored.

@@ -2,11 +2,11 @@
 // anything else. Bundlers: pass the .wasm URL (or bytes, or a compiled
 // WebAssembly.Module) to `init` if they do not resolve `new URL(..., import.meta.url)`.
 import initWasm, * as glue from "../dist/streamseal_wasm.js";
-import { StreamsealError } from "../dist/error.js";
+import { StreamsealError } from "./error.js";
 import { guardFreedObjects } from "./guard.js";
 
 export * from "../dist/streamseal_wasm.js";
-export { StreamsealError } from "../dist/error.js";
+export { StreamsealError } from "./error.js";
 
 guardFreedObjects(glue, StreamsealError);
 

@@ -3,11 +3,11 @@
 // browser entry and resolves at once.
 import { readFileSync } from "node:fs";
 import * as glue from "../dist/streamseal_wasm.js";
-import { StreamsealError } from "../dist/error.js";
+import { StreamsealError } from "./error.js";
 import { guardFreedObjects } from "./guard.js";
 
 export * from "../dist/streamseal_wasm.js";
-export { StreamsealError } from "../dist/error.js";
+export { StreamsealError } from "./error.js";
 
 guardFreedObjects(glue, StreamsealError);
 glue.initSync({

@@ -5,7 +5,7 @@
 // AbortSignal given to `start` or to a call) cancels what runs in it and
 // frees all of its memory, keys included; pending calls reject with an
 // `AbortError` DOMException.
-import { StreamsealError } from "../dist/error.js";
+import { StreamsealError } from "./error.js";
 
 const HANDLE = Symbol("streamseal handle");
 

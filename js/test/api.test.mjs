@@ -1,11 +1,12 @@
-// The sans-IO endpoints through the shipped package: buildRequest,
+// The sans-IO endpoints through the shipped package's second module
+// (`streamseal/api`, loaded on first use): buildRequest,
 // parseResponse, the catalogue (endpoints, endpoint, endpointCount,
 // missingScope) and the paging helpers, under the names the UniFFI binding
 // shares (names.test.mjs checks that).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { shipped as pkg, throwsCode } from "./load.mjs";
+import { shippedApi as pkg, shipped as main, throwsCode } from "./load.mjs";
 
 const ctx = { baseUrl: "https://chat.example.test/", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" };
 const fixture = (name) => readFileSync(new URL(`../../tests/fixtures/wire/${name}`, import.meta.url), "utf8");
@@ -88,6 +89,9 @@ test("buildRequest: validation before sending, with details; bad shapes", () => 
     () => pkg.buildRequest(ctx, { endpoint: "sendMessage", streamId: "stream_1", body: { content: "" } }),
     (e) => e instanceof pkg.StreamsealError && e.code === "VALIDATION_FAILED" && typeof e.details === "object",
   );
+  // The second module throws the first module's class: one StreamsealError for the package.
+  assert.equal(pkg.StreamsealError, main.StreamsealError);
+  assert.throws(() => pkg.buildRequest(ctx, { endpoint: "nope" }), (e) => e instanceof main.StreamsealError);
   // An unknown endpoint is a validation failure of `endpoint` (issue 17; request_decoding.test.mjs).
   throwsCode(assert, pkg, () => pkg.buildRequest(ctx, { endpoint: "nope" }), "VALIDATION_FAILED");
   throwsCode(assert, pkg, () => pkg.buildRequest({ ...ctx, workspaceId: "nope" }, { endpoint: "getMe" }), "INVALID_FIELD");

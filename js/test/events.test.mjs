@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { shipped as pkg, throwsCode } from "./load.mjs";
+import { shipped as pkg, shippedApi as api, throwsCode } from "./load.mjs";
 
 const fixture = (name) => JSON.parse(readFileSync(new URL(`../../tests/fixtures/wire/${name}`, import.meta.url), "utf8"));
 
@@ -27,8 +27,8 @@ test("a forged decision:resolved only claims its option; opening it refuses the 
   const note = pkg.sealDecisionNote(ring, decider, "usr_1", DREQ, "reject", "hold it");
   const honest = { decisionId: DREQ, optionId: "reject", decidedBy: "usr_1", noteCiphertext: note.ciphertext, noteEnvelope: note.envelope };
   // The server flips the option, or drops the note and claims one.
-  const flipped = pkg.decodeEvent("decision:resolved", { ...honest, optionId: "approve" });
-  const noteless = pkg.decodeEvent("decision:resolved", { decisionId: DREQ, optionId: "approve", decidedBy: "usr_1" });
+  const flipped = api.decodeEvent("decision:resolved", { ...honest, optionId: "approve" });
+  const noteless = api.decodeEvent("decision:resolved", { decisionId: DREQ, optionId: "approve", decidedBy: "usr_1" });
   for (const forged of [flipped, noteless]) {
     assert.equal(forged.type, "decisionResolved");
     assert.equal(forged.claimedOptionId, "approve");
@@ -36,7 +36,7 @@ test("a forged decision:resolved only claims its option; opening it refuses the 
   assert.equal(noteless.note, null);
   throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, flipped.payload), "AAD_MISMATCH");
   throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, noteless.payload), "UNPROVEN_DECISION_ANSWER");
-  const event = pkg.decodeEvent("decision:resolved", honest);
+  const event = api.decodeEvent("decision:resolved", honest);
   assert.deepEqual(event.note, { ciphertext: note.ciphertext, envelope: note.envelope });
   assert.equal(pkg.openDecisionAnswer(ring, trust, card, event.payload).optionId, "reject");
   for (const k of [ring, machine, decider, trust]) k.free();
@@ -44,37 +44,37 @@ test("a forged decision:resolved only claims its option; opening it refuses the 
 
 test("decodeEvent: the typed events of §6 from the wire fixtures, the others as they came", () => {
   const resolved = fixture("event_decision_resolved.json");
-  const event = pkg.decodeEvent("decision:resolved", resolved);
+  const event = api.decodeEvent("decision:resolved", resolved);
   assert.equal(event.type, "decisionResolved");
   assert.deepEqual([event.claimedOptionId, event.decidedBy], ["approve", "usr_01J80000000000000000000002"]);
   assert.equal(event.note.ciphertext, "bm90ZQ==");
   assert.equal(event.payload, resolved, "the payload is the caller's own object");
-  assert.equal(pkg.decodeEvent("decision:resolved", fixture("event_decision_resolved_no_note.json")).note, null);
-  assert.deepEqual(pkg.decodeEvent("bot:e2e_revoke", fixture("event_e2e_revoke.json")), {
+  assert.equal(api.decodeEvent("decision:resolved", fixture("event_decision_resolved_no_note.json")).note, null);
+  assert.deepEqual(api.decodeEvent("bot:e2e_revoke", fixture("event_e2e_revoke.json")), {
     type: "e2eRevoke",
     workspaceId: "ws_01J80000000000000000000001",
     botId: "bot_01J80000000000000000000070",
     streamId: "stream_01J80000000000000000000012",
   });
   // The sealed-steps payload holds the callback token: it is not handed back.
-  assert.deepEqual(pkg.decodeEvent("bot:invocation:sealed-steps", fixture("event_sealed_steps.json")), {
+  assert.deepEqual(api.decodeEvent("bot:invocation:sealed-steps", fixture("event_sealed_steps.json")), {
     type: "sealedSteps",
     invocationId: "inv_01J80000000000000000000040",
     stepCount: 2,
   });
   const grant = { streamId: "stream_1" };
-  assert.deepEqual(pkg.decodeEvent("bot:e2e_grant", grant), { type: "e2eGrant", payload: grant });
-  assert.equal(pkg.decodeEvent("bot_invocation:available", {}).type, "invocationAvailable");
-  assert.deepEqual(pkg.decodeEvent("bot:later", [1]), { type: "other", name: "bot:later", payload: [1] });
+  assert.deepEqual(api.decodeEvent("bot:e2e_grant", grant), { type: "e2eGrant", payload: grant });
+  assert.equal(api.decodeEvent("bot_invocation:available", {}).type, "invocationAvailable");
+  assert.deepEqual(api.decodeEvent("bot:later", [1]), { type: "other", name: "bot:later", payload: [1] });
   // A known event of another shape is MALFORMED_JSON.
-  throwsCode(assert, pkg, () => pkg.decodeEvent("bot:e2e_revoke", { botId: 1 }), "MALFORMED_JSON");
-  throwsCode(assert, pkg, () => pkg.decodeEvent("decision:resolved", "not an object"), "MALFORMED_JSON");
+  throwsCode(assert, pkg, () => api.decodeEvent("bot:e2e_revoke", { botId: 1 }), "MALFORMED_JSON");
+  throwsCode(assert, pkg, () => api.decodeEvent("decision:resolved", "not an object"), "MALFORMED_JSON");
 });
 
 test("decodeHelloAck: the grants missed while offline, the payload as it came", () => {
   const payload = fixture("event_hello_ack.json");
-  const ack = pkg.decodeHelloAck(payload);
+  const ack = api.decodeHelloAck(payload);
   assert.deepEqual(ack.e2eGrantedStreamIds, ["stream_01J80000000000000000000012"]);
   assert.equal(ack.payload.botId, "bot_01J80000000000000000000070");
-  throwsCode(assert, pkg, () => pkg.decodeHelloAck({ e2eGrantedStreamIds: "stream_1" }), "MALFORMED_JSON");
+  throwsCode(assert, pkg, () => api.decodeHelloAck({ e2eGrantedStreamIds: "stream_1" }), "MALFORMED_JSON");
 });

@@ -4,6 +4,8 @@
 import { readFileSync } from "node:fs";
 
 export const shipped = await import("../src/node.js");
+/** The second module, `streamseal/api` (the sans-IO endpoints, the realtime events). */
+export const shippedApi = await import("../src/api-node.js");
 
 export const hex = (bytes) => Buffer.from(bytes).toString("hex");
 export const unhex = (text) => new Uint8Array(Buffer.from(text, "hex"));

@@ -6,7 +6,7 @@
 // the service's 400 body; never MALFORMED_JSON.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { shipped as pkg } from "./load.mjs";
+import { shipped as pkg, shippedApi as api } from "./load.mjs";
 
 const ctx = { baseUrl: "https://chat.example.test", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" };
 const STREAM = "stream_01J80000000000000000000010";
@@ -30,14 +30,14 @@ const claim = (ttl) => ({
 });
 
 test("buildRequest: a fraction for an integer is VALIDATION_FAILED on claimTtlSeconds", () => {
-  const details = validationDetails(() => pkg.buildRequest(ctx, claim(60.5)));
+  const details = validationDetails(() => api.buildRequest(ctx, claim(60.5)));
   assert.deepEqual(Object.keys(details), ["claimTtlSeconds"]);
   assert.deepEqual(details.claimTtlSeconds, ["must be an integer between 0 and 4294967295"]);
   // A whole JS number crosses as an integer, and builds.
-  const built = pkg.buildRequest(ctx, claim(60));
+  const built = api.buildRequest(ctx, claim(60));
   assert.equal(JSON.parse(built.body.value).claimTtlSeconds, 60);
   // Out of bounds after decoding: the same error under the same key.
-  assert.deepEqual(Object.keys(validationDetails(() => pkg.buildRequest(ctx, claim(301)))), ["claimTtlSeconds"]);
+  assert.deepEqual(Object.keys(validationDetails(() => api.buildRequest(ctx, claim(301)))), ["claimTtlSeconds"]);
 });
 
 test("buildRequest: every kind of decoding mistake is named by its wire path", () => {
@@ -56,7 +56,7 @@ test("buildRequest: every kind of decoding mistake is named by its wire path", (
     [{ endpoint: "noSuchEndpoint" }, ["endpoint"]],
   ];
   for (const [request, keys] of cases) {
-    const details = validationDetails(() => pkg.buildRequest(ctx, request));
+    const details = validationDetails(() => api.buildRequest(ctx, request));
     assert.deepEqual(Object.keys(details).sort(), keys, JSON.stringify(request));
   }
 });
@@ -64,7 +64,7 @@ test("buildRequest: every kind of decoding mistake is named by its wire path", (
 test("reasons do not repeat the value given", () => {
   const err = (() => {
     try {
-      pkg.buildRequest(ctx, claim("svc_uk_TOPSECRET"));
+      api.buildRequest(ctx, claim("svc_uk_TOPSECRET"));
     } catch (e) {
       return e;
     }
@@ -77,9 +77,9 @@ test("reasons do not repeat the value given", () => {
 
 test("nextPage, nextMessageQuery and checkSendRules read requests the same way", () => {
   const page = { kind: "streams", data: { data: [], hasMore: true, cursor: "c2" } };
-  const details = validationDetails(() => pkg.nextPage({ endpoint: "listStreams", query: { type: "channel", limit: 2.5 } }, page));
+  const details = validationDetails(() => api.nextPage({ endpoint: "listStreams", query: { type: "channel", limit: 2.5 } }, page));
   assert.deepEqual(Object.keys(details), ["limit"]);
   const list = { data: [], hasMore: false, slots: {} };
-  assert.deepEqual(Object.keys(validationDetails(() => pkg.nextMessageQuery({ limit: "2" }, list))), ["limit"]);
+  assert.deepEqual(Object.keys(validationDetails(() => api.nextMessageQuery({ limit: "2" }, list))), ["limit"]);
   assert.deepEqual(Object.keys(validationDetails(() => pkg.checkSendRules(false, false, { content: 5 }))), ["content"]);
 });

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { shipped as pkg } from "./load.mjs";
+import { shippedApi as pkg } from "./load.mjs";
 
 const ctx = { baseUrl: "https://chat.example.test/", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" };
 const fixture = (name) => JSON.parse(readFileSync(new URL(`../../tests/fixtures/wire/${name}`, import.meta.url), "utf8"));

@@ -138,7 +138,7 @@ pub fn change_passphrase(
 /// every retry.
 #[wasm_bindgen(js_name = mintMessageId)]
 pub fn mint_message_id(now_ms: f64) -> JsResult<String> {
-    let ms = crate::api::whole_ms(now_ms)?;
+    let ms = crate::error::whole_ms(now_ms)?;
     Ok(js(MessageId::mint(ms))?.as_str().to_owned())
 }
 

@@ -33,8 +33,10 @@
 //! seals, whose signatures an opener accepts), [`signature`] (XEdDSA over
 //! raw bytes, hazmat), [`trust`] (the trust store, fingerprints, safety
 //! numbers), [`state`] (the persistent stream state, opening key wraps,
-//! rolls), [`flows`] (the sealed flows), [`events`] (the realtime events),
-//! [`api`] (the sans-IO endpoints).
+//! rolls), [`flows`] (the sealed flows). The sans-IO endpoints and the
+//! realtime events are the second module (`streamseal-wasm-api`,
+//! `streamseal/api`), loaded on first use; [`error`] is what both share
+//! (`streamseal-wasm-glue`).
 //! The `hazmat*WithRandomness` exports take the randomness as a parameter
 //! (`streamseal::hazmat`), for reproducing the golden vectors; there is no
 //! test-only build flavour and no global seam.
@@ -42,13 +44,23 @@
 // Exports return the one coded `StreamsealError`; each one's codes are its core call's.
 #![allow(clippy::missing_errors_doc)]
 
-pub mod api;
 pub mod crypto;
-pub mod error;
-pub mod events;
+pub use streamseal_wasm_glue::error;
 pub mod flows;
 pub mod keys;
 pub mod sender;
 pub mod signature;
 pub mod state;
 pub mod trust;
+
+#[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
+const STREAMSEAL_ERROR_TS: &str = r#"
+/** Every error the package throws: the core's stable code, and per-field details for VALIDATION_FAILED. */
+export declare class StreamsealError extends Error {
+  readonly name: "StreamsealError";
+  /** The stable code, e.g. "AAD_MISMATCH" (the same strings as every other binding). */
+  readonly code: ErrorCode;
+  /** For VALIDATION_FAILED: field path -> reasons. */
+  readonly details?: Record<string, string[]>;
+}
+"#;

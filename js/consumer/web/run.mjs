@@ -1,6 +1,8 @@
 // Serves the Vite production build (dist/) on 127.0.0.1 and opens it in
 // headless Chromium (Debian's /usr/bin/chromium): the page must print
-// "ok built by Vite". Also checks the build emitted the .wasm as an asset.
+// "ok built by Vite", having fetched the first module alone, and fetch the
+// second (`streamseal/api`) only when it first uses it. Also checks the
+// build emitted the .wasm as an asset.
 import { createServer } from "node:http";
 import { readFile, readdir } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
@@ -43,6 +45,10 @@ const browser = await chromium.launch({
 });
 try {
   const page = await browser.newPage();
+  const wasm = [];
+  page.on("request", (r) => {
+    if (r.url().endsWith(".wasm")) wasm.push(new URL(r.url()).pathname);
+  });
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.goto(`http://127.0.0.1:${port}/`);
@@ -54,6 +60,18 @@ try {
     throw new Error(`the built page says ${JSON.stringify(text)}; page errors: ${errors.join("; ")}`);
   }
   console.log(`vite build ran in Chromium: ${text}`);
+  // The first download holds only the first module; the endpoint module
+  // comes on first use.
+  // (The page's worker fetches the first module too.)
+  const isApi = (path) => path.includes("streamseal_api_bg");
+  if (wasm.length === 0 || wasm.some(isApi)) {
+    throw new Error(`before first use the page fetched ${JSON.stringify(wasm)}, not the first module alone`);
+  }
+  const called = await page.evaluate(() => window.loadApi());
+  if (!called.endsWith("/streams/stream_01J80000000000000000000010") || !wasm.some(isApi)) {
+    throw new Error(`streamseal/api on first use: ${called}; fetched ${JSON.stringify(wasm)}`);
+  }
+  console.log(`the page fetched ${wasm[0]} first and ${wasm.find(isApi)} on first use of streamseal/api`);
 } finally {
   await browser.close();
   server.close();

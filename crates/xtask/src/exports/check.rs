@@ -162,11 +162,14 @@ fn uniffi_library() -> Result<Vec<String>> {
 // ---- JS ----------------------------------------------------------------------
 
 /// Prints `fn x`, `class X`, `ctor X.y` (statics) and `method X.y` for what
-/// the package's main entry exports at run time.
+/// the package's two entries (`streamseal`, `streamseal/api`) export at run
+/// time.
 const JS_NAMES: &str = r#"
-const m = await import("streamseal");
+const main = await import("streamseal");
+// The second module re-exports the one error class and has its own loader.
+const api = Object.entries(await import("streamseal/api")).filter(([k]) => !["init", "initSync", "StreamsealError"].includes(k));
 const hidden = (n) => n.startsWith("__") || ["free", "constructor", "length", "name", "prototype"].includes(n);
-for (const [k, v] of Object.entries(m)) {
+for (const [k, v] of [...Object.entries(main), ...api]) {
   if (typeof v !== "function") { console.log(`value ${k}`); continue; }
   if (!/^[A-Z]/.test(k)) { console.log(`fn ${k}`); continue; }
   console.log(`class ${k}`);
@@ -231,7 +234,12 @@ fn js_declared_types(dir: &Path) -> Result<Declared> {
     };
     let mut names = BTreeSet::new();
     let mut constructors = Names::new();
-    for file in ["dist/streamseal_wasm.d.ts", "src/index.d.ts"] {
+    for file in [
+        "dist/streamseal_wasm.d.ts",
+        "src/index.d.ts",
+        "dist/streamseal_api.d.ts",
+        "src/api.d.ts",
+    ] {
         let path = package.join(file);
         let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut class: Option<String> = None;

@@ -63,6 +63,27 @@ async function main(): Promise<string> {
   return `ok ${text}`;
 }
 
+// The second module, `streamseal/api`, fetched only when the page first
+// talks to the service: run.mjs calls this after the page is done and
+// checks the network log (no api .wasm before, one after).
+async function loadApi(): Promise<string> {
+  const api = await import("streamseal/api");
+  await api.init();
+  const request = api.buildRequest(
+    { baseUrl: "https://chat.example.test", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" },
+    { endpoint: "getStream", streamId: "stream_01J80000000000000000000010" },
+  );
+  try {
+    api.buildRequest({ baseUrl: "https://chat.example.test", workspaceId: "nope", apiKey: "k" }, { endpoint: "getMe" });
+    throw new Error("a bad workspace id was accepted");
+  } catch (e) {
+    // One error class for both modules.
+    if (!(e instanceof StreamsealError) || e.code !== "INVALID_FIELD") throw e;
+  }
+  return `${request.method} ${new URL(request.url).pathname}`;
+}
+(window as unknown as { loadApi: () => Promise<string> }).loadApi = loadApi;
+
 const out = document.getElementById("out");
 main().then(
   (result) => {

@@ -14,7 +14,6 @@
 //! budget).
 
 use serde::{Deserialize, Serialize};
-use streamseal::ErrorCode;
 use streamseal::api::{
     self, ApiFailure, ApiResponse, Endpoint, EndpointInfo, EndpointRequest, HttpRequest,
     HttpResponse, ResponseError, Scope,
@@ -30,8 +29,7 @@ use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{
-    JsResult, error_with, from_js, input, js, output, output_json, request_input, request_value,
-    to_js,
+    JsResult, from_js, input, js, output, output_json, request_input, request_value, to_js,
 };
 
 /// Where requests go and as whom (`api::Context`). The key is given as text
@@ -230,25 +228,11 @@ pub fn next_page(
         .transpose()
 }
 
-/// The largest integer a JS number holds exactly.
-const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
-
 /// A `clientMessageId` minted at `nowMs` (e.g. `Date.now()`): sends that
 /// carry one are safe to retry.
 #[wasm_bindgen(js_name = mintClientMessageId)]
 pub fn mint_client_message_id(now_ms: f64) -> JsResult<String> {
-    js(paging::mint_client_message_id(whole_ms(now_ms)?))
-}
-
-/// A clock reading crossed as a JS number (f64): only whole, non-negative,
-/// exact values (`INVALID_FIELD` naming `nowMs` otherwise).
-pub(crate) fn whole_ms(now_ms: f64) -> JsResult<u64> {
-    if !((0.0..=MAX_SAFE_INTEGER).contains(&now_ms) && now_ms.fract() == 0.0) {
-        return Err(error_with(
-            ErrorCode::InvalidField,
-            "field `nowMs` is invalid: expected a whole number of milliseconds",
-        ));
-    }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    Ok(now_ms as u64)
+    js(paging::mint_client_message_id(crate::error::whole_ms(
+        now_ms,
+    )?))
 }

@@ -1,5 +1,6 @@
 //! The one JavaScript error class, `StreamsealError`, and the conversions
-//! between plain JS objects and the core's serde types.
+//! between plain JS objects and the core's serde types, shared by the
+//! package's two WASM modules.
 //!
 //! Every failure of the package reaches JS as a `StreamsealError` (it
 //! extends `Error`) with the core's stable `code` (`ErrorCode::as_str`) and,
@@ -17,35 +18,29 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
 
+// The class is registered once per JS realm under a global symbol, by
+// whichever runs first: this snippet (one copy in each module's glue) or the
+// package's `src/error.js`, which defines it the same way. So an error of
+// either module is `instanceof` the one `StreamsealError` the package
+// exports (js/test/api.test.mjs checks it).
 #[wasm_bindgen(inline_js = r#"
-export class StreamsealError extends Error {
+const KEY = Symbol.for("streamseal.StreamsealError");
+globalThis[KEY] ??= class StreamsealError extends Error {
   constructor(code, message, details) {
     super(message);
     this.name = "StreamsealError";
     this.code = code;
     if (details !== undefined) this.details = details;
   }
-}
+};
 export function makeStreamsealError(code, message, details) {
-  return new StreamsealError(code, message, details);
+  return new globalThis[KEY](code, message, details);
 }
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = makeStreamsealError)]
     fn make_streamseal_error(code: &str, message: &str, details: JsValue) -> JsValue;
 }
-
-#[wasm_bindgen(typescript_custom_section)]
-const STREAMSEAL_ERROR_TS: &str = r#"
-/** Every error the package throws: the core's stable code, and per-field details for VALIDATION_FAILED. */
-export declare class StreamsealError extends Error {
-  readonly name: "StreamsealError";
-  /** The stable code, e.g. "AAD_MISMATCH" (the same strings as every other binding). */
-  readonly code: ErrorCode;
-  /** For VALIDATION_FAILED: field path -> reasons. */
-  readonly details?: Record<string, string[]>;
-}
-"#;
 
 /// What every export returns: a thrown `StreamsealError` on failure.
 pub type JsResult<T> = Result<T, JsValue>;
@@ -208,4 +203,20 @@ pub fn copies_of<T: TryFromJsValue>(
         out.push(T::try_from_js_value(copy).map_err(|_| wrong())?);
     }
     Ok(out)
+}
+
+/// The largest integer a JS number holds exactly.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// A clock reading crossed as a JS number (f64): only whole, non-negative,
+/// exact values (`INVALID_FIELD` naming `nowMs` otherwise).
+pub fn whole_ms(now_ms: f64) -> JsResult<u64> {
+    if !((0.0..=MAX_SAFE_INTEGER).contains(&now_ms) && now_ms.fract() == 0.0) {
+        return Err(error_with(
+            ErrorCode::InvalidField,
+            "field `nowMs` is invalid: expected a whole number of milliseconds",
+        ));
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Ok(now_ms as u64)
 }

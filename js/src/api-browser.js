@@ -1,0 +1,28 @@
+// The browser entry of `streamseal/api`, the package's second module: the
+// sans-IO endpoints and the realtime events, kept out of the first
+// download. Import it when the app first talks to the service
+// (`const api = await import("streamseal/api"); await api.init();`); the
+// bundler then fetches it, and its .wasm, only then.
+import initWasm from "../dist/streamseal_api.js";
+
+export * from "../dist/streamseal_api.js";
+export { StreamsealError } from "./error.js";
+
+let ready;
+
+/**
+ * Loads this module's WebAssembly, once (later calls return the same
+ * promise). `source` as the main entry's `init`: a URL, a Response, the
+ * bytes or a WebAssembly.Module; omitted, `streamseal_api_bg.wasm` next to
+ * the glue is fetched.
+ */
+export function init(source) {
+  if (ready === undefined) {
+    const options = source === undefined ? undefined : { module_or_path: source };
+    ready = initWasm(options).then(() => undefined);
+    ready.catch(() => {
+      ready = undefined;
+    });
+  }
+  return ready;
+}
