@@ -89,9 +89,11 @@ test("buildRequest: validation before sending, with details; bad shapes", () => 
     () => pkg.buildRequest(ctx, { endpoint: "sendMessage", streamId: "stream_1", body: { content: "" } }),
     (e) => e instanceof pkg.StreamsealError && e.code === "VALIDATION_FAILED" && typeof e.details === "object",
   );
-  // The second module throws the first module's class: one StreamsealError for the package.
-  assert.equal(pkg.StreamsealError, main.StreamsealError);
+  // The second module's glue throws the class the first module's entry exports: the one
+  // registered under the package's versioned key (which must follow package.json's version).
   assert.throws(() => pkg.buildRequest(ctx, { endpoint: "nope" }), (e) => e instanceof main.StreamsealError);
+  const [major, minor] = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version.split(".");
+  assert.equal(globalThis[Symbol.for(`streamseal@${major}.${minor}:StreamsealError`)], main.StreamsealError);
   // An unknown endpoint is a validation failure of `endpoint` (issue 17; request_decoding.test.mjs).
   throwsCode(assert, pkg, () => pkg.buildRequest(ctx, { endpoint: "nope" }), "VALIDATION_FAILED");
   throwsCode(assert, pkg, () => pkg.buildRequest({ ...ctx, workspaceId: "nope" }, { endpoint: "getMe" }), "INVALID_FIELD");

@@ -11,11 +11,13 @@
 use serde::{Deserialize, Serialize};
 use streamseal::ErrorCode;
 use streamseal::envelope::SealedPayload;
-use streamseal::wire::events::{Event, HelloAck};
+use streamseal::wire::events::{
+    DECISION_RESOLVED, E2E_GRANT, E2E_REVOKE, Event, HelloAck, INVOCATION_AVAILABLE, SEALED_STEPS,
+};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
-use crate::error::{JsResult, error_with, js, output_json};
+use crate::error::{JsResult, check_nesting, error_with, js, output_json};
 
 /// A realtime event, tagged by `type`. `decisionResolved`'s option is only
 /// what the server claims: act on the answer `openDecisionAnswer` proves
@@ -89,6 +91,20 @@ pub fn decode_event(
     name: &str,
     #[wasm_bindgen(unchecked_param_type = "unknown")] payload: JsValue,
 ) -> JsResult<Ts<RealtimeEvent>> {
+    // The events this library does not type are handed back as they came,
+    // never read: a binary or deeply nested payload is the app's to read.
+    if !matches!(name, SEALED_STEPS | DECISION_RESOLVED | E2E_REVOKE) {
+        let kept = match name {
+            INVOCATION_AVAILABLE => RealtimeEvent::InvocationAvailable { payload: () },
+            E2E_GRANT => RealtimeEvent::E2eGrant { payload: () },
+            other => RealtimeEvent::Other {
+                name: other.to_owned(),
+                payload: (),
+            },
+        };
+        return with_payload(output_json(&kept)?, &payload);
+    }
+    check_nesting("payload", &payload)?;
     let event = js(Event::decode(
         name,
         serde_wasm_bindgen::Deserializer::from(payload.clone()),
@@ -152,6 +168,7 @@ pub struct HelloAckInfo {
 pub fn decode_hello_ack(
     #[wasm_bindgen(unchecked_param_type = "unknown")] payload: JsValue,
 ) -> JsResult<Ts<HelloAckInfo>> {
+    check_nesting("payload", &payload)?;
     let ack = js(
         HelloAck::deserialize(serde_wasm_bindgen::Deserializer::from(payload.clone())).map_err(
             |e| streamseal::Error::MalformedJson {

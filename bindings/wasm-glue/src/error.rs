@@ -18,13 +18,14 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
 
-// The class is registered once per JS realm under a global symbol, by
+// The class is registered once per JS realm under a global symbol (with
+// the package's version: two versions on one page keep a class each), by
 // whichever runs first: this snippet (one copy in each module's glue) or the
 // package's `src/error.js`, which defines it the same way. So an error of
 // either module is `instanceof` the one `StreamsealError` the package
 // exports (js/test/api.test.mjs checks it).
 #[wasm_bindgen(inline_js = r#"
-const KEY = Symbol.for("streamseal.StreamsealError");
+const KEY = Symbol.for("streamseal@0.1:StreamsealError");
 globalThis[KEY] ??= class StreamsealError extends Error {
   constructor(code, message, details) {
     super(message);
@@ -107,8 +108,42 @@ pub fn input<T: Tsify + DeserializeOwned>(param: &str, value: &Ts<T>) -> JsResul
     from_js(param, value.js_value())
 }
 
-/// A core value from any JS value; a wrong shape is `MALFORMED_JSON`.
+/// How deep a JS value may nest (objects and arrays) to be read: serde_json's
+/// own limit, so that a value reads the same in every binding.
+pub const MAX_NESTING: usize = 128;
+
+/// Refuses (`MALFORMED_JSON`, naming `param`) a value nested deeper than
+/// [`MAX_NESTING`], before any deserializer sees it. serde-wasm-bindgen
+/// recurses once per level without a limit: a hostile server's message with
+/// an unknown field nested some thousands deep would overflow the WASM
+/// stack (a trap that can leave the instance's memory corrupt) or the JS
+/// stack. The walk here is iterative.
+pub fn check_nesting(param: &str, value: &JsValue) -> JsResult<()> {
+    let mut pending: Vec<(JsValue, usize)> = vec![(value.clone(), 0)];
+    while let Some((value, depth)) = pending.pop() {
+        if !value.is_object() || value.is_instance_of::<js_sys::Uint8Array>() {
+            continue;
+        }
+        if depth >= MAX_NESTING {
+            return Err(error_with(
+                ErrorCode::MalformedJson,
+                &format!("malformed JSON: `{param}`: nested deeper than {MAX_NESTING} levels"),
+            ));
+        }
+        let children = if js_sys::Array::is_array(&value) {
+            js_sys::Array::from(&value)
+        } else {
+            js_sys::Object::values(value.unchecked_ref())
+        };
+        pending.extend(children.iter().map(|child| (child, depth + 1)));
+    }
+    Ok(())
+}
+
+/// A core value from any JS value; a wrong shape, or nesting deeper than
+/// [`MAX_NESTING`], is `MALFORMED_JSON`.
 pub fn from_js<T: DeserializeOwned>(param: &str, value: JsValue) -> JsResult<T> {
+    check_nesting(param, &value)?;
     serde_wasm_bindgen::from_value(value).map_err(|e| {
         error_with(
             ErrorCode::MalformedJson,

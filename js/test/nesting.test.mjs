@@ -1,0 +1,64 @@
+// The attack first: a hostile server nests an unknown field some thousands
+// deep (JSON.parse takes it). serde-wasm-bindgen recursed once per level
+// without a limit, so this overflowed the WASM stack ("memory access out of
+// bounds", a trap that can leave the instance's memory corrupt) or the JS
+// stack. Every value read from JS is now refused past 128 levels
+// (serde_json's limit, as in the other bindings) with MALFORMED_JSON, and
+// the instance keeps working.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { shipped as pkg, shippedApi as api, throwsCode } from "./load.mjs";
+
+const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+/** An object `levels` deep, objects and arrays alternating. */
+function nested(levels) {
+  let value = {};
+  for (let i = 1; i < levels; i++) value = i % 2 ? [value] : { x: value };
+  return value;
+}
+const message = (junk) => ({
+  id: "msg_01JD3QK7C9E1G3J5M7P9S1V3X5",
+  streamId: ROOT,
+  sequence: "1",
+  authorId: "usr_1",
+  authorType: "user",
+  content: "",
+  replyCount: 0,
+  metadata: {},
+  revision: 1,
+  createdAt: "2026-11-21T10:00:00Z",
+  junk,
+});
+
+test("a payload nested 50,000 deep is MALFORMED_JSON in every reader, and the instance keeps working", () => {
+  const deep = nested(50_000);
+  const key = pkg.IdentityKey.generate("user", "k");
+  const state = new pkg.StreamState(ROOT);
+  const trust = new pkg.TrustStore("tofu");
+  const wraps = { currentKeyGeneration: 0, ownerUserId: "usr_1", wraps: [{ keyGeneration: 0, junk: deep }] };
+  throwsCode(assert, pkg, () => pkg.openKeyWraps(state, trust, wraps, key), "MALFORMED_JSON");
+  throwsCode(assert, pkg, () => pkg.openMessages(state.keyring(), trust, ROOT, [message(deep)]), "MALFORMED_JSON");
+  const resolved = { decisionId: "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", optionId: "a", decidedBy: "usr_1", junk: deep };
+  throwsCode(assert, api, () => api.decodeEvent("decision:resolved", resolved), "MALFORMED_JSON");
+  throwsCode(assert, api, () => api.decodeHelloAck({ e2eGrantedStreamIds: [], junk: deep }), "MALFORMED_JSON");
+  throwsCode(assert, api, () => api.buildRequest({ baseUrl: "https://x.test", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" }, { endpoint: "getMe", junk: deep }), "MALFORMED_JSON");
+  // An event this library does not type is handed back unread, however deep, or binary.
+  assert.equal(api.decodeEvent("bot:later", deep).payload, deep);
+  const bytes = new Uint8Array([1, 2, 3]);
+  assert.equal(api.decodeEvent("bot:e2e_grant", bytes).payload, bytes);
+  // Both modules still work.
+  assert.equal(pkg.encodeBase64(new Uint8Array([1, 2, 3])), "AQID");
+  assert.equal(api.endpointCount(), 58);
+  for (const k of [key, state, trust]) k.free();
+});
+
+test("128 levels still read: the limit is serde_json's, as in the other bindings", () => {
+  // An unknown field 120 deep in the response (itself one level) reads; 130 does not.
+  const state = new pkg.StreamState(ROOT);
+  const trust = new pkg.TrustStore("tofu");
+  const key = pkg.IdentityKey.generate("user", "k");
+  const within = { currentKeyGeneration: 0, ownerUserId: "usr_1", wraps: [] , extra: nested(120) };
+  assert.deepEqual(pkg.openKeyWraps(state, trust, within, key), { admitted: [], skipped: [], conflicts: [] });
+  throwsCode(assert, pkg, () => pkg.openKeyWraps(state, trust, { ...within, extra: nested(130) }, key), "MALFORMED_JSON");
+  for (const k of [key, state, trust]) k.free();
+});
