@@ -16,8 +16,15 @@
 //!
 //! Not listed, by rule: the wire types (requests, responses, events of the
 //! API), which JS declares as TypeScript types and UniFFI passes as JSON
-//! text; and each language's own machinery (`free`, `close`, `destroy`,
-//! `*Protocol`, `FfiConverter*`, `InternalError`).
+//! text; each language's own machinery (`free`, `close`, `destroy`,
+//! `*Protocol`, `FfiConverter*`, `InternalError`); Python's primary
+//! constructors (`X(...)`, always there); and the JS worker entry
+//! (`streamseal/worker`), a proxy that runs the names listed here in a
+//! Worker. Types are compared exactly in the UniFFI library; the generated
+//! languages and the `.d.ts` must have each listed type and may declare
+//! more (their own helpers, the wire types). Kotlin and Python are read
+//! from the last `cargo xtask package` (as `cargo xtask test` runs it just
+//! before), the UniFFI library is rebuilt first.
 
 mod check;
 
@@ -129,7 +136,8 @@ const RECORD_CTOR: &str = "builds a record, which UniFFI cannot give methods; JS
 const KEY_OBJECT: &str = "UniFFI passes secret and stream keys as objects that zeroize on drop; JS passes bytes and the keyring imports and exports them";
 const TEST_PRIMITIVE: &str = "raw primitive for crafting hostile inputs in the Kotlin and Python tests; the JS tests craft theirs with WebCrypto";
 const SET_UP: &str = "JS returns a `SetUpKey` that keeps the new identity in WASM memory until taken; UniFFI returns the `NewUserKey` record holding an `IdentityKey` object";
-const AAD_INPUTS: &str = "the AAD and HPKE info bytes, for the cross-language vector tests; JS tests read them from the golden vectors";
+const AAD_INPUTS: &str = "the AAD and HPKE info bytes, for the Kotlin and Python vector tests; the JS tests build them in test code (test/hostile-server.mjs) and compare them with the vectors";
+const SECRET_OBJECT: &str = "UniFFI passes the secret as a `SecretKey` object that zeroizes on drop; JS passes its 32 bytes";
 
 /// Every exported name, grouped as the README table shows them.
 pub const EXPORTS: &[Export] = &[
@@ -151,10 +159,14 @@ pub const EXPORTS: &[Export] = &[
         Kind::Constructor("IdentityKey"),
         "from_secret",
         "fromSecretKey",
-        KEY_OBJECT,
+        SECRET_OBJECT,
     ),
-    uniffi_only(Kind::Method("IdentityKey"), "secret_key", KEY_OBJECT),
-    js_only(Kind::Method("IdentityKey"), "exportSecretKey", KEY_OBJECT),
+    uniffi_only(Kind::Method("IdentityKey"), "secret_key", SECRET_OBJECT),
+    js_only(
+        Kind::Method("IdentityKey"),
+        "exportSecretKey",
+        SECRET_OBJECT,
+    ),
     method("IdentityKey", "key_id"),
     method("IdentityKey", "kind"),
     method("IdentityKey", "public_key"),
