@@ -4,11 +4,10 @@
 // (`const api = await import("streamseal/api"); await api.init();`); the
 // bundler then fetches it, and its .wasm, only then.
 import initWasm from "../dist/streamseal_api.js";
+import { loadOnce } from "./once.js";
 
 export * from "../dist/streamseal_api.js";
 export { StreamsealError } from "./error.js";
-
-let ready;
 
 /**
  * Loads this module's WebAssembly, once (later calls return the same
@@ -16,13 +15,4 @@ let ready;
  * bytes or a WebAssembly.Module; omitted, `streamseal_api_bg.wasm` next to
  * the glue is fetched.
  */
-export function init(source) {
-  if (ready === undefined) {
-    const options = source === undefined ? undefined : { module_or_path: source };
-    ready = initWasm(options).then(() => undefined);
-    ready.catch(() => {
-      ready = undefined;
-    });
-  }
-  return ready;
-}
+export const init = loadOnce(initWasm);

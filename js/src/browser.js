@@ -4,13 +4,12 @@
 import initWasm, * as glue from "../dist/streamseal_wasm.js";
 import { StreamsealError } from "./error.js";
 import { guardFreedObjects } from "./guard.js";
+import { loadOnce } from "./once.js";
 
 export * from "../dist/streamseal_wasm.js";
 export { StreamsealError } from "./error.js";
 
 guardFreedObjects(glue, StreamsealError);
-
-let ready;
 
 /**
  * Loads the WebAssembly module, once (later calls return the same promise).
@@ -20,13 +19,4 @@ let ready;
  * streams, and falls back to bytes when the server does not send
  * `Content-Type: application/wasm`.
  */
-export function init(source) {
-  if (ready === undefined) {
-    const options = source === undefined ? undefined : { module_or_path: source };
-    ready = initWasm(options).then(() => undefined);
-    ready.catch(() => {
-      ready = undefined;
-    });
-  }
-  return ready;
-}
+export const init = loadOnce(initWasm);
