@@ -11,9 +11,7 @@
 use serde::{Deserialize, Serialize};
 use streamseal::ErrorCode;
 use streamseal::envelope::SealedPayload;
-use streamseal::wire::events::{
-    DECISION_RESOLVED, E2E_GRANT, E2E_REVOKE, Event, HelloAck, INVOCATION_AVAILABLE, SEALED_STEPS,
-};
+use streamseal::wire::events::{E2E_GRANT, Event, HelloAck, INVOCATION_AVAILABLE};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
@@ -93,7 +91,7 @@ pub fn decode_event(
 ) -> JsResult<Ts<RealtimeEvent>> {
     // The events this library does not type are handed back as they came,
     // never read: a binary or deeply nested payload is the app's to read.
-    if !matches!(name, SEALED_STEPS | DECISION_RESOLVED | E2E_REVOKE) {
+    if !Event::has_typed_payload(name) {
         let kept = match name {
             INVOCATION_AVAILABLE => RealtimeEvent::InvocationAvailable { payload: () },
             E2E_GRANT => RealtimeEvent::E2eGrant { payload: () },

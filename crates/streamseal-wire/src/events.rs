@@ -189,6 +189,13 @@ fn raw<T: Serialize>(payload: &T) -> Value {
 }
 
 impl Event {
+    /// Whether this library reads `name`'s payload into a typed shape
+    /// ([`Event::decode`]); the others are kept as they came, so a binding
+    /// may hand them back unread.
+    pub fn has_typed_payload(name: &str) -> bool {
+        matches!(name, SEALED_STEPS | DECISION_RESOLVED | E2E_REVOKE)
+    }
+
     /// Reads an event from its name and payload. A known event whose
     /// payload does not have the shown shape is an error.
     ///
@@ -244,6 +251,28 @@ impl Event {
             Event::DecisionResolved(p) => raw(p),
             Event::E2eRevoke(p) => raw(p),
             Event::Other { payload, .. } => payload.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `has_typed_payload` says exactly which payloads `decode` reads into a
+    /// shape: those refuse a payload of another shape, the others keep it.
+    #[test]
+    fn typed_payloads_are_the_ones_decode_shapes() {
+        for name in [
+            INVOCATION_AVAILABLE,
+            SEALED_STEPS,
+            DECISION_RESOLVED,
+            E2E_REVOKE,
+            E2E_GRANT,
+            "bot:later",
+        ] {
+            let shaped = Event::decode(name, serde_json::json!([1])).is_err();
+            assert_eq!(shaped, Event::has_typed_payload(name), "{name}");
         }
     }
 }
