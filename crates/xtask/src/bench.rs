@@ -21,7 +21,7 @@
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
 use crate::cmd::{Result, path_str, root, run, run_in, works};
@@ -40,8 +40,8 @@ fn bench_js() -> PathBuf {
     root().join("js/bench")
 }
 
-/// Runs a command in `dir`, echoing it, and returns its stdout (stderr
-/// passes through); fails on a non-zero exit.
+/// Runs a command in `dir`, echoing and timing it, and returns its stdout
+/// (printed too; stderr passes through); fails on a non-zero exit.
 fn capture(dir: &Path, program: &str, args: &[&str], envs: &[(&str, &str)]) -> Result<String> {
     eprintln!(
         "+ (in {}) {program} {}",
@@ -49,25 +49,12 @@ fn capture(dir: &Path, program: &str, args: &[&str], envs: &[(&str, &str)]) -> R
         args.join(" ")
     );
     let started = Instant::now();
-    let out = Command::new(program)
-        .args(args)
-        .envs(envs.iter().copied())
-        .current_dir(dir)
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    let stdout = crate::cmd::output_env_in(dir, program, args, envs);
     eprintln!("  ({program} took {:.1}s)", started.elapsed().as_secs_f64());
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    print!("{stdout}");
-    if out.status.success() {
-        Ok(stdout)
-    } else {
-        Err(format!(
-            "`{program} {}` failed ({})",
-            args.join(" "),
-            out.status
-        ))
+    if let Ok(text) = &stdout {
+        print!("{text}");
     }
+    stdout
 }
 
 fn first_line(program: &str, args: &[&str]) -> String {
