@@ -69,11 +69,13 @@ use crate::aad::{self, AadContents, MAX_AAD_LEN};
 use crate::aead::{self, IV_LEN, TAG_LEN};
 use crate::encoding::{decode_base64_array, decode_base64_bounded, encode_base64};
 use crate::error::{CryptoError, CryptoResult};
+use crate::identity::PublicKey;
 use crate::random;
 use crate::sender::{SealedBy, SenderKeys, Signer};
 use crate::signature::{self, SIGNATURE_LEN, Signature};
 use crate::slot::Slot;
 use crate::stream_key::{Keyring, STREAM_KEY_LEN};
+use crate::trust::TrustLevel;
 
 /// The only envelope version this library writes and reads. Version 1 (no
 /// sender signature, no key commitment) is not read: nothing shipped it.
@@ -334,6 +336,28 @@ pub fn open_matching(
     sealed: &SealedPayload,
     accept: impl FnOnce(&Slot) -> bool,
 ) -> CryptoResult<Opened> {
+    prepare_open(keyring, senders, sealed, accept)?.open(keyring)
+}
+
+/// Checks a payload up to its AES-GCM part: every check of
+/// [`open_matching`] before decryption (version, sizes and base64, the
+/// AAD's parse, binding and slot, the key held, the sender's key, the key
+/// commitment) runs here, in the same order and with the same codes. What
+/// is left is AES-256-GCM over [`PendingOpen::ciphertext`] and the
+/// signature, which [`PendingOpen::open`] (in this library) or
+/// [`PendingOpen::finish`] (after a platform's AES-GCM, e.g. WebCrypto's)
+/// completes.
+///
+/// # Errors
+///
+/// As [`open_matching`], except `DECRYPTION_FAILED` for AES-GCM and
+/// `SENDER_MISMATCH` for the signature, which come from the second step.
+pub fn prepare_open(
+    keyring: &Keyring,
+    senders: &SenderKeys<'_>,
+    sealed: &SealedPayload,
+    accept: impl FnOnce(&Slot) -> bool,
+) -> CryptoResult<PendingOpen> {
     let envelope = &sealed.envelope;
     if envelope.v != ENVELOPE_VERSION {
         return Err(CryptoError::UnsupportedEnvelopeVersion {
@@ -371,51 +395,141 @@ pub fn open_matching(
     }
     let key = keyring.key(envelope.key_generation)?;
     let (public, status) = senders.resolve(&contents.sender)?;
-    let version = contents.version;
     let committed = ciphertext
         .get(..COMMITMENT_LEN)
         .ok_or(CryptoError::DecryptionFailed)?;
-    if !bool::from(key_commitment(key.as_array(), version, &iv).ct_eq(committed)) {
+    if !bool::from(key_commitment(key.as_array(), contents.version, &iv).ct_eq(committed)) {
         return Err(CryptoError::DecryptionFailed);
     }
-    // The AES-GCM part, decrypted where it was decoded (no copy of the message).
+    // The AES-GCM part stays where it was decoded (no copy of the message).
     ciphertext.drain(..COMMITMENT_LEN);
-    let mut inner = Zeroizing::new(aead::open_in_place(
-        key.as_array(),
-        &iv,
-        ciphertext,
-        &expected,
-    )?);
-    let mismatch = |reason| CryptoError::SenderMismatch {
-        subject: contents.sender.subject.clone(),
-        key_id: contents.sender.key_id.clone(),
-        reason,
-    };
-    let signed: [u8; SIGNATURE_LEN] = inner
-        .get(..SIGNATURE_LEN)
-        .and_then(|s| s.try_into().ok())
-        .ok_or_else(|| mismatch("no signature"))?;
-    let content = inner.get(SIGNATURE_LEN..).unwrap_or_default();
-    signature::verify(
-        &public,
-        &signature_input(version, &expected, content)?,
-        &Signature::from_bytes(signed),
-    )
-    .map_err(|_| mismatch("the signature does not verify under the sender's key"))?;
-    // Drop the signature in place: the content stays in the one buffer.
-    inner.drain(..SIGNATURE_LEN);
-    let sealed_by = SealedBy {
-        subject: contents.sender.subject,
-        kind: contents.sender.kind,
-        key_id: contents.sender.key_id,
+    Ok(PendingOpen {
+        contents,
+        public,
         status,
-    };
-    Ok(Opened {
-        slot: contents.slot,
-        key_generation: contents.key_generation,
-        sealed_by,
-        plaintext: inner,
+        iv,
+        aad: expected,
+        ciphertext,
     })
+}
+
+/// An envelope whose every check up to AES-GCM has passed
+/// ([`prepare_open`]): what is left is to decrypt [`Self::ciphertext`] under
+/// the key of [`Self::key_generation`] with [`Self::iv`] and [`Self::aad`],
+/// then to verify the sender's signature over what it decrypts to.
+///
+/// It holds no key and no plaintext: only what the wire carried and what the
+/// checks established.
+pub struct PendingOpen {
+    contents: AadContents,
+    public: PublicKey,
+    status: TrustLevel,
+    iv: [u8; IV_LEN],
+    aad: Vec<u8>,
+    ciphertext: Vec<u8>,
+}
+
+impl std::fmt::Debug for PendingOpen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingOpen")
+            .field("slot", &self.contents.slot)
+            .field("key_generation", &self.contents.key_generation)
+            .field("ciphertext_len", &self.ciphertext.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PendingOpen {
+    /// The generation whose key decrypts it (checked to be held).
+    pub fn key_generation(&self) -> u32 {
+        self.contents.key_generation
+    }
+
+    /// The slot the AAD binds (accepted by the caller's check).
+    pub fn slot(&self) -> &Slot {
+        &self.contents.slot
+    }
+
+    /// The AES-GCM nonce.
+    pub fn iv(&self) -> &[u8; IV_LEN] {
+        &self.iv
+    }
+
+    /// The AAD AES-GCM authenticates: the canonical re-encoding of what was
+    /// checked, equal to the bytes received.
+    pub fn aad(&self) -> &[u8] {
+        &self.aad
+    }
+
+    /// `AES-GCM ciphertext || tag` (the commitment already checked and removed).
+    pub fn ciphertext(&self) -> &[u8] {
+        &self.ciphertext
+    }
+
+    /// Decrypts with the keyring's key (this library's AES-GCM) and verifies
+    /// the signature: the rest of [`open_matching`].
+    ///
+    /// # Errors
+    ///
+    /// `UNKNOWN_KEY_GENERATION` when `keyring` no longer holds the key;
+    /// `DECRYPTION_FAILED`; `SENDER_MISMATCH`.
+    pub fn open(mut self, keyring: &Keyring) -> CryptoResult<Opened> {
+        let key = keyring.key(self.contents.key_generation)?;
+        let ciphertext = std::mem::take(&mut self.ciphertext);
+        let inner = Zeroizing::new(aead::open_in_place(
+            key.as_array(),
+            &self.iv,
+            ciphertext,
+            &self.aad,
+        )?);
+        self.finish(inner)
+    }
+
+    /// Completes the open with `decrypted`, what AES-256-GCM (a platform's,
+    /// e.g. WebCrypto's) authenticated and decrypted [`Self::ciphertext`] to
+    /// under the key of [`Self::key_generation`], [`Self::iv`] and
+    /// [`Self::aad`]: the sender's signature is verified over it here.
+    ///
+    /// The caller is trusted to have run AES-GCM with exactly those inputs;
+    /// a platform refusing the tag is `DECRYPTION_FAILED`, which the caller
+    /// reports without calling this.
+    ///
+    /// # Errors
+    ///
+    /// `SENDER_MISMATCH` when the signature is missing or does not verify.
+    pub fn finish(self, mut decrypted: Zeroizing<Vec<u8>>) -> CryptoResult<Opened> {
+        let contents = self.contents;
+        let mismatch = |reason| CryptoError::SenderMismatch {
+            subject: contents.sender.subject.clone(),
+            key_id: contents.sender.key_id.clone(),
+            reason,
+        };
+        let signed: [u8; SIGNATURE_LEN] = decrypted
+            .get(..SIGNATURE_LEN)
+            .and_then(|s| s.try_into().ok())
+            .ok_or_else(|| mismatch("no signature"))?;
+        let content = decrypted.get(SIGNATURE_LEN..).unwrap_or_default();
+        signature::verify(
+            &self.public,
+            &signature_input(contents.version, &self.aad, content)?,
+            &Signature::from_bytes(signed),
+        )
+        .map_err(|_| mismatch("the signature does not verify under the sender's key"))?;
+        // Drop the signature in place: the content stays in the one buffer.
+        decrypted.drain(..SIGNATURE_LEN);
+        let sealed_by = SealedBy {
+            subject: contents.sender.subject,
+            kind: contents.sender.kind,
+            key_id: contents.sender.key_id,
+            status: self.status,
+        };
+        Ok(Opened {
+            slot: contents.slot,
+            key_generation: contents.key_generation,
+            sealed_by,
+            plaintext: decrypted,
+        })
+    }
 }
 
 fn check_binding(

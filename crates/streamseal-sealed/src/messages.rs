@@ -48,8 +48,10 @@
 
 use std::collections::HashSet;
 
+use zeroize::Zeroizing;
+
 use crate::utf8;
-use streamseal_crypto::envelope::{SealedPayload, open_matching, seal};
+use streamseal_crypto::envelope::{Opened, PendingOpen, SealedPayload, prepare_open, seal};
 use streamseal_crypto::error::{CryptoError, Error, Result};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
 use streamseal_crypto::slot::Slot;
@@ -379,10 +381,30 @@ fn open_parts(
     asked_stream: &str,
     message: MessageParts<'_>,
 ) -> Result<OpenedMessage> {
+    let pending = prepare_parts(keyring, senders, asked_stream, message)?;
+    let opened = pending.pending.open(keyring)?;
+    opened_message(pending.known, opened)
+}
+
+/// What the caller knew of a message, kept from the check of its slot to
+/// the result.
+struct Known {
+    stream_id: String,
+    author_id: String,
+    author_type: String,
+    revision: u32,
+}
+
+fn prepare_parts(
+    keyring: &Keyring,
+    senders: &SenderKeys<'_>,
+    asked_stream: &str,
+    message: MessageParts<'_>,
+) -> Result<PendingMessage> {
     let sealed = message
         .sealed
         .ok_or_else(|| Error::invalid("sealed", "the message carries no sealed body"))?;
-    let opened = open_matching(keyring, senders, sealed, |slot| match slot {
+    let pending = prepare_open(keyring, senders, sealed, |slot| match slot {
         Slot::Message {
             stream_id,
             message_id,
@@ -410,6 +432,18 @@ fn open_parts(
         }
         _ => false,
     })?;
+    Ok(PendingMessage {
+        pending,
+        known: Known {
+            stream_id: asked_stream.to_owned(),
+            author_id: message.author_id.to_owned(),
+            author_type: message.author_type.to_owned(),
+            revision: message.revision,
+        },
+    })
+}
+
+fn opened_message(known: Known, opened: Opened) -> Result<OpenedMessage> {
     let (message_id, invocation_id) = match &opened.slot {
         Slot::BotReply {
             message_id,
@@ -421,15 +455,104 @@ fn open_parts(
     };
     Ok(OpenedMessage {
         message_id,
-        stream_id: asked_stream.to_owned(),
-        author_id: message.author_id.to_owned(),
-        author_type: message.author_type.to_owned(),
-        revision: message.revision,
+        stream_id: known.stream_id,
+        author_id: known.author_id,
+        author_type: known.author_type,
+        revision: known.revision,
         key_generation: opened.key_generation,
         invocation_id,
         sealed_by: opened.sealed_by,
         text: utf8(opened.plaintext)?,
     })
+}
+
+/// A sealed message checked up to its AES-GCM part ([`prepare_messages`]):
+/// its slot, sender, key and commitment have passed; AES-256-GCM over
+/// [`Self::envelope`]'s ciphertext and the signature are left.
+#[derive(Debug)]
+pub struct PendingMessage {
+    pending: PendingOpen,
+    known: Known,
+}
+
+impl std::fmt::Debug for Known {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Known")
+            .field("stream_id", &self.stream_id)
+            .field("revision", &self.revision)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PendingMessage {
+    /// The envelope's remaining AES-GCM inputs (generation, iv, AAD,
+    /// ciphertext).
+    pub fn envelope(&self) -> &PendingOpen {
+        &self.pending
+    }
+
+    /// Decrypts with the keyring's key and verifies the signature: the rest
+    /// of [`open_message`].
+    ///
+    /// # Errors
+    ///
+    /// `DECRYPTION_FAILED`, `SENDER_MISMATCH`, `INVALID_FIELD` (not UTF-8).
+    pub fn open(self, keyring: &Keyring) -> Result<OpenedMessage> {
+        let opened = self.pending.open(keyring)?;
+        opened_message(self.known, opened)
+    }
+
+    /// Completes the open with what a platform's AES-256-GCM decrypted
+    /// [`Self::envelope`]'s ciphertext to (see
+    /// [`PendingOpen::finish`]): the signature is verified here.
+    ///
+    /// # Errors
+    ///
+    /// `SENDER_MISMATCH`, `INVALID_FIELD` (not UTF-8).
+    pub fn finish(self, decrypted: Zeroizing<Vec<u8>>) -> Result<OpenedMessage> {
+        let opened = self.pending.finish(decrypted)?;
+        opened_message(self.known, opened)
+    }
+}
+
+/// Checks a page of [`MessageToOpen`]s of `stream_id` up to the AES-GCM of
+/// each ([`prepare_open`]): each entry passes or fails on its own, with the
+/// codes [`open_message`] gives before decryption. [`finish_messages`]
+/// completes the page.
+pub fn prepare_messages(
+    keyring: &Keyring,
+    senders: &SenderKeys<'_>,
+    stream_id: &str,
+    messages: &[MessageToOpen],
+) -> Vec<Result<PendingMessage>> {
+    messages
+        .iter()
+        .map(|m| {
+            prepare_parts(
+                keyring,
+                senders,
+                stream_id,
+                MessageParts {
+                    id: &m.id,
+                    author_id: &m.author_id,
+                    author_type: m.author_type.as_str(),
+                    revision: m.revision,
+                    client_message_id: m.client_message_id.as_deref(),
+                    sealed: m.sealed.as_ref(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Completes a page of [`prepare_messages`]: the results of each entry's
+/// [`PendingMessage::finish`] (or open), in order, with a repeat of a bound
+/// id and revision marked `DUPLICATE_MESSAGE`, exactly as
+/// [`open_messages_to_open`] returns them.
+pub fn finish_messages(
+    opened: impl IntoIterator<Item = Result<OpenedMessage>>,
+) -> Vec<Result<OpenedMessage>> {
+    dedupe(opened.into_iter())
 }
 
 /// Marks the repeats of a bound id and revision after the first as `DUPLICATE_MESSAGE`.
