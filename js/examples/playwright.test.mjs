@@ -148,10 +148,17 @@ test("in Chromium: the forgers of issue 16 are refused, statuses and bound field
         const pkg = await import("/src/browser.js");
         await pkg.init();
         const forgers = await import("/test/forgers.mjs");
-        return { userAgent: navigator.userAgent, forgers: forgers.run(pkg) };
+        const { viaBackend } = await import("/test/backends.mjs");
+        return {
+          userAgent: navigator.userAgent,
+          forgers: await forgers.run(pkg),
+          // The same scenarios with every open's AES-256-GCM in Chromium's WebCrypto.
+          forgersWebCrypto: await forgers.run(viaBackend(pkg, "webcrypto")),
+        };
       });
       assert.match(results.userAgent, /HeadlessChrome\//);
       expectForgers(assert, results.forgers);
+      expectForgers(assert, results.forgersWebCrypto);
       assert.deepEqual(errors, []);
     });
   } finally {

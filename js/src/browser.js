@@ -4,6 +4,7 @@
 import initWasm, * as glue from "../dist/streamseal_wasm.js";
 import { StreamsealError } from "./error.js";
 import { guardFreedObjects } from "./guard.js";
+import { asyncOpens } from "./webcrypto.js";
 import { loadOnce } from "./once.js";
 
 export * from "../dist/streamseal_wasm.js";
@@ -20,3 +21,10 @@ guardFreedObjects(glue, StreamsealError);
  * `Content-Type: application/wasm`.
  */
 export const init = loadOnce(initWasm);
+
+
+/**
+ * The async opens: AES-256-GCM through the browser's WebCrypto (hardware
+ * AES) under "auto", every check and signature in WASM.
+ */
+export const { openAsync, openMessageAsync, openMessagesAsync } = asyncOpens(glue, 0);

@@ -6,6 +6,18 @@
 // Every type below comes from the generated declarations of the WASM glue
 // (wasm-bindgen, and tsify for the wire types); nothing is restated here.
 export * from "../dist/streamseal_wasm.js";
+import type {
+  Keyring,
+  Message,
+  OpenResult,
+  OpenedEnvelope,
+  SealedPayload,
+  Slot,
+  OpenedMessage,
+  OwnKeys,
+  PresentedKey,
+  TrustStore,
+} from "../dist/streamseal_wasm.js";
 
 /** What `init` loads the module from. */
 export type InitSource =
@@ -22,3 +34,60 @@ export type InitSource =
  * other call; Node entry: already loaded, resolves at once).
  */
 export declare function init(source?: InitSource): Promise<void>;
+
+/**
+ * Where the AES-256-GCM of an async open runs: `"webcrypto"` (the
+ * platform's `crypto.subtle`, hardware AES), `"wasm"` (this module's, as the
+ * synchronous calls), or `"auto"` (the default: the faster of the two in
+ * this runtime, by the package's benchmarks). Every check, and the sender's
+ * signature, runs in WebAssembly whichever it is; both give the same results.
+ */
+export type OpenBackend = "auto" | "webcrypto" | "wasm";
+
+/** Options of the async opens. */
+export interface OpenOptions {
+  /** Where AES-256-GCM runs (default `"auto"`). */
+  backend?: OpenBackend;
+}
+
+/**
+ * `open`, with AES-256-GCM on `options.backend`: the opened envelope, or a
+ * rejection with the `StreamsealError` `open` throws.
+ */
+export declare function openAsync(
+  keyring: Keyring,
+  trust: TrustStore,
+  slot: Slot,
+  sealed: SealedPayload,
+  own?: OwnKeys | null,
+  presented?: PresentedKey[] | null,
+  options?: OpenOptions,
+): Promise<OpenedEnvelope>;
+
+/**
+ * `openMessages`, with AES-256-GCM on `options.backend`: the same results,
+ * in order, each opened or failed on its own.
+ */
+export declare function openMessagesAsync(
+  keyring: Keyring,
+  trust: TrustStore,
+  streamId: string,
+  messages: Message[],
+  own?: OwnKeys | null,
+  presented?: PresentedKey[] | null,
+  options?: OpenOptions,
+): Promise<OpenResult[]>;
+
+/**
+ * `openMessage`, with AES-256-GCM on `options.backend`: the opened message,
+ * or a rejection with the `StreamsealError` `openMessage` throws.
+ */
+export declare function openMessageAsync(
+  keyring: Keyring,
+  trust: TrustStore,
+  streamId: string,
+  message: Message,
+  own?: OwnKeys | null,
+  presented?: PresentedKey[] | null,
+  options?: OpenOptions,
+): Promise<OpenedMessage>;

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import * as glue from "../dist/streamseal_wasm.js";
 import { StreamsealError } from "./error.js";
 import { guardFreedObjects } from "./guard.js";
+import { asyncOpens } from "./webcrypto.js";
 
 export * from "../dist/streamseal_wasm.js";
 export { StreamsealError } from "./error.js";
@@ -18,3 +19,14 @@ glue.initSync({
 export function init() {
   return Promise.resolve();
 }
+
+// "auto" in Node: WebCrypto's AES-GCM for a ciphertext from 24 KiB, WASM's
+// below, where Node's per-call WebCrypto cost outweighs its faster AES
+// (measured by `cargo xtask bench`, BENCHMARKS.md).
+const NODE_AUTO_MIN_BYTES = 24 * 1024;
+
+/**
+ * The async opens: AES-256-GCM through Node's WebCrypto or WASM ("auto":
+ * by size), every check and signature in WASM.
+ */
+export const { openAsync, openMessageAsync, openMessagesAsync } = asyncOpens(glue, NODE_AUTO_MIN_BYTES);

@@ -20,9 +20,9 @@ const utf8 = (text) => new TextEncoder().encode(text);
 const msgId = (n) => `msg_01JD3R${String(n).padStart(20, "0")}`;
 
 /** The code a call throws (and whether its message quotes `secret`), or what it returns. */
-function attempt(fn, secret) {
+async function attempt(fn, secret) {
   try {
-    return { ok: true, value: fn() };
+    return { ok: true, value: await fn() };
   } catch (e) {
     const out = { ok: false, name: e.name, code: e.code };
     if (secret !== undefined) out.quotes = String(e.message).includes(secret);
@@ -84,7 +84,7 @@ function invocation(id, sourceMessageId, prompt, history = []) {
  * first sight and makes generation 0 for the owner, Bob, Mallory and the
  * bot's runtime; Mallory is then removed (generation 1, for the others).
  */
-export function run(pkg) {
+export async function run(pkg) {
   const objects = [];
   const keep = (o) => (objects.push(o), o);
   const owner = keep(pkg.IdentityKey.generate("user", "key_owner_laptop"));
@@ -122,13 +122,13 @@ export function run(pkg) {
   const forgedAsBob = pkg.sealMessage(malloryRing, asBob, BOB, ROOT, msgId(1), "approve the invoice");
   const ownerRing0 = keep(ownerState.keyring());
   const forgery = {
-    asBob: attempt(() => pkg.openMessage(ownerRing0, ownerTrust, ROOT, resource(msgId(1), forgedAsBob.sealed, { authorId: BOB }))),
+    asBob: await attempt(async () => (await pkg.openMessage(ownerRing0, ownerTrust, ROOT, resource(msgId(1), forgedAsBob.sealed, { authorId: BOB })))),
     // Under her own key id but Bob's name: no key for it at all.
-    asBobOwnKeyId: attempt(() =>
-      pkg.openMessage(ownerRing0, ownerTrust, ROOT, resource(msgId(2), pkg.sealMessage(malloryRing, mallory, BOB, ROOT, msgId(2), "x").sealed, { authorId: BOB })),
+    asBobOwnKeyId: await attempt(async () =>
+      (await pkg.openMessage(ownerRing0, ownerTrust, ROOT, resource(msgId(2), pkg.sealMessage(malloryRing, mallory, BOB, ROOT, msgId(2), "x").sealed, { authorId: BOB }))),
     ),
     // Her own message, under her own name, opens: it is the forgery that is refused.
-    asHerself: attempt(() => pkg.openMessage(ownerRing0, ownerTrust, ROOT, resource(msgId(3), pkg.sealMessage(malloryRing, mallory, MALLORY, ROOT, msgId(3), "hi").sealed, { authorId: MALLORY })).sealedBy),
+    asHerself: await attempt(async () => (await pkg.openMessage(ownerRing0, ownerTrust, ROOT, resource(msgId(3), pkg.sealMessage(malloryRing, mallory, MALLORY, ROOT, msgId(3), "hi").sealed, { authorId: MALLORY }))).sealedBy),
   };
 
   // Mallory is removed: generation 1 for the owner, Bob and the runtime only.
@@ -158,13 +158,13 @@ export function run(pkg) {
   const honest = open(invocation("inv_01JD3R00000000000000000012", msgId(12), honestBody.sealed, [item, { ...item, sequence: "2" }]));
   objects.push(honest);
   const runtimeResults = {
-    staleForgery: attempt(() => open(invocation("inv_01JD3R00000000000000000010", msgId(10), stale)), FORGED),
+    staleForgery: await attempt(async () => open(invocation("inv_01JD3R00000000000000000010", msgId(10), stale)), FORGED),
     staleActedOn: runtime.state.wasActedOn(msgId(10), 1),
     // The control: even the owner's own signature does not make a generation-0 prompt current.
-    staleOwnerPrompt: attempt(() => open(invocation("inv_01JD3R00000000000000000016", msgId(16), pkg.sealMessage(ownerRing0, owner, OWNER, ROOT, msgId(16), "@helper old").sealed))),
-    currentForgery: attempt(() => open(invocation("inv_01JD3R00000000000000000011", msgId(11), currentForgery)), FORGED),
+    staleOwnerPrompt: await attempt(async () => open(invocation("inv_01JD3R00000000000000000016", msgId(16), pkg.sealMessage(ownerRing0, owner, OWNER, ROOT, msgId(16), "@helper old").sealed))),
+    currentForgery: await attempt(async () => open(invocation("inv_01JD3R00000000000000000011", msgId(11), currentForgery)), FORGED),
     currentActedOn: runtime.state.wasActedOn(msgId(11), 1),
-    presentedOwnerKey: attempt(() =>
+    presentedOwnerKey: await attempt(async () =>
       pkg.OpenedInvocation.open(invocation("inv_01JD3R00000000000000000015", msgId(15), phonePrompt), runtime.state, runtime.trust, BOT, [machine], [{ subject: OWNER, ...ownerPhone.recipient() }]),
     ),
     honestPrompt: honest.prompt,
@@ -196,44 +196,44 @@ export function run(pkg) {
   verifiedTrust.verify(BOB, bob.recipient());
   const liar = keep(pkg.IdentityKey.generate("user", bob.keyId)); // the server presents a key of its own as Bob's
   const status = {
-    pinned: attempt(() => pkg.openMessage(ownerRing, ownerTrust, ROOT, listed).sealedBy),
-    verifiedPin: attempt(() => pkg.openMessage(ownerRing, verifiedTrust, ROOT, listed).sealedBy.status),
-    unpinned: attempt(() => pkg.openMessage(ownerRing, stranger, ROOT, listed)),
-    presented: attempt(() => pkg.openMessage(ownerRing, stranger, ROOT, listed, null, presented).sealedBy),
-    presentedStrict: attempt(() => pkg.openMessage(ownerRing, strict, ROOT, listed, undefined, presented)),
-    presentedWrongKey: attempt(() => pkg.openMessage(ownerRing, stranger, ROOT, listed, null, [{ subject: BOB, ...liar.recipient() }])),
+    pinned: await attempt(async () => (await pkg.openMessage(ownerRing, ownerTrust, ROOT, listed)).sealedBy),
+    verifiedPin: await attempt(async () => (await pkg.openMessage(ownerRing, verifiedTrust, ROOT, listed)).sealedBy.status),
+    unpinned: await attempt(async () => (await pkg.openMessage(ownerRing, stranger, ROOT, listed))),
+    presented: await attempt(async () => (await pkg.openMessage(ownerRing, stranger, ROOT, listed, null, presented)).sealedBy),
+    presentedStrict: await attempt(async () => (await pkg.openMessage(ownerRing, strict, ROOT, listed, undefined, presented))),
+    presentedWrongKey: await attempt(async () => (await pkg.openMessage(ownerRing, stranger, ROOT, listed, null, [{ subject: BOB, ...liar.recipient() }]))),
     // A pin wins over what the server presents.
-    pinOverPresented: attempt(() => pkg.openMessage(ownerRing, ownerTrust, ROOT, listed, null, [{ subject: BOB, ...liar.recipient() }]).sealedBy.status),
-    own: attempt(() => pkg.openMessage(bobRing, stranger, ROOT, listed, { subject: BOB, keys: [bob] }).sealedBy.status),
+    pinOverPresented: await attempt(async () => (await pkg.openMessage(ownerRing, ownerTrust, ROOT, listed, null, [{ subject: BOB, ...liar.recipient() }])).sealedBy.status),
+    own: await attempt(async () => (await pkg.openMessage(bobRing, stranger, ROOT, listed, { subject: BOB, keys: [bob] })).sealedBy.status),
     ownStillUsable: bob.keyId,
-    badOwn: attempt(() => pkg.openMessage(bobRing, stranger, ROOT, listed, { keys: bob })),
+    badOwn: await attempt(async () => (await pkg.openMessage(bobRing, stranger, ROOT, listed, { keys: bob }))),
     // A presented key stands in for a first sight only: Bob's new laptop key, presented for a
     // subject the reader already pins, is UNKNOWN_KEY until the reader observes it ("added").
-    ...(() => {
+    ...(await (async () => {
       const laptop = keep(pkg.IdentityKey.generate("user", "key_bob_laptop"));
       const fromLaptop = resource(msgId(22), pkg.sealMessage(bobRing, laptop, BOB, ROOT, msgId(22), "from my laptop").sealed, { authorId: BOB });
       const presentedLaptop = [{ subject: BOB, ...laptop.recipient() }];
       const reader = keep(new pkg.TrustStore("tofu"));
       reader.observe(BOB, bob.recipient());
-      const knownSubject = attempt(() => pkg.openMessage(ownerRing, reader, ROOT, fromLaptop, null, presentedLaptop));
+      const knownSubject = await attempt(async () => (await pkg.openMessage(ownerRing, reader, ROOT, fromLaptop, null, presentedLaptop)));
       const observed = reader.observe(BOB, laptop.recipient());
-      const afterObserve = attempt(() => pkg.openMessage(ownerRing, reader, ROOT, fromLaptop).sealedBy);
+      const afterObserve = await attempt(async () => (await pkg.openMessage(ownerRing, reader, ROOT, fromLaptop)).sealedBy);
       return { knownSubject, observed, afterObserve };
-    })(),
-    badPresented: attempt(() => pkg.openMessage(bobRing, stranger, ROOT, listed, null, [{ subject: BOB }])),
+    })()),
+    badPresented: await attempt(async () => (await pkg.openMessage(bobRing, stranger, ROOT, listed, null, [{ subject: BOB }]))),
   };
 
   // The server moves ciphertexts and rewrites clear fields.
   const inThread = pkg.sealMessage(bobRing, bob, BOB, THREAD, msgId(21), "in the thread");
   const moved = {
     // Root to thread: the caller asked for the thread.
-    rootToThread: attempt(() => pkg.openMessage(ownerRing, ownerTrust, THREAD, { ...listed, streamId: THREAD })),
-    rootToThreadList: pkg.openMessages(ownerRing, ownerTrust, THREAD, [{ ...listed, streamId: THREAD }]).map((r) => r.code ?? r.status),
-    threadToRoot: attempt(() => pkg.openMessage(ownerRing, ownerTrust, ROOT, resource(msgId(21), inThread.sealed, { authorId: BOB }))),
+    rootToThread: await attempt(async () => (await pkg.openMessage(ownerRing, ownerTrust, THREAD, { ...listed, streamId: THREAD }))),
+    rootToThreadList: (await pkg.openMessages(ownerRing, ownerTrust, THREAD, [{ ...listed, streamId: THREAD }])).map((r) => r.code ?? r.status),
+    threadToRoot: await attempt(async () => (await pkg.openMessage(ownerRing, ownerTrust, ROOT, resource(msgId(21), inThread.sealed, { authorId: BOB })))),
     // The resource's own streamId is not what is checked: the asked stream is, and the result carries it.
-    askedStream: attempt(() => pkg.openMessage(ownerRing, ownerTrust, ROOT, { ...listed, streamId: THREAD }).streamId),
-    authorTypeBot: attempt(() => pkg.openMessage(ownerRing, ownerTrust, ROOT, { ...listed, authorType: "bot" })),
-    authorTypePersona: attempt(() => pkg.openMessage(ownerRing, ownerTrust, ROOT, { ...listed, authorType: "persona" })),
+    askedStream: await attempt(async () => (await pkg.openMessage(ownerRing, ownerTrust, ROOT, { ...listed, streamId: THREAD })).streamId),
+    authorTypeBot: await attempt(async () => (await pkg.openMessage(ownerRing, ownerTrust, ROOT, { ...listed, authorType: "bot" }))),
+    authorTypePersona: await attempt(async () => (await pkg.openMessage(ownerRing, ownerTrust, ROOT, { ...listed, authorType: "persona" }))),
   };
 
   // A decision card bound to its invocation and runtime session.
@@ -242,9 +242,9 @@ export function run(pkg) {
   const runtimeRing = keep(runtime.state.keyring());
   const card = pkg.sealDecisionCard(runtimeRing, machine, BOT, ROOT, "dreq_01JD3R00000000000000000030", "session-1", "inv_01JD3R00000000000000000012", options, true, content);
   const cards = {
-    honest: attempt(() => pkg.openDecisionCard(ownerRing, ownerTrust, ROOT, card)),
-    invocationId: attempt(() => pkg.openDecisionCard(ownerRing, ownerTrust, ROOT, { ...card, invocationId: "inv_01JD3R00000000000000000099" })),
-    runtimeSessionId: attempt(() => pkg.openDecisionCard(ownerRing, ownerTrust, ROOT, { ...card, runtimeSessionId: "session-2" })),
+    honest: await attempt(async () => pkg.openDecisionCard(ownerRing, ownerTrust, ROOT, card)),
+    invocationId: await attempt(async () => pkg.openDecisionCard(ownerRing, ownerTrust, ROOT, { ...card, invocationId: "inv_01JD3R00000000000000000099" })),
+    runtimeSessionId: await attempt(async () => pkg.openDecisionCard(ownerRing, ownerTrust, ROOT, { ...card, runtimeSessionId: "session-2" })),
   };
   // Answers: the owner's note opens for the runtime; Mallory's, under her old generation, does not.
   const answer = (note, decidedBy) => ({ decisionId: card.decisionId, optionId: "approve", decidedBy, noteCiphertext: note.ciphertext, noteEnvelope: note.envelope });
@@ -252,10 +252,10 @@ export function run(pkg) {
   const malloryNote = pkg.sealDecisionNote(malloryRing, mallory, MALLORY, card.decisionId, "approve", "go");
   const bobNoteAsOwner = pkg.sealDecisionNote(bobRing, asOwner, OWNER, card.decisionId, "approve", "go");
   const runtimeAnswer = (note, decidedBy) =>
-    attempt(() => pkg.openDecisionAnswer(runtimeRing, runtime.trust, card, answer(note, decidedBy), null, [{ subject: MALLORY, ...mallory.recipient() }]));
-  cards.ownerAnswer = runtimeAnswer(ownerNote, OWNER);
-  cards.staleAnswer = runtimeAnswer(malloryNote, MALLORY);
-  cards.forgedAnswer = runtimeAnswer(bobNoteAsOwner, OWNER);
+    attempt(async () => pkg.openDecisionAnswer(runtimeRing, runtime.trust, card, answer(note, decidedBy), null, [{ subject: MALLORY, ...mallory.recipient() }]));
+  cards.ownerAnswer = await runtimeAnswer(ownerNote, OWNER);
+  cards.staleAnswer = await runtimeAnswer(malloryNote, MALLORY);
+  cards.forgedAnswer = await runtimeAnswer(bobNoteAsOwner, OWNER);
 
   // Steps: the runtime's own opens for the owner, sealed by its bot; one sealed by anyone else does not.
   const { ciphertext, envelope } = honest.sealStep("step_1", "tool_call", undefined, "3 results", 12);
@@ -263,9 +263,9 @@ export function run(pkg) {
   const placement = { invocationId: honest.invocationId, botId: BOT, stepId: "step_1", stepType: "tool_call", phase: "completed" };
   const bobStep = pkg.seal(bobRing, bob, BOB, { kind: "traceStep", invocationId: honest.invocationId, stepId: "step_1", stepType: "tool_call", phase: "completed" }, utf8("3 results"));
   const steps = {
-    honest: attempt(() => pkg.openStep(ownerRing, ownerTrust, placement, step.sealed)),
-    byBob: attempt(() => pkg.openStep(ownerRing, ownerTrust, placement, bobStep)),
-    otherPhase: attempt(() => pkg.openStep(ownerRing, ownerTrust, { ...placement, phase: "started" }, step.sealed)),
+    honest: await attempt(async () => pkg.openStep(ownerRing, ownerTrust, placement, step.sealed)),
+    byBob: await attempt(async () => pkg.openStep(ownerRing, ownerTrust, placement, bobStep)),
+    otherPhase: await attempt(async () => pkg.openStep(ownerRing, ownerTrust, { ...placement, phase: "started" }, step.sealed)),
   };
 
   // The service assigns an id of its own: the message opens through clientMessageId, once.
@@ -273,12 +273,12 @@ export function run(pkg) {
   const asServed = { ...listed, id: serverId };
   const ids = {
     clientMessageId: sent.clientMessageId,
-    opened: attempt(() => {
-      const m = pkg.openMessage(ownerRing, ownerTrust, ROOT, asServed);
+    opened: await attempt(async () => {
+      const m = (await pkg.openMessage(ownerRing, ownerTrust, ROOT, asServed));
       return { messageId: m.messageId, text: m.text };
     }),
-    page: pkg.openMessages(ownerRing, ownerTrust, ROOT, [asServed, listed]).map((r) => (r.status === "opened" ? r.message.messageId : r.code)),
-    otherClientId: attempt(() => pkg.openMessage(ownerRing, ownerTrust, ROOT, { ...asServed, clientMessageId: msgId(99) })),
+    page: (await pkg.openMessages(ownerRing, ownerTrust, ROOT, [asServed, listed])).map((r) => (r.status === "opened" ? r.message.messageId : r.code)),
+    otherClientId: await attempt(async () => (await pkg.openMessage(ownerRing, ownerTrust, ROOT, { ...asServed, clientMessageId: msgId(99) }))),
   };
 
   for (const o of objects.reverse()) if (o.__wbg_ptr !== 0) o.free();

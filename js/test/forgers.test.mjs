@@ -8,7 +8,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { shipped as pkg } from "./load.mjs";
 import * as forgers from "./forgers.mjs";
+import { BACKENDS, viaBackend } from "./backends.mjs";
 
-test("forgers: members sealing as others, a removed member's old generation, moved and rewritten ciphertexts", () => {
-  forgers.expectForgers(assert, forgers.run(pkg));
-});
+for (const backend of BACKENDS) {
+  test(`forgers (${backend} opens): members sealing as others, a removed member's old generation, moved and rewritten ciphertexts`, async () => {
+    forgers.expectForgers(assert, await forgers.run(viaBackend(pkg, backend)));
+  });
+}

@@ -245,6 +245,17 @@ pub enum OpenResult {
     },
 }
 
+/// The `OpenResult` of one entry.
+pub(crate) fn open_result(result: Result<OpenedMessage, streamseal::Error>) -> OpenResult {
+    match result {
+        Ok(message) => OpenResult::Opened { message },
+        Err(e) => OpenResult::Failed {
+            code: e.code(),
+            message: e.to_string(),
+        },
+    }
+}
+
 /// Opens a whole history of `streamId` in one call: one entry per message,
 /// in order, each opened or failed on its own; a repeat of a bound id and
 /// revision already opened is `DUPLICATE_MESSAGE`
@@ -266,13 +277,7 @@ pub fn open_messages(
     let results: Vec<OpenResult> =
         messages::open_messages_to_open(keyring.core(), &senders, stream_id, &messages)
             .into_iter()
-            .map(|r| match r {
-                Ok(message) => OpenResult::Opened { message },
-                Err(e) => OpenResult::Failed {
-                    code: e.code(),
-                    message: e.to_string(),
-                },
-            })
+            .map(open_result)
             .collect();
     to_js(&results)
 }

@@ -33,7 +33,8 @@
 //! seals, whose signatures an opener accepts), [`signature`] (XEdDSA over
 //! raw bytes, hazmat), [`trust`] (the trust store, fingerprints, safety
 //! numbers), [`state`] (the persistent stream state, opening key wraps,
-//! rolls), [`flows`] (the sealed flows). The sans-IO endpoints and the
+//! rolls), [`flows`] (the sealed flows), [`pending`] (opens whose AES-GCM
+//! runs in the platform's WebCrypto: the package's async opens). The sans-IO endpoints and the
 //! realtime events are the second module (`streamseal-wasm-api`,
 //! `streamseal/api`), loaded on first use; [`error`] is what both share
 //! (`streamseal-wasm-glue`).
@@ -48,6 +49,7 @@ pub mod crypto;
 pub use streamseal_wasm_glue::error;
 pub mod flows;
 pub mod keys;
+pub mod pending;
 pub mod sender;
 pub mod signature;
 pub mod state;

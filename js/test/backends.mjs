@@ -1,0 +1,20 @@
+// The package's opens through each backend, for the tests that run in Node
+// and in Chromium alike (no Node API here). `viaBackend(pkg, backend)` is
+// the package with `open`, `openMessage` and `openMessages` answered by the
+// async opens on `backend` ("webcrypto": AES-256-GCM in the platform's
+// WebCrypto; "wasm": in WebAssembly), so a test written against the
+// synchronous calls (awaiting their results) runs unchanged through each.
+export const BACKENDS = ["sync", "wasm", "webcrypto"];
+
+export function viaBackend(pkg, backend) {
+  if (backend === "sync") return pkg;
+  const options = { backend };
+  // A copy of the module's exports (a namespace object's own properties
+  // cannot be shadowed by assignment in every engine).
+  return {
+    ...pkg,
+    open: (keyring, trust, slot, sealed, own, presented) => pkg.openAsync(keyring, trust, slot, sealed, own, presented, options),
+    openMessage: (keyring, trust, streamId, message, own, presented) => pkg.openMessageAsync(keyring, trust, streamId, message, own, presented, options),
+    openMessages: (keyring, trust, streamId, messages, own, presented) => pkg.openMessagesAsync(keyring, trust, streamId, messages, own, presented, options),
+  };
+}

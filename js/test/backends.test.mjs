@@ -1,0 +1,224 @@
+// Issue 20: the async opens (`openAsync`, `openMessageAsync`,
+// `openMessagesAsync`) give the results of the synchronous calls, byte for
+// byte, whichever backend runs AES-256-GCM: "wasm" (this module's) or
+// "webcrypto" (the platform's). The golden envelopes, the hostile server's
+// forged prompt, tampered and moved ciphertexts, a random history and a
+// keyring given another key after `clear()` run through each. (The
+// forgers of issue 16 run through each backend in forgers.test.mjs, and in
+// Chromium in examples/playwright.test.mjs.)
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { shipped as pkg, unhex, utf8, vectors } from "./load.mjs";
+import * as server from "./hostile-server.mjs";
+import { viaBackend } from "./backends.mjs";
+
+const ASYNC = ["wasm", "webcrypto"];
+const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+const ALICE = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
+
+/** What a call gives: its value, or the code it throws. */
+async function outcome(fn) {
+  try {
+    return { value: await fn() };
+  } catch (e) {
+    assert.ok(e instanceof pkg.StreamsealError, `not a StreamsealError: ${e}`);
+    return { code: e.code, message: e.message };
+  }
+}
+
+/** Asserts every backend gives what the synchronous call gives, and returns that. */
+async function sameEverywhere(call, what) {
+  const expected = await outcome(() => call(pkg));
+  for (const backend of ASYNC) {
+    assert.deepEqual(await outcome(() => call(viaBackend(pkg, backend))), expected, `${what} (${backend})`);
+  }
+  return expected;
+}
+
+test("envelopes.json through each backend: every slot kind opens to the vector's plaintext, slot and sender; an impostor's pin is SENDER_MISMATCH", async () => {
+  for (const v of vectors("envelopes").vectors) {
+    const ring = new pkg.Keyring(v.rootStreamId);
+    ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
+    const sender = pkg.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex));
+    const trust = new pkg.TrustStore("tofu");
+    trust.observe(v.senderSubject, sender.recipient());
+    const opened = await sameEverywhere((p) => p.open(ring, trust, v.slot, v.sealed), v.name);
+    assert.equal(new TextDecoder().decode(opened.value.plaintext), v.plaintext, v.name);
+    assert.deepEqual(opened.value.slot, v.slot, v.name);
+    const verified = await sameEverywhere((p) => p.open(ring, new pkg.TrustStore("tofu"), v.slot, v.sealed, { subject: v.senderSubject, keys: sender }), v.name);
+    assert.equal(verified.value.sealedBy.status, "verified");
+    const impostor = pkg.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, new Uint8Array(32).fill(0x99));
+    const other = new pkg.TrustStore("tofu");
+    other.observe(v.senderSubject, impostor.recipient());
+    assert.equal((await sameEverywhere((p) => p.open(ring, other, v.slot, v.sealed), v.name)).code, "SENDER_MISMATCH");
+    // Moved to another slot: refused before any AES-GCM.
+    for (const [field, value] of Object.entries(v.slot)) {
+      if (typeof value !== "string" || field === "kind") continue;
+      const elsewhere = { ...v.slot, [field]: `${value}x` };
+      const refused = await sameEverywhere((p) => p.open(ring, trust, elsewhere, v.sealed), `${v.name} ${field}`);
+      // AAD_MISMATCH, or MALFORMED_JSON where the changed id is no longer of its form.
+      assert.ok(["AAD_MISMATCH", "MALFORMED_JSON"].includes(refused.code), `${v.name} ${field}: ${refused.code}`);
+    }
+    for (const k of [ring, sender, trust, impostor, other]) k.free();
+  }
+});
+
+test("the hostile server's forged prompt through each backend: SENDER_MISMATCH under the minted key; a bent commitment or tag is DECRYPTION_FAILED", async () => {
+  const scenario = await server.stage(pkg);
+  const prompt = scenario.invocations.forged.sealedContext.prompt;
+  const slot = server.promptSlot(scenario.forgedSource);
+  const ring = new pkg.Keyring(server.ROOT);
+  ring.importKey(1, server.unhex(scenario.mintedKeyHex));
+  const trust = new pkg.TrustStore("tofu");
+  trust.observe(server.OWNER, { kind: "user", keyId: scenario.owner.keyId, publicKey: scenario.owner.publicKey });
+  const forged = await sameEverywhere((p) => p.open(ring, trust, slot, prompt), "forged prompt");
+  assert.equal(forged.code, "SENDER_MISMATCH");
+  assert.ok(!forged.message.includes(server.FORGED_PROMPT));
+  for (const at of [0, 40, -1]) {
+    const bytes = server.unb64(prompt.ciphertext);
+    bytes[at < 0 ? bytes.length + at : at] ^= 0x01;
+    const bent = { ...prompt, ciphertext: server.b64(bytes) };
+    assert.equal((await sameEverywhere((p) => p.open(ring, trust, slot, bent), `byte ${at}`)).code, "DECRYPTION_FAILED");
+  }
+  for (const k of [ring, trust]) k.free();
+});
+
+/** A small deterministic generator (xorshift32): the history's shape is reproducible from its seed. */
+function generator(seed) {
+  let x = seed >>> 0 || 1;
+  return (n) => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x % n;
+  };
+}
+
+test("a random history (sizes 0 to 70 000 characters, tampered, moved, repeated and unknown-generation entries) opens alike on every backend", async () => {
+  const me = pkg.IdentityKey.generate("user", "key_alice");
+  const ring = new pkg.Keyring(ROOT);
+  ring.generateKey(0);
+  ring.generateKey(1);
+  const trust = new pkg.TrustStore("tofu");
+  trust.observe(ALICE, me.recipient());
+  for (const seed of [1, 2, 3]) {
+    const next = generator(seed);
+    const history = [];
+    for (let i = 0; i < 40; i++) {
+      const id = `msg_01JD3R${String(seed * 100 + i).padStart(20, "0")}`;
+      const size = [0, 1, 511, 4096, 70_000][next(5)];
+      const text = "é".repeat(size >> 1) + "x".repeat(size & 1);
+      const body = pkg.sealMessage(ring, me, ALICE, ROOT, id, text);
+      const message = { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: body.sealed, sequence: String(i) };
+      switch (next(6)) {
+        case 0: {
+          const bytes = server.unb64(message.sealed.ciphertext);
+          bytes[next(bytes.length)] ^= 1 << next(8);
+          message.sealed = { ...message.sealed, ciphertext: server.b64(bytes) };
+          break;
+        }
+        case 1:
+          message.revision = 2;
+          break;
+        case 2:
+          history.push(message);
+          break;
+        case 3:
+          message.sealed = { ...message.sealed, envelope: { ...message.sealed.envelope, keyGeneration: 7 } };
+          break;
+        default:
+          break;
+      }
+      history.push(message);
+    }
+    const results = await sameEverywhere((p) => p.openMessages(ring, trust, ROOT, history), `seed ${seed}`);
+    const codes = new Set(results.value.map((r) => r.code ?? r.status));
+    for (const code of ["opened", "DECRYPTION_FAILED", "AAD_MISMATCH", "DUPLICATE_MESSAGE"]) assert.ok(codes.has(code), `seed ${seed}: no ${code} in ${[...codes]}`);
+    for (const message of history.slice(0, 8)) {
+      await sameEverywhere((p) => p.openMessage(ring, trust, ROOT, message), `seed ${seed} ${message.id}`);
+    }
+  }
+  for (const k of [me, ring, trust]) k.free();
+});
+
+test("webcrypto: a keyring cleared and given another key for a generation opens under the new key (the cached CryptoKey is replaced)", async () => {
+  const me = pkg.IdentityKey.generate("user", "key_alice");
+  const ring = new pkg.Keyring(ROOT);
+  ring.importKey(0, new Uint8Array(32).fill(1));
+  const trust = new pkg.TrustStore("tofu");
+  trust.observe(ALICE, me.recipient());
+  const own = undefined;
+  const message = (key, n) => {
+    const id = `msg_01JD3R${String(n).padStart(20, "0")}`;
+    const body = pkg.sealMessage(ring, me, ALICE, ROOT, id, `under key ${key}`);
+    return { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: body.sealed };
+  };
+  const first = message(1, 1);
+  const options = { backend: "webcrypto" };
+  assert.equal((await pkg.openMessageAsync(ring, trust, ROOT, first, own, null, options)).text, "under key 1");
+  ring.clear();
+  ring.importKey(0, new Uint8Array(32).fill(2));
+  const second = message(2, 2);
+  assert.equal((await pkg.openMessageAsync(ring, trust, ROOT, second, own, null, options)).text, "under key 2");
+  // The first one's commitment names the old key: refused before AES-GCM, as synchronously.
+  await assert.rejects(pkg.openMessageAsync(ring, trust, ROOT, first, own, null, options), (e) => e.code === "DECRYPTION_FAILED");
+  for (const k of [me, ring, trust]) k.free();
+});
+
+test("the backend option: 'auto' (or none, undefined or null), 'wasm' and 'webcrypto' are taken; anything else is INVALID_FIELD, before any work", async () => {
+  const me = pkg.IdentityKey.generate("user", "key_alice");
+  const ring = new pkg.Keyring(ROOT);
+  ring.generateKey(0);
+  const trust = new pkg.TrustStore("tofu");
+  const id = "msg_01JD3R00000000000000000001";
+  const body = pkg.sealMessage(ring, me, ALICE, ROOT, id, "hi");
+  const message = { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: body.sealed };
+  const own = { subject: ALICE, keys: [me] };
+  for (const backend of [undefined, "auto", "wasm", "webcrypto"]) {
+    const opened = await pkg.openMessagesAsync(ring, trust, ROOT, [message], own, null, backend === undefined ? undefined : { backend });
+    assert.equal(opened[0].message.text, "hi", String(backend));
+  }
+  for (const backend of ["WebCrypto", "", 1, false]) {
+    await assert.rejects(pkg.openMessagesAsync(ring, trust, ROOT, [message], own, null, { backend }), (e) => e instanceof pkg.StreamsealError && e.code === "INVALID_FIELD");
+  }
+  // A freed keyring: the synchronous call's error, on every backend.
+  const freed = new pkg.Keyring(ROOT);
+  freed.free();
+  for (const backend of ASYNC) {
+    await assert.rejects(pkg.openMessageAsync(freed, trust, ROOT, message, own, null, { backend }), (e) => e.code === "INVALID_FIELD");
+  }
+  for (const k of [me, ring, trust]) k.free();
+});
+
+test("a PendingOpens is finished once, with one entry per job", () => {
+  const me = pkg.IdentityKey.generate("user", "key_alice");
+  const ring = new pkg.Keyring(ROOT);
+  ring.generateKey(0);
+  const trust = new pkg.TrustStore("tofu");
+  const id = "msg_01JD3R00000000000000000001";
+  const body = pkg.sealMessage(ring, me, ALICE, ROOT, id, "hi");
+  const message = { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: body.sealed };
+  const pending = pkg.prepareOpenMessages(ring, trust, ROOT, [message, message], { subject: ALICE, keys: [me] });
+  const jobs = pending.jobs();
+  assert.equal(jobs.length, 2);
+  assert.deepEqual(jobs[0][0], 0);
+  assert.equal(jobs[0][1].length, 12);
+  assert.throws(() => pending.finish([null], ring), (e) => e.code === "INVALID_FIELD");
+  // Bytes that are not what AES-GCM gave: the signature check refuses them.
+  const results = pkg.prepareOpenMessages(ring, trust, ROOT, [message], { subject: ALICE, keys: [me] }).finish([utf8("x".repeat(80))], ring);
+  assert.equal(results[0].code, "SENDER_MISMATCH");
+  const single = pkg.prepareOpenMessage(ring, trust, ROOT, message, { subject: ALICE, keys: [me] });
+  assert.throws(() => single.finish([null], ring), (e) => e.code === "INVALID_FIELD");
+  // One envelope, its job left to WASM (undefined): what `open` gives; refused by the platform (null): DECRYPTION_FAILED.
+  const slot = { kind: "message", streamId: ROOT, messageId: id, authorId: ALICE, authorType: "user", revision: 1 };
+  const own = { subject: ALICE, keys: [me] };
+  const envelope = pkg.prepareOpen(ring, trust, slot, body.sealed, own);
+  assert.equal(new TextDecoder().decode(envelope.finishOne([undefined], ring).plaintext), "hi");
+  assert.throws(() => pkg.prepareOpen(ring, trust, slot, body.sealed, own).finishOne([null], ring), (e) => e.code === "DECRYPTION_FAILED");
+  assert.throws(() => pkg.prepareOpen(ring, trust, slot, body.sealed, own).finishOne([], ring), (e) => e.code === "INVALID_FIELD");
+  // Used up by its finish: a second one is the freed-object error.
+  assert.throws(() => envelope.finishOne([undefined], ring), (e) => e.code === "INVALID_FIELD");
+  for (const k of [me, ring, trust]) k.free();
+});
