@@ -324,26 +324,29 @@ fn native_report(out: &mut String, budgets: &mut Vec<Budget>, argon2: &str) -> R
         let _ = writeln!(out, "| {what} | {} |", fmt_ns(ns));
     }
     open_64k.ok_or("no 64 KiB open row")?;
-    // Envelope version 2 runs two primitives per open, AES-GCM and the
-    // sender's XEdDSA verify over the whole content: the budget holds the
-    // format's own work (base64, AAD, commitment, copies) to 10% of them.
+    // Issue 20, item 4: the open against the parts it cannot avoid, each
+    // alone in this run: the strict base64 decode of the wire text
+    // (base64-simd), AES-256-GCM and, since envelope version 2, the sender's
+    // XEdDSA verify over the whole content. The format's own work (AAD,
+    // commitment, copies, zeroizing) is held to 5% of their sum.
     let whole = criterion_median("open", "envelope/64 KiB")?;
-    let primitives = criterion_median("open", "aes-gcm/64 KiB")?
+    let primitives = criterion_median("open_parts", "base64 decode (streamseal::encoding)")?
+        + criterion_median("open", "aes-gcm/64 KiB")?
         + criterion_median("signature", "verify 64 KiB")?;
     let ratio = primitives / whole;
     let _ = writeln!(
         out,
-        "\nThe 64 KiB open against the two primitives it runs, each alone in this run: \
-         AES-256-GCM decrypt plus XEdDSA verify over 64 KiB = {}, the envelope open = {} \
-         ({ratio:.3}x).",
+        "\nThe 64 KiB open against the three parts it cannot avoid, each alone in this run: \
+         strict base64 decode (base64-simd) plus AES-256-GCM decrypt plus XEdDSA verify over \
+         64 KiB = {}, the envelope open = {} ({ratio:.3}x).",
         fmt_ns(primitives),
         fmt_ns(whole)
     );
     budgets.push(Budget {
-        name: "native envelope open at 64 KiB vs raw aes-gcm decrypt + XEdDSA verify of the same bytes".into(),
-        limit: ">= 0.9x".into(),
+        name: "native envelope open at 64 KiB vs base64-simd decode + raw aes-gcm decrypt + XEdDSA verify of the same bytes".into(),
+        limit: ">= 0.95x".into(),
         measured: Some(ratio),
-        pass: ratio >= 0.9,
+        pass: ratio >= 0.95,
     });
 
     let _ = writeln!(
