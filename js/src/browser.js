@@ -23,8 +23,14 @@ guardFreedObjects(glue, StreamsealError);
 export const init = loadOnce(initWasm);
 
 
+// "auto" in browsers: WebCrypto's AES-GCM for a ciphertext from 8 KiB. In
+// Chromium 156 (BENCHMARKS.md of 2026-11-27) it saved 309 µs at 64 KiB and
+// cost 39 µs at 1 KiB (await and copies against WASM's AES), even at about
+// 8 KiB.
+const BROWSER_AUTO_MIN_BYTES = 8 * 1024;
+
 /**
  * The async opens: AES-256-GCM through the browser's WebCrypto (hardware
- * AES) under "auto", every check and signature in WASM.
+ * AES) under "auto" from 8 KiB, every check and signature in WASM.
  */
-export const { openAsync, openMessageAsync, openMessagesAsync } = asyncOpens(glue, 0);
+export const { openAsync, openMessageAsync, openMessagesAsync } = asyncOpens(glue, BROWSER_AUTO_MIN_BYTES);

@@ -105,9 +105,9 @@ function backendOf(options) {
 
 /**
  * The async opens over one entry's glue. Under "auto", a job goes to
- * WebCrypto when its ciphertext is at least `autoMinBytes` long: in
- * Chromium always (0), in Node from 24 KiB, where the per-call cost of its
- * WebCrypto stops outweighing the faster AES (BENCHMARKS.md).
+ * WebCrypto when its ciphertext is at least `autoMinBytes` long (browsers
+ * 8 KiB, Node 24 KiB): where the per-call cost of WebCrypto stops
+ * outweighing its faster AES (BENCHMARKS.md).
  */
 export function asyncOpens(glue, autoMinBytes) {
   const placement = (options) => {
