@@ -5,6 +5,7 @@ import initWasm, * as glue from "../dist/streamseal_wasm.js";
 import { StreamsealError } from "./error.js";
 import { guardFreedObjects } from "./guard.js";
 import { asyncOpens } from "./webcrypto.js";
+import { nfcExports } from "./nfc.js";
 import { loadOnce } from "./once.js";
 
 export * from "../dist/streamseal_wasm.js";
@@ -34,3 +35,7 @@ const BROWSER_AUTO_MIN_BYTES = 8 * 1024;
  * AES) under "auto" from 8 KiB, every check and signature in WASM.
  */
 export const { openAsync, openMessageAsync, openMessagesAsync } = asyncOpens(glue, BROWSER_AUTO_MIN_BYTES);
+
+/** The passphrase-taking calls, their passphrases normalised to NFC in JS (js/src/nfc.js). */
+export const { unlock, setUp, changePassphrase, createBundle, openBundle, hazmatCreateBundleWithRandomness } =
+  nfcExports(glue);

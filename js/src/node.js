@@ -6,6 +6,7 @@ import * as glue from "../dist/streamseal_wasm.js";
 import { StreamsealError } from "./error.js";
 import { guardFreedObjects } from "./guard.js";
 import { asyncOpens } from "./webcrypto.js";
+import { nfcExports } from "./nfc.js";
 
 export * from "../dist/streamseal_wasm.js";
 export { StreamsealError } from "./error.js";
@@ -30,3 +31,7 @@ const NODE_AUTO_MIN_BYTES = 24 * 1024;
  * by size), every check and signature in WASM.
  */
 export const { openAsync, openMessageAsync, openMessagesAsync } = asyncOpens(glue, NODE_AUTO_MIN_BYTES);
+
+/** The passphrase-taking calls, their passphrases normalised to NFC in JS (js/src/nfc.js). */
+export const { unlock, setUp, changePassphrase, createBundle, openBundle, hazmatCreateBundleWithRandomness } =
+  nfcExports(glue);

@@ -54,6 +54,7 @@
 use crate::extra::Extra;
 use argon2::{Algorithm, Argon2, Params, Version};
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "nfc")]
 use unicode_normalization::UnicodeNormalization as _;
 use zeroize::{Zeroize as _, Zeroizing};
 
@@ -278,13 +279,26 @@ pub(crate) fn check_salt(salt: &[u8], limits: &KdfLimits) -> CryptoResult<()> {
 /// The passphrase bytes fed to Argon2: the UTF-8 of its Unicode NFC form, so
 /// the same passphrase typed on keyboards that compose accents differently
 /// (iOS, Android, desktop) derives the same key.
+///
+/// Without the `nfc` feature (the npm package's WASM build) the text is
+/// taken as NFC already: the package's JS entries normalise every passphrase
+/// with `String.prototype.normalize("NFC")` before it crosses
+/// (js/src/nfc.js), and its tests open the `decomposed-passphrase` vector
+/// through them.
 pub fn passphrase_bytes(passphrase: &str) -> Zeroizing<Vec<u8>> {
-    // NFC makes UTF-8 at most three times longer (UAX #15, section 9):
-    // reserving that up front means the buffer is never reallocated, so no
-    // copy of the passphrase is left behind in freed memory.
-    let mut nfc = Zeroizing::new(String::with_capacity(passphrase.len().saturating_mul(3)));
-    nfc.extend(passphrase.nfc());
-    Zeroizing::new(std::mem::take(&mut *nfc).into_bytes())
+    #[cfg(feature = "nfc")]
+    {
+        // NFC makes UTF-8 at most three times longer (UAX #15, section 9):
+        // reserving that up front means the buffer is never reallocated, so
+        // no copy of the passphrase is left behind in freed memory.
+        let mut nfc = Zeroizing::new(String::with_capacity(passphrase.len().saturating_mul(3)));
+        nfc.extend(passphrase.nfc());
+        Zeroizing::new(std::mem::take(&mut *nfc).into_bytes())
+    }
+    #[cfg(not(feature = "nfc"))]
+    {
+        Zeroizing::new(passphrase.as_bytes().to_vec())
+    }
 }
 
 /// A passphrase handed over as bytes, as the bindings take it so that the
@@ -441,6 +455,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "nfc")]
     fn nfc_makes_compositions_equal() {
         assert_eq!(
             *passphrase_bytes("caf\u{e9}"),

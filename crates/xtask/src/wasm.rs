@@ -32,10 +32,12 @@ const TARGET: &str = "wasm32-unknown-unknown";
 /// crossing as plain JS objects), the standard library 12% (formatting
 /// above all), the binding 12%, `streamseal-crypto` 11%, the primitives 11%
 /// (with a second copy of curve25519-dalek's basepoint table under the
-/// XEdDSA crate, 28.5 KB gzip), and 247 KB of data (tables). 3% headroom,
-/// so that a regression fails the build; the history of the one-module
-/// budget (150 KB asked, 700, 800, 830, 834 KB) is in git.
-const FIRST_BUDGET: u64 = 506_000;
+/// XEdDSA crate, 28.5 KB gzip), and 247 KB of data (tables). Then the
+/// Unicode NFC tables left (passphrases are normalised in JS, js/src/nfc.js):
+/// 409,449 bytes, and 135 KB of data. 3% headroom, so that a regression
+/// fails the build; the history of the one-module budget (150 KB asked,
+/// 700, 800, 830, 834 KB) and of this one (506 KB) is in git.
+const FIRST_BUDGET: u64 = 422_000;
 
 /// The budget of the second module (`streamseal_api_bg.wasm`:
 /// `streamseal/api`, the 58 endpoints' requests and responses, paging, the
@@ -46,8 +48,9 @@ const API_BUDGET: u64 = 455_000;
 /// Both modules together (issue 20 asks for 400 KB): 932,527 bytes at the
 /// split, 100 KB more than the one module was, as each module carries its
 /// own copy of what both use (serde, the standard library, the error
-/// glue, the core's error table). 3% headroom.
-const TOTAL_BUDGET: u64 = 961_000;
+/// glue, the core's error table). 851,421 bytes once the NFC tables left
+/// the first module. 3% headroom.
+const TOTAL_BUDGET: u64 = 877_000;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";

@@ -1,0 +1,62 @@
+// Passphrases to Unicode NFC before they cross into WebAssembly (FORMAT.md
+// section 5: Argon2id takes the UTF-8 of the NFC form, so a passphrase typed
+// on keyboards that compose accents differently derives one key). The
+// package's WASM build leaves out the Rust normalisation tables (92 KB gzip;
+// issue 20) and normalises here, with the platform's
+// `String.prototype.normalize`, which every browser and Node have.
+//
+// A passphrase of ASCII only, or already in NFC, crosses as the caller's own
+// array (no copy). Otherwise the NFC form crosses in a new array, zeroed
+// once the call returns; the caller wipes its own as before. Bytes that are
+// not UTF-8, or not a Uint8Array, cross unchanged and WASM refuses them with
+// its code (INVALID_FIELD).
+
+const ascii = (bytes) => {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] > 0x7f) return false;
+  return true;
+};
+
+/** The UTF-8 of the NFC form of `bytes`, or `bytes` itself when that is the same. */
+export function nfcBytes(bytes) {
+  if (!(bytes instanceof Uint8Array) || ascii(bytes)) return bytes;
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return bytes;
+  }
+  const nfc = text.normalize("NFC");
+  return nfc === text ? bytes : new TextEncoder().encode(nfc);
+}
+
+// Calls `fn` with the arguments at `positions` normalised, and zeroes the
+// arrays made here once it returns.
+function withNfc(fn, positions) {
+  return function (...args) {
+    const made = [];
+    for (const at of positions) {
+      const nfc = nfcBytes(args[at]);
+      if (nfc !== args[at]) {
+        made.push(nfc);
+        args[at] = nfc;
+      }
+    }
+    try {
+      return fn.apply(this, args);
+    } finally {
+      for (const bytes of made) bytes.fill(0);
+    }
+  };
+}
+
+/** The passphrase-taking exports of `glue`, normalising their passphrases to NFC. */
+export function nfcExports(glue) {
+  return {
+    unlock: withNfc(glue.unlock, [1]),
+    setUp: withNfc(glue.setUp, [1]),
+    changePassphrase: withNfc(glue.changePassphrase, [1, 2]),
+    createBundle: withNfc(glue.createBundle, [1]),
+    openBundle: withNfc(glue.openBundle, [4]),
+    hazmatCreateBundleWithRandomness: withNfc(glue.hazmatCreateBundleWithRandomness, [1]),
+  };
+}
