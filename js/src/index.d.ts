@@ -36,18 +36,19 @@ export type InitSource =
 export declare function init(source?: InitSource): Promise<void>;
 
 /**
- * Where the AES-256-GCM of an async open runs: `"webcrypto"` (the
- * platform's `crypto.subtle`, hardware AES), `"wasm"` (this module's, as the
- * synchronous calls), or `"auto"` (the default: per message, the faster of
- * the two in this runtime by the package's benchmarks: WebCrypto from 8 KiB
- * of ciphertext in browsers, from 24 KiB in Node). Every check, and the sender's
- * signature, runs in WebAssembly whichever it is; both give the same results.
+ * Where the AES-256-GCM and the sender's signature of an async open run:
+ * `"webcrypto"` (the platform's `crypto.subtle`: hardware AES, native
+ * Ed25519, other threads), `"wasm"` (this module's, as the synchronous
+ * calls), or `"auto"` (the default: the faster in this runtime by the
+ * package's measurements, WebCrypto always in browsers; in Node, from 20 KiB
+ * of ciphertext or a page of 16 messages). Every other check runs in
+ * WebAssembly whichever it is; both give the same results.
  */
 export type OpenBackend = "auto" | "webcrypto" | "wasm";
 
 /** Options of the async opens. */
 export interface OpenOptions {
-  /** Where AES-256-GCM runs (default `"auto"`). */
+  /** Where AES-256-GCM and the signature run (default `"auto"`). */
   backend?: OpenBackend;
 }
 

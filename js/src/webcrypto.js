@@ -5,9 +5,12 @@
 // `openMessage` and `openMessages`: `prepareOpen*` checks each envelope up to its AES-GCM part (version,
 // base64 and sizes, the AAD and its slot, the key held, the sender's key, the
 // key commitment) and `finish` verifies the sender's signature over what was
-// decrypted and builds the results. Only AES-256-GCM itself moves: to the
-// platform's WebCrypto (`crypto.subtle`, hardware AES in browsers and Node),
-// or it stays in WebAssembly (backend "wasm"). Both give the same results,
+// decrypted and builds the results. Two primitives move to the platform's
+// WebCrypto (`crypto.subtle`: native code, hardware AES, other threads):
+// AES-256-GCM, and the sender's signature, which WebCrypto's Ed25519 checks
+// (XEdDSA verifies under an Ed25519 key; WASM derives it and hands it over
+// with the exact signed input, and verifies itself where the platform has no
+// Ed25519). Or both stay in WebAssembly (backend "wasm"). Both give the same results,
 // byte for byte (js/test/backends.test.mjs runs the tests through each).
 //
 // Keys: a stream key crosses to JS once per keyring object and generation,
@@ -46,49 +49,94 @@ function importedKey(subtle, keyring, generation, fresh) {
   return key;
 }
 
-// One job: `[generation, iv, aad, ciphertext || tag]`. Resolves to the
-// decrypted bytes, or null when WebCrypto refuses the tag. A refusal under a
-// cached key is retried once under a fresh import: the keyring may have been
-// cleared and given another key for the generation since the cache was
-// filled (the key commitment, checked in WASM against the key it holds now,
-// passed).
-async function decryptJob(subtle, keyring, [generation, iv, aad, ciphertext]) {
+// Ed25519 public keys (public: the sender's key as XEdDSA verifies under
+// it), imported once each. Once the platform has shown it has no Ed25519,
+// signatures are left to WASM.
+const ed25519Keys = new Map();
+let ed25519Supported = true;
+
+function ed25519Key(subtle, raw) {
+  const id = Array.from(raw, (b) => b.toString(16).padStart(2, "0")).join("");
+  let key = ed25519Keys.get(id);
+  if (key === undefined) {
+    if (ed25519Keys.size >= 4096) ed25519Keys.clear();
+    key = subtle.importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]);
+    ed25519Keys.set(id, key);
+    key.catch(() => ed25519Keys.delete(id));
+  }
+  return key;
+}
+
+// The sender's signature of a decrypted job, by the platform's Ed25519:
+// `signature` (the first 64 bytes) over `prefix || content` under `signer`.
+// True when it verified; false when it did not, or the platform has no
+// Ed25519 (WASM then verifies, and refuses what does not verify).
+async function verifiedByPlatform(subtle, signer, prefix, plain) {
+  if (!ed25519Supported || signer === null || prefix === null || plain.length < 64) return false;
+  let key;
+  try {
+    key = await ed25519Key(subtle, signer);
+  } catch {
+    ed25519Supported = false;
+    return false;
+  }
+  const signed = new Uint8Array(prefix.length + plain.length - 64);
+  signed.set(prefix, 0);
+  signed.set(plain.subarray(64), prefix.length);
+  try {
+    return await subtle.verify({ name: "Ed25519" }, key, plain.subarray(0, 64), signed);
+  } catch {
+    return false;
+  } finally {
+    signed.fill(0);
+  }
+}
+
+// One job: `[generation, iv, aad, ciphertext, signer, prefix]`. Resolves to
+// `{plain, verified}` (the decrypted bytes, and whether the platform's
+// Ed25519 verified their signature), or null when WebCrypto refuses the
+// tag. A refusal under a cached key is retried once under a fresh import:
+// the keyring may have been cleared and given another key for the
+// generation since the cache was filled (the key commitment, checked in
+// WASM against the key it holds now, passed).
+async function decryptJob(subtle, keyring, [generation, iv, aad, ciphertext, signer, prefix]) {
   const params = { name: "AES-GCM", iv, additionalData: aad, tagLength: 128 };
   for (const fresh of [false, true]) {
     const key = await importedKey(subtle, keyring, generation, fresh);
+    let plain;
     try {
-      return new Uint8Array(await subtle.decrypt(params, key, ciphertext));
+      plain = new Uint8Array(await subtle.decrypt(params, key, ciphertext));
     } catch (error) {
       if (error?.name !== "OperationError") throw error;
+      continue;
     }
+    return { plain, verified: await verifiedByPlatform(subtle, signer, prefix, plain) };
   }
   return null;
 }
 
-// Runs each AES-GCM job of `pending` where `here(job)` says (true: in WASM,
-// left `undefined` for `finish`; false: in WebCrypto) and completes it.
-// Consumes `pending`.
-async function complete(pending, keyring, here, one) {
+// Runs on WebCrypto the jobs whose ciphertext is at least `platformFrom`
+// bytes (AES-GCM, then the signature), leaves the others to WASM, and
+// completes `pending` (which this consumes).
+async function complete(pending, keyring, platformFrom, one) {
   const subtle = subtleCrypto();
-  const jobs = pending.jobs();
+  const jobs = pending.jobs(subtle === undefined ? Infinity : platformFrom);
   const settled = await Promise.allSettled(
-    jobs.map((job) => {
-      if (job === null) return null;
-      if (subtle === undefined || here(job)) return undefined;
-      return decryptJob(subtle, keyring, job);
-    }),
+    jobs.map((job) => (job === null || job === undefined ? job : decryptJob(subtle, keyring, job))),
   );
-  let decrypted = settled.map((s) => s.value);
+  let decrypted = settled.map((s) => (s.value == null ? s.value : s.value.plain));
+  let verified = settled.map((s) => s.value?.verified === true);
   if (settled.some((s) => s.status === "rejected")) {
     // WebCrypto without AES-GCM (NotSupportedError) or a freed keyring: WASM
     // gives the result, or the error, of the synchronous call.
-    for (const bytes of decrypted) bytes?.fill(0);
+    for (const bytes of decrypted) if (bytes instanceof Uint8Array) bytes.fill(0);
     decrypted = jobs.map((job) => (job === null ? null : undefined));
+    verified = jobs.map(() => false);
   }
   try {
-    return one ? pending.finishOne(decrypted, keyring) : pending.finish(decrypted, keyring);
+    return one ? pending.finishOne(decrypted, keyring, verified) : pending.finish(decrypted, keyring, verified);
   } finally {
-    for (const bytes of decrypted) bytes?.fill(0);
+    for (const bytes of decrypted) if (bytes instanceof Uint8Array) bytes.fill(0);
   }
 }
 
@@ -104,33 +152,34 @@ function backendOf(options) {
 }
 
 /**
- * The async opens over one entry's glue. Under "auto", a job goes to
- * WebCrypto when its ciphertext is at least `autoMinBytes` long (browsers
- * 8 KiB, Node 24 KiB): where the per-call cost of WebCrypto stops
- * outweighing its faster AES (BENCHMARKS.md).
+ * The async opens over one entry's glue. Under "auto", `auto` says where a
+ * job goes, measured per runtime (BENCHMARKS.md, `cargo xtask bench`):
+ * WebCrypto for a ciphertext of at least `minBytes`, and for every job of a
+ * page of at least `minPage` envelopes (WebCrypto works a page's jobs on
+ * other threads); WASM otherwise.
  */
-export function asyncOpens(glue, autoMinBytes) {
-  const placement = (options) => {
+export function asyncOpens(glue, auto) {
+  const platformFrom = (options, count) => {
     const backend = backendOf(options);
-    if (backend === "wasm") return () => true;
-    if (backend === "webcrypto") return () => false;
-    return (job) => job[3].length < autoMinBytes;
+    if (backend === "wasm") return Infinity;
+    if (backend === "webcrypto" || count >= auto.minPage) return 0;
+    return auto.minBytes;
   };
   return {
     async openAsync(keyring, trust, slot, sealed, own, presented, options) {
-      const here = placement(options);
+      const from = platformFrom(options, 1);
       const pending = glue.prepareOpen(keyring, trust, slot, sealed, own, presented);
-      return complete(pending, keyring, here, true);
+      return complete(pending, keyring, from, true);
     },
     async openMessageAsync(keyring, trust, streamId, message, own, presented, options) {
-      const here = placement(options);
+      const from = platformFrom(options, 1);
       const pending = glue.prepareOpenMessage(keyring, trust, streamId, message, own, presented);
-      return complete(pending, keyring, here, true);
+      return complete(pending, keyring, from, true);
     },
     async openMessagesAsync(keyring, trust, streamId, messages, own, presented, options) {
-      const here = placement(options);
+      const from = platformFrom(options, Array.isArray(messages) ? messages.length : 0);
       const pending = glue.prepareOpenMessages(keyring, trust, streamId, messages, own, presented);
-      return complete(pending, keyring, here, false);
+      return complete(pending, keyring, from, false);
     },
   };
 }

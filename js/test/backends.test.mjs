@@ -201,8 +201,11 @@ test("a PendingOpens is finished once, with one entry per job", () => {
   const body = pkg.sealMessage(ring, me, ALICE, ROOT, id, "hi");
   const message = { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: body.sealed };
   const pending = pkg.prepareOpenMessages(ring, trust, ROOT, [message, message], { subject: ALICE, keys: [me] });
-  const jobs = pending.jobs();
+  assert.deepEqual(pending.jobs(Infinity), [undefined, undefined], "every job left to WASM");
+  const jobs = pending.jobs(0);
   assert.equal(jobs.length, 2);
+  assert.deepEqual(jobs[0][4], jobs[1][4], "one sender, one Ed25519 key");
+  assert.equal(jobs[0][4].length, 32);
   assert.deepEqual(jobs[0][0], 0);
   assert.equal(jobs[0][1].length, 12);
   assert.throws(() => pending.finish([null], ring), (e) => e.code === "INVALID_FIELD");
@@ -221,4 +224,101 @@ test("a PendingOpens is finished once, with one entry per job", () => {
   // Used up by its finish: a second one is the freed-object error.
   assert.throws(() => envelope.finishOne([undefined], ring), (e) => e.code === "INVALID_FIELD");
   for (const k of [me, ring, trust]) k.free();
+});
+
+test("Ed25519 in WebCrypto: the key each job names verifies every golden envelope's XEdDSA signature over its signature input, and nothing else", async () => {
+  for (const v of vectors("envelopes").vectors) {
+    const ring = new pkg.Keyring(v.rootStreamId);
+    ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
+    const trust = new pkg.TrustStore("tofu");
+    trust.observe(v.senderSubject, { kind: v.senderKind, keyId: v.senderKeyId, publicKey: v.senderPublicKey });
+    const pending = pkg.prepareOpen(ring, trust, v.slot, v.sealed);
+    const [, , aad, , signer, prefix] = pending.jobs(0)[0];
+    pending.free();
+    assert.equal(server.hex(aad), v.aadHex, v.name);
+    const key = await crypto.subtle.importKey("raw", signer, { name: "Ed25519" }, false, ["verify"]);
+    const input = unhex(v.signatureInputHex);
+    assert.deepEqual(prefix, input.subarray(0, prefix.length), `${v.name}: the prefix starts the signature input`);
+    const signature = unhex(v.signatureHex);
+    assert.ok(await crypto.subtle.verify({ name: "Ed25519" }, key, signature, input), v.name);
+    const other = input.slice();
+    other[other.length - 1] ^= 1;
+    assert.ok(!(await crypto.subtle.verify({ name: "Ed25519" }, key, signature, other)), v.name);
+    for (const k of [ring, trust]) k.free();
+  }
+});
+
+// L, the order of the Ed25519 base point, little-endian.
+const L = unhex("edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010");
+function plusL(s) {
+  const out = new Uint8Array(32);
+  let carry = 0;
+  for (let i = 0; i < 32; i++) {
+    const sum = s[i] + L[i] + carry;
+    out[i] = sum & 0xff;
+    carry = sum >> 8;
+  }
+  return out;
+}
+
+test("a malleated signature (s + L, which XEdDSA's own bound would let through) is SENDER_MISMATCH on every backend", async () => {
+  const v = vectors("envelopes").vectors[0];
+  const key = unhex(v.streamKeyHex);
+  const ring = new pkg.Keyring(v.rootStreamId);
+  ring.importKey(v.keyGeneration, key);
+  const trust = new pkg.TrustStore("tofu");
+  trust.observe(v.senderSubject, { kind: v.senderKind, keyId: v.senderKeyId, publicKey: v.senderPublicKey });
+  // Re-seal the same content with s replaced by s + L (still below 2^253), under the same key, iv and AAD.
+  const iv = unhex(v.randomHex).slice(0, 12);
+  const aad = unhex(v.aadHex);
+  const aes = await crypto.subtle.importKey("raw", key, "AES-GCM", false, ["encrypt", "decrypt"]);
+  const bytes = server.unb64(v.sealed.ciphertext);
+  const inner = new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad }, aes, bytes.subarray(32)));
+  const s = inner.slice(32, 64);
+  assert.ok(s[31] < 0x10, "s < 2^252 + ...: s + L stays below 2^253");
+  inner.set(plusL(s), 32);
+  const resealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad }, aes, inner));
+  const malleated = { ...v.sealed, ciphertext: server.b64(new Uint8Array([...bytes.subarray(0, 32), ...resealed])) };
+  const refused = await sameEverywhere((p) => p.open(ring, trust, v.slot, malleated), "s + L");
+  assert.equal(refused.code, "SENDER_MISMATCH");
+  // The platform's Ed25519 refuses it itself (RFC 8032: s < L), so WASM's check is a second refusal, not the only one.
+  const pending = pkg.prepareOpen(ring, trust, v.slot, malleated);
+  const [, , , , signer, prefix] = pending.jobs(0)[0];
+  pending.free();
+  const ed = await crypto.subtle.importKey("raw", signer, { name: "Ed25519" }, false, ["verify"]);
+  const signed = new Uint8Array([...prefix, ...inner.subarray(64)]);
+  assert.ok(!(await crypto.subtle.verify({ name: "Ed25519" }, ed, inner.subarray(0, 64), signed)));
+  assert.ok(await crypto.subtle.verify({ name: "Ed25519" }, ed, unhex(v.signatureHex), signed), "the honest signature verifies");
+  for (const k of [ring, trust]) k.free();
+});
+
+test("the webcrypto backend verifies the signature in WebCrypto (and says so to finish only when it verified); the wasm backend never does", async () => {
+  const { asyncOpens } = await import("../src/webcrypto.js");
+  const glue = await import("../dist/streamseal_wasm.js");
+  const told = [];
+  const watched = {
+    ...glue,
+    prepareOpen: (...args) => {
+      const real = glue.prepareOpen(...args);
+      return {
+        jobs: (from) => real.jobs(from),
+        finishOne: (decrypted, keyring, verified) => (told.push(verified), real.finishOne(decrypted, keyring, verified)),
+      };
+    },
+  };
+  const opens = asyncOpens(watched, { minBytes: 0, minPage: 1 });
+  const me = pkg.IdentityKey.generate("user", "key_alice");
+  const ring = new pkg.Keyring(ROOT);
+  ring.generateKey(0);
+  const trust = new pkg.TrustStore("tofu");
+  trust.observe(ALICE, me.recipient());
+  const slot = { kind: "message", streamId: ROOT, messageId: "msg_01JD3R00000000000000000001", authorId: ALICE, authorType: "user", revision: 1 };
+  const honest = pkg.seal(ring, me, ALICE, slot, utf8("honest"));
+  const impostor = pkg.IdentityKey.fromSecretKey("user", "key_alice", new Uint8Array(32).fill(5));
+  const forged = pkg.seal(ring, impostor, ALICE, slot, utf8("forged"));
+  assert.equal(new TextDecoder().decode((await opens.openAsync(ring, trust, slot, honest, null, null, { backend: "webcrypto" })).plaintext), "honest");
+  await assert.rejects(opens.openAsync(ring, trust, slot, forged, null, null, { backend: "webcrypto" }), (e) => e.code === "SENDER_MISMATCH");
+  await opens.openAsync(ring, trust, slot, honest, null, null, { backend: "wasm" });
+  assert.deepEqual(told, [[true], [false], [false]]);
+  for (const k of [me, ring, trust, impostor]) k.free();
 });

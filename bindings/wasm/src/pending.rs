@@ -10,8 +10,10 @@
 //! [`PendingOpens`]. Its `jobs` are the AES-GCM inputs; `finish` /
 //! `finishOne` take, per job, what the platform decrypted it to (or
 //! `undefined`: decrypt it here, the "wasm" backend), verify the sender's
-//! signatures (in WASM) and give the results of the synchronous call. It
-//! holds no key and no plaintext.
+//! signatures (here, or, where the caller says the platform's Ed25519
+//! verified one under the key and over the input the job names, not again)
+//! and give the results of the synchronous call. It holds no key and no
+//! plaintext.
 
 use js_sys::{Array, Uint8Array};
 use streamseal::envelope::{self, PendingOpen, SealedPayload};
@@ -22,6 +24,9 @@ use streamseal::{CryptoError, Error, ErrorCode};
 use tsify::Ts;
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
+
+use streamseal::hazmat::finish_open_verified_elsewhere;
+use streamseal::sealed::hazmat::finish_message_verified_elsewhere;
 
 use crate::crypto::OpenedEnvelope;
 use crate::error::{JsResult, error_with, from_js, input, js, output, to_js, to_js_error};
@@ -121,14 +126,64 @@ pub fn prepare_open_messages(
     })
 }
 
-fn job(pending: &PendingOpen) -> JsValue {
-    Array::of4(
+/// The signers' Ed25519 keys, each derived once per module instance (the
+/// conversion costs two field inversions and a square root in WASM, ~100
+/// µs, and a history names a few senders): public values, at most
+/// [`SIGNERS_KEPT`] of them, the oldest dropped first.
+struct Signers;
+
+/// How many signers' Ed25519 keys are kept.
+const SIGNERS_KEPT: usize = 256;
+
+/// X25519 key -> its Ed25519 key (`None`: one the signature check refuses).
+type Kept = std::collections::VecDeque<([u8; 32], Option<[u8; 32]>)>;
+
+thread_local! {
+    static SIGNERS: std::cell::RefCell<Kept> = const { std::cell::RefCell::new(Kept::new()) };
+}
+
+impl Signers {
+    fn of(pending: &PendingOpen) -> JsValue {
+        let x25519 = *pending.signer().as_bytes();
+        let ed25519 = SIGNERS.with(|cell| {
+            let mut kept = cell.borrow_mut();
+            if let Some((_, key)) = kept.iter().find(|(k, _)| *k == x25519) {
+                return *key;
+            }
+            let key = pending.signer_ed25519();
+            if kept.len() >= SIGNERS_KEPT {
+                kept.pop_front();
+            }
+            kept.push_back((x25519, key));
+            key
+        });
+        match ed25519 {
+            Some(key) => Uint8Array::from(&key[..]).into(),
+            None => JsValue::NULL,
+        }
+    }
+}
+
+/// Job `pending` for the platform, or `undefined` (left to this library)
+/// when its ciphertext is shorter than `platform_from` bytes.
+fn job(pending: &PendingOpen, platform_from: f64) -> JsValue {
+    // A length of at most 4 MiB: exact as an f64.
+    if (pending.ciphertext().len() as f64) < platform_from {
+        return JsValue::UNDEFINED;
+    }
+    let prefix = match pending.signature_prefix() {
+        Ok(prefix) => Uint8Array::from(&prefix[..]).into(),
+        Err(_) => JsValue::NULL,
+    };
+    let job = Array::of4(
         &JsValue::from(pending.key_generation()),
         &Uint8Array::from(&pending.iv()[..]),
         &Uint8Array::from(pending.aad()),
         &Uint8Array::from(pending.ciphertext()),
-    )
-    .into()
+    );
+    job.push(&Signers::of(pending));
+    job.push(&prefix);
+    job.into()
 }
 
 /// What the caller did with job `index`: decrypted it (a `Uint8Array`,
@@ -137,14 +192,23 @@ fn job(pending: &PendingOpen) -> JsValue {
 /// `DECRYPTION_FAILED`).
 enum Done {
     Decrypted(Zeroizing<Vec<u8>>),
+    /// Decrypted, and its signature verified by the platform's Ed25519.
+    Verified(Zeroizing<Vec<u8>>),
     Left,
     Refused,
 }
 
-fn done_at(decrypted: &Array, index: u32) -> Done {
+/// Job `index`'s outcome; `verified[index] === true` says the platform's
+/// Ed25519 verified its signature (see the module docs).
+fn done_at(decrypted: &Array, verified: Option<&Array>, index: u32) -> Done {
     let value = decrypted.get(index);
     if value.is_instance_of::<Uint8Array>() {
-        Done::Decrypted(Zeroizing::new(Uint8Array::new(&value).to_vec()))
+        let plain = Zeroizing::new(Uint8Array::new(&value).to_vec());
+        if verified.is_some_and(|v| v.get(index) == JsValue::TRUE) {
+            Done::Verified(plain)
+        } else {
+            Done::Decrypted(plain)
+        }
     } else if value.is_undefined() {
         Done::Left
     } else {
@@ -159,6 +223,7 @@ fn finish_message(
 ) -> Result<messages::OpenedMessage, Error> {
     match done {
         Done::Decrypted(plain) => pending.finish(plain),
+        Done::Verified(plain) => finish_message_verified_elsewhere(pending, plain),
         Done::Left => pending.open(keyring.core()),
         Done::Refused => Err(CryptoError::DecryptionFailed.into()),
     }
@@ -171,6 +236,7 @@ fn finish_envelope(
 ) -> Result<envelope::Opened, Error> {
     Ok(match done {
         Done::Decrypted(plain) => pending.finish(plain)?,
+        Done::Verified(plain) => finish_open_verified_elsewhere(pending, plain)?,
         Done::Left => pending.open(keyring.core())?,
         Done::Refused => return Err(CryptoError::DecryptionFailed.into()),
     })
@@ -196,23 +262,30 @@ fn results(results: Vec<Result<messages::OpenedMessage, Error>>) -> JsResult<JsV
 
 #[wasm_bindgen]
 impl PendingOpens {
-    /// The AES-256-GCM work, one entry per envelope: `[keyGeneration, iv,
-    /// aad, ciphertext]` (the ciphertext ends with its 16-byte tag), or
-    /// `null` for an entry of a page already refused.
+    /// The work left, one entry per envelope: `[keyGeneration, iv, aad,
+    /// ciphertext, signerEd25519, signaturePrefix]` for the platform;
+    /// `undefined` for a job left to this library (its ciphertext shorter
+    /// than `platformFrom` bytes: `Infinity` leaves every job here, 0 none);
+    /// `null` for an entry of a page already refused. AES-256-GCM decrypts
+    /// `ciphertext` (which ends with its 16-byte tag) to `signature (64
+    /// bytes) || content`; the signature is the sender's over
+    /// `signaturePrefix || content`, and an Ed25519 verify under
+    /// `signerEd25519` checks it (`null`: a key the check refuses; leave it
+    /// to `finish`).
     #[wasm_bindgen(
-        unchecked_return_type = "([number, Uint8Array, Uint8Array, Uint8Array] | null)[]"
+        unchecked_return_type = "([number, Uint8Array, Uint8Array, Uint8Array, Uint8Array | null, Uint8Array] | null | undefined)[]"
     )]
-    pub fn jobs(&self) -> Array {
+    pub fn jobs(&self, #[wasm_bindgen(js_name = platformFrom)] platform_from: f64) -> Array {
         match &self.prepared {
             Prepared::Messages(items) => items
                 .iter()
                 .map(|item| match item {
-                    Ok(pending) => job(pending.envelope()),
+                    Ok(pending) => job(pending.envelope(), platform_from),
                     Err(_) => JsValue::NULL,
                 })
                 .collect(),
-            Prepared::Message(pending) => Array::of1(&job(pending.envelope())),
-            Prepared::Envelope(pending) => Array::of1(&job(pending)),
+            Prepared::Message(pending) => Array::of1(&job(pending.envelope(), platform_from)),
+            Prepared::Envelope(pending) => Array::of1(&job(pending, platform_from)),
         }
     }
 
@@ -220,13 +293,17 @@ impl PendingOpens {
     /// job, what the platform's AES-256-GCM decrypted it to (a
     /// `Uint8Array`), `null` where the platform refused its tag, or
     /// `undefined` to decrypt it here with `keyring`. The signatures are
-    /// verified here; the results are those `openMessages` gives.
+    /// verified here, except where `verified[i]` is `true`: the platform's
+    /// Ed25519 verified job `i`'s signature as `jobs` describes (hazmat:
+    /// the package's async opens say so only after that verify passed). The
+    /// results are those `openMessages` gives.
     #[wasm_bindgen(unchecked_return_type = "OpenResult[]")]
     pub fn finish(
         self,
         #[wasm_bindgen(unchecked_param_type = "(Uint8Array | null | undefined)[]")]
         decrypted: Array,
         keyring: &Keyring,
+        #[wasm_bindgen(unchecked_param_type = "boolean[]")] verified: Option<Array>,
     ) -> JsResult<JsValue> {
         let Prepared::Messages(items) = self.prepared else {
             return Err(not_a("page", "finishOne"));
@@ -237,10 +314,13 @@ impl PendingOpens {
                 "field `decrypted` is invalid: one entry per job",
             ));
         }
-        let opened = items
-            .into_iter()
-            .zip(0..)
-            .map(|(item, index)| finish_message(item?, done_at(&decrypted, index), keyring));
+        let opened = items.into_iter().zip(0..).map(|(item, index)| {
+            finish_message(
+                item?,
+                done_at(&decrypted, verified.as_ref(), index),
+                keyring,
+            )
+        });
         results(messages::finish_messages(opened))
     }
 
@@ -253,9 +333,10 @@ impl PendingOpens {
         #[wasm_bindgen(unchecked_param_type = "(Uint8Array | null | undefined)[]")]
         decrypted: Array,
         keyring: &Keyring,
+        #[wasm_bindgen(unchecked_param_type = "boolean[]")] verified: Option<Array>,
     ) -> JsResult<JsValue> {
         let done = if decrypted.length() == 1 {
-            done_at(&decrypted, 0)
+            done_at(&decrypted, verified.as_ref(), 0)
         } else {
             return Err(error_with(
                 ErrorCode::InvalidField,

@@ -497,7 +497,44 @@ impl PendingOpen {
     /// # Errors
     ///
     /// `SENDER_MISMATCH` when the signature is missing or does not verify.
-    pub fn finish(self, mut decrypted: Zeroizing<Vec<u8>>) -> CryptoResult<Opened> {
+    pub fn finish(self, decrypted: Zeroizing<Vec<u8>>) -> CryptoResult<Opened> {
+        self.complete(decrypted, true)
+    }
+
+    /// The sender's key the signature is checked against (from the caller's
+    /// own keys, trust store or presented keys; never from the envelope).
+    pub fn signer(&self) -> &PublicKey {
+        &self.public
+    }
+
+    /// The sender's key as an Ed25519 public key
+    /// ([`signature::ed25519_public_key`]), for a platform's Ed25519 verify of
+    /// the signature; `None` for a key the signature check refuses anyway.
+    pub fn signer_ed25519(&self) -> Option<[u8; 32]> {
+        signature::ed25519_public_key(&self.public).ok()
+    }
+
+    /// What the sender signed, without the content: `"streamseal/signature"
+    /// || u8 version || u32 len(aad) || aad` (the content follows it).
+    ///
+    /// # Errors
+    ///
+    /// `INPUT_TOO_LARGE` for an AAD longer than a `u32` counts (never, after
+    /// [`prepare_open`]'s bound).
+    pub fn signature_prefix(&self) -> CryptoResult<Vec<u8>> {
+        signature_input(self.contents.version, &self.aad, &[])
+    }
+
+    /// [`Self::finish`] for a signature a platform verified (see
+    /// [`crate::hazmat::finish_open_verified_elsewhere`]).
+    pub(crate) fn finish_verified_elsewhere(
+        self,
+        decrypted: Zeroizing<Vec<u8>>,
+    ) -> CryptoResult<Opened> {
+        self.complete(decrypted, false)
+    }
+
+    fn complete(self, mut decrypted: Zeroizing<Vec<u8>>, verify: bool) -> CryptoResult<Opened> {
         let contents = self.contents;
         let mismatch = |reason| CryptoError::SenderMismatch {
             subject: contents.sender.subject.clone(),
@@ -508,13 +545,15 @@ impl PendingOpen {
             .get(..SIGNATURE_LEN)
             .and_then(|s| s.try_into().ok())
             .ok_or_else(|| mismatch("no signature"))?;
-        let content = decrypted.get(SIGNATURE_LEN..).unwrap_or_default();
-        signature::verify(
-            &self.public,
-            &signature_input(contents.version, &self.aad, content)?,
-            &Signature::from_bytes(signed),
-        )
-        .map_err(|_| mismatch("the signature does not verify under the sender's key"))?;
+        if verify {
+            let content = decrypted.get(SIGNATURE_LEN..).unwrap_or_default();
+            signature::verify(
+                &self.public,
+                &signature_input(contents.version, &self.aad, content)?,
+                &Signature::from_bytes(signed),
+            )
+            .map_err(|_| mismatch("the signature does not verify under the sender's key"))?;
+        }
         // Drop the signature in place: the content stays in the one buffer.
         decrypted.drain(..SIGNATURE_LEN);
         let sealed_by = SealedBy {

@@ -12,6 +12,13 @@
 //! - **Raw AES-256-GCM** with a caller's iv, for the official vectors.
 //! - **A bundle below the creation floor**, which stands for a record made
 //!   before the floor existed.
+//! - **An open whose signature a platform verified**
+//!   ([`finish_open_verified_elsewhere`]): the npm package's async opens
+//!   verify the sender's signature with WebCrypto's Ed25519 (native, off the
+//!   main thread) and tell the core so. Sound only when the caller ran that
+//!   verify, over exactly the signed input the core names, under exactly the
+//!   key it names; anything else hands out an unauthenticated plaintext
+//!   under a sender's name.
 //!
 //! What each operation draws, in order:
 //! - [`seal_envelope_with`]: 12 iv bytes, then the signature's 64 bytes `Z`;
@@ -38,7 +45,7 @@
 use std::fmt;
 
 use crate::bundle::SealedBundle;
-use crate::envelope::SealedPayload;
+use crate::envelope::{Opened, PendingOpen, SealedPayload};
 use crate::error::{CryptoError, CryptoResult};
 use crate::identity::{IdentityKey, Recipient, SecretKey};
 use crate::kdf::KdfParams;
@@ -270,6 +277,24 @@ pub fn aes256gcm_open(
     aad: &[u8],
 ) -> CryptoResult<Vec<u8>> {
     crate::aead::open(key, iv, ciphertext, aad)
+}
+
+/// Completes `pending` with `decrypted` (what AES-256-GCM decrypted its
+/// ciphertext to: `signature || content`) **without verifying the
+/// signature here**: the caller states that a platform's Ed25519 verified
+/// `signature` over [`PendingOpen::signature_prefix`] followed by `content`
+/// under [`PendingOpen::signer_ed25519`] (XEdDSA and Ed25519 agree on that
+/// key, see [`crate::signature::ed25519_public_key`]). Everything else of
+/// [`PendingOpen::finish`] holds.
+///
+/// # Errors
+///
+/// `SENDER_MISMATCH` when `decrypted` is shorter than a signature.
+pub fn finish_open_verified_elsewhere(
+    pending: PendingOpen,
+    decrypted: zeroize::Zeroizing<Vec<u8>>,
+) -> CryptoResult<Opened> {
+    pending.finish_verified_elsewhere(decrypted)
 }
 
 #[cfg(test)]

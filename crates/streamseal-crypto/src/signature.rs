@@ -174,6 +174,25 @@ pub fn verify(public: &PublicKey, message: &[u8], signature: &Signature) -> Cryp
         })
 }
 
+/// The Ed25519 public key (RFC 8032 encoding) that XEdDSA verifies `public`'s
+/// signatures under: the Edwards point of its Montgomery `u` with sign bit 0
+/// (XEdDSA section 3, `convert_mont`). A platform's Ed25519 verify (RFC 8032,
+/// cofactorless, `s < L`, as WebCrypto's) under this key accepts exactly the
+/// signatures [`verify`] accepts, since [`verify`] also refuses `s >= L`;
+/// js/test/backends.test.mjs checks both ways, a malleated `s + L` included.
+///
+/// # Errors
+///
+/// `INVALID_PUBLIC_KEY` for a key [`verify`] refuses (not canonical, not on
+/// the curve, of small order).
+pub fn ed25519_public_key(public: &PublicKey) -> CryptoResult<[u8; 32]> {
+    check_public_key(public)?;
+    MontgomeryPoint(*public.as_bytes())
+        .to_edwards(0)
+        .map(|point| point.compress().to_bytes())
+        .ok_or(CryptoError::InvalidPublicKey)
+}
+
 /// `u` is canonical (`xeddsa_verify`: `u >= p` fails) and its Edwards point
 /// with sign bit 0 exists and is not of small order.
 fn check_public_key(public: &PublicKey) -> CryptoResult<()> {

@@ -513,6 +513,16 @@ impl PendingMessage {
         let opened = self.pending.finish(decrypted)?;
         opened_message(self.known, opened)
     }
+
+    /// See [`crate::hazmat::finish_message_verified_elsewhere`].
+    pub(crate) fn finish_verified_elsewhere(
+        self,
+        decrypted: Zeroizing<Vec<u8>>,
+    ) -> Result<OpenedMessage> {
+        let opened =
+            streamseal_crypto::hazmat::finish_open_verified_elsewhere(self.pending, decrypted)?;
+        opened_message(self.known, opened)
+    }
 }
 
 /// Checks a page of [`MessageToOpen`]s of `stream_id` up to the AES-GCM of

@@ -248,3 +248,57 @@ fn a_page_opened_in_two_steps_equals_the_one_call_open() {
         ]
     );
 }
+
+/// The Ed25519 key a platform verifies under (`signer_ed25519`) verifies
+/// every golden envelope's XEdDSA signature with an independent RFC 8032
+/// implementation (ed25519-dalek, strict: `s < L`, canonical `R`), and a
+/// malleated `s + L` does not.
+#[test]
+fn the_platform_key_verifies_xeddsa_signatures_with_an_independent_ed25519() {
+    use ed25519_dalek::{Signature, VerifyingKey};
+    let file = streamseal_vectors::golden::envelopes().unwrap();
+    let vectors = file["vectors"].as_array().unwrap();
+    assert_eq!(vectors.len(), 8);
+    for v in vectors {
+        let public =
+            streamseal::identity::PublicKey::from_base64(v["senderPublicKey"].as_str().unwrap())
+                .unwrap();
+        let ed = streamseal::signature::ed25519_public_key(&public).unwrap();
+        let key = VerifyingKey::from_bytes(&ed).unwrap();
+        let input = hex::decode(v["signatureInputHex"].as_str().unwrap()).unwrap();
+        let signature: [u8; 64] = hex::decode(v["signatureHex"].as_str().unwrap())
+            .unwrap()
+            .try_into()
+            .unwrap();
+        key.verify_strict(&input, &Signature::from_bytes(&signature))
+            .unwrap();
+        let mut other = input.clone();
+        *other.last_mut().unwrap() ^= 1;
+        assert!(
+            key.verify_strict(&other, &Signature::from_bytes(&signature))
+                .is_err()
+        );
+        // s + L: the same point, a second encoding; both refuse it.
+        let mut malleated = signature;
+        let l = hex::decode("edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010")
+            .unwrap();
+        let mut carry = 0u16;
+        for (s, l) in malleated[32..].iter_mut().zip(&l) {
+            let sum = u16::from(*s) + u16::from(*l) + carry;
+            *s = (sum & 0xff) as u8;
+            carry = sum >> 8;
+        }
+        assert!(
+            key.verify_strict(&input, &Signature::from_bytes(&malleated))
+                .is_err()
+        );
+        assert!(
+            streamseal::signature::verify(
+                &public,
+                &input,
+                &streamseal::signature::Signature::from_bytes(malleated)
+            )
+            .is_err()
+        );
+    }
+}
