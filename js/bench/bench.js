@@ -137,6 +137,9 @@ export async function runAll(lib, deps, log, opts = {}) {
       ["streamseal open", () => lib.open(ring, trust, slot, sealed)],
       // The async open: AES-256-GCM where "auto" puts it in this runtime.
       ["streamseal openAsync", () => lib.openAsync(ring, trust, slot, sealed)],
+      // Each backend forced: the figures "auto" is chosen by.
+      ["openAsync webcrypto", () => lib.openAsync(ring, trust, slot, sealed, null, null, { backend: "webcrypto" })],
+      ["openAsync wasm", () => lib.openAsync(ring, trust, slot, sealed, null, null, { backend: "wasm" })],
       [
         "WebCrypto decrypt",
         () => subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad }, cryptoKey, ct),
@@ -149,6 +152,8 @@ export async function runAll(lib, deps, log, opts = {}) {
     row(`open ${label}, per call`, "WebCrypto AES-GCM decrypt (await each)", open["WebCrypto decrypt"]);
     row(`open ${label}, per call`, "streamseal open", open["streamseal open"], open["WebCrypto decrypt"]);
     row(`open ${label}, per call`, "streamseal openAsync (auto backend)", open["streamseal openAsync"], open["WebCrypto decrypt"]);
+    row(`open ${label}, per call`, "streamseal openAsync (webcrypto backend)", open["openAsync webcrypto"], open["WebCrypto decrypt"]);
+    row(`open ${label}, per call`, "streamseal openAsync (wasm backend)", open["openAsync wasm"], open["WebCrypto decrypt"]);
     if (signature) {
       partRow(
         `open ${label}, per call`,
@@ -226,6 +231,8 @@ export async function runAll(lib, deps, log, opts = {}) {
     [
       ["openMessages", () => lib.openMessages(ring, trust, ROOT, messages)],
       ["openMessagesAsync", () => lib.openMessagesAsync(ring, trust, ROOT, messages)],
+      ["openMessagesAsync webcrypto", () => lib.openMessagesAsync(ring, trust, ROOT, messages, null, null, { backend: "webcrypto" })],
+      ["openMessagesAsync wasm", () => lib.openMessagesAsync(ring, trust, ROOT, messages, null, null, { backend: "wasm" })],
       [
         "WebCrypto Promise.all",
         () =>
@@ -248,12 +255,44 @@ export async function runAll(lib, deps, log, opts = {}) {
   row(hist, "WebCrypto AES-GCM decrypt x1000 (Promise.all)", history["WebCrypto Promise.all"]);
   row(hist, "streamseal openMessages (one call)", history.openMessages, history["WebCrypto Promise.all"]);
   row(hist, "streamseal openMessagesAsync (one call, auto backend)", history.openMessagesAsync, history["WebCrypto Promise.all"]);
+  row(hist, "streamseal openMessagesAsync (one call, webcrypto backend)", history["openMessagesAsync webcrypto"], history["WebCrypto Promise.all"]);
+  row(hist, "streamseal openMessagesAsync (one call, wasm backend)", history["openMessagesAsync wasm"], history["WebCrypto Promise.all"]);
   row(
     hist,
     "streamseal openMessage x1000 (one call each)",
     history["openMessage loop"],
     history["WebCrypto Promise.all"],
   );
+
+  // --- where "auto" sends an async open --------------------------------------
+  // The async opens with each backend forced, one message of several sizes
+  // and pages of 512 B messages: the crossover the package's "auto" follows
+  // in this runtime (js/src/node.js, js/src/browser.js).
+  log("async open by backend");
+  const cross = "async open by backend (per message)";
+  for (const [count, size] of [
+    [1, 1024],
+    [1, 16 * 1024],
+    [1, 32 * 1024],
+    [4, 512],
+    [16, 512],
+  ]) {
+    const page = [];
+    for (let i = 0; i < count; i++) {
+      const id = messageId(100000 + i);
+      page.push({ id, streamId: ROOT, authorId: OWNER, authorType: "user", revision: 1, sealed: lib.seal(ring, author, OWNER, slotOf(id), bytes(size, i)) });
+    }
+    const label = count === 1 ? `one ${size >= 1024 ? `${size / 1024} KiB` : `${size} B`} message` : `a page of ${count} x ${size} B`;
+    const by = await compare(
+      ["wasm", "webcrypto"].map((backend) => [
+        backend,
+        () => lib.openMessagesAsync(ring, trust, ROOT, page, null, null, { backend }),
+      ]),
+      fast,
+    );
+    row(cross, `${label}: wasm backend`, by.wasm / count);
+    row(cross, `${label}: webcrypto backend`, by.webcrypto / count, by.wasm / count);
+  }
 
   // --- HPKE wrap / unwrap of a stream key ----------------------------------
   // Wraps are HPKE auth mode (wrap format 2): the comparisons run auth mode too.
