@@ -9,6 +9,7 @@ use streamseal::bundle::{self, SealedBundle};
 use streamseal::envelope::{self, SealedPayload};
 use streamseal::identity::{PublicKey, Recipient};
 use streamseal::kdf::{self, KdfLimits, KdfParams};
+use streamseal::plaintext::Plaintext;
 use streamseal::sender::SealedBy;
 use streamseal::slot::Slot;
 use streamseal::wrap::{self, KeyWrap};
@@ -108,10 +109,10 @@ pub struct OpenedEnvelope {
     /// copied to JS.
     #[serde(serialize_with = "bytes")]
     #[tsify(type = "Uint8Array")]
-    pub plaintext: Zeroizing<Vec<u8>>,
+    pub plaintext: Plaintext,
 }
 
-fn bytes<S: serde::Serializer>(value: &Zeroizing<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+fn bytes<S: serde::Serializer>(value: &Plaintext, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_bytes(value)
 }
 

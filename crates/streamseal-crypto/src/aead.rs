@@ -65,22 +65,24 @@ pub(crate) fn open(
         .map_err(|_| CryptoError::DecryptionFailed)
 }
 
-/// Decrypts `ciphertext || tag` in its own buffer, which becomes the
-/// plaintext: no second allocation or copy of a large message (`open` copies
-/// the ciphertext first). Any authentication failure is `DECRYPTION_FAILED`;
-/// the buffer is only decrypted once the tag has been verified.
-pub(crate) fn open_in_place(
+/// Decrypts `ciphertext || tag` where it lies: on success `buffer`'s first
+/// `len - 16` bytes are the plaintext (the tag is left in place). Any
+/// authentication failure is `DECRYPTION_FAILED`, and then nothing was
+/// decrypted.
+pub(crate) fn open_in_place_detached(
     key: &[u8; KEY_LEN],
     iv: &[u8; IV_LEN],
-    mut buffer: Vec<u8>,
+    buffer: &mut [u8],
     aad: &[u8],
-) -> CryptoResult<Vec<u8>> {
-    if buffer.len() < TAG_LEN {
-        return Err(CryptoError::DecryptionFailed);
-    }
+) -> CryptoResult<()> {
+    let split = buffer
+        .len()
+        .checked_sub(TAG_LEN)
+        .ok_or(CryptoError::DecryptionFailed)?;
+    let (ciphertext, tag) = buffer.split_at_mut(split);
+    let tag = aes_gcm::Tag::try_from(&*tag).map_err(|_| CryptoError::DecryptionFailed)?;
     let nonce = Nonce::from(*iv);
     cipher(key)
-        .decrypt_in_place(&nonce, aad, &mut buffer)
-        .map_err(|_| CryptoError::DecryptionFailed)?;
-    Ok(buffer)
+        .decrypt_inout_detached(&nonce, aad, ciphertext.into(), &tag)
+        .map_err(|_| CryptoError::DecryptionFailed)
 }

@@ -81,6 +81,47 @@ pub fn decode_base64_bounded(
     Ok(bytes)
 }
 
+/// [`decode_base64_bounded`] into a buffer that starts with `room` zero
+/// bytes, the decoded bytes after them: a caller that will write in front of
+/// the decoded bytes (the envelope's signature input) needs no second copy.
+///
+/// # Errors
+///
+/// As [`decode_base64_bounded`].
+pub fn decode_base64_bounded_after(
+    field: &'static str,
+    text: &str,
+    max_bytes: usize,
+    room: usize,
+) -> CryptoResult<Vec<u8>> {
+    let max_chars = max_bytes.div_ceil(3).saturating_mul(4);
+    if text.len() > max_chars {
+        return decode_base64_bounded(field, text, max_bytes);
+    }
+    let len = STANDARD
+        .decoded_length(text.as_bytes())
+        .map_err(|_| CryptoError::MalformedBase64 { field })?;
+    if len > max_bytes {
+        return Err(CryptoError::InputTooLarge {
+            field,
+            limit: max_bytes,
+            actual: len,
+        });
+    }
+    let mut buffer = vec![0u8; room.saturating_add(len)];
+    let out = buffer
+        .get_mut(room..)
+        .ok_or(CryptoError::MalformedBase64 { field })?;
+    let written = STANDARD
+        .decode(text.as_bytes(), base64_simd::Out::from_slice(out))
+        .map_err(|_| CryptoError::MalformedBase64 { field })?
+        .len();
+    if written != len {
+        return Err(CryptoError::MalformedBase64 { field });
+    }
+    Ok(buffer)
+}
+
 /// The decoded length of `text` if it has the shape of padded base64
 /// (alphabet, length a multiple of 4, at most two `=` at the end), without
 /// decoding it.

@@ -67,9 +67,12 @@ use zeroize::Zeroizing;
 
 use crate::aad::{self, AadContents, MAX_AAD_LEN};
 use crate::aead::{self, IV_LEN, TAG_LEN};
-use crate::encoding::{decode_base64_array, decode_base64_bounded, encode_base64};
+use crate::encoding::{
+    decode_base64_array, decode_base64_bounded, decode_base64_bounded_after, encode_base64,
+};
 use crate::error::{CryptoError, CryptoResult};
 use crate::identity::PublicKey;
+use crate::plaintext::Plaintext;
 use crate::random;
 use crate::sender::{SealedBy, SenderKeys, Signer};
 use crate::signature::{self, SIGNATURE_LEN, Signature};
@@ -164,24 +167,41 @@ pub fn key_commitment(
 }
 
 /// What the sender signs: `"streamseal/signature" || u8 version || u32 len(aad) || aad || content`
-/// (FORMAT.md section 2).
+/// (FORMAT.md section 2). It holds the content, so it is zeroized on drop.
 ///
 /// # Errors
 ///
 /// `INPUT_TOO_LARGE` when `aad` is longer than a `u32` can count.
-pub fn signature_input(version: u8, aad: &[u8], content: &[u8]) -> CryptoResult<Vec<u8>> {
+pub fn signature_input(
+    version: u8,
+    aad: &[u8],
+    content: &[u8],
+) -> CryptoResult<Zeroizing<Vec<u8>>> {
+    let mut input = Zeroizing::new(Vec::with_capacity(
+        signature_prefix_len(aad) + content.len(),
+    ));
+    write_signature_prefix(&mut input, version, aad)?;
+    input.extend_from_slice(content);
+    Ok(input)
+}
+
+/// The length of the signature input before the content.
+fn signature_prefix_len(aad: &[u8]) -> usize {
+    SIGNATURE_LABEL.len() + 5 + aad.len()
+}
+
+/// Appends `"streamseal/signature" || u8 version || u32 len(aad) || aad` to `out`.
+fn write_signature_prefix(out: &mut Vec<u8>, version: u8, aad: &[u8]) -> CryptoResult<()> {
     let aad_len = u32::try_from(aad.len()).map_err(|_| CryptoError::InputTooLarge {
         field: "aad",
         limit: MAX_AAD_LEN,
         actual: aad.len(),
     })?;
-    let mut input = Vec::with_capacity(SIGNATURE_LABEL.len() + 5 + aad.len() + content.len());
-    input.extend_from_slice(SIGNATURE_LABEL);
-    input.push(version);
-    input.extend_from_slice(&aad_len.to_be_bytes());
-    input.extend_from_slice(aad);
-    input.extend_from_slice(content);
-    Ok(input)
+    out.extend_from_slice(SIGNATURE_LABEL);
+    out.push(version);
+    out.extend_from_slice(&aad_len.to_be_bytes());
+    out.extend_from_slice(aad);
+    Ok(())
 }
 
 /// Seals `plaintext` into `slot`, signed by `signer`, under the keyring's
@@ -275,8 +295,8 @@ pub struct Opened {
     pub key_generation: u32,
     /// Who sealed it, and how sure the opener is.
     pub sealed_by: SealedBy,
-    /// The content (without the signature).
-    pub plaintext: Zeroizing<Vec<u8>>,
+    /// The content (without the signature), wiped on drop.
+    pub plaintext: Plaintext,
 }
 
 impl std::fmt::Debug for Opened {
@@ -366,13 +386,18 @@ pub fn prepare_open(
     }
     let iv = decode_base64_array::<IV_LEN>("iv", &envelope.iv)?;
     let aad_bytes = decode_base64_bounded("aad", &envelope.aad, MAX_AAD_LEN)?;
-    let mut ciphertext =
-        decode_base64_bounded("ciphertext", &sealed.ciphertext, MAX_CIPHERTEXT_LEN)?;
-    if ciphertext.len() < MIN_CIPHERTEXT_LEN {
+    // The ciphertext is decoded behind room for the signature input's
+    // prefix: `open` then verifies and returns the content where it was
+    // decrypted, with one move of it (see `PendingOpen::open`).
+    let room = signature_prefix_len(&aad_bytes);
+    let buffer =
+        decode_base64_bounded_after("ciphertext", &sealed.ciphertext, MAX_CIPHERTEXT_LEN, room)?;
+    let decoded = buffer.len() - room;
+    if decoded < MIN_CIPHERTEXT_LEN {
         return Err(CryptoError::length(
             "ciphertext",
             "at least 112 bytes (commitment, signature and tag)",
-            ciphertext.len(),
+            decoded,
         ));
     }
     let contents = aad::parse(&aad_bytes)?;
@@ -395,21 +420,21 @@ pub fn prepare_open(
     }
     let key = keyring.key(envelope.key_generation)?;
     let (public, status) = senders.resolve(&contents.sender)?;
-    let committed = ciphertext
-        .get(..COMMITMENT_LEN)
+    let committed = buffer
+        .get(room..room + COMMITMENT_LEN)
         .ok_or(CryptoError::DecryptionFailed)?;
     if !bool::from(key_commitment(key.as_array(), contents.version, &iv).ct_eq(committed)) {
         return Err(CryptoError::DecryptionFailed);
     }
-    // The AES-GCM part stays where it was decoded (no copy of the message).
-    ciphertext.drain(..COMMITMENT_LEN);
     Ok(PendingOpen {
         contents,
         public,
         status,
         iv,
         aad: expected,
-        ciphertext,
+        // The AES-GCM part stays where it was decoded (no copy of the message).
+        start: room + COMMITMENT_LEN,
+        buffer,
     })
 }
 
@@ -426,7 +451,10 @@ pub struct PendingOpen {
     status: TrustLevel,
     iv: [u8; IV_LEN],
     aad: Vec<u8>,
-    ciphertext: Vec<u8>,
+    /// Room for the signature input's prefix, the commitment, then the
+    /// AES-GCM part (from `start`).
+    buffer: Vec<u8>,
+    start: usize,
 }
 
 impl std::fmt::Debug for PendingOpen {
@@ -434,7 +462,7 @@ impl std::fmt::Debug for PendingOpen {
         f.debug_struct("PendingOpen")
             .field("slot", &self.contents.slot)
             .field("key_generation", &self.contents.key_generation)
-            .field("ciphertext_len", &self.ciphertext.len())
+            .field("ciphertext_len", &self.ciphertext().len())
             .finish_non_exhaustive()
     }
 }
@@ -463,7 +491,7 @@ impl PendingOpen {
 
     /// `AES-GCM ciphertext || tag` (the commitment already checked and removed).
     pub fn ciphertext(&self) -> &[u8] {
-        &self.ciphertext
+        self.buffer.get(self.start..).unwrap_or_default()
     }
 
     /// Decrypts with the keyring's key (this library's AES-GCM) and verifies
@@ -475,14 +503,42 @@ impl PendingOpen {
     /// `DECRYPTION_FAILED`; `SENDER_MISMATCH`.
     pub fn open(mut self, keyring: &Keyring) -> CryptoResult<Opened> {
         let key = keyring.key(self.contents.key_generation)?;
-        let ciphertext = std::mem::take(&mut self.ciphertext);
-        let inner = Zeroizing::new(aead::open_in_place(
-            key.as_array(),
-            &self.iv,
-            ciphertext,
-            &self.aad,
-        )?);
-        self.finish(inner)
+        // From here the buffer holds plaintext: wiped on drop, whatever happens.
+        let mut buffer = Zeroizing::new(std::mem::take(&mut self.buffer));
+        let start = self.start;
+        let sealed = buffer
+            .get_mut(start..)
+            .ok_or(CryptoError::DecryptionFailed)?;
+        aead::open_in_place_detached(key.as_array(), &self.iv, sealed, &self.aad)?;
+        // [room | commitment | signature | content | tag]: the signature
+        // input is the prefix written just before the content, then the
+        // content, where AES-GCM left it.
+        let content_start = start + SIGNATURE_LEN;
+        let content_end = buffer.len() - TAG_LEN;
+        let signed: [u8; SIGNATURE_LEN] = buffer
+            .get(start..content_start)
+            .and_then(|s| s.try_into().ok())
+            .ok_or(CryptoError::DecryptionFailed)?;
+        let mut prefix = Vec::with_capacity(signature_prefix_len(&self.aad));
+        write_signature_prefix(&mut prefix, self.contents.version, &self.aad)?;
+        let input_start = content_start
+            .checked_sub(prefix.len())
+            .ok_or(CryptoError::DecryptionFailed)?;
+        buffer
+            .get_mut(input_start..content_start)
+            .ok_or(CryptoError::DecryptionFailed)?
+            .copy_from_slice(&prefix);
+        let verified = signature::verify(
+            &self.public,
+            buffer
+                .get(input_start..content_end)
+                .ok_or(CryptoError::DecryptionFailed)?,
+            &Signature::from_bytes(signed),
+        );
+        // The content stays where it was decrypted; the whole buffer is
+        // wiped when the plaintext is dropped.
+        let plaintext = Plaintext::within(std::mem::take(&mut *buffer), content_start..content_end);
+        self.opened(plaintext, verified.is_ok())
     }
 
     /// Completes the open with `decrypted`, what AES-256-GCM (a platform's,
@@ -522,7 +578,9 @@ impl PendingOpen {
     /// `INPUT_TOO_LARGE` for an AAD longer than a `u32` counts (never, after
     /// [`prepare_open`]'s bound).
     pub fn signature_prefix(&self) -> CryptoResult<Vec<u8>> {
-        signature_input(self.contents.version, &self.aad, &[])
+        let mut prefix = Vec::with_capacity(signature_prefix_len(&self.aad));
+        write_signature_prefix(&mut prefix, self.contents.version, &self.aad)?;
+        Ok(prefix)
     }
 
     /// [`Self::finish`] for a signature a platform verified (see
@@ -535,27 +593,43 @@ impl PendingOpen {
     }
 
     fn complete(self, mut decrypted: Zeroizing<Vec<u8>>, verify: bool) -> CryptoResult<Opened> {
-        let contents = self.contents;
-        let mismatch = |reason| CryptoError::SenderMismatch {
-            subject: contents.sender.subject.clone(),
-            key_id: contents.sender.key_id.clone(),
-            reason,
-        };
-        let signed: [u8; SIGNATURE_LEN] = decrypted
+        let signed: Option<[u8; SIGNATURE_LEN]> = decrypted
             .get(..SIGNATURE_LEN)
-            .and_then(|s| s.try_into().ok())
-            .ok_or_else(|| mismatch("no signature"))?;
-        if verify {
-            let content = decrypted.get(SIGNATURE_LEN..).unwrap_or_default();
-            signature::verify(
+            .and_then(|s| s.try_into().ok());
+        let Some(signed) = signed else {
+            return Err(self.mismatch("no signature"));
+        };
+        let verified = !verify
+            || signature::verify(
                 &self.public,
-                &signature_input(contents.version, &self.aad, content)?,
+                &signature_input(
+                    self.contents.version,
+                    &self.aad,
+                    decrypted.get(SIGNATURE_LEN..).unwrap_or_default(),
+                )?,
                 &Signature::from_bytes(signed),
             )
-            .map_err(|_| mismatch("the signature does not verify under the sender's key"))?;
+            .is_ok();
+        // The content after the signature, in the one buffer.
+        let end = decrypted.len();
+        let plaintext = Plaintext::within(std::mem::take(&mut *decrypted), SIGNATURE_LEN..end);
+        self.opened(plaintext, verified)
+    }
+
+    fn mismatch(&self, reason: &'static str) -> CryptoError {
+        CryptoError::SenderMismatch {
+            subject: self.contents.sender.subject.clone(),
+            key_id: self.contents.sender.key_id.clone(),
+            reason,
         }
-        // Drop the signature in place: the content stays in the one buffer.
-        decrypted.drain(..SIGNATURE_LEN);
+    }
+
+    /// The result, once the signature over `plaintext` was checked.
+    fn opened(self, plaintext: Plaintext, verified: bool) -> CryptoResult<Opened> {
+        if !verified {
+            return Err(self.mismatch("the signature does not verify under the sender's key"));
+        }
+        let contents = self.contents;
         let sealed_by = SealedBy {
             subject: contents.sender.subject,
             kind: contents.sender.kind,
@@ -566,7 +640,7 @@ impl PendingOpen {
             slot: contents.slot,
             key_generation: contents.key_generation,
             sealed_by,
-            plaintext: decrypted,
+            plaintext,
         })
     }
 }

@@ -80,6 +80,7 @@ pub mod hazmat;
 pub mod identity;
 pub mod kdf;
 pub mod persist;
+pub mod plaintext;
 pub mod random;
 pub mod sender;
 pub mod signature;

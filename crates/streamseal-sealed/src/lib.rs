@@ -59,7 +59,8 @@ pub mod session;
 pub mod state;
 pub mod user_key;
 
-use zeroize::{Zeroize as _, Zeroizing};
+use streamseal_crypto::plaintext::Plaintext;
+use zeroize::Zeroize as _;
 
 use streamseal_crypto::stream_key::Keyring;
 pub use streamseal_crypto::{Error, ErrorCode, Result};
@@ -73,12 +74,14 @@ uniffi::setup_scaffolding!("streamseal_sealed");
 
 /// A plaintext as UTF-8 text (every sealed surface carries text or JSON).
 ///
-/// The decrypted buffer becomes the text without a copy. The flows hand
+/// The decrypted buffer becomes the text without a copy (the content moves
+/// to its front, [`Plaintext::into_zeroizing`]). The flows hand
 /// their plaintext to the app as an ordinary `String`, so zeroizing the
 /// buffer behind a copy that is not zeroized would cost time (16% of a
 /// 64 KiB open) and protect nothing; a plaintext that is not UTF-8 is
 /// zeroized before the error returns.
-pub(crate) fn utf8(mut plain: Zeroizing<Vec<u8>>) -> Result<String> {
+pub(crate) fn utf8(plain: Plaintext) -> Result<String> {
+    let mut plain = plain.into_zeroizing();
     String::from_utf8(std::mem::take(&mut *plain)).map_err(|e| {
         let mut bytes = e.into_bytes();
         bytes.zeroize();

@@ -130,7 +130,7 @@ pub struct ReadmeDoctests;
 // always had here.
 pub use streamseal_crypto::{
     aad, bundle, codec, encoding, envelope, error, extra, fingerprint, hazmat, identity, kdf,
-    persist, random, sender, signature, slot, stream_key, trust, wrap,
+    persist, plaintext, random, sender, signature, slot, stream_key, trust, wrap,
 };
 
 pub use streamseal_api as api;

@@ -186,12 +186,15 @@ fn parts_report(out: &mut String) -> Result {
     let b64_before = criterion_median("open_parts", "base64 decode (base64 crate)")?;
     let copy = criterion_median("open_parts", "copy 64 KiB")?;
     let zeroize = (criterion_median("open_parts", "copy + zeroize 64 KiB")? - copy).max(0.0);
+    let wipe = (criterion_median("open_parts", "copy + Plaintext drop 64 KiB")? - copy).max(0.0);
     let _ = writeln!(
         out,
         "\n### What a 64 KiB envelope open spends\n\n\
          Each part measured alone in this run (`open_parts` in `benches/crypto.rs`). \
          The wire carries the ciphertext as base64 text, so decoding it is part of \
-         every open; `envelope::open` returns the plaintext in a `Zeroizing` buffer.\n\n\
+         every open; `envelope::open` returns a `Plaintext`: the content where it was \
+         decrypted (no move), wiped on drop 8 bytes per write (`Zeroizing<Vec<u8>>`, \
+         before, wiped byte by byte).\n\n\
          | part | median | share of the envelope open |\n|---|---:|---:|"
     );
     let share = |ns: f64| format!("{:.0}%", 100.0 * ns / whole);
@@ -203,7 +206,14 @@ fn parts_report(out: &mut String) -> Result {
             "strict base64 decode, `base64` crate (before; not in the open)",
             b64_before,
         ),
-        ("zeroizing the 64 KiB plaintext on drop", zeroize),
+        (
+            "wiping the 64 KiB plaintext on drop, `Plaintext` (in use)",
+            wipe,
+        ),
+        (
+            "zeroizing it as `Zeroizing<Vec<u8>>` (before; not in the open)",
+            zeroize,
+        ),
     ] {
         let _ = writeln!(out, "| {what} | {} | {} |", fmt_ns(ns), share(ns));
     }

@@ -7,7 +7,7 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use proptest::prelude::*;
-use streamseal::encoding::{decode_base64, encode_base64};
+use streamseal::encoding::{decode_base64, decode_base64_bounded_after, encode_base64};
 
 /// Characters near the alphabet's edges: padding, whitespace, the URL-safe
 /// pair, a NUL and a non-ASCII letter.
@@ -26,6 +26,16 @@ fn agree(text: &str) {
     let ours = decode_base64("x", text).ok();
     let oracle = STANDARD.decode(text).ok();
     assert_eq!(ours, oracle, "{text:?}");
+    // The envelope's decoder (room in front for the signature input) is as strict.
+    for room in [0, 3, 61] {
+        let after = decode_base64_bounded_after("x", text, 1 << 20, room)
+            .ok()
+            .map(|b| {
+                assert!(b[..room].iter().all(|&z| z == 0), "{text:?}");
+                b[room..].to_vec()
+            });
+        assert_eq!(after, oracle, "{text:?} after {room} bytes");
+    }
 }
 
 proptest! {
