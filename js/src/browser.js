@@ -24,11 +24,10 @@ guardFreedObjects(glue, StreamsealError);
 export const init = loadOnce(initWasm);
 
 
-// "auto" in browsers: WebCrypto always. In Chromium 156 (2026-11-27,
-// interleaved medians) AES-GCM and Ed25519 through WebCrypto beat WASM at
-// every size measured: one 1 KiB open 108 µs against 158, 16 KiB 223
-// against 382, per message of a 512 B page 92 against 137 (2 of them) and
-// 82 against 130 (64 of them).
+// "auto" in browsers: WebCrypto always. In Chromium 156 (the "async open by
+// backend" rows of BENCHMARKS.md, 2026-11-27) AES-GCM and Ed25519 through
+// WebCrypto took 0.66x to 0.73x the WASM time at every size measured: one
+// 1, 16 or 32 KiB message, pages of 4 and 16.
 const BROWSER_AUTO = { minBytes: 0, minPage: 1 };
 
 /**

@@ -40,8 +40,8 @@ export declare function init(source?: InitSource): Promise<void>;
  * `"webcrypto"` (the platform's `crypto.subtle`: hardware AES, native
  * Ed25519, other threads), `"wasm"` (this module's, as the synchronous
  * calls), or `"auto"` (the default: the faster in this runtime by the
- * package's measurements, WebCrypto always in browsers; in Node, from 20 KiB
- * of ciphertext or a page of 16 messages). Every other check runs in
+ * package's measurements, WebCrypto always in browsers; in Node, from 48 KiB
+ * of ciphertext or a page of 32 messages). Every other check runs in
  * WebAssembly whichever it is; both give the same results.
  */
 export type OpenBackend = "auto" | "webcrypto" | "wasm";

@@ -21,13 +21,15 @@ export function init() {
   return Promise.resolve();
 }
 
-// "auto" in Node: WebCrypto for a ciphertext from 20 KiB, or a page of 16
+// "auto" in Node: WebCrypto for a ciphertext from 48 KiB, or a page of 32
 // envelopes or more; WASM below, where Node's per-call WebCrypto cost
-// outweighs its native AES-GCM and Ed25519. Measured on this project's
-// machine (2026-11-27, interleaved medians): one 16 KiB open 416 µs in WASM
-// against 440 through WebCrypto, 32 KiB 649 against 545; per message of a
-// 512 B page, 4 of them 155 against 191 µs, 16 of them 149 against 141.
-const NODE_AUTO = { minBytes: 20 * 1024, minPage: 16 };
+// outweighs its native AES-GCM and Ed25519. From the "async open by
+// backend" rows of BENCHMARKS.md (`cargo xtask bench`, 2026-11-27): through
+// WebCrypto, one 32 KiB message took 1.09x and a page of 16 1.06x the WASM
+// time (about even, and 0.84x and 0.95x in an earlier run); a 64 KiB one
+// 0.75x, a page of 1000 0.83x. The margin keeps Node from ever being slower
+// than the WASM path.
+const NODE_AUTO = { minBytes: 48 * 1024, minPage: 32 };
 
 /**
  * The async opens: AES-256-GCM and the signature through Node's WebCrypto
