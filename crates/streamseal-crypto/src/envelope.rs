@@ -494,6 +494,25 @@ impl PendingOpen {
         self.buffer.get(self.start..).unwrap_or_default()
     }
 
+    /// The key commitment, checked again against the key `keyring` holds
+    /// now: an open whose AES-GCM ran elsewhere, or later, completes only if
+    /// the key is still held and is the one [`prepare_open`] checked (a
+    /// keyring cleared, or given another key of the generation, in between
+    /// refuses it).
+    fn check_still_held(&self, keyring: &Keyring) -> CryptoResult<()> {
+        let key = keyring.key(self.contents.key_generation)?;
+        let committed = self
+            .buffer
+            .get(self.start - COMMITMENT_LEN..self.start)
+            .ok_or(CryptoError::DecryptionFailed)?;
+        let expected = key_commitment(key.as_array(), self.contents.version, &self.iv);
+        if bool::from(expected.ct_eq(committed)) {
+            Ok(())
+        } else {
+            Err(CryptoError::DecryptionFailed)
+        }
+    }
+
     /// Decrypts with the keyring's key (this library's AES-GCM) and verifies
     /// the signature: the rest of [`open_matching`].
     ///
@@ -502,6 +521,7 @@ impl PendingOpen {
     /// `UNKNOWN_KEY_GENERATION` when `keyring` no longer holds the key;
     /// `DECRYPTION_FAILED`; `SENDER_MISMATCH`.
     pub fn open(mut self, keyring: &Keyring) -> CryptoResult<Opened> {
+        self.check_still_held(keyring)?;
         let key = keyring.key(self.contents.key_generation)?;
         // From here the buffer holds plaintext: wiped on drop, whatever happens.
         let mut buffer = Zeroizing::new(std::mem::take(&mut self.buffer));
@@ -546,14 +566,18 @@ impl PendingOpen {
     /// under the key of [`Self::key_generation`], [`Self::iv`] and
     /// [`Self::aad`]: the sender's signature is verified over it here.
     ///
-    /// The caller is trusted to have run AES-GCM with exactly those inputs;
-    /// a platform refusing the tag is `DECRYPTION_FAILED`, which the caller
-    /// reports without calling this.
+    /// The caller is trusted to have run AES-GCM with exactly those inputs,
+    /// under the key `keyring` holds for the generation; a platform refusing
+    /// the tag is `DECRYPTION_FAILED`, which the caller reports without
+    /// calling this. The key commitment is checked again against that key.
     ///
     /// # Errors
     ///
-    /// `SENDER_MISMATCH` when the signature is missing or does not verify.
-    pub fn finish(self, decrypted: Zeroizing<Vec<u8>>) -> CryptoResult<Opened> {
+    /// `UNKNOWN_KEY_GENERATION` or `DECRYPTION_FAILED` when `keyring` no
+    /// longer holds the key [`prepare_open`] checked; `SENDER_MISMATCH` when
+    /// the signature is missing or does not verify.
+    pub fn finish(self, keyring: &Keyring, decrypted: Zeroizing<Vec<u8>>) -> CryptoResult<Opened> {
+        self.check_still_held(keyring)?;
         self.complete(decrypted, true)
     }
 
@@ -587,8 +611,10 @@ impl PendingOpen {
     /// [`crate::hazmat::finish_open_verified_elsewhere`]).
     pub(crate) fn finish_verified_elsewhere(
         self,
+        keyring: &Keyring,
         decrypted: Zeroizing<Vec<u8>>,
     ) -> CryptoResult<Opened> {
+        self.check_still_held(keyring)?;
         self.complete(decrypted, false)
     }
 

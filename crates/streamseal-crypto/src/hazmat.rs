@@ -285,16 +285,20 @@ pub fn aes256gcm_open(
 /// `signature` over [`PendingOpen::signature_prefix`] followed by `content`
 /// under [`PendingOpen::signer_ed25519`] (XEdDSA and Ed25519 agree on that
 /// key, see [`crate::signature::ed25519_public_key`]). Everything else of
-/// [`PendingOpen::finish`] holds.
+/// [`PendingOpen::finish`] holds, the key commitment checked again against
+/// `keyring` included.
 ///
 /// # Errors
 ///
-/// `SENDER_MISMATCH` when `decrypted` is shorter than a signature.
+/// `UNKNOWN_KEY_GENERATION` or `DECRYPTION_FAILED` when `keyring` no longer
+/// holds the key; `SENDER_MISMATCH` when `decrypted` is shorter than a
+/// signature.
 pub fn finish_open_verified_elsewhere(
     pending: PendingOpen,
+    keyring: &Keyring,
     decrypted: zeroize::Zeroizing<Vec<u8>>,
 ) -> CryptoResult<Opened> {
-    pending.finish_verified_elsewhere(decrypted)
+    pending.finish_verified_elsewhere(keyring, decrypted)
 }
 
 #[cfg(test)]

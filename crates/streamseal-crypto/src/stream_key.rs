@@ -241,6 +241,25 @@ impl Keyring {
             .ok_or(CryptoError::UnknownKeyGeneration { generation })
     }
 
+    /// A non-secret identifier of the key held for `generation`, for caches
+    /// outside the library that hold the key in another form (the npm
+    /// package's WebCrypto `CryptoKey`s): `HKDF-SHA256(salt =
+    /// "streamseal/key-tag", ikm = key, info = u32 generation)`, 16 bytes.
+    /// One-way: it reveals nothing of the key, and two keys of a generation
+    /// (a keyring cleared and given another) have two tags.
+    ///
+    /// # Errors
+    ///
+    /// `UNKNOWN_KEY_GENERATION`, as [`Keyring::key`].
+    pub fn key_tag(&self, generation: u32) -> CryptoResult<[u8; 16]> {
+        let key = self.key(generation)?;
+        let hk = hkdf::Hkdf::<sha2::Sha256>::new(Some(b"streamseal/key-tag"), key.as_array());
+        let mut tag = [0u8; 16];
+        // 16 bytes is far below HKDF-SHA256's limit.
+        let _ = hk.expand(&generation.to_be_bytes(), &mut tag);
+        Ok(tag)
+    }
+
     /// The key to seal under now, counted against the generation's budget:
     /// `UNKNOWN_KEY_GENERATION` when the current generation's key is not
     /// held, `KEY_GENERATION_CONFLICT` when it is conflicted,

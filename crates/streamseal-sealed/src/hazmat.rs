@@ -11,6 +11,7 @@
 
 use streamseal_crypto::error::Result;
 use streamseal_crypto::random::Source;
+use streamseal_crypto::stream_key::Keyring;
 use streamseal_wire::ids::MessageId;
 use streamseal_wire::requests::invocation::SealedCompleteRequest;
 
@@ -40,10 +41,13 @@ pub fn seal_reply_with(
 ///
 /// # Errors
 ///
-/// `SENDER_MISMATCH` (shorter than a signature), `INVALID_FIELD` (not UTF-8).
+/// `UNKNOWN_KEY_GENERATION` or `DECRYPTION_FAILED` (the keyring no longer
+/// holds the key checked), `SENDER_MISMATCH` (shorter than a signature),
+/// `INVALID_FIELD` (not UTF-8).
 pub fn finish_message_verified_elsewhere(
     pending: PendingMessage,
+    keyring: &Keyring,
     decrypted: zeroize::Zeroizing<Vec<u8>>,
 ) -> Result<OpenedMessage> {
-    pending.finish_verified_elsewhere(decrypted)
+    pending.finish_verified_elsewhere(keyring, decrypted)
 }

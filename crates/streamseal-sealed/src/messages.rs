@@ -508,19 +508,25 @@ impl PendingMessage {
     ///
     /// # Errors
     ///
-    /// `SENDER_MISMATCH`, `INVALID_FIELD` (not UTF-8).
-    pub fn finish(self, decrypted: Zeroizing<Vec<u8>>) -> Result<OpenedMessage> {
-        let opened = self.pending.finish(decrypted)?;
+    /// `UNKNOWN_KEY_GENERATION` or `DECRYPTION_FAILED` (the keyring no
+    /// longer holds the key checked), `SENDER_MISMATCH`, `INVALID_FIELD`
+    /// (not UTF-8).
+    pub fn finish(self, keyring: &Keyring, decrypted: Zeroizing<Vec<u8>>) -> Result<OpenedMessage> {
+        let opened = self.pending.finish(keyring, decrypted)?;
         opened_message(self.known, opened)
     }
 
     /// See [`crate::hazmat::finish_message_verified_elsewhere`].
     pub(crate) fn finish_verified_elsewhere(
         self,
+        keyring: &Keyring,
         decrypted: Zeroizing<Vec<u8>>,
     ) -> Result<OpenedMessage> {
-        let opened =
-            streamseal_crypto::hazmat::finish_open_verified_elsewhere(self.pending, decrypted)?;
+        let opened = streamseal_crypto::hazmat::finish_open_verified_elsewhere(
+            self.pending,
+            keyring,
+            decrypted,
+        )?;
         opened_message(self.known, opened)
     }
 }

@@ -93,10 +93,10 @@ proptest! {
         let mut bent = decrypted.clone();
         let bit = flip.index(bent.len() * 8);
         bent[bit / 8] ^= 1 << (bit % 8);
-        let refused = prepare_open(&ring, &senders, &sealed, |s| *s == slot).unwrap().finish(Zeroizing::new(bent));
+        let refused = prepare_open(&ring, &senders, &sealed, |s| *s == slot).unwrap().finish(&ring, Zeroizing::new(bent));
         prop_assert_eq!(code(refused.unwrap_err()), "SENDER_MISMATCH");
 
-        let split = pending.finish(Zeroizing::new(decrypted)).unwrap();
+        let split = pending.finish(&ring, Zeroizing::new(decrypted)).unwrap();
         prop_assert_eq!(&*split.plaintext, &*whole.plaintext);
         prop_assert_eq!(&split.plaintext[..], &content[..]);
         prop_assert_eq!(split.slot, whole.slot);
@@ -121,7 +121,7 @@ fn finish_refuses_what_is_not_the_senders_decryption() {
     // Too short to hold a signature, empty, and a signature over another content.
     for forged in [vec![0u8; 10], Vec::new()] {
         assert_eq!(
-            code(prepare().finish(Zeroizing::new(forged)).unwrap_err()),
+            code(prepare().finish(&ring, Zeroizing::new(forged)).unwrap_err()),
             "SENDER_MISMATCH"
         );
     }
@@ -131,7 +131,11 @@ fn finish_refuses_what_is_not_the_senders_decryption() {
     decrypted.truncate(64);
     decrypted.extend_from_slice(b"pay invoice 43");
     assert_eq!(
-        code(pending.finish(Zeroizing::new(decrypted)).unwrap_err()),
+        code(
+            pending
+                .finish(&ring, Zeroizing::new(decrypted))
+                .unwrap_err()
+        ),
         "SENDER_MISMATCH"
     );
     // Another key holder (a member sealing as the author under its own key): the platform's
@@ -148,7 +152,11 @@ fn finish_refuses_what_is_not_the_senders_decryption() {
     let decrypted =
         platform_decrypt(&KEY, pending.iv(), pending.aad(), pending.ciphertext()).unwrap();
     assert_eq!(
-        code(pending.finish(Zeroizing::new(decrypted)).unwrap_err()),
+        code(
+            pending
+                .finish(&ring, Zeroizing::new(decrypted))
+                .unwrap_err()
+        ),
         "SENDER_MISMATCH"
     );
 }
@@ -224,7 +232,7 @@ fn a_page_opened_in_two_steps_equals_the_one_call_open() {
                 let job = pending.envelope();
                 let decrypted =
                     platform_decrypt(&KEY, job.iv(), job.aad(), job.ciphertext()).unwrap();
-                pending.finish(Zeroizing::new(decrypted))
+                pending.finish(&ring, Zeroizing::new(decrypted))
             }),
     )
     .into_iter()
@@ -301,4 +309,62 @@ fn the_platform_key_verifies_xeddsa_signatures_with_an_independent_ed25519() {
             .is_err()
         );
     }
+}
+
+/// An open whose AES-GCM ran elsewhere completes only under the key
+/// `prepare_open` checked: a keyring cleared in between refuses it, and so
+/// does one given another key of the generation (whose tag differs).
+#[test]
+fn finish_checks_the_key_is_still_held() {
+    let (ring, me, trust) = setup();
+    let senders = SenderKeys::new(&trust);
+    let slot = slot("msg_01JD3R00000000000000000001", 1);
+    let sealed = seal(
+        &ring,
+        &Signer::new(AUTHOR, &me).unwrap(),
+        &slot,
+        b"revoked soon",
+    )
+    .unwrap();
+    let pending = prepare_open(&ring, &senders, &sealed, |s| *s == slot).unwrap();
+    let decrypted =
+        platform_decrypt(&KEY, pending.iv(), pending.aad(), pending.ciphertext()).unwrap();
+
+    // The same key in another keyring (a clone would share the clearing), then cleared.
+    let mut cleared = Keyring::new(ROOT).unwrap();
+    cleared.insert(0, StreamKey::from_bytes(&KEY)).unwrap();
+    assert_eq!(cleared.key_tag(0).unwrap(), ring.key_tag(0).unwrap());
+    cleared.clear();
+    let again = prepare_open(&ring, &senders, &sealed, |s| *s == slot).unwrap();
+    assert_eq!(
+        code(
+            again
+                .finish(&cleared, Zeroizing::new(decrypted.clone()))
+                .unwrap_err()
+        ),
+        "UNKNOWN_KEY_GENERATION"
+    );
+    let mut other = Keyring::new(ROOT).unwrap();
+    other.insert(0, StreamKey::from_bytes(&[8; 32])).unwrap();
+    assert_ne!(ring.key_tag(0).unwrap(), other.key_tag(0).unwrap());
+    assert_eq!(ring.key_tag(0).unwrap(), ring.key_tag(0).unwrap());
+    let third = prepare_open(&ring, &senders, &sealed, |s| *s == slot).unwrap();
+    assert_eq!(
+        code(
+            streamseal::hazmat::finish_open_verified_elsewhere(
+                third,
+                &other,
+                Zeroizing::new(decrypted.clone())
+            )
+            .unwrap_err()
+        ),
+        "DECRYPTION_FAILED"
+    );
+    assert_eq!(
+        &*pending
+            .finish(&ring, Zeroizing::new(decrypted))
+            .unwrap()
+            .plaintext,
+        b"revoked soon"
+    );
 }
