@@ -9,7 +9,10 @@
 // array (no copy). Otherwise the NFC form crosses in a new array, zeroed
 // once the call returns; the caller wipes its own as before. Bytes that are
 // not UTF-8, or not a Uint8Array, cross unchanged and WASM refuses them with
-// its code (INVALID_FIELD).
+// its code (INVALID_FIELD). What this costs: a passphrase with a non-ASCII
+// character exists for a while as a JS string (the decoded text and its NFC
+// form), which JS cannot wipe; the garbage collector frees it. An app that
+// took it from a text field had it as a string already.
 
 const ascii = (bytes) => {
   for (let i = 0; i < bytes.length; i++) if (bytes[i] > 0x7f) return false;
@@ -19,11 +22,18 @@ const ascii = (bytes) => {
 /** The UTF-8 of the NFC form of `bytes`, or `bytes` itself when that is the same. */
 export function nfcBytes(bytes) {
   if (!(bytes instanceof Uint8Array) || ascii(bytes)) return bytes;
+  // TextDecoder reads no shared memory in some engines: decode a copy then.
+  const shared = typeof SharedArrayBuffer === "function" && bytes.buffer instanceof SharedArrayBuffer;
+  const view = shared ? bytes.slice() : bytes;
   let text;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    // ignoreBOM: a leading U+FEFF is part of the passphrase, as the Rust side reads it.
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(view);
   } catch {
+    // Not UTF-8: crosses unchanged, and WASM refuses it (INVALID_FIELD).
     return bytes;
+  } finally {
+    if (view !== bytes) view.fill(0);
   }
   const nfc = text.normalize("NFC");
   return nfc === text ? bytes : new TextEncoder().encode(nfc);

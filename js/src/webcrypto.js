@@ -13,10 +13,14 @@
 // Ed25519). Or both stay in WebAssembly (backend "wasm"). Both give the same results,
 // byte for byte (js/test/backends.test.mjs runs the tests through each).
 //
-// Keys: a stream key crosses to JS once per keyring object and generation,
-// is imported as a non-extractable CryptoKey, and the copy is zeroed at once
-// (WebCrypto copies the bytes before `importKey` returns). The CryptoKeys
-// are held in a WeakMap of the keyring object: they go when it is collected.
+// Keys: a stream key crosses to JS once per keyring object and key (named
+// by its non-secret tag), is imported as a non-extractable CryptoKey, and
+// the copy is zeroed at once (WebCrypto copies the bytes before `importKey`
+// returns; `exportKey` leaves no copy in WASM memory). The CryptoKeys are
+// held in a WeakMap of the keyring object, dropped by its `clear()` and
+// `free()` and gone when it is collected. `hazmatFinish` checks the key
+// commitment again against the key the keyring holds then: an open in
+// flight when the keyring is cleared is refused, as the synchronous one is.
 import { StreamsealError } from "./error.js";
 
 /** The backends ("auto" chooses per job, see `asyncOpens`). */
@@ -29,13 +33,20 @@ function subtleCrypto() {
   return subtle && typeof subtle.decrypt === "function" ? subtle : undefined;
 }
 
-function importedKey(subtle, keyring, generation, fresh) {
-  let byGeneration = cryptoKeys.get(keyring);
-  if (byGeneration === undefined) {
-    byGeneration = new Map();
-    cryptoKeys.set(keyring, byGeneration);
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+// The CryptoKey of `keyring`'s key of `generation`, named by the key's tag
+// (`Keyring.keyTag`: non-secret, one-way, another for another key): a key
+// cleared and replaced is never decrypted with under its old CryptoKey, and
+// a refused tag never exports the key again.
+function importedKey(subtle, keyring, generation, tag) {
+  let byKey = cryptoKeys.get(keyring);
+  if (byKey === undefined) {
+    byKey = new Map();
+    cryptoKeys.set(keyring, byKey);
   }
-  let key = fresh ? undefined : byGeneration.get(generation);
+  const name = `${generation}:${hex(tag)}`;
+  let key = byKey.get(name);
   if (key === undefined) {
     const raw = keyring.exportKey(generation);
     try {
@@ -43,10 +54,28 @@ function importedKey(subtle, keyring, generation, fresh) {
     } finally {
       raw.fill(0);
     }
-    byGeneration.set(generation, key);
-    key.catch(() => byGeneration.delete(generation));
+    byKey.set(name, key);
+    key.catch(() => byKey.delete(name));
   }
   return key;
+}
+
+/**
+ * Drops a keyring's CryptoKeys when it is cleared or freed (the WASM keys
+ * are zeroized then; their WebCrypto copies go with them).
+ */
+export function forgetKeysOf(Keyring) {
+  const proto = Keyring.prototype;
+  if (proto.__streamsealForgets) return;
+  for (const method of ["clear", "free"]) {
+    const inner = proto[method];
+    proto[method] = function (...args) {
+      cryptoKeys.delete(this);
+      return inner.apply(this, args);
+    };
+  }
+  if (typeof Symbol.dispose === "symbol") proto[Symbol.dispose] = proto.free;
+  Object.defineProperty(proto, "__streamsealForgets", { value: true });
 }
 
 // Ed25519 public keys (public: the sender's key as XEdDSA verifies under
@@ -92,27 +121,22 @@ async function verifiedByPlatform(subtle, signer, prefix, plain) {
   }
 }
 
-// One job: `[generation, iv, aad, ciphertext, signer, prefix]`. Resolves to
-// `{plain, verified}` (the decrypted bytes, and whether the platform's
-// Ed25519 verified their signature), or null when WebCrypto refuses the
-// tag. A refusal under a cached key is retried once under a fresh import:
-// the keyring may have been cleared and given another key for the
-// generation since the cache was filled (the key commitment, checked in
-// WASM against the key it holds now, passed).
-async function decryptJob(subtle, keyring, [generation, iv, aad, ciphertext, signer, prefix]) {
-  const params = { name: "AES-GCM", iv, additionalData: aad, tagLength: 128 };
-  for (const fresh of [false, true]) {
-    const key = await importedKey(subtle, keyring, generation, fresh);
-    let plain;
-    try {
-      plain = new Uint8Array(await subtle.decrypt(params, key, ciphertext));
-    } catch (error) {
-      if (error?.name !== "OperationError") throw error;
-      continue;
-    }
-    return { plain, verified: await verifiedByPlatform(subtle, signer, prefix, plain) };
+// One job: `[generation, iv, aad, ciphertext, signer, prefix, tag]`.
+// Resolves to `{plain, verified}` (the decrypted bytes, and whether the
+// platform's Ed25519 verified their signature), or null when WebCrypto
+// refuses the AES-GCM tag (DECRYPTION_FAILED).
+async function decryptJob(subtle, keyring, [generation, iv, aad, ciphertext, signer, prefix, tag]) {
+  const key = await importedKey(subtle, keyring, generation, tag);
+  let plain;
+  try {
+    plain = new Uint8Array(
+      await subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad, tagLength: 128 }, key, ciphertext),
+    );
+  } catch (error) {
+    if (error?.name === "OperationError") return null;
+    throw error;
   }
-  return null;
+  return { plain, verified: await verifiedByPlatform(subtle, signer, prefix, plain) };
 }
 
 // Runs on WebCrypto the jobs whose ciphertext is at least `platformFrom`
@@ -120,7 +144,7 @@ async function decryptJob(subtle, keyring, [generation, iv, aad, ciphertext, sig
 // completes `pending` (which this consumes).
 async function complete(pending, keyring, platformFrom, one) {
   const subtle = subtleCrypto();
-  const jobs = pending.jobs(subtle === undefined ? Infinity : platformFrom);
+  const jobs = pending.jobs(subtle === undefined ? Infinity : platformFrom, keyring);
   const settled = await Promise.allSettled(
     jobs.map((job) => (job === null || job === undefined ? job : decryptJob(subtle, keyring, job))),
   );
@@ -134,7 +158,9 @@ async function complete(pending, keyring, platformFrom, one) {
     verified = jobs.map(() => false);
   }
   try {
-    return one ? pending.finishOne(decrypted, keyring, verified) : pending.finish(decrypted, keyring, verified);
+    return one
+      ? pending.hazmatFinishOne(decrypted, keyring, verified)
+      : pending.hazmatFinish(decrypted, keyring, verified);
   } finally {
     for (const bytes of decrypted) if (bytes instanceof Uint8Array) bytes.fill(0);
   }
@@ -159,6 +185,7 @@ function backendOf(options) {
  * other threads); WASM otherwise.
  */
 export function asyncOpens(glue, auto) {
+  forgetKeysOf(glue.Keyring);
   const platformFrom = (options, count) => {
     const backend = backendOf(options);
     if (backend === "wasm") return Infinity;

@@ -169,12 +169,15 @@ export class StreamsealWorker {
     return this.run("openKeyWraps", [state, trust, keyWraps, identities], options);
   }
 
-  /** `openMessages` over the state's keyring, in the worker. */
+  /**
+   * `openMessages` over the state's keyring, in the worker, through
+   * `openMessagesAsync` (AES-GCM and the signatures in the worker's WebCrypto).
+   */
   async openMessages(state, trust, streamId, messages, own, presented, options = {}) {
     const keyring = await state.call("keyring");
     try {
       return await this.run(
-        "openMessages",
+        "openMessagesAsync",
         [keyring, trust, streamId, messages, own ?? null, presented ?? null],
         options,
       );

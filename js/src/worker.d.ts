@@ -46,7 +46,10 @@ export declare class StreamsealWorker {
   unlock(record: OwnKey, passphrase: Uint8Array, limits?: KdfLimits | null, options?: CallOptions): Promise<Remote>;
   /** `openKeyWraps` in the worker. */
   openKeyWraps(state: Remote, trust: Remote, keyWraps: KeyWraps, identities: Remote | Remote[], options?: CallOptions): Promise<WrapsReport>;
-  /** `openMessages` over the state's keyring, in the worker. */
+  /**
+   * `openMessages` over the state's keyring, in the worker, through
+   * `openMessagesAsync` (AES-GCM and the signatures in the worker's WebCrypto).
+   */
   openMessages(
     state: Remote,
     trust: Remote,

@@ -87,7 +87,9 @@ function run({ op, name, target, args }) {
         if (hidden(name) || !own(api, name) || typeof api[name] !== "function" || classNames.has(api[name])) {
           throw refuse(`no function \`${name}\``);
         }
-        return lower(api[name](...lifted));
+        const result = api[name](...lifted);
+        // The async opens: the worker replies once they settle.
+        return result instanceof Promise ? result.then(lower) : lower(result);
       }
       case "construct":
       case "static": {
@@ -147,7 +149,7 @@ self.onmessage = async ({ data }) => {
   }
   try {
     await ready;
-    const value = run(data);
+    const value = await run(data);
     reply({ id: data.id, ok: true, value }, value instanceof Uint8Array ? [value.buffer] : []);
   } catch (e) {
     wipe(data.args);

@@ -21,6 +21,8 @@ test("nfcBytes: the UTF-8 of the NFC form; ASCII, NFC text and non-UTF-8 bytes c
     assert.equal(nfcBytes(same), same);
   }
   assert.equal(nfcBytes("not bytes"), "not bytes");
+  // A leading BOM is part of the passphrase, as the Rust side reads it (TextDecoder would drop it).
+  assert.deepEqual(nfcBytes(enc("\ufeffcafe\u0301")), enc("\ufeffcaf\u00e9"));
 });
 
 test("composed and decomposed passphrases unlock one key through setUp, unlock, openBundle and changePassphrase", () => {

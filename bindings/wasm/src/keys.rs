@@ -196,8 +196,11 @@ impl Keyring {
     /// The 32 bytes of the key of `generation`. The only way a stream key
     /// leaves WASM memory; zero the array after use.
     #[wasm_bindgen(js_name = exportKey)]
-    pub fn export_key(&self, generation: u32) -> JsResult<Vec<u8>> {
-        Ok(js(self.inner.key(generation))?.to_bytes().to_vec())
+    pub fn export_key(&self, generation: u32) -> JsResult<js_sys::Uint8Array> {
+        // Copied straight into a JS array from a buffer wiped on drop: no
+        // copy is left in freed WASM memory (a `Vec` return would leave one).
+        let bytes = js(self.inner.key(generation))?.to_bytes();
+        Ok(js_sys::Uint8Array::from(&bytes[..]))
     }
 
     /// How many envelopes this keyring (and its clones) sealed under `generation`.

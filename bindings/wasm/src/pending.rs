@@ -7,8 +7,8 @@
 //! check of `open`, `openMessage` and `openMessages` before AES-GCM (the
 //! core's `prepare_open`: version, base64 and sizes, the AAD and its slot,
 //! the key held, the sender's key, the key commitment) and return a
-//! [`PendingOpens`]. Its `jobs` are the AES-GCM inputs; `finish` /
-//! `finishOne` take, per job, what the platform decrypted it to (or
+//! [`PendingOpens`]. Its `jobs` are the AES-GCM inputs; `hazmatFinish` /
+//! `hazmatFinishOne` take, per job, what the platform decrypted it to (or
 //! `undefined`: decrypt it here, the "wasm" backend), verify the sender's
 //! signatures (here, or, where the caller says the platform's Ed25519
 //! verified one under the key and over the input the job names, not again)
@@ -104,7 +104,7 @@ pub fn prepare_open_message(
 }
 
 /// `openMessages`' checks before AES-GCM, entry by entry; an entry refused
-/// here is reported, with its code, by `finish` or `open`.
+/// here is reported, with its code, by `hazmatFinish`.
 #[wasm_bindgen(js_name = prepareOpenMessages)]
 pub fn prepare_open_messages(
     keyring: &Keyring,
@@ -165,12 +165,16 @@ impl Signers {
 }
 
 /// Job `pending` for the platform, or `undefined` (left to this library)
-/// when its ciphertext is shorter than `platform_from` bytes.
-fn job(pending: &PendingOpen, platform_from: f64) -> JsValue {
+/// when its ciphertext is shorter than `platform_from` bytes or `keyring`
+/// no longer holds its key.
+fn job(pending: &PendingOpen, platform_from: f64, keyring: &Keyring) -> JsValue {
     // A length of at most 4 MiB: exact as an f64.
     if (pending.ciphertext().len() as f64) < platform_from {
         return JsValue::UNDEFINED;
     }
+    let Ok(tag) = keyring.core().key_tag(pending.key_generation()) else {
+        return JsValue::UNDEFINED;
+    };
     let prefix = match pending.signature_prefix() {
         Ok(prefix) => Uint8Array::from(&prefix[..]).into(),
         Err(_) => JsValue::NULL,
@@ -183,6 +187,7 @@ fn job(pending: &PendingOpen, platform_from: f64) -> JsValue {
     );
     job.push(&Signers::of(pending));
     job.push(&prefix);
+    job.push(&Uint8Array::from(&tag[..]));
     job.into()
 }
 
@@ -222,8 +227,8 @@ fn finish_message(
     keyring: &Keyring,
 ) -> Result<messages::OpenedMessage, Error> {
     match done {
-        Done::Decrypted(plain) => pending.finish(plain),
-        Done::Verified(plain) => finish_message_verified_elsewhere(pending, plain),
+        Done::Decrypted(plain) => pending.finish(keyring.core(), plain),
+        Done::Verified(plain) => finish_message_verified_elsewhere(pending, keyring.core(), plain),
         Done::Left => pending.open(keyring.core()),
         Done::Refused => Err(CryptoError::DecryptionFailed.into()),
     }
@@ -235,8 +240,8 @@ fn finish_envelope(
     keyring: &Keyring,
 ) -> Result<envelope::Opened, Error> {
     Ok(match done {
-        Done::Decrypted(plain) => pending.finish(plain)?,
-        Done::Verified(plain) => finish_open_verified_elsewhere(pending, plain)?,
+        Done::Decrypted(plain) => pending.finish(keyring.core(), plain)?,
+        Done::Verified(plain) => finish_open_verified_elsewhere(pending, keyring.core(), plain)?,
         Done::Left => pending.open(keyring.core())?,
         Done::Refused => return Err(CryptoError::DecryptionFailed.into()),
     })
@@ -263,7 +268,9 @@ fn results(results: Vec<Result<messages::OpenedMessage, Error>>) -> JsResult<JsV
 #[wasm_bindgen]
 impl PendingOpens {
     /// The work left, one entry per envelope: `[keyGeneration, iv, aad,
-    /// ciphertext, signerEd25519, signaturePrefix]` for the platform;
+    /// ciphertext, signerEd25519, signaturePrefix, keyTag]` for the platform
+    /// (`keyTag`: `keyring`'s non-secret tag of the generation's key, which
+    /// names the `CryptoKey` to decrypt with);
     /// `undefined` for a job left to this library (its ciphertext shorter
     /// than `platformFrom` bytes: `Infinity` leaves every job here, 0 none);
     /// `null` for an entry of a page already refused. AES-256-GCM decrypts
@@ -271,21 +278,27 @@ impl PendingOpens {
     /// bytes) || content`; the signature is the sender's over
     /// `signaturePrefix || content`, and an Ed25519 verify under
     /// `signerEd25519` checks it (`null`: a key the check refuses; leave it
-    /// to `finish`).
+    /// to `hazmatFinish`).
     #[wasm_bindgen(
-        unchecked_return_type = "([number, Uint8Array, Uint8Array, Uint8Array, Uint8Array | null, Uint8Array] | null | undefined)[]"
+        unchecked_return_type = "([number, Uint8Array, Uint8Array, Uint8Array, Uint8Array | null, Uint8Array, Uint8Array] | null | undefined)[]"
     )]
-    pub fn jobs(&self, #[wasm_bindgen(js_name = platformFrom)] platform_from: f64) -> Array {
+    pub fn jobs(
+        &self,
+        #[wasm_bindgen(js_name = platformFrom)] platform_from: f64,
+        keyring: &Keyring,
+    ) -> Array {
         match &self.prepared {
             Prepared::Messages(items) => items
                 .iter()
                 .map(|item| match item {
-                    Ok(pending) => job(pending.envelope(), platform_from),
+                    Ok(pending) => job(pending.envelope(), platform_from, keyring),
                     Err(_) => JsValue::NULL,
                 })
                 .collect(),
-            Prepared::Message(pending) => Array::of1(&job(pending.envelope(), platform_from)),
-            Prepared::Envelope(pending) => Array::of1(&job(pending, platform_from)),
+            Prepared::Message(pending) => {
+                Array::of1(&job(pending.envelope(), platform_from, keyring))
+            }
+            Prepared::Envelope(pending) => Array::of1(&job(pending, platform_from, keyring)),
         }
     }
 
@@ -294,11 +307,14 @@ impl PendingOpens {
     /// `Uint8Array`), `null` where the platform refused its tag, or
     /// `undefined` to decrypt it here with `keyring`. The signatures are
     /// verified here, except where `verified[i]` is `true`: the platform's
-    /// Ed25519 verified job `i`'s signature as `jobs` describes (hazmat:
-    /// the package's async opens say so only after that verify passed). The
-    /// results are those `openMessages` gives.
-    #[wasm_bindgen(unchecked_return_type = "OpenResult[]")]
-    pub fn finish(
+    /// Ed25519 verified job `i`'s signature as `jobs` describes. **Hazmat**:
+    /// a `true` there hands out whatever bytes were given under the sender's
+    /// name; the package's async opens pass it only after that verify
+    /// passed, and nothing else should. The key commitment is checked again
+    /// against `keyring` (a key cleared or replaced since `prepare*` refuses
+    /// the entry). The results are those `openMessages` gives.
+    #[wasm_bindgen(js_name = hazmatFinish, unchecked_return_type = "OpenResult[]")]
+    pub fn hazmat_finish(
         self,
         #[wasm_bindgen(unchecked_param_type = "(Uint8Array | null | undefined)[]")]
         decrypted: Array,
@@ -306,7 +322,7 @@ impl PendingOpens {
         #[wasm_bindgen(unchecked_param_type = "boolean[]")] verified: Option<Array>,
     ) -> JsResult<JsValue> {
         let Prepared::Messages(items) = self.prepared else {
-            return Err(not_a("page", "finishOne"));
+            return Err(not_a("page", "hazmatFinishOne"));
         };
         if usize::try_from(decrypted.length()).ok() != Some(items.len()) {
             return Err(error_with(
@@ -325,10 +341,13 @@ impl PendingOpens {
     }
 
     /// Completes one message or envelope (`prepareOpenMessage`,
-    /// `prepareOpen`) as `finish` does its one job: the result of
-    /// `openMessage` / `open`, or the error it throws.
-    #[wasm_bindgen(js_name = finishOne, unchecked_return_type = "OpenedMessage | OpenedEnvelope")]
-    pub fn finish_one(
+    /// `prepareOpen`) as `hazmatFinish` does its one job (read its hazard):
+    /// the result of `openMessage` / `open`, or the error it throws.
+    #[wasm_bindgen(
+        js_name = hazmatFinishOne,
+        unchecked_return_type = "OpenedMessage | OpenedEnvelope"
+    )]
+    pub fn hazmat_finish_one(
         self,
         #[wasm_bindgen(unchecked_param_type = "(Uint8Array | null | undefined)[]")]
         decrypted: Array,
@@ -351,7 +370,7 @@ impl PendingOpens {
                 let opened = js(finish_envelope(pending, done, keyring))?;
                 Ok(output(&opened_envelope(opened))?.into())
             }
-            Prepared::Messages(_) => Err(not_a("single open", "finish")),
+            Prepared::Messages(_) => Err(not_a("single open", "hazmatFinish")),
         }
     }
 }

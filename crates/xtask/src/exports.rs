@@ -137,8 +137,8 @@ const KEY_OBJECT: &str = "UniFFI passes secret and stream keys as objects that z
 const TEST_PRIMITIVE: &str = "raw primitive for crafting hostile inputs in the Kotlin and Python tests; the JS tests craft theirs with WebCrypto";
 const SET_UP: &str = "JS returns a `SetUpKey` that keeps the new identity in WASM memory until taken; UniFFI returns the `NewUserKey` record holding an `IdentityKey` object";
 const AAD_INPUTS: &str = "the AAD and HPKE info bytes, for the Kotlin and Python vector tests; the JS tests build them in test code (test/hostile-server.mjs) and compare them with the vectors";
-const WEBCRYPTO: &str = "the async open of JS, whose AES-256-GCM runs in WebCrypto (hardware AES; WASM has none) with every check in WASM; native code has hardware AES in the library";
-const PENDING: &str = "what the JS async opens drive: the checks before AES-GCM, then the jobs for WebCrypto and the finish in WASM";
+const WEBCRYPTO: &str = "the async open of JS, whose AES-256-GCM and signature verify run in WebCrypto (hardware AES, native Ed25519; WASM has neither) with every other check in WASM; native code has both in the library";
+const PENDING: &str = "what the JS async opens drive: the checks before AES-GCM, then the jobs for WebCrypto and the hazmat finish in WASM";
 const SECRET_OBJECT: &str = "UniFFI passes the secret as a `SecretKey` object that zeroizes on drop; JS passes its 32 bytes";
 
 /// Every exported name, grouped as the README table shows them.
@@ -249,8 +249,8 @@ pub const EXPORTS: &[Export] = &[
     js_only(Kind::Function, "prepareOpen", PENDING),
     js_only(Kind::Class, "PendingOpens", PENDING),
     js_only(Kind::Method("PendingOpens"), "jobs", PENDING),
-    js_only(Kind::Method("PendingOpens"), "finish", PENDING),
-    js_only(Kind::Method("PendingOpens"), "finishOne", PENDING),
+    js_only(Kind::Method("PendingOpens"), "hazmatFinish", PENDING),
+    js_only(Kind::Method("PendingOpens"), "hazmatFinishOne", PENDING),
     uniffi_only(Kind::Function, "envelope_from_json", JSON_TEXT),
     uniffi_only(Kind::Function, "sealed_payload_from_json", JSON_TEXT),
     uniffi_only(Kind::Function, "sealed_payload_to_json", JSON_TEXT),
