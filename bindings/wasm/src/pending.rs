@@ -324,12 +324,7 @@ impl PendingOpens {
         let Prepared::Messages(items) = self.prepared else {
             return Err(not_a("page", "hazmatFinishOne"));
         };
-        if usize::try_from(decrypted.length()).ok() != Some(items.len()) {
-            return Err(error_with(
-                ErrorCode::InvalidField,
-                "field `decrypted` is invalid: one entry per job",
-            ));
-        }
+        one_per_job(&decrypted, items.len())?;
         let opened = items.into_iter().zip(0..).map(|(item, index)| {
             finish_message(
                 item?,
@@ -354,14 +349,8 @@ impl PendingOpens {
         keyring: &Keyring,
         #[wasm_bindgen(unchecked_param_type = "boolean[]")] verified: Option<Array>,
     ) -> JsResult<JsValue> {
-        let done = if decrypted.length() == 1 {
-            done_at(&decrypted, verified.as_ref(), 0)
-        } else {
-            return Err(error_with(
-                ErrorCode::InvalidField,
-                "field `decrypted` is invalid: one entry per job",
-            ));
-        };
+        one_per_job(&decrypted, 1)?;
+        let done = done_at(&decrypted, verified.as_ref(), 0);
         match self.prepared {
             Prepared::Message(pending) => {
                 Ok(output(&js(finish_message(pending, done, keyring))?)?.into())
@@ -372,6 +361,18 @@ impl PendingOpens {
             }
             Prepared::Messages(_) => Err(not_a("single open", "hazmatFinish")),
         }
+    }
+}
+
+/// `decrypted` has one entry per job (`INVALID_FIELD` otherwise).
+fn one_per_job(decrypted: &Array, jobs: usize) -> JsResult<()> {
+    if usize::try_from(decrypted.length()).ok() == Some(jobs) {
+        Ok(())
+    } else {
+        Err(error_with(
+            ErrorCode::InvalidField,
+            "field `decrypted` is invalid: one entry per job",
+        ))
     }
 }
 

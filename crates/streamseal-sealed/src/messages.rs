@@ -315,19 +315,7 @@ pub fn open_message_to_open(
     stream_id: &str,
     message: &MessageToOpen,
 ) -> Result<OpenedMessage> {
-    open_parts(
-        keyring,
-        senders,
-        stream_id,
-        MessageParts {
-            id: &message.id,
-            author_id: &message.author_id,
-            author_type: message.author_type.as_str(),
-            revision: message.revision,
-            client_message_id: message.client_message_id.as_deref(),
-            sealed: message.sealed.as_ref(),
-        },
-    )
+    open_parts(keyring, senders, stream_id, MessageParts::to_open(message))
 }
 
 /// Opens a page of [`MessageToOpen`]s of `stream_id`; each entry succeeds or
@@ -358,6 +346,17 @@ struct MessageParts<'a> {
 
 impl<'a> MessageParts<'a> {
     fn of(message: &'a Message) -> Self {
+        Self {
+            id: &message.id,
+            author_id: &message.author_id,
+            author_type: message.author_type.as_str(),
+            revision: message.revision,
+            client_message_id: message.client_message_id.as_deref(),
+            sealed: message.sealed.as_ref(),
+        }
+    }
+
+    fn to_open(message: &'a MessageToOpen) -> Self {
         Self {
             id: &message.id,
             author_id: &message.author_id,
@@ -543,21 +542,7 @@ pub fn prepare_messages(
 ) -> Vec<Result<PendingMessage>> {
     messages
         .iter()
-        .map(|m| {
-            prepare_parts(
-                keyring,
-                senders,
-                stream_id,
-                MessageParts {
-                    id: &m.id,
-                    author_id: &m.author_id,
-                    author_type: m.author_type.as_str(),
-                    revision: m.revision,
-                    client_message_id: m.client_message_id.as_deref(),
-                    sealed: m.sealed.as_ref(),
-                },
-            )
-        })
+        .map(|m| prepare_parts(keyring, senders, stream_id, MessageParts::to_open(m)))
         .collect()
 }
 
