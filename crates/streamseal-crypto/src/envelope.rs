@@ -356,7 +356,8 @@ pub fn open_matching(
     sealed: &SealedPayload,
     accept: impl FnOnce(&Slot) -> bool,
 ) -> CryptoResult<Opened> {
-    prepare_open(keyring, senders, sealed, accept)?.open(keyring)
+    // Back to back with the check of the commitment: no second check.
+    prepare_open(keyring, senders, sealed, accept)?.decrypt_and_verify(keyring)
 }
 
 /// Checks a payload up to its AES-GCM part: every check of
@@ -520,8 +521,13 @@ impl PendingOpen {
     ///
     /// `UNKNOWN_KEY_GENERATION` when `keyring` no longer holds the key;
     /// `DECRYPTION_FAILED`; `SENDER_MISMATCH`.
-    pub fn open(mut self, keyring: &Keyring) -> CryptoResult<Opened> {
+    pub fn open(self, keyring: &Keyring) -> CryptoResult<Opened> {
         self.check_still_held(keyring)?;
+        self.decrypt_and_verify(keyring)
+    }
+
+    /// [`Self::open`] once the commitment is known to match `keyring`'s key.
+    fn decrypt_and_verify(mut self, keyring: &Keyring) -> CryptoResult<Opened> {
         let key = keyring.key(self.contents.key_generation)?;
         // From here the buffer holds plaintext: wiped on drop, whatever happens.
         let mut buffer = Zeroizing::new(std::mem::take(&mut self.buffer));

@@ -51,7 +51,9 @@ use std::collections::HashSet;
 use zeroize::Zeroizing;
 
 use crate::utf8;
-use streamseal_crypto::envelope::{Opened, PendingOpen, SealedPayload, prepare_open, seal};
+use streamseal_crypto::envelope::{
+    Opened, PendingOpen, SealedPayload, open_matching, prepare_open, seal,
+};
 use streamseal_crypto::error::{CryptoError, Error, Result};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
 use streamseal_crypto::slot::Slot;
@@ -367,6 +369,53 @@ impl<'a> MessageParts<'a> {
         }
     }
 
+    fn sealed_body(&self) -> Result<&'a SealedPayload> {
+        self.sealed
+            .ok_or_else(|| Error::invalid("sealed", "the message carries no sealed body"))
+    }
+
+    /// Whether `slot`, parsed from the AAD, is this message's in the stream
+    /// the caller asked for.
+    fn accepts(&self, asked_stream: &str, slot: &Slot) -> bool {
+        match slot {
+            Slot::Message {
+                stream_id,
+                message_id,
+                author_id,
+                author_type,
+                revision,
+            } => {
+                stream_id == asked_stream
+                    && self.names(message_id)
+                    && *author_id == self.author_id
+                    && *author_type == self.author_type
+                    && *revision == self.revision
+            }
+            Slot::BotReply {
+                stream_id,
+                message_id,
+                author_id,
+                ..
+            } => {
+                stream_id == asked_stream
+                    && self.names(message_id)
+                    && *author_id == self.author_id
+                    && self.author_type == "bot"
+                    && self.revision == 1
+            }
+            _ => false,
+        }
+    }
+
+    fn known(&self, asked_stream: &str) -> Known {
+        Known {
+            stream_id: asked_stream.to_owned(),
+            author_id: self.author_id.to_owned(),
+            author_type: self.author_type.to_owned(),
+            revision: self.revision,
+        }
+    }
+
     /// The AAD's message id is this message's: its `id`, or the
     /// `clientMessageId` it was sent with.
     fn names(&self, bound: &str) -> bool {
@@ -380,9 +429,10 @@ fn open_parts(
     asked_stream: &str,
     message: MessageParts<'_>,
 ) -> Result<OpenedMessage> {
-    let pending = prepare_parts(keyring, senders, asked_stream, message)?;
-    let opened = pending.pending.open(keyring)?;
-    opened_message(pending.known, opened)
+    let opened = open_matching(keyring, senders, message.sealed_body()?, |slot| {
+        message.accepts(asked_stream, slot)
+    })?;
+    opened_message(message.known(asked_stream), opened)
 }
 
 /// What the caller knew of a message, kept from the check of its slot to
@@ -400,45 +450,12 @@ fn prepare_parts(
     asked_stream: &str,
     message: MessageParts<'_>,
 ) -> Result<PendingMessage> {
-    let sealed = message
-        .sealed
-        .ok_or_else(|| Error::invalid("sealed", "the message carries no sealed body"))?;
-    let pending = prepare_open(keyring, senders, sealed, |slot| match slot {
-        Slot::Message {
-            stream_id,
-            message_id,
-            author_id,
-            author_type,
-            revision,
-        } => {
-            stream_id == asked_stream
-                && message.names(message_id)
-                && *author_id == message.author_id
-                && *author_type == message.author_type
-                && *revision == message.revision
-        }
-        Slot::BotReply {
-            stream_id,
-            message_id,
-            author_id,
-            ..
-        } => {
-            stream_id == asked_stream
-                && message.names(message_id)
-                && *author_id == message.author_id
-                && message.author_type == "bot"
-                && message.revision == 1
-        }
-        _ => false,
+    let pending = prepare_open(keyring, senders, message.sealed_body()?, |slot| {
+        message.accepts(asked_stream, slot)
     })?;
     Ok(PendingMessage {
         pending,
-        known: Known {
-            stream_id: asked_stream.to_owned(),
-            author_id: message.author_id.to_owned(),
-            author_type: message.author_type.to_owned(),
-            revision: message.revision,
-        },
+        known: message.known(asked_stream),
     })
 }
 
