@@ -164,15 +164,33 @@ impl Signers {
     }
 }
 
+/// The key tags of one `jobs` call, one HKDF per generation (a history is
+/// mostly one generation).
+struct KeyTags<'k> {
+    keyring: &'k Keyring,
+    known: Vec<(u32, Option<[u8; 16]>)>,
+}
+
+impl KeyTags<'_> {
+    fn of(&mut self, generation: u32) -> Option<[u8; 16]> {
+        if let Some((_, tag)) = self.known.iter().find(|(g, _)| *g == generation) {
+            return *tag;
+        }
+        let tag = self.keyring.core().key_tag(generation).ok();
+        self.known.push((generation, tag));
+        tag
+    }
+}
+
 /// Job `pending` for the platform, or `undefined` (left to this library)
 /// when its ciphertext is shorter than `platform_from` bytes or `keyring`
 /// no longer holds its key.
-fn job(pending: &PendingOpen, platform_from: f64, keyring: &Keyring) -> JsValue {
+fn job(pending: &PendingOpen, platform_from: f64, tags: &mut KeyTags<'_>) -> JsValue {
     // A length of at most 4 MiB: exact as an f64.
     if (pending.ciphertext().len() as f64) < platform_from {
         return JsValue::UNDEFINED;
     }
-    let Ok(tag) = keyring.core().key_tag(pending.key_generation()) else {
+    let Some(tag) = tags.of(pending.key_generation()) else {
         return JsValue::UNDEFINED;
     };
     let prefix = match pending.signature_prefix() {
@@ -287,18 +305,20 @@ impl PendingOpens {
         #[wasm_bindgen(js_name = platformFrom)] platform_from: f64,
         keyring: &Keyring,
     ) -> Array {
+        let tags = &mut KeyTags {
+            keyring,
+            known: Vec::new(),
+        };
         match &self.prepared {
             Prepared::Messages(items) => items
                 .iter()
                 .map(|item| match item {
-                    Ok(pending) => job(pending.envelope(), platform_from, keyring),
+                    Ok(pending) => job(pending.envelope(), platform_from, tags),
                     Err(_) => JsValue::NULL,
                 })
                 .collect(),
-            Prepared::Message(pending) => {
-                Array::of1(&job(pending.envelope(), platform_from, keyring))
-            }
-            Prepared::Envelope(pending) => Array::of1(&job(pending, platform_from, keyring)),
+            Prepared::Message(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
+            Prepared::Envelope(pending) => Array::of1(&job(pending, platform_from, tags)),
         }
     }
 
