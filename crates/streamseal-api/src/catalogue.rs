@@ -387,6 +387,31 @@ impl Endpoint {
         self.row().conflict_may_mean_landed
     }
 
+    /// The read that tells whether an attempt of this endpoint landed when
+    /// its outcome is unknown (a 5xx or no response to a request that is
+    /// not safe to send again, or a 409 that may mean it landed):
+    ///
+    /// - `postKeyWraps`: `getKeyWraps` lists the generation's wraps;
+    /// - `sendMessage`, `invocationMessage`, `sealedMessage`,
+    ///   `sealedComplete` and `completeInvocation`: `listMessages` of the
+    ///   stream shows the message by its `clientMessageId` or client-minted
+    ///   `messageId`;
+    /// - `claimDelegation`: `getDelegation` shows who holds the claim.
+    ///
+    /// `None` where no read tells ([`crate::retry::GiveUpReason::OutcomeUnknown`]).
+    pub fn landed_read(self) -> Option<Endpoint> {
+        match self {
+            Endpoint::PostKeyWraps => Some(Endpoint::GetKeyWraps),
+            Endpoint::SendMessage
+            | Endpoint::InvocationMessage
+            | Endpoint::SealedMessage
+            | Endpoint::SealedComplete
+            | Endpoint::CompleteInvocation => Some(Endpoint::ListMessages),
+            Endpoint::ClaimDelegation => Some(Endpoint::GetDelegation),
+            _ => None,
+        }
+    }
+
     /// The scope a key granted `granted` lacks for this endpoint, if any.
     /// `None` also when the spec does not show the scope or no key is used.
     pub fn missing_scope(self, granted: &[Scope]) -> Option<Scope> {

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::catalogue::Endpoint;
+use crate::retry::RetryFacts;
 use crate::{HttpRequest, HttpResponse};
 use streamseal_wire::error::{Error, ValidationDetails};
 use streamseal_wire::error_body::{
@@ -59,6 +60,8 @@ pub struct ApiFailure {
     pub version: Option<ServiceVersion>,
     /// The body as read.
     pub body: ApiErrorBody,
+    /// What [`crate::retry::RetryPolicy::step`] reads to decide the next step.
+    pub retry: RetryFacts,
 }
 
 impl ApiFailure {
@@ -101,6 +104,15 @@ impl ApiFailure {
             _ => false,
         };
         let may_have_landed = status == 409 && endpoint.conflict_may_mean_landed();
+        let retry = RetryFacts::of_response(
+            endpoint,
+            status,
+            action,
+            may_have_landed,
+            &rate_limit,
+            window_ms,
+            retry_safe,
+        );
 
         ApiFailure {
             endpoint,
@@ -118,6 +130,7 @@ impl ApiFailure {
             may_have_landed,
             version,
             body: parsed.body,
+            retry,
         }
     }
 }

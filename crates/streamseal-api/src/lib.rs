@@ -68,6 +68,7 @@ mod error;
 pub mod paging;
 mod request;
 mod response;
+pub mod retry;
 
 use std::fmt;
 

@@ -100,29 +100,53 @@ pub struct RateLimitHeaders {
     pub remaining: Option<u32>,
     /// `RateLimit-Reset`: seconds until the window resets.
     pub reset_seconds: Option<u32>,
-    /// `Retry-After` in seconds (the delta-seconds form; an HTTP date is not read).
+    /// `Retry-After` in seconds: the delta-seconds form, or the HTTP-date
+    /// form less the response's own `Date` (both on the server's clock, so
+    /// no skew with the client's; 0 for a date already past). `None` for a
+    /// date without a `Date` header: then [`RateLimitHeaders::retry_after_date`]
+    /// holds it, for the caller's clock to measure.
     pub retry_after_seconds: Option<u32>,
+    /// `Retry-After` given as an HTTP-date (RFC 9110 section 10.2.3), as
+    /// Unix seconds.
+    pub retry_after_date: Option<u64>,
 }
 
 impl RateLimitHeaders {
-    /// Reads the headers (names case-insensitive); absent or non-numeric
-    /// values are `None`.
+    /// Reads the headers (names case-insensitive); absent or unreadable
+    /// values are `None`. `Retry-After` is read in both of its forms
+    /// (delta-seconds and HTTP-date, RFC 9110 section 10.2.3); the date form
+    /// is measured against the response's `Date` header when it has one.
     pub fn from_headers<'a>(headers: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         let mut out = RateLimitHeaders::default();
+        let mut date = None;
         for (name, value) in headers {
-            let value = value.trim().parse::<u32>().ok();
+            let value = value.trim();
+            if name.eq_ignore_ascii_case("Retry-After") {
+                out.retry_after_seconds = value.parse::<u32>().ok();
+                out.retry_after_date = match out.retry_after_seconds {
+                    Some(_) => None,
+                    None => http_date(value),
+                };
+                continue;
+            }
+            if name.eq_ignore_ascii_case("Date") {
+                date = http_date(value);
+                continue;
+            }
             let slot = if name.eq_ignore_ascii_case("RateLimit-Limit") {
                 &mut out.limit
             } else if name.eq_ignore_ascii_case("RateLimit-Remaining") {
                 &mut out.remaining
             } else if name.eq_ignore_ascii_case("RateLimit-Reset") {
                 &mut out.reset_seconds
-            } else if name.eq_ignore_ascii_case("Retry-After") {
-                &mut out.retry_after_seconds
             } else {
                 continue;
             };
-            *slot = value;
+            *slot = value.parse::<u32>().ok();
+        }
+        if let (Some(at), Some(now)) = (out.retry_after_date, date) {
+            out.retry_after_seconds =
+                Some(u32::try_from(at.saturating_sub(now)).unwrap_or(u32::MAX));
         }
         out
     }
@@ -131,6 +155,16 @@ impl RateLimitHeaders {
     pub fn wait_seconds(&self) -> Option<u32> {
         self.retry_after_seconds.or(self.reset_seconds)
     }
+}
+
+/// An HTTP-date (RFC 9110 section 5.6.7: the IMF-fixdate form and the two
+/// obsolete ones) as Unix seconds; `None` when it does not read, or is
+/// before 1970 (`httpdate`, the parser of hyper's stack).
+fn http_date(value: &str) -> Option<u64> {
+    let at = httpdate::parse_http_date(value).ok()?;
+    at.duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs())
 }
 
 /// What a status means to a client.

@@ -80,6 +80,9 @@ pub use extra::{Extra, ExtraJson, JsonRecord};
 /// layers above the wire that depend on it alone.
 pub use streamseal_crypto::error;
 pub use streamseal_crypto::error::{ErrorCode, ValidationDetails};
+/// The operating system's randomness (crate `streamseal-crypto`), for the
+/// layers above: the jitter of the retry policy, minted ids.
+pub use streamseal_crypto::random;
 /// `ts_decl!` for the layers above (the sans-IO endpoints).
 #[doc(hidden)]
 pub use streamseal_crypto::ts_decl;

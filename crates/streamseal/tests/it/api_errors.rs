@@ -340,6 +340,7 @@ fn version_and_rate_limits_come_with_every_outcome() {
         remaining: Some(0),
         reset_seconds: Some(12),
         retry_after_seconds: None,
+        retry_after_date: None,
     };
     let echo = Some(ServiceVersion::Known(ApiVersion::V2026_07_24));
     let cases = [

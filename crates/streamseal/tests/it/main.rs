@@ -15,6 +15,7 @@ mod support;
 
 mod api_endpoints;
 mod api_errors;
+mod api_retry;
 mod bad_inputs;
 mod base64_oracle;
 mod crypto_props;

@@ -315,7 +315,8 @@ fn what_each_status_means() {
             limit: Some(60),
             remaining: Some(0),
             reset_seconds: Some(17),
-            retry_after_seconds: Some(12)
+            retry_after_seconds: Some(12),
+            retry_after_date: None,
         }
     );
     assert_eq!(headers.wait_seconds(), Some(12));
@@ -323,6 +324,10 @@ fn what_each_status_means() {
         ("RateLimit-Reset", "5"),
         ("Retry-After", "Wed, 21 Oct 2026 07:28:00 GMT"),
     ]);
+    // An HTTP-date with no `Date` to measure it by: kept as a date, for
+    // the caller's clock (the retry policy's `now_ms`).
+    assert_eq!(no_retry.retry_after_seconds, None);
+    assert_eq!(no_retry.retry_after_date, Some(1_792_567_680));
     assert_eq!(no_retry.wait_seconds(), Some(5));
 
     for (body, status) in [
