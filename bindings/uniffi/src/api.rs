@@ -3,7 +3,9 @@
 //! names): `build_request`, `parse_response`, the catalogue (`endpoints`,
 //! `endpoint`, `endpoint_count`, `missing_scope`) and the paging helpers
 //! (`next_cursor`, `next_message_query`, `next_page`,
-//! `mint_client_message_id`).
+//! `mint_client_message_id`), and the retry policy (`retry_step`,
+//! `no_response_retry_facts`, `default_retry_policy`; an `Api` error
+//! carries its `retry` facts).
 //!
 //! **The request crosses as JSON**: `EndpointRequest` has 58 variants whose
 //! bodies are the wire request types (open enums, `serde_json::Value`
@@ -27,6 +29,7 @@ use std::collections::HashMap;
 
 use streamseal::api::catalogue::{ENDPOINT_COUNT, ENDPOINTS, Endpoint, EndpointInfo, Scope};
 use streamseal::api::paging::{self, PageView};
+use streamseal::api::retry::{RetryFacts, RetryPolicy, RetryStep};
 use streamseal::api::{self, EndpointRequest, HttpMethod, ResponseError};
 use streamseal::wire::ids::WorkspaceId;
 use streamseal::wire::message::MessageList;
@@ -240,28 +243,7 @@ pub fn build_request(context: Context, request_json: String) -> Result<HttpReque
 /// and the rate-limit figures.
 #[uniffi::export]
 pub fn parse_response(request: HttpRequest, response: HttpResponse) -> Result<ApiResponse> {
-    let core_request = api::HttpRequest {
-        endpoint: Endpoint::lookup(&request.endpoint)?,
-        method: request.method,
-        path: request.path,
-        query: unpairs(&request.query),
-        headers: unpairs(&request.headers),
-        body: request.body.map(|b| match b {
-            RequestBody::Json { json } => api::RequestBody::Json(json),
-            RequestBody::Multipart {
-                field,
-                filename,
-                content_type,
-            } => api::RequestBody::Multipart {
-                field,
-                filename,
-                content_type,
-            },
-        }),
-        url: request.url,
-        retry_safe: request.retry_safe,
-        service_version: version_of(request.service_version.as_deref())?,
-    };
+    let core_request = core_request(request)?;
     let core_response = api::HttpResponse {
         status: response.status,
         headers: unpairs(&response.headers),
@@ -310,8 +292,35 @@ pub fn parse_response(request: HttpRequest, response: HttpResponse) -> Result<Ap
             rate_limit_limit: f.rate_limit.limit,
             rate_limit_remaining: f.rate_limit.remaining,
             rate_limit_reset_seconds: f.rate_limit.reset_seconds,
+            retry: f.retry,
         }),
     }
+}
+
+/// The core's request of a built one (as `build_request` returned it).
+fn core_request(request: HttpRequest) -> Result<api::HttpRequest> {
+    Ok(api::HttpRequest {
+        endpoint: Endpoint::lookup(&request.endpoint)?,
+        method: request.method,
+        path: request.path,
+        query: unpairs(&request.query),
+        headers: unpairs(&request.headers),
+        body: request.body.map(|b| match b {
+            RequestBody::Json { json } => api::RequestBody::Json(json),
+            RequestBody::Multipart {
+                field,
+                filename,
+                content_type,
+            } => api::RequestBody::Multipart {
+                field,
+                filename,
+                content_type,
+            },
+        }),
+        url: request.url,
+        retry_safe: request.retry_safe,
+        service_version: version_of(request.service_version.as_deref())?,
+    })
 }
 
 /// The request of the next page after `data_json` (an `ApiResponse`'s
@@ -338,4 +347,35 @@ pub fn next_message_query(query_json: String, page_json: String) -> Result<Optio
     paging::next_message_query(&query, &page)
         .map(|next| to_json(&next))
         .transpose()
+}
+
+/// What to do after attempt number `attempt` (1 for the first) failed with
+/// `facts` (an `Api` error's `retry`, or [`no_response_retry_facts`]):
+/// retry after a delay, read back whether it landed, or give up (the
+/// core's `retry::RetryPolicy::step`; the jitter is drawn from the
+/// operating system). `now_ms`, the device clock in Unix milliseconds,
+/// measures a `Retry-After` date that came without a `Date` header;
+/// `policy` defaults to [`default_retry_policy`].
+#[uniffi::export(default(now_ms = None, policy = None))]
+pub fn retry_step(
+    facts: RetryFacts,
+    attempt: u32,
+    now_ms: Option<u64>,
+    policy: Option<RetryPolicy>,
+) -> Result<RetryStep> {
+    Ok(policy.unwrap_or_default().step(&facts, attempt, now_ms)?)
+}
+
+/// The retry facts of `request` when no response came at all (a timeout, a
+/// reset connection): the work may have been done.
+#[uniffi::export]
+pub fn no_response_retry_facts(request: HttpRequest) -> Result<RetryFacts> {
+    Ok(RetryFacts::no_response(&core_request(request)?))
+}
+
+/// The policy `retry_step` uses when given none: 500 ms doubling to 30 s,
+/// 5 attempts, waits of up to 2 minutes.
+#[uniffi::export]
+pub fn default_retry_policy() -> RetryPolicy {
+    RetryPolicy::default()
 }

@@ -67,6 +67,8 @@ macro_rules! ffi_error {
                 rate_limit_remaining: Option<u32>,
                 /// `RateLimit-Reset` (seconds).
                 rate_limit_reset_seconds: Option<u32>,
+                /// What `retry_step` decides from.
+                retry: streamseal::api::retry::RetryFacts,
             },
             /// A 2xx whose body is not the endpoint's type (`parse_response`):
             /// `code` is `MALFORMED_JSON`; the status, the version echo and the

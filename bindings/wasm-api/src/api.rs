@@ -1,8 +1,9 @@
 //! The sans-IO endpoints (`streamseal::api`) under the names every binding
 //! shares (UniFFI's snake_case names are these in Kotlin and Swift):
 //! `buildRequest`, `parseResponse`, the catalogue (`endpoints`, `endpoint`,
-//! `endpointCount`, `missingScope`) and the paging helpers (`nextCursor`,
-//! `nextMessageQuery`, `nextPage`, `mintClientMessageId`). The app owns the
+//! `endpointCount`, `missingScope`), the paging helpers (`nextCursor`,
+//! `nextMessageQuery`, `nextPage`, `mintClientMessageId`) and the retry
+//! policy (`retryStep`, `noResponseRetryFacts`, `defaultRetryPolicy`). The app owns the
 //! network: it sends what `buildRequest` returns and hands the answer to
 //! `parseResponse`.
 //!
@@ -18,6 +19,7 @@ use streamseal::api::{
     self, ApiFailure, ApiResponse, Endpoint, EndpointInfo, EndpointRequest, HttpRequest,
     HttpResponse, ResponseError, Scope,
     paging::{self, PageView},
+    retry::{RetryFacts, RetryPolicy, RetryStep},
 };
 use streamseal::wire::error_body::RateLimitHeaders;
 use streamseal::wire::ids::WorkspaceId;
@@ -235,4 +237,43 @@ pub fn mint_client_message_id(now_ms: f64) -> JsResult<String> {
     js(paging::mint_client_message_id(crate::error::whole_ms(
         now_ms,
     )?))
+}
+
+/// What to do after attempt number `attempt` (1 for the first) failed:
+/// `{step: "retry", delayMs}`, `{step: "readBack", endpoint, delayMs}` (do
+/// not resend: read `endpoint` to learn whether it landed) or `{step:
+/// "giveUp", reason, waitMs?}` (the core's `retry::RetryPolicy::step`).
+/// `facts` is a failure's `retry` (`parseResponse`) or
+/// `noResponseRetryFacts(request)`; `nowMs` (e.g. `Date.now()`) measures a
+/// `Retry-After` date that came without a `Date` header; `policy` defaults
+/// to `defaultRetryPolicy()`. The jitter is drawn from `crypto.getRandomValues`.
+#[wasm_bindgen(js_name = retryStep)]
+pub fn retry_step(
+    facts: Ts<RetryFacts>,
+    attempt: u32,
+    now_ms: Option<f64>,
+    policy: Option<Ts<RetryPolicy>>,
+) -> JsResult<Ts<RetryStep>> {
+    let facts = input("facts", &facts)?;
+    let policy = match policy {
+        Some(p) => input("policy", &p)?,
+        None => RetryPolicy::default(),
+    };
+    let now_ms = now_ms.map(crate::error::whole_ms).transpose()?;
+    output(&js(policy.step(&facts, attempt, now_ms))?)
+}
+
+/// The retry facts of `request` when no response came at all (a timeout, a
+/// reset connection, an aborted `fetch`): the work may have been done.
+#[wasm_bindgen(js_name = noResponseRetryFacts)]
+pub fn no_response_retry_facts(request: Ts<HttpRequest>) -> JsResult<Ts<RetryFacts>> {
+    let request = input("request", &request)?;
+    output(&RetryFacts::no_response(&request))
+}
+
+/// The policy `retryStep` uses when given none: 500 ms doubling to 30 s,
+/// 5 attempts, waits of up to 2 minutes.
+#[wasm_bindgen(js_name = defaultRetryPolicy)]
+pub fn default_retry_policy() -> JsResult<Ts<RetryPolicy>> {
+    output(&RetryPolicy::default())
 }

@@ -3,7 +3,7 @@
 //! outcome is unknown, the read that tells whether it landed.
 //!
 //! A client holds no timer here: it reads the failure into [`RetryFacts`]
-//! (every [`ApiFailure`] carries them as [`ApiFailure::retry`]; a request
+//! (every [`crate::ApiFailure`] carries them as its `retry`; a request
 //! that got no response at all has [`RetryFacts::no_response`]), asks a
 //! [`RetryPolicy`] for the [`RetryStep`] after attempt `n`, and sleeps,
 //! reads or gives up as told.

@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::extra::Extra;
+use crate::http_date::parse_http_date;
 use crate::open_enum::open_enum;
 use streamseal_crypto::error::ValidationDetails;
 
@@ -125,12 +126,12 @@ impl RateLimitHeaders {
                 out.retry_after_seconds = value.parse::<u32>().ok();
                 out.retry_after_date = match out.retry_after_seconds {
                     Some(_) => None,
-                    None => http_date(value),
+                    None => parse_http_date(value),
                 };
                 continue;
             }
             if name.eq_ignore_ascii_case("Date") {
-                date = http_date(value);
+                date = parse_http_date(value);
                 continue;
             }
             let slot = if name.eq_ignore_ascii_case("RateLimit-Limit") {
@@ -155,16 +156,6 @@ impl RateLimitHeaders {
     pub fn wait_seconds(&self) -> Option<u32> {
         self.retry_after_seconds.or(self.reset_seconds)
     }
-}
-
-/// An HTTP-date (RFC 9110 section 5.6.7: the IMF-fixdate form and the two
-/// obsolete ones) as Unix seconds; `None` when it does not read, or is
-/// before 1970 (`httpdate`, the parser of hyper's stack).
-fn http_date(value: &str) -> Option<u64> {
-    let at = httpdate::parse_http_date(value).ok()?;
-    at.duration_since(std::time::UNIX_EPOCH)
-        .ok()
-        .map(|d| d.as_secs())
 }
 
 /// What a status means to a client.

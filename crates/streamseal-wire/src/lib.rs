@@ -54,6 +54,7 @@ pub mod delegation;
 pub mod error_body;
 pub mod events;
 pub mod extra;
+pub mod http_date;
 pub mod ids;
 pub mod invocation;
 pub mod keys;

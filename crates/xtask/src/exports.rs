@@ -410,6 +410,15 @@ pub const EXPORTS: &[Export] = &[
     func("next_page"),
     func("next_cursor"),
     func("next_message_query"),
+    // The retry policy.
+    func("retry_step"),
+    func("no_response_retry_facts"),
+    func("default_retry_policy"),
+    ty("RetryFacts"),
+    ty("RetryKind"),
+    ty("RetryPolicy"),
+    ty("RetryStep"),
+    ty("GiveUpReason"),
     // Hazmat: tests and vectors only.
     func("hazmat_seal_with_randomness"),
     func("hazmat_wrap_stream_key_with_randomness"),

@@ -731,6 +731,50 @@ class Endpoints(unittest.TestCase):
             ss.parse_response(req, ss.HttpResponse(status=503, headers=meta, body="<html>"))
         self.assertEqual((ctx.exception.version, ctx.exception.rate_limit_remaining), ("2026-07-24", 0))
 
+    def test_retry_policy(self):
+        """retry_step, no_response_retry_facts, default_retry_policy (issue 21)."""
+        stream = "stream_01J80000000000000000000010"
+        unsafe = ss.build_request(CTX, json.dumps({"endpoint": "sendMessage", "streamId": stream, "body": {"content": "ship it"}}))
+        self.assertFalse(unsafe.retry_safe)
+        # Retry-After as an HTTP-date, measured against the response's own Date.
+        dated = [ss.Header(name="Date", value="Wed, 21 Oct 2026 07:28:00 GMT"),
+                 ss.Header(name="Retry-After", value="Wed, 21 Oct 2026 07:28:07 GMT")]
+        with self.assertRaises(ERR.Api) as ctx:
+            ss.parse_response(unsafe, ss.HttpResponse(status=429, headers=dated, body=fixture("error_rate_limited.json")))
+        facts = ctx.exception.retry
+        self.assertEqual((facts.endpoint, facts.kind, facts.wait_ms, facts.retry_safe),
+                         ("sendMessage", api.RetryKind.RATE_LIMITED, 7000, True))
+        self.assertEqual(ctx.exception.retry_after, 7)
+        step = ss.retry_step(facts, 1)
+        self.assertIsInstance(step, api.RetryStep.RETRY)
+        self.assertTrue(7000 <= step.delay_ms < 7500, step)
+        # A 5xx to a send without clientMessageId may have landed: read it back.
+        with self.assertRaises(ERR.Api) as ctx:
+            ss.parse_response(unsafe, ss.HttpResponse(status=502, headers=[], body="bad gateway"))
+        step = ss.retry_step(ctx.exception.retry, 1)
+        self.assertIsInstance(step, api.RetryStep.READ_BACK)
+        self.assertEqual(step.endpoint, "listMessages")
+        # A lost response to a send with clientMessageId is resent, within the attempts.
+        safe = ss.build_request(CTX, json.dumps({"endpoint": "sendMessage", "streamId": stream,
+                                                 "body": {"content": "ship it", "clientMessageId": "cmid_1"}}))
+        lost = ss.no_response_retry_facts(safe)
+        self.assertEqual((lost.kind, lost.status, lost.retry_safe), (api.RetryKind.NO_RESPONSE, None, True))
+        self.assertIsInstance(ss.retry_step(lost, 2), api.RetryStep.RETRY)
+        gave = ss.retry_step(lost, 5)
+        self.assertIsInstance(gave, api.RetryStep.GIVE_UP)
+        self.assertEqual(gave.reason, api.GiveUpReason.ATTEMPTS_EXHAUSTED)
+        policy = ss.default_retry_policy()
+        self.assertEqual((policy.base_delay_ms, policy.max_delay_ms, policy.max_attempts, policy.max_wait_ms),
+                         (500, 30000, 5, 120000))
+        still = api.RetryPolicy(base_delay_ms=0, max_delay_ms=0, max_attempts=3, max_wait_ms=60000)
+        self.assertEqual(ss.retry_step(lost, 1, None, still), api.RetryStep.RETRY(delay_ms=0))
+        # A date with no Date header is measured by the caller's clock.
+        with self.assertRaises(ERR.Api) as ctx:
+            ss.parse_response(safe, ss.HttpResponse(status=503, headers=dated[1:], body=""))
+        at = ctx.exception.retry.retry_at_ms
+        self.assertEqual(at, 1792567687000)
+        self.assertEqual(ss.retry_step(ctx.exception.retry, 1, at - 2500, still), api.RetryStep.RETRY(delay_ms=2500))
+
     def test_paging(self):
         request = json.dumps({"endpoint": "listStreams", "query": {"type": "channel", "limit": 2}})
         req = ss.build_request(CTX, request)

@@ -22,6 +22,7 @@ mod crypto_props;
 mod fuzz_regressions;
 mod golden_vectors;
 mod hostile_server;
+mod http_date;
 mod official_vectors;
 mod roundtrip_props;
 mod sealed_presence;

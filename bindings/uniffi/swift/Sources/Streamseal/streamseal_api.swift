@@ -465,6 +465,54 @@ fileprivate final class UniffiHandleMap<T>: @unchecked Sendable {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterUInt16: FfiConverterPrimitive {
+    typealias FfiType = UInt16
+    typealias SwiftType = UInt16
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt16 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterUInt32: FfiConverterPrimitive {
+    typealias FfiType = UInt32
+    typealias SwiftType = UInt32
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt32 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterUInt64: FfiConverterPrimitive {
+    typealias FfiType = UInt64
+    typealias SwiftType = UInt64
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt64 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterBool : FfiConverter {
     typealias FfiType = Int8
     typealias SwiftType = Bool
@@ -694,6 +742,222 @@ public func FfiConverterTypeEndpointInfo_lift(_ buf: RustBuffer) throws -> Endpo
 #endif
 public func FfiConverterTypeEndpointInfo_lower(_ value: EndpointInfo) -> RustBuffer {
     return FfiConverterTypeEndpointInfo.lower(value)
+}
+
+
+/**
+ * What the policy needs to know of a failed attempt.
+ */
+public struct RetryFacts: Equatable, Hashable {
+    /**
+     * The endpoint called.
+     */
+    public var endpoint: Endpoint
+    /**
+     * What kind of failure.
+     */
+    public var kind: RetryKind
+    /**
+     * The HTTP status, when a response came.
+     */
+    public var status: UInt16?
+    /**
+     * The server's wait, in milliseconds: `Retry-After` (delta-seconds, or
+     * an HTTP-date less the response's `Date`), else for a 429
+     * `RateLimit-Reset`, else the body's `windowMs`.
+     */
+    public var waitMs: UInt64?
+    /**
+     * `Retry-After` as an HTTP-date in Unix milliseconds, when the response
+     * had no `Date` to measure it by: the caller's clock measures it
+     * ([`RetryPolicy::step`]'s `now_ms`), and it then takes precedence
+     * over `wait_ms`.
+     */
+    public var retryAtMs: UInt64?
+    /**
+     * Whether sending the same request again cannot do the work twice.
+     */
+    public var retrySafe: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The endpoint called.
+         */endpoint: Endpoint, 
+        /**
+         * What kind of failure.
+         */kind: RetryKind, 
+        /**
+         * The HTTP status, when a response came.
+         */status: UInt16?, 
+        /**
+         * The server's wait, in milliseconds: `Retry-After` (delta-seconds, or
+         * an HTTP-date less the response's `Date`), else for a 429
+         * `RateLimit-Reset`, else the body's `windowMs`.
+         */waitMs: UInt64?, 
+        /**
+         * `Retry-After` as an HTTP-date in Unix milliseconds, when the response
+         * had no `Date` to measure it by: the caller's clock measures it
+         * ([`RetryPolicy::step`]'s `now_ms`), and it then takes precedence
+         * over `wait_ms`.
+         */retryAtMs: UInt64?, 
+        /**
+         * Whether sending the same request again cannot do the work twice.
+         */retrySafe: Bool) {
+        self.endpoint = endpoint
+        self.kind = kind
+        self.status = status
+        self.waitMs = waitMs
+        self.retryAtMs = retryAtMs
+        self.retrySafe = retrySafe
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension RetryFacts: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRetryFacts: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RetryFacts {
+        return
+            try RetryFacts(
+                endpoint: FfiConverterTypeEndpoint.read(from: &buf), 
+                kind: FfiConverterTypeRetryKind.read(from: &buf), 
+                status: FfiConverterOptionUInt16.read(from: &buf), 
+                waitMs: FfiConverterOptionUInt64.read(from: &buf), 
+                retryAtMs: FfiConverterOptionUInt64.read(from: &buf), 
+                retrySafe: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: RetryFacts, into buf: inout [UInt8]) {
+        FfiConverterTypeEndpoint.write(value.endpoint, into: &buf)
+        FfiConverterTypeRetryKind.write(value.kind, into: &buf)
+        FfiConverterOptionUInt16.write(value.status, into: &buf)
+        FfiConverterOptionUInt64.write(value.waitMs, into: &buf)
+        FfiConverterOptionUInt64.write(value.retryAtMs, into: &buf)
+        FfiConverterBool.write(value.retrySafe, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRetryFacts_lift(_ buf: RustBuffer) throws -> RetryFacts {
+    return try FfiConverterTypeRetryFacts.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRetryFacts_lower(_ value: RetryFacts) -> RustBuffer {
+    return FfiConverterTypeRetryFacts.lower(value)
+}
+
+
+/**
+ * How a client retries: the backoff's base and cap, and its bounds.
+ */
+public struct RetryPolicy: Equatable, Hashable {
+    /**
+     * The backoff of the first retry, in milliseconds; it doubles with
+     * each attempt.
+     */
+    public var baseDelayMs: UInt64
+    /**
+     * The cap of the backoff, in milliseconds.
+     */
+    public var maxDelayMs: UInt64
+    /**
+     * How many attempts in all, the first included: after the attempt of
+     * this number, give up.
+     */
+    public var maxAttempts: UInt32
+    /**
+     * The longest delay worth waiting, in milliseconds: a server asking
+     * for more (a `Retry-After` of an hour) gets
+     * [`GiveUpReason::WaitTooLong`], for the app to decide.
+     */
+    public var maxWaitMs: UInt64
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The backoff of the first retry, in milliseconds; it doubles with
+         * each attempt.
+         */baseDelayMs: UInt64, 
+        /**
+         * The cap of the backoff, in milliseconds.
+         */maxDelayMs: UInt64, 
+        /**
+         * How many attempts in all, the first included: after the attempt of
+         * this number, give up.
+         */maxAttempts: UInt32, 
+        /**
+         * The longest delay worth waiting, in milliseconds: a server asking
+         * for more (a `Retry-After` of an hour) gets
+         * [`GiveUpReason::WaitTooLong`], for the app to decide.
+         */maxWaitMs: UInt64) {
+        self.baseDelayMs = baseDelayMs
+        self.maxDelayMs = maxDelayMs
+        self.maxAttempts = maxAttempts
+        self.maxWaitMs = maxWaitMs
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension RetryPolicy: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRetryPolicy: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RetryPolicy {
+        return
+            try RetryPolicy(
+                baseDelayMs: FfiConverterUInt64.read(from: &buf), 
+                maxDelayMs: FfiConverterUInt64.read(from: &buf), 
+                maxAttempts: FfiConverterUInt32.read(from: &buf), 
+                maxWaitMs: FfiConverterUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: RetryPolicy, into buf: inout [UInt8]) {
+        FfiConverterUInt64.write(value.baseDelayMs, into: &buf)
+        FfiConverterUInt64.write(value.maxDelayMs, into: &buf)
+        FfiConverterUInt32.write(value.maxAttempts, into: &buf)
+        FfiConverterUInt64.write(value.maxWaitMs, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRetryPolicy_lift(_ buf: RustBuffer) throws -> RetryPolicy {
+    return try FfiConverterTypeRetryPolicy.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRetryPolicy_lower(_ value: RetryPolicy) -> RustBuffer {
+    return FfiConverterTypeRetryPolicy.lower(value)
 }
 
 
@@ -970,6 +1234,103 @@ public func FfiConverterTypeFamily_lower(_ value: Family) -> RustBuffer {
 
 
 /**
+ * Why the policy gives up.
+ */
+
+public enum GiveUpReason: Equatable, Hashable {
+    
+    /**
+     * The failure is final (a 400, 401, 403, 404, a 409 that is not a
+     * landed earlier attempt, ...): fix the request or the state first.
+     */
+    case notRetryable
+    /**
+     * The work may have been done, the request is not safe to send again,
+     * and no read tells whether it landed: report the unknown outcome.
+     */
+    case outcomeUnknown
+    /**
+     * `max_attempts` attempts were made.
+     */
+    case attemptsExhausted
+    /**
+     * The wait would be longer than `max_wait_ms`.
+     */
+    case waitTooLong
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension GiveUpReason: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeGiveUpReason: FfiConverterRustBuffer {
+    typealias SwiftType = GiveUpReason
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> GiveUpReason {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .notRetryable
+        
+        case 2: return .outcomeUnknown
+        
+        case 3: return .attemptsExhausted
+        
+        case 4: return .waitTooLong
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: GiveUpReason, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .notRetryable:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .outcomeUnknown:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .attemptsExhausted:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .waitTooLong:
+            writeInt(&buf, Int32(4))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeGiveUpReason_lift(_ buf: RustBuffer) throws -> GiveUpReason {
+    return try FfiConverterTypeGiveUpReason.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeGiveUpReason_lower(_ value: GiveUpReason) -> RustBuffer {
+    return FfiConverterTypeGiveUpReason.lower(value)
+}
+
+
+
+/**
  * An HTTP method.
  */
 
@@ -1161,6 +1522,275 @@ public func FfiConverterTypeRequiredScope_lower(_ value: RequiredScope) -> RustB
     return FfiConverterTypeRequiredScope.lower(value)
 }
 
+
+
+/**
+ * What kind of failure a request met, for the policy.
+ */
+
+public enum RetryKind: Equatable, Hashable {
+    
+    /**
+     * 429: refused before any work was done; retry after the wait.
+     */
+    case rateLimited
+    /**
+     * 5xx: the server failed; the work may or may not have been done.
+     */
+    case unavailable
+    /**
+     * No response (timeout, connection reset): the work may or may not
+     * have been done.
+     */
+    case noResponse
+    /**
+     * A 409 from an endpoint where it may mean an earlier attempt landed.
+     */
+    case mayHaveLanded
+    /**
+     * Any other failure: sending it again as is will not help.
+     */
+    case final
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension RetryKind: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRetryKind: FfiConverterRustBuffer {
+    typealias SwiftType = RetryKind
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RetryKind {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .rateLimited
+        
+        case 2: return .unavailable
+        
+        case 3: return .noResponse
+        
+        case 4: return .mayHaveLanded
+        
+        case 5: return .final
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: RetryKind, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .rateLimited:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .unavailable:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .noResponse:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .mayHaveLanded:
+            writeInt(&buf, Int32(4))
+        
+        
+        case .final:
+            writeInt(&buf, Int32(5))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRetryKind_lift(_ buf: RustBuffer) throws -> RetryKind {
+    return try FfiConverterTypeRetryKind.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRetryKind_lower(_ value: RetryKind) -> RustBuffer {
+    return FfiConverterTypeRetryKind.lower(value)
+}
+
+
+
+/**
+ * What to do after a failed attempt.
+ */
+
+public enum RetryStep: Equatable, Hashable {
+    
+    /**
+     * Send the same request again after `delay_ms` milliseconds.
+     */
+    case retry(
+        /**
+         * The delay, in milliseconds.
+         */delayMs: UInt64
+    )
+    /**
+     * Do not send it again: after `delay_ms` milliseconds, call `endpoint`
+     * to learn whether the attempt landed (the message with its
+     * `clientMessageId` or client-minted id, the key wraps of the
+     * generation, the delegation's state), and send it again only if it
+     * did not.
+     */
+    case readBack(
+        /**
+         * The read that tells.
+         */endpoint: Endpoint, 
+        /**
+         * The delay, in milliseconds.
+         */delayMs: UInt64
+    )
+    /**
+     * Stop, and report the failure.
+     */
+    case giveUp(
+        /**
+         * Why.
+         */reason: GiveUpReason, 
+        /**
+         * For [`GiveUpReason::WaitTooLong`], the wait asked, in milliseconds.
+         */waitMs: UInt64?
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension RetryStep: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRetryStep: FfiConverterRustBuffer {
+    typealias SwiftType = RetryStep
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RetryStep {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .retry(delayMs: try FfiConverterUInt64.read(from: &buf)
+        )
+        
+        case 2: return .readBack(endpoint: try FfiConverterTypeEndpoint.read(from: &buf), delayMs: try FfiConverterUInt64.read(from: &buf)
+        )
+        
+        case 3: return .giveUp(reason: try FfiConverterTypeGiveUpReason.read(from: &buf), waitMs: try FfiConverterOptionUInt64.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: RetryStep, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .retry(delayMs):
+            writeInt(&buf, Int32(1))
+            FfiConverterUInt64.write(delayMs, into: &buf)
+            
+        
+        case let .readBack(endpoint,delayMs):
+            writeInt(&buf, Int32(2))
+            FfiConverterTypeEndpoint.write(endpoint, into: &buf)
+            FfiConverterUInt64.write(delayMs, into: &buf)
+            
+        
+        case let .giveUp(reason,waitMs):
+            writeInt(&buf, Int32(3))
+            FfiConverterTypeGiveUpReason.write(reason, into: &buf)
+            FfiConverterOptionUInt64.write(waitMs, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRetryStep_lift(_ buf: RustBuffer) throws -> RetryStep {
+    return try FfiConverterTypeRetryStep.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRetryStep_lower(_ value: RetryStep) -> RustBuffer {
+    return FfiConverterTypeRetryStep.lower(value)
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionUInt16: FfiConverterRustBuffer {
+    typealias SwiftType = UInt16?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterUInt16.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterUInt16.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionUInt64: FfiConverterRustBuffer {
+    typealias SwiftType = UInt64?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterUInt64.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterUInt64.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
 
 #if swift(>=5.8)
 @_documentation(visibility: private)

@@ -6260,7 +6260,10 @@ enum StreamsealError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          */rateLimitRemaining: UInt32?, 
         /**
          * `RateLimit-Reset` (seconds).
-         */rateLimitResetSeconds: UInt32?
+         */rateLimitResetSeconds: UInt32?, 
+        /**
+         * What `retry_step` decides from.
+         */retry: RetryFacts
     )
     /**
      * A 2xx whose body is not the endpoint's type (`parse_response`):
@@ -6552,7 +6555,8 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             version: try FfiConverterOptionString.read(from: &buf), 
             rateLimitLimit: try FfiConverterOptionUInt32.read(from: &buf), 
             rateLimitRemaining: try FfiConverterOptionUInt32.read(from: &buf), 
-            rateLimitResetSeconds: try FfiConverterOptionUInt32.read(from: &buf)
+            rateLimitResetSeconds: try FfiConverterOptionUInt32.read(from: &buf), 
+            retry: try FfiConverterTypeRetryFacts.read(from: &buf)
             )
         case 43: return .MalformedResponse(
             code: try FfiConverterString.read(from: &buf), 
@@ -6864,7 +6868,7 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             FfiConverterDictionaryStringSequenceString.write(details, into: &buf)
             
         
-        case let .Api(code,errorMessage,details,status,retryAfter,retrySafe,mayHaveLanded,version,rateLimitLimit,rateLimitRemaining,rateLimitResetSeconds):
+        case let .Api(code,errorMessage,details,status,retryAfter,retrySafe,mayHaveLanded,version,rateLimitLimit,rateLimitRemaining,rateLimitResetSeconds,retry):
             writeInt(&buf, Int32(42))
             FfiConverterString.write(code, into: &buf)
             FfiConverterString.write(errorMessage, into: &buf)
@@ -6877,6 +6881,7 @@ public struct FfiConverterTypeStreamsealError: FfiConverterRustBuffer {
             FfiConverterOptionUInt32.write(rateLimitLimit, into: &buf)
             FfiConverterOptionUInt32.write(rateLimitRemaining, into: &buf)
             FfiConverterOptionUInt32.write(rateLimitResetSeconds, into: &buf)
+            FfiConverterTypeRetryFacts.write(retry, into: &buf)
             
         
         case let .MalformedResponse(code,errorMessage,details,status,version,shape,rateLimitLimit,rateLimitRemaining,rateLimitResetSeconds):
@@ -7001,6 +7006,30 @@ fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeRetryPolicy: FfiConverterRustBuffer {
+    typealias SwiftType = RetryPolicy?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeRetryPolicy.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeRetryPolicy.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -7644,6 +7673,17 @@ public func buildRequest(context: Context, requestJson: String)throws  -> HttpRe
 })
 }
 /**
+ * The policy `retry_step` uses when given none: 500 ms doubling to 30 s,
+ * 5 attempts, waits of up to 2 minutes.
+ */
+public func defaultRetryPolicy() -> RetryPolicy  {
+    return try!  FfiConverterTypeRetryPolicy_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_default_retry_policy(uniffiCallStatus
+    )
+})
+}
+/**
  * The catalogue row of `id` (`INVALID_FIELD` for an unknown id).
  */
 public func endpoint(id: String)throws  -> EndpointInfo  {
@@ -7741,6 +7781,18 @@ public func nextPage(requestJson: String, dataJson: String)throws  -> String?  {
 })
 }
 /**
+ * The retry facts of `request` when no response came at all (a timeout, a
+ * reset connection): the work may have been done.
+ */
+public func noResponseRetryFacts(request: HttpRequest)throws  -> RetryFacts  {
+    return try  FfiConverterTypeRetryFacts_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_no_response_retry_facts(
+        FfiConverterTypeHttpRequest_lower(request),uniffiCallStatus
+    )
+})
+}
+/**
  * Reads the response to `request`: the typed result of a 2xx,
  * `StreamsealError.Api` for any other status (code, message, details,
  * retry figures), `StreamsealError.MalformedResponse` (`MALFORMED_JSON`)
@@ -7753,6 +7805,26 @@ public func parseResponse(request: HttpRequest, response: HttpResponse)throws  -
     uniffi_streamseal_ffi_fn_func_parse_response(
         FfiConverterTypeHttpRequest_lower(request),
         FfiConverterTypeHttpResponse_lower(response),uniffiCallStatus
+    )
+})
+}
+/**
+ * What to do after attempt number `attempt` (1 for the first) failed with
+ * `facts` (an `Api` error's `retry`, or [`no_response_retry_facts`]):
+ * retry after a delay, read back whether it landed, or give up (the
+ * core's `retry::RetryPolicy::step`; the jitter is drawn from the
+ * operating system). `now_ms`, the device clock in Unix milliseconds,
+ * measures a `Retry-After` date that came without a `Date` header;
+ * `policy` defaults to [`default_retry_policy`].
+ */
+public func retryStep(facts: RetryFacts, attempt: UInt32, nowMs: UInt64? = nil, policy: RetryPolicy? = nil)throws  -> RetryStep  {
+    return try  FfiConverterTypeRetryStep_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_retry_step(
+        FfiConverterTypeRetryFacts_lower(facts),
+        FfiConverterUInt32.lower(attempt),
+        FfiConverterOptionUInt64.lower(nowMs),
+        FfiConverterOptionTypeRetryPolicy.lower(policy),uniffiCallStatus
     )
 })
 }
@@ -8680,6 +8752,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_build_request() != 64276) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_streamseal_ffi_checksum_func_default_retry_policy() != 46229) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_streamseal_ffi_checksum_func_endpoint() != 23072) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -8704,7 +8779,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_next_page() != 25302) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_streamseal_ffi_checksum_func_no_response_retry_facts() != 54677) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_streamseal_ffi_checksum_func_parse_response() != 64407) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_retry_step() != 44443) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_aad_encode() != 44256) {

@@ -790,6 +790,12 @@ RustBuffer uniffi_streamseal_ffi_fn_method_streamsealerror_uniffi_trait_display(
 RustBuffer uniffi_streamseal_ffi_fn_func_build_request(RustBuffer context, RustBuffer request_json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_DEFAULT_RETRY_POLICY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_DEFAULT_RETRY_POLICY
+RustBuffer uniffi_streamseal_ffi_fn_func_default_retry_policy(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_ENDPOINT
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_ENDPOINT
 RustBuffer uniffi_streamseal_ffi_fn_func_endpoint(RustBuffer id, RustCallStatus *_Nonnull out_status
@@ -832,9 +838,19 @@ RustBuffer uniffi_streamseal_ffi_fn_func_next_message_query(RustBuffer query_jso
 RustBuffer uniffi_streamseal_ffi_fn_func_next_page(RustBuffer request_json, RustBuffer data_json, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_NO_RESPONSE_RETRY_FACTS
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_NO_RESPONSE_RETRY_FACTS
+RustBuffer uniffi_streamseal_ffi_fn_func_no_response_retry_facts(RustBuffer request, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_PARSE_RESPONSE
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_PARSE_RESPONSE
 RustBuffer uniffi_streamseal_ffi_fn_func_parse_response(RustBuffer request, RustBuffer response, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_RETRY_STEP
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_RETRY_STEP
+RustBuffer uniffi_streamseal_ffi_fn_func_retry_step(RustBuffer facts, uint32_t attempt, RustBuffer now_ms, RustBuffer policy, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_AAD_ENCODE
@@ -1397,6 +1413,12 @@ uint16_t uniffi_streamseal_ffi_checksum_func_build_request(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_DEFAULT_RETRY_POLICY
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_DEFAULT_RETRY_POLICY
+uint16_t uniffi_streamseal_ffi_checksum_func_default_retry_policy(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_ENDPOINT
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_ENDPOINT
 uint16_t uniffi_streamseal_ffi_checksum_func_endpoint(void
@@ -1445,9 +1467,21 @@ uint16_t uniffi_streamseal_ffi_checksum_func_next_page(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_NO_RESPONSE_RETRY_FACTS
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_NO_RESPONSE_RETRY_FACTS
+uint16_t uniffi_streamseal_ffi_checksum_func_no_response_retry_facts(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_PARSE_RESPONSE
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_PARSE_RESPONSE
 uint16_t uniffi_streamseal_ffi_checksum_func_parse_response(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_RETRY_STEP
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_RETRY_STEP
+uint16_t uniffi_streamseal_ffi_checksum_func_retry_step(void
     
 );
 #endif

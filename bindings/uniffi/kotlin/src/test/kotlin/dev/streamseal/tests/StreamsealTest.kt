@@ -22,6 +22,10 @@ import dev.streamseal.StepPhase
 import dev.streamseal.api.AuthKind
 import dev.streamseal.api.Family
 import dev.streamseal.api.HttpMethod
+import dev.streamseal.api.GiveUpReason
+import dev.streamseal.api.RetryKind
+import dev.streamseal.api.RetryPolicy
+import dev.streamseal.api.RetryStep
 import dev.streamseal.api.RequiredScope
 import dev.streamseal.ffi.*
 import dev.streamseal.sealed.DecisionAnswer
@@ -721,6 +725,22 @@ class StreamsealTest {
         val unavailable = assertFailsWith<StreamsealException.Api> { parseResponse(req, HttpResponse(503u, meta, "<html>")) }
         assertEquals("2026-07-24", unavailable.version)
         assertEquals(0u, unavailable.rateLimitRemaining)
+        // The retry policy (issue 21): a 503 with no Retry-After to a send
+        // with clientMessageId is resent after a full-jitter backoff.
+        assertEquals(RetryKind.UNAVAILABLE, unavailable.retry.kind)
+        val again = retryStep(unavailable.retry, 1u)
+        assertTrue(again is RetryStep.Retry && again.delayMs < 500uL, "$again")
+        val dated = listOf(Header("Date", "Wed, 21 Oct 2026 07:28:00 GMT"), Header("Retry-After", "Wed, 21 Oct 2026 07:28:07 GMT"))
+        val limited2 = assertFailsWith<StreamsealException.Api> {
+            parseResponse(req, HttpResponse(429u, dated, File(fixtures, "error_rate_limited.json").readText()))
+        }
+        assertEquals(7000uL, limited2.retry.waitMs)
+        val still = RetryPolicy(baseDelayMs = 0uL, maxDelayMs = 0uL, maxAttempts = 3u, maxWaitMs = 60_000uL)
+        assertEquals(RetryStep.Retry(7000uL), retryStep(limited2.retry, 1u, null, still))
+        assertEquals(RetryStep.GiveUp(GiveUpReason.ATTEMPTS_EXHAUSTED, null), retryStep(noResponseRetryFacts(req), 3u, null, still))
+        assertEquals(5u, defaultRetryPolicy().maxAttempts)
+        val unsafe = buildRequest(ctx, """{"endpoint":"postKeyWraps","streamId":"stream_01J80000000000000000000010","body":{"keyGeneration":1,"wraps":[]}}""")
+        assertEquals(RetryStep.ReadBack("getKeyWraps", 0uL), retryStep(noResponseRetryFacts(unsafe), 1u, null, still))
         expect<StreamsealException.ValidationFailed>("VALIDATION_FAILED") {
             buildRequest(ctx, """{"endpoint":"sendMessage","streamId":"s","body":{"content":""}}""")
         }
