@@ -6,8 +6,13 @@
 import { readFileSync } from "node:fs";
 import * as glue from "../dist/streamseal_api.js";
 
+import { clientFactory } from "./client.js";
+
 export * from "../dist/streamseal_api.js";
 export { StreamsealError } from "./error.js";
+
+/** The endpoints over `fetch`, with the retry policy (js/src/client.js). */
+export const createClient = clientFactory(glue);
 
 glue.initSync({
   module: readFileSync(new URL("../dist/streamseal_api_bg.wasm", import.meta.url)),

@@ -128,6 +128,8 @@ const fn js_named(kind: Kind, name: &'static str, js: &'static str, note: &'stat
     }
 }
 
+const CLIENT: &str = "the endpoints over `fetch` with the retry policy (js/src/client.js); \
+     the native apps bring their own HTTP client";
 const LOADER: &str = "loads the WASM module; the native library loads itself on first call";
 const ASYNC: &str = "the suspend / async form of the Argon2id call; in JS, `streamseal/worker` runs it off the main thread";
 const JSON_TEXT: &str =
@@ -419,6 +421,7 @@ pub const EXPORTS: &[Export] = &[
     ty("RetryPolicy"),
     ty("RetryStep"),
     ty("GiveUpReason"),
+    js_only(Kind::Function, "createClient", CLIENT),
     // Hazmat: tests and vectors only.
     func("hazmat_seal_with_randomness"),
     func("hazmat_wrap_stream_key_with_randomness"),
