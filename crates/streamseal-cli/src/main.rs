@@ -10,6 +10,7 @@ mod failure;
 mod files;
 mod inspect;
 mod passphrase;
+mod serve;
 mod tools;
 
 use std::process::ExitCode;
@@ -50,6 +51,8 @@ enum Command {
     Open(tools::OpenArgs),
     /// Validate and pretty-print wire JSON: its shape, version shape and broken bounds.
     Inspect(inspect::Inspect),
+    /// Run a local stand-in of the service on 127.0.0.1 over HTTP (a test double, in memory).
+    Serve(serve::Serve),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Command::Seal(c) => c.run(),
         Command::Open(c) => c.run(),
         Command::Inspect(c) => c.run(),
+        Command::Serve(c) => c.run(),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
