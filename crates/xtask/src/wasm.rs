@@ -314,7 +314,15 @@ pub fn test() -> Result {
     suites.sort();
     let mut node_args = vec!["--test"];
     node_args.extend(suites.iter().map(String::as_str));
-    run_in(&js, "node", &node_args, &[])?;
+    // `streamseal serve`, which test/serve.test.mjs talks to over HTTP.
+    run("cargo", &["build", "--locked", "-p", "streamseal-cli"])?;
+    let serve_bin = root().join("target/debug/streamseal");
+    run_in(
+        &js,
+        "node",
+        &node_args,
+        &[("STREAMSEAL_BIN", path_str(&serve_bin)?)],
+    )?;
 
     // wasm-bindgen-test under Node, then headless Chromium.
     let runner = test_runner_bin();

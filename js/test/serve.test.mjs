@@ -1,0 +1,188 @@
+// The package against `streamseal serve` over real sockets: the whole
+// sealed bot loop through createClient (presence, sealed session,
+// generation 0, sealed prompt, claim, sealed reply, revoke), a 429 waited
+// out, and a send whose answer is lost resent without a duplicate.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { shipped as pkg, shippedApi as api } from "./load.mjs";
+
+const BIN = process.env.STREAMSEAL_BIN ?? fileURLToPath(new URL("../../target/debug/streamseal", import.meta.url));
+
+/** Starts `streamseal serve` on a free port; its seed and a stop function. */
+async function startServe(args = []) {
+  const child = spawn(BIN, ["serve", "--port", "0", ...args], { stdio: ["ignore", "pipe", "ignore"] });
+  const line = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).once("line", resolve);
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`streamseal serve exited with ${code}`)));
+  });
+  return { seed: JSON.parse(line), stop: () => child.kill() };
+}
+
+/** A call of the stand-in's `/_serve/` routes (what the service does in its app). */
+async function control(seed, key, method, path, body) {
+  const res = await fetch(seed.baseUrl + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  assert.ok(res.ok, `${method} ${path}: ${res.status}`);
+  return res.status === 204 ? null : res.json();
+}
+
+/** The typed data of a call that must have succeeded. */
+function ok(result) {
+  assert.equal(result.status, "ok", JSON.stringify(result.failure ?? result.error ?? result));
+  return result.response.data.data;
+}
+
+const clients = (seed, options = {}) => ({
+  owner: api.createClient({ baseUrl: seed.baseUrl, workspaceId: seed.workspaceId, apiKey: seed.user.key, ...options }),
+  bot: api.createClient({ baseUrl: seed.baseUrl, workspaceId: seed.workspaceId, apiKey: seed.bots[0].key, ...options }),
+});
+
+test("a sealed bot loop over HTTP: sealed prompt in, sealed reply out, then revoke", async () => {
+  const { seed, stop } = await startServe(["--rate-limit", "0"]);
+  const OWNER = seed.user.id;
+  const BOT = seed.bots[0].id;
+  const { owner: ownerApi, bot: botApi } = clients(seed);
+  const owner = pkg.IdentityKey.generate("user", "key_owner");
+  const machine = pkg.IdentityKey.generate("bot", "machine-a");
+  const freeLater = [owner, machine];
+  try {
+    // The owner sets up encryption (in the app's settings).
+    await control(seed, seed.user.key, "PUT", "/_serve/e2e-key", { keyId: owner.keyId, publicKey: owner.publicKey });
+
+    // The runtime: its machine key in presence, a sealed session, generation 0.
+    ok(await botApi.call({
+      endpoint: "postPresence",
+      body: { runtimeKind: "alpha-local", instanceId: "machine-a", status: "available", acceptingInvocations: true, capabilities: {}, publicKey: machine.publicKey, publicKeyId: machine.keyId },
+    }));
+    const link = ok(await botApi.call({
+      endpoint: "createSession",
+      body: { runtimeKind: "alpha-local", instanceId: "machine-a", runtimeSessionId: "sess-1", displayName: "Scratch", e2e: { ownerKeyId: owner.keyId } },
+    }));
+    assert.equal(link.e2eEnabled, true);
+    const ROOT = link.rootStreamId;
+    const botTrust = new pkg.TrustStore("tofu");
+    const ownerKey = pkg.ownerKey(botTrust, OWNER, ok(await botApi.call({ endpoint: "getOwnerE2eKey" })));
+    const botState = new pkg.StreamState(ROOT);
+    botState.setOwner(OWNER);
+    botState.acceptSender(ownerKey);
+    const roll = botState.prepareRoll(machine, [ownerKey, pkg.TrustedKey.own(BOT, machine)]);
+    const stored = ok(await botApi.call({
+      endpoint: "postKeyWraps",
+      streamId: ROOT,
+      body: { keyGeneration: 0, wraps: roll.wraps.map(({ keyGeneration, ...w }) => w) },
+    }));
+    assert.equal(stored.stored, 2);
+    botState.commitRoll(roll);
+    freeLater.push(botTrust, ownerKey, botState);
+
+    // The owner's device pinned the machine key (compared out of band), takes
+    // generation 0 and sends a sealed prompt.
+    const ownerTrust = new pkg.TrustStore("tofu");
+    const machineKey = ownerTrust.admit(BOT, { kind: "bot", keyId: machine.keyId, publicKey: machine.publicKey });
+    const ownerState = new pkg.StreamState(ROOT);
+    ownerState.acceptSender(machineKey);
+    const report = pkg.openKeyWraps(ownerState, ownerTrust, ok(await ownerApi.call({ endpoint: "getKeyWraps", streamId: ROOT })), owner);
+    assert.deepEqual(report.skipped, []);
+    const ring = ownerState.keyring();
+    freeLater.push(ownerTrust, machineKey, ownerState, ring);
+    const PROMPT = "summarise the release notes";
+    const sent = ok(await ownerApi.call({ endpoint: "sendMessage", streamId: ROOT, body: pkg.sealMessage(ring, owner, OWNER, ROOT, pkg.mintMessageId(Date.now()), PROMPT) }));
+    assert.equal(sent.data.content, "[sealed]", "the server never sees the text");
+
+    // The runtime hears of the work (long poll), claims it, opens the sealed
+    // prompt, checks who sealed it, and answers sealed.
+    const heard = await control(seed, seed.bots[0].key, "GET", "/_serve/events?after=0&waitMs=5000");
+    assert.equal(api.decodeEvent(heard.data[0].event, heard.data[0].payload).type, "invocationAvailable");
+    const claimed = await botApi.call({
+      endpoint: "claimInvocation",
+      body: { runtimeKind: "alpha-local", instanceId: "machine-a", supportedCapabilities: ["active-scratchpad"], claimTtlSeconds: 60 },
+    });
+    const invocation = ok(claimed).data;
+    const opened = pkg.OpenedInvocation.open(invocation, botState, botTrust, BOT, [machine]);
+    freeLater.push(opened);
+    assert.equal(opened.prompt, PROMPT);
+    assert.equal(opened.promptSealedBy.subject, OWNER);
+    const { callbackToken } = invocation.sealedContext;
+    ok(await botApi.call({
+      endpoint: "sealedStep",
+      invocationId: invocation.id,
+      callbackToken,
+      body: opened.sealStep("step-1", "thinking", null, "reading the notes", 12),
+    }));
+    const REPLY = "Three changes: faster opens, smaller downloads, retries.";
+    const done = ok(await botApi.call({
+      endpoint: "sealedComplete",
+      invocationId: invocation.id,
+      callbackToken,
+      body: opened.sealReply(pkg.mintMessageId(Date.now()), REPLY),
+    }));
+    assert.match(done.messageId, /^msg_/);
+
+    // The owner opens the history: the prompt (own key) and the reply
+    // (the pinned machine key), both checked.
+    const page = ok(await ownerApi.call({ endpoint: "listMessages", streamId: ROOT, query: {} }));
+    const results = await pkg.openMessagesAsync(ring, ownerTrust, ROOT, page.data, { subject: OWNER, keys: owner });
+    assert.deepEqual(results.map((r) => r.status), ["opened", "opened"]);
+    assert.deepEqual(results.map((r) => r.message.text), [PROMPT, REPLY]);
+    assert.deepEqual(results.map((r) => r.message.sealedBy.subject), [OWNER, BOT]);
+
+    // The owner removes the bot: its wraps are deleted and it is told.
+    await control(seed, seed.user.key, "POST", `/_serve/streams/${ROOT}/remove-bot`);
+    const revoked = await control(seed, seed.bots[0].key, "GET", `/_serve/events?after=${heard.next}&waitMs=5000`);
+    const event = api.decodeEvent(revoked.data[0].event, revoked.data[0].payload);
+    assert.equal(event.type, "e2eRevoke");
+    const left = ok(await botApi.call({ endpoint: "getKeyWraps", streamId: ROOT }));
+    assert.deepEqual(left.wraps.map((w) => w.recipientKind), ["user"]);
+  } finally {
+    for (const o of freeLater) o.free();
+    stop();
+  }
+});
+
+test("a 429 from streamseal serve is waited out (Retry-After), then the 200 comes", async () => {
+  const { seed, stop } = await startServe(["--rate-limit", "2", "--window-ms", "1500"]);
+  try {
+    const retries = [];
+    const { bot } = clients(seed, { onRetry: (r) => retries.push(r) });
+    for (let i = 0; i < 2; i++) ok(await bot.call({ endpoint: "getMe" }));
+    const third = await bot.call({ endpoint: "getMe" });
+    assert.equal(ok(third).kind, "bot");
+    assert.equal(retries.length, 1);
+    const { failure } = retries[0].result;
+    assert.equal(failure.status, 429);
+    assert.equal(failure.windowMs, 1500);
+    assert.ok(failure.retryAfter >= 1);
+    assert.ok(retries[0].step.delayMs >= failure.retryAfter * 1000);
+  } finally {
+    stop();
+  }
+});
+
+test("a send whose answer is lost is resent and lands once", async () => {
+  const { seed, stop } = await startServe(["--rate-limit", "0"]);
+  try {
+    const retries = [];
+    const { owner, bot } = clients(seed, { retry: { baseDelayMs: 10, maxDelayMs: 50, maxAttempts: 3, maxWaitMs: 5000 }, onRetry: (r) => retries.push(r) });
+    const link = ok(await bot.call({
+      endpoint: "createSession",
+      body: { runtimeKind: "alpha-local", instanceId: "machine-a", runtimeSessionId: "sess-1", displayName: "Scratch" },
+    }));
+    await control(seed, seed.user.key, "POST", "/_serve/faults", { endpoint: "sendMessage" });
+    const sent = await owner.call({ endpoint: "sendMessage", streamId: link.rootStreamId, body: { content: "ship it" } });
+    assert.equal(ok(sent).data.content, "ship it");
+    // The first answer was lost (the connection closed unanswered), so it was sent again.
+    assert.deepEqual(retries.map((r) => [r.result.status, r.step.step]), [["lost", "retry"]]);
+    const page = ok(await owner.call({ endpoint: "listMessages", streamId: link.rootStreamId, query: {} }));
+    assert.equal(page.data.length, 1, "one message, not two");
+    assert.equal(page.data[0].clientMessageId, ok(sent).data.clientMessageId);
+  } finally {
+    stop();
+  }
+});
