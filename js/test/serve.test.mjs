@@ -186,3 +186,150 @@ test("a send whose answer is lost is resent and lands once", async () => {
     stop();
   }
 });
+
+/** The honest world of a sealed session at generation 0, over HTTP. */
+async function sealedWorld(seed, apis) {
+  const OWNER = seed.user.id;
+  const BOT = seed.bots[0].id;
+  const owner = pkg.IdentityKey.generate("user", "key_owner");
+  const machine = pkg.IdentityKey.generate("bot", "machine-a");
+  await control(seed, seed.user.key, "PUT", "/_serve/e2e-key", { keyId: owner.keyId, publicKey: owner.publicKey });
+  ok(await apis.bot.call({
+    endpoint: "postPresence",
+    body: { runtimeKind: "alpha-local", instanceId: "machine-a", status: "available", acceptingInvocations: true, capabilities: {}, publicKey: machine.publicKey, publicKeyId: machine.keyId },
+  }));
+  const link = ok(await apis.bot.call({
+    endpoint: "createSession",
+    body: { runtimeKind: "alpha-local", instanceId: "machine-a", runtimeSessionId: "sess-1", displayName: "Scratch", e2e: { ownerKeyId: owner.keyId } },
+  }));
+  const ROOT = link.rootStreamId;
+  const botTrust = new pkg.TrustStore("tofu");
+  const ownerKey = pkg.ownerKey(botTrust, OWNER, ok(await apis.bot.call({ endpoint: "getOwnerE2eKey" })));
+  const botState = new pkg.StreamState(ROOT);
+  botState.setOwner(OWNER);
+  botState.acceptSender(ownerKey);
+  const roll = botState.prepareRoll(machine, [ownerKey, pkg.TrustedKey.own(BOT, machine)]);
+  ok(await apis.bot.call({ endpoint: "postKeyWraps", streamId: ROOT, body: { keyGeneration: 0, wraps: roll.wraps.map(({ keyGeneration, ...w }) => w) } }));
+  botState.commitRoll(roll);
+  const ownerTrust = new pkg.TrustStore("tofu");
+  const machineKey = ownerTrust.admit(BOT, { kind: "bot", keyId: machine.keyId, publicKey: machine.publicKey });
+  const ownerState = new pkg.StreamState(ROOT);
+  ownerState.acceptSender(machineKey);
+  ownerState.acceptSender(pkg.TrustedKey.own(OWNER, owner));
+  pkg.openKeyWraps(ownerState, ownerTrust, ok(await apis.owner.call({ endpoint: "getKeyWraps", streamId: ROOT })), owner);
+  const world = { OWNER, BOT, ROOT, owner, machine, botTrust, ownerKey, botState, ownerTrust, machineKey, ownerState };
+  world.free = () => [owner, machine, botTrust, ownerKey, botState, ownerTrust, machineKey, ownerState].forEach((o) => o.free());
+  /** The owner seals and sends `text`. */
+  world.send = async (text) => {
+    const ring = ownerState.keyring();
+    try {
+      return ok(await apis.owner.call({ endpoint: "sendMessage", streamId: ROOT, body: pkg.sealMessage(ring, owner, OWNER, ROOT, pkg.mintMessageId(Date.now()), text) }));
+    } finally {
+      ring.free();
+    }
+  };
+  /** The runtime claims; the invocation as served. */
+  world.claim = async () =>
+    ok(await apis.bot.call({
+      endpoint: "claimInvocation",
+      body: { runtimeKind: "alpha-local", instanceId: "machine-a", supportedCapabilities: ["active-scratchpad"], claimTtlSeconds: 60 },
+    })).data;
+  /** The code `OpenedInvocation.open` refuses `invocation` with (or "opened"). */
+  world.openCode = (invocation) => {
+    try {
+      pkg.OpenedInvocation.open(invocation, botState, botTrust, BOT, [machine]).free();
+      return "opened";
+    } catch (e) {
+      return e.code;
+    }
+  };
+  /** Opens `invocation` and seals a reply: the reply's generation, or the code of the refusal. */
+  world.replyGeneration = (invocation) => {
+    let opened;
+    let skipped;
+    try {
+      opened = pkg.OpenedInvocation.open(invocation, botState, botTrust, BOT, [machine]);
+      skipped = opened.wraps.skipped.map((x) => [x.keyGeneration, x.code]);
+      const reply = opened.sealReply(pkg.mintMessageId(Date.now()), "reply");
+      return { skipped, generation: reply.reply.envelope.keyGeneration };
+    } catch (e) {
+      return { skipped, code: e.code };
+    } finally {
+      opened?.free();
+    }
+  };
+  return world;
+}
+
+test("streamseal serve --hostile: every attack of the active server is refused with its code", async () => {
+  const { seed, stop } = await startServe(["--rate-limit", "0"]);
+  const apis = clients(seed);
+  const w = await sealedWorld(seed, apis);
+  const hostile = (attacks) => control(seed, seed.user.key, "POST", "/_serve/hostile", { attacks });
+  try {
+    // Honest first: the prompt opens.
+    await w.send("honest prompt");
+    assert.equal(w.openCode(await w.claim()), "opened");
+
+    // A generation of the server's own: the owner's app skips its wraps and
+    // keeps sealing under the generation it holds; the runtime refuses a
+    // claim whose reply generation only the server's wrap gives.
+    await w.send("prompt before the server mints");
+    await hostile(["mint-generation"]);
+    const listed = ok(await apis.owner.call({ endpoint: "getKeyWraps", streamId: w.ROOT }));
+    assert.equal(listed.currentKeyGeneration, 1);
+    // (A copy of the owner's state: once a generation is announced, the owner
+    // will not seal under an older one.)
+    const probe = pkg.StreamState.fromBytes(w.ownerState.toBytes(w.owner), w.owner);
+    const report = pkg.openKeyWraps(probe, w.ownerTrust, listed, w.owner);
+    assert.deepEqual(report.skipped.map((x) => [x.keyGeneration, x.code]), [[1, "UNTRUSTED_WRAP"]]);
+    const ring = probe.keyring();
+    assert.equal(ring.contains(1), false);
+    assert.throws(() => pkg.sealMessage(ring, w.owner, w.OWNER, w.ROOT, pkg.mintMessageId(Date.now()), "x"), { code: "UNKNOWN_KEY_GENERATION" });
+    ring.free();
+    probe.free();
+    // The runtime opens the owner's prompt, skips the server's wrap, and will
+    // not seal its reply under the generation only the server gave.
+    assert.deepEqual(w.replyGeneration(await w.claim()), { skipped: [[1, "UNTRUSTED_WRAP"]], code: "UNKNOWN_KEY_GENERATION" });
+
+    // A prompt forged in the owner's name.
+    await hostile([]);
+    await w.send("the owner's real words");
+    await hostile(["forge-prompt"]);
+    assert.equal(w.openCode(await w.claim()), "UNKNOWN_KEY_GENERATION");
+
+    // A sealed stream presented as plaintext.
+    await hostile([]);
+    await w.send("sealed words");
+    await hostile(["downgrade"]);
+    const link = ok(await apis.bot.call({ endpoint: "getStream", streamId: w.ROOT }));
+    assert.equal(link.e2eEnabled, undefined);
+    const plain = await w.claim();
+    assert.equal(plain.sealedContext ?? null, null);
+    assert.equal(w.openCode(plain), "SEALED_STREAM_DOWNGRADE");
+
+    // The owner rolls to generation 1; then the server announces generation 0 again.
+    await hostile([]);
+    const roll = w.ownerState.prepareRoll(w.owner, [pkg.TrustedKey.own(w.OWNER, w.owner), w.machineKey]);
+    await control(seed, seed.user.key, "POST", `/_serve/streams/${w.ROOT}/key-wraps`, { keyGeneration: 1, wraps: roll.wraps });
+    w.ownerState.commitRoll(roll);
+    await w.send("under generation 1");
+    assert.equal(w.openCode(await w.claim()), "opened");
+    await hostile(["rollback"]);
+    const rolledBack = ok(await apis.owner.call({ endpoint: "getKeyWraps", streamId: w.ROOT }));
+    assert.equal(rolledBack.currentKeyGeneration, 0);
+    // The older state is not taken: the owner keeps sealing under generation 1.
+    pkg.openKeyWraps(w.ownerState, w.ownerTrust, rolledBack, w.owner);
+    await hostile([]);
+    await w.send("after the rollback");
+    await hostile(["rollback"]);
+    // Nor by the runtime: asked to reply under generation 0, it replies under 1.
+    assert.deepEqual(w.replyGeneration(await w.claim()), { skipped: [], generation: 1 });
+    const afterRing = w.ownerState.keyring();
+    assert.equal(pkg.sealMessage(afterRing, w.owner, w.OWNER, w.ROOT, pkg.mintMessageId(Date.now()), "x").sealed.envelope.keyGeneration, 1);
+    afterRing.free();
+  } finally {
+    w.free();
+    stop();
+  }
+});

@@ -8,6 +8,7 @@ use std::io::Write;
 use clap::Args;
 use streamseal::wire::version::ApiVersion;
 use streamseal_serve::Options;
+use streamseal_serve::hostile::Attack;
 
 use crate::failure::{Failure, Outcome};
 
@@ -29,17 +30,34 @@ pub struct Serve {
     /// How many bots to seed (each with its own key).
     #[arg(long, default_value_t = 1)]
     bots: usize,
+    /// Attack the clients as an active server would, from the start:
+    /// `mint-generation`, `forge-prompt`, `rollback`, `downgrade` (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    hostile: Vec<String>,
 }
 
 impl Serve {
     /// Serves until the process is stopped.
     pub fn run(&self) -> Outcome {
         let pinned = self.pin.as_deref().map(ApiVersion::parse).transpose()?;
+        let attacks = self
+            .hostile
+            .iter()
+            .map(|name| {
+                Attack::parse(name).ok_or_else(|| {
+                    Failure::usage(format!(
+                        "unknown attack `{name}`; the attacks: {}",
+                        Attack::ALL.map(Attack::as_str).join(", ")
+                    ))
+                })
+            })
+            .collect::<Outcome<Vec<_>>>()?;
         let options = Options {
             rate_limit: self.rate_limit,
             window_ms: self.window_ms,
             pinned,
             bots: self.bots,
+            attacks,
         };
         streamseal_serve::run(self.port, options, |seed, addr| {
             let mut line = seed.to_json();

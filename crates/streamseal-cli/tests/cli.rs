@@ -1855,3 +1855,25 @@ fn inspect_names_shape_version_and_bounds() {
     fails(cli().args(["inspect", "--as", "nope"]).arg(&bad), "USAGE");
     assert!(ok(cli().args(["inspect", "--as", "list"])).contains("presence-request"));
 }
+
+#[test]
+fn serve_refuses_an_unknown_attack_and_version_before_binding() {
+    let line = fails(
+        cli().args([
+            "serve",
+            "--port",
+            "0",
+            "--hostile",
+            "mint-generation,steal-keys",
+        ]),
+        "USAGE",
+    );
+    assert!(
+        line.contains("steal-keys") && line.contains("forge-prompt"),
+        "{line}"
+    );
+    fails(
+        cli().args(["serve", "--port", "0", "--pin", "2026-01-01"]),
+        "INVALID_FIELD",
+    );
+}

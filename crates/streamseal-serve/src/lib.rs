@@ -31,6 +31,9 @@
 //! - `GET /_serve/events?after=N&waitMs=M`: the caller's events
 //!   (`bot_invocation:available`, `bot:e2e_revoke`) as a long poll, where
 //!   the service uses its realtime channel;
+//! - `POST /_serve/hostile` `{attacks: [...]}`: which of the active
+//!   server's attacks it performs from now on ([`hostile`]; `--hostile` at
+//!   start);
 //! - `POST /_serve/faults` `{endpoint, status?, retryAfter?, times?}`: the
 //!   next calls of `endpoint` answer `status` (with `Retry-After`), or,
 //!   without a status, do the work and lose the answer (the connection
@@ -47,6 +50,7 @@
 //! # }
 //! ```
 
+pub mod hostile;
 mod http;
 pub mod service;
 
