@@ -194,9 +194,16 @@ fn python(out: &Path, library: &Path) -> Result {
     fs::write(package.join("__init__.py"), "")
         .map_err(|e| format!("cannot write __init__.py: {e}"))?;
     copy(library, &package.join("libstreamseal_ffi.so"))?;
+    wheel_layout(&package, &out.join("python/streamseal"))?;
+    // The HTTP adapter's tests (test_http.py) need httpx, pinned in a venv of
+    // its own, and `streamseal serve`, which they talk to.
+    crate::package::python::install_tool("httpx", HTTPX)?;
+    run("cargo", &["build", "--locked", "-p", "streamseal-cli"])?;
+    let python = crate::package::python::venv_python(&crate::package::python::tool_venv("httpx"));
+    let serve_bin = root().join("target/debug/streamseal");
     run_in(
         &root(),
-        "python3",
+        path_str(&python)?,
         &[
             "-m",
             "unittest",
@@ -205,8 +212,43 @@ fn python(out: &Path, library: &Path) -> Result {
             "bindings/uniffi/python/tests",
             "-v",
         ],
-        &[("STREAMSEAL_PY_BINDINGS", path_str(&out.join("python"))?)],
+        &[
+            ("STREAMSEAL_PY_BINDINGS", path_str(&out.join("python"))?),
+            ("STREAMSEAL_BIN", path_str(&serve_bin)?),
+        ],
     )
+}
+
+/// The httpx the Python adapter (`streamseal.http`) is tested with.
+const HTTPX: &str = "0.28.1";
+
+/// The package as the wheel lays it out (`streamseal/` with the package's
+/// own files, the generated modules in `streamseal/_uniffi/`), from the
+/// generated package at `generated`: what `import streamseal` and
+/// `streamseal.http` are tested as.
+fn wheel_layout(generated: &Path, package: &Path) -> Result {
+    let uniffi = package.join("_uniffi");
+    fs::create_dir_all(&uniffi).map_err(|e| format!("{}: {e}", uniffi.display()))?;
+    let mut init = String::new();
+    for ns in NAMESPACES {
+        copy(&generated.join(format!("{ns}.py")), &uniffi.join(format!("{ns}.py")))?;
+        init.push_str(&format!("from .{ns} import *  # noqa: F401,F403\n"));
+    }
+    copy(
+        &generated.join("libstreamseal_ffi.so"),
+        &uniffi.join("libstreamseal_ffi.so"),
+    )?;
+    fs::write(uniffi.join("__init__.py"), init).map_err(|e| format!("cannot write _uniffi: {e}"))?;
+    let sources = root().join("bindings/uniffi/python/streamseal");
+    for entry in fs::read_dir(&sources).map_err(|e| format!("{}: {e}", sources.display()))? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.extension().is_some_and(|e| e == "py" || e == "typed")
+            && let Some(name) = path.file_name()
+        {
+            copy(&path, &package.join(name))?;
+        }
+    }
+    Ok(())
 }
 
 /// The JUnit tests of `bindings/uniffi/kotlin` with Maven (`mvn verify`:

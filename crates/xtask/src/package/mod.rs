@@ -17,7 +17,7 @@
 mod jvm;
 mod mobile;
 mod npm;
-mod python;
+pub mod python;
 mod quickstart;
 
 use std::fs;

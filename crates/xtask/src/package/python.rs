@@ -30,11 +30,12 @@ fn crate_dir() -> PathBuf {
 }
 
 /// The venv of a pinned Python tool, under [`tools_root`].
-fn tool_venv(name: &str) -> PathBuf {
+pub fn tool_venv(name: &str) -> PathBuf {
     tools_root().join(name)
 }
 
-fn venv_python(venv: &Path) -> PathBuf {
+/// The interpreter of a venv.
+pub fn venv_python(venv: &Path) -> PathBuf {
     venv.join("bin/python")
 }
 
@@ -58,7 +59,7 @@ fn new_venv(dir: &Path) -> Result {
 }
 
 /// `package==version` in its venv under [`tools_root`], unless already there.
-fn install_tool(package: &str, version: &str) -> Result {
+pub fn install_tool(package: &str, version: &str) -> Result {
     let venv = tool_venv(package);
     if has_version(&venv, package, version) {
         return Ok(());
