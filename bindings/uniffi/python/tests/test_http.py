@@ -253,6 +253,44 @@ class HttpAdapter(unittest.TestCase):
         finally:
             w.close()
 
+    def test_the_python_bot_example_answers_sealed(self):
+        """examples/python-bot/bot.py, run as it is, against serve; the owner's side here."""
+        serve = self.serve("--rate-limit", "0")
+        seed = serve.seed
+        owner = ss.IdentityKey.generate("user", "key_owner")
+        serve.control(seed["user"]["key"], "PUT", "/_serve/e2e-key",
+                      {"keyId": owner.key_id(), "publicKey": owner.public_key()})
+        env = dict(os.environ, STREAMSEAL_BASE_URL=serve.base, STREAMSEAL_WORKSPACE=seed["workspaceId"],
+                   STREAMSEAL_KEY=seed["bots"][0]["key"],
+                   PYTHONPATH=os.environ.get("STREAMSEAL_PY_BINDINGS", os.path.join(ROOT, "target", "uniffi", "python")))
+        bot = subprocess.Popen([sys.executable, os.path.join(ROOT, "examples", "python-bot", "bot.py"),
+                                "--invocations", "1"], stdout=subprocess.PIPE, text=True, env=env)
+        try:
+            ready = json.loads(bot.stdout.readline())
+            root, bot_id = ready["rootStreamId"], ready["botId"]
+            trust = ss.TrustStore("tofu")
+            machine = trust.admit(bot_id, ss.Recipient(kind=ready["machineKey"]["kind"],
+                                                       key_id=ready["machineKey"]["keyId"],
+                                                       public_key=ready["machineKey"]["publicKey"]))
+            state = ss.StreamState(root)
+            state.accept_sender(machine)
+            with serve.client(seed["user"]["key"]) as api:
+                listed = json.dumps(data(api.call({"endpoint": "getKeyWraps", "streamId": root})))
+                self.assertEqual(ss.open_key_wraps(state, trust, listed, [owner]).skipped, [])
+                body = ss.seal_message(state.keyring(), owner, seed["user"]["id"], root,
+                                       ss.mint_message_id(int(time.time() * 1000)), "hello, bot")
+                api.call({"endpoint": "sendMessage", "streamId": root, "body": json.loads(body)})
+                self.assertEqual(json.loads(bot.stdout.readline())["replied"][:4], "inv_")
+                messages = data(api.call({"endpoint": "listMessages", "streamId": root, "query": {}}))
+                results = ss.open_messages(state.keyring(), trust, root, json.dumps(messages["data"]),
+                                           ss.OwnKeys(subject=seed["user"]["id"], keys=[owner]), [])
+                self.assertEqual([r.message.text for r in results], ["hello, bot", "You said: hello, bot"])
+                self.assertEqual(results[1].message.sealed_by.subject, bot_id)
+            self.assertEqual(bot.wait(timeout=30), 0)
+        finally:
+            bot.kill()
+            bot.wait()
+
     def test_the_async_client(self):
         serve = self.serve("--rate-limit", "2", "--window-ms", "1200")
         seed = serve.seed
