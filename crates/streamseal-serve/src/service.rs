@@ -258,6 +258,9 @@ pub struct Service {
     faults: Vec<Fault>,
     attacks: std::collections::BTreeSet<Attack>,
     minted: BTreeMap<String, Minted>,
+    /// Each bot's invocations that were not terminal when last looked at
+    /// (pending or claimed): what a claim looks through, instead of all.
+    open: BTreeMap<String, Vec<String>>,
 }
 
 /// A fresh ULID of `prefix` at `now_ms`.
@@ -346,6 +349,7 @@ impl Service {
             faults: Vec::new(),
             attacks: options_attacks,
             minted: BTreeMap::new(),
+            open: BTreeMap::new(),
         }
     }
 
@@ -1270,6 +1274,10 @@ impl Service {
                     steps: 0,
                 },
             );
+            self.open
+                .entry(session.bot.clone())
+                .or_default()
+                .push(inv.clone());
             self.emit(
                 &session.bot,
                 "bot_invocation:available",
@@ -1287,26 +1295,40 @@ impl Service {
         now_ms: u64,
     ) -> Response {
         let ttl_ms = u64::from(body.claim_ttl_seconds) * 1000;
-        let pick = self.invocations.values().find(|inv| {
-            inv.bot == bot
-                && match &inv.state {
-                    InvocationState::Pending => true,
-                    InvocationState::Claimed { expires_ms, .. } => *expires_ms <= now_ms,
-                    _ => false,
-                }
-                && body
-                    .invocation_id
-                    .as_ref()
-                    .is_none_or(|want| want == &inv.id)
-                && body
-                    .response_stream_id
-                    .as_ref()
-                    .is_none_or(|want| want == &inv.stream)
-                && body
-                    .exclude_response_stream_ids
-                    .as_ref()
-                    .is_none_or(|ex| !ex.contains(&inv.stream))
-        });
+        // Completed and failed invocations leave the bot's open list here.
+        let invocations = &self.invocations;
+        if let Some(list) = self.open.get_mut(bot) {
+            list.retain(|id| {
+                matches!(
+                    invocations.get(id).map(|i| &i.state),
+                    Some(InvocationState::Pending | InvocationState::Claimed { .. })
+                )
+            });
+        }
+        let open = self.open.get(bot).map(Vec::as_slice).unwrap_or_default();
+        let pick = open
+            .iter()
+            .filter_map(|id| self.invocations.get(id))
+            .find(|inv| {
+                inv.bot == bot
+                    && match &inv.state {
+                        InvocationState::Pending => true,
+                        InvocationState::Claimed { expires_ms, .. } => *expires_ms <= now_ms,
+                        _ => false,
+                    }
+                    && body
+                        .invocation_id
+                        .as_ref()
+                        .is_none_or(|want| want == &inv.id)
+                    && body
+                        .response_stream_id
+                        .as_ref()
+                        .is_none_or(|want| want == &inv.stream)
+                    && body
+                        .exclude_response_stream_ids
+                        .as_ref()
+                        .is_none_or(|ex| !ex.contains(&inv.stream))
+            });
         let Some(inv_id) = pick.map(|inv| inv.id.clone()) else {
             return Response::json(200, &json!({"data": null}));
         };

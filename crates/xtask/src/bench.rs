@@ -431,6 +431,52 @@ fn js_report(out: &mut String, budgets: &mut Vec<Budget>, stdout: &str, env_hint
     }
 }
 
+/// `js/bench/load.js`: `streamseal serve` under 200 concurrent bot loops.
+fn load_report(out: &mut String, budgets: &mut Vec<Budget>, stdout: &str) {
+    let json = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("RESULT_JSON "))
+        .unwrap_or("{}");
+    let n = |k: &str| json_num(json, k).unwrap_or(f64::NAN);
+    let clean = n("lost") == 0.0 && n("duplicated") == 0.0 && n("unanswered") == 0.0;
+    budgets.push(Budget {
+        name: format!(
+            "streamseal serve: {} concurrent bot loops for {} s, nothing lost, duplicated or unanswered",
+            n("loops"),
+            n("seconds")
+        ),
+        limit: "0 lost, 0 duplicated".to_owned(),
+        measured: None,
+        pass: clean && n("rounds") > 0.0,
+    });
+    let _ = writeln!(
+        out,
+        "## Load: `streamseal serve` (`js/bench/load.js`)\n\n\
+         Command: `cargo build --release -p streamseal-cli`, then in `js/bench`: `node load.js \
+         --loops 200 --seconds 60 --bin ../../target/release/streamseal`. One bot per loop, \
+         no rate limit, over loopback; each round the owner sends a message (a minted \
+         `clientMessageId`), the bot claims the invocation, records a step and completes \
+         with a reply, all through `createClient`. The client (Node) and the stand-in share \
+         the machine's cores. Afterwards every session is read back and checked.\n\n\
+         | loops | seconds | rounds | rounds/s | requests/s | round median | round p99 | \
+         messages read back | lost | duplicated | unanswered | serve peak RSS |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n\
+         | {} | {} | {} | {} | {} | {} ms | {} ms | {} | {} | {} | {} | {:.1} MiB |\n",
+        n("loops"),
+        n("seconds"),
+        n("rounds"),
+        n("roundsPerSecond"),
+        n("requestsPerSecond"),
+        n("medianRoundMs"),
+        n("p99RoundMs"),
+        n("messages"),
+        n("lost"),
+        n("duplicated"),
+        n("unanswered"),
+        n("servePeakRssBytes") / 1_048_576.0,
+    );
+}
+
 fn json_str(json: &str, key: &str) -> Option<String> {
     let rest = json.split(&format!("\"{key}\":\"")).nth(1)?;
     Some(rest.split('"').next()?.to_owned())
@@ -499,6 +545,29 @@ pub fn bench(args: &[String]) -> Result {
     let mut chromium_args = vec!["chromium.js"];
     chromium_args.extend(&js_args);
     let chromium = capture(&bench_js(), "node", &chromium_args, &[])?;
+    // Load: streamseal serve (release) under concurrent bot loops.
+    capture(
+        &root,
+        "cargo",
+        &["build", "--release", "--locked", "-p", "streamseal-cli"],
+        &[],
+    )?;
+    let serve_bin = root.join("target/release/streamseal");
+    let load_seconds = if quick { "10" } else { "60" };
+    let load = capture(
+        &bench_js(),
+        "node",
+        &[
+            "load.js",
+            "--loops",
+            "200",
+            "--seconds",
+            load_seconds,
+            "--bin",
+            path_str(&serve_bin)?,
+        ],
+        &[],
+    )?;
 
     let mut budgets = Vec::new();
     let mut native = String::new();
@@ -506,6 +575,8 @@ pub fn bench(args: &[String]) -> Result {
     let mut js = String::new();
     js_report(&mut js, &mut budgets, &node, "Node");
     js_report(&mut js, &mut budgets, &chromium, "Chromium");
+    let mut load_doc = String::new();
+    load_report(&mut load_doc, &mut budgets, &load);
 
     let mut doc = String::new();
     let _ = writeln!(
@@ -588,6 +659,7 @@ pub fn bench(args: &[String]) -> Result {
          1 KiB seal and open beside them: every seal makes one, every open verifies \
          one, and the row gives its share of that seal's or open's median.\n{js}"
     );
+    let _ = writeln!(doc, "{load_doc}");
     let path = root.join("BENCHMARKS.md");
     fs::write(&path, doc).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     eprintln!(

@@ -231,14 +231,18 @@ fn wheel_layout(generated: &Path, package: &Path) -> Result {
     fs::create_dir_all(&uniffi).map_err(|e| format!("{}: {e}", uniffi.display()))?;
     let mut init = String::new();
     for ns in NAMESPACES {
-        copy(&generated.join(format!("{ns}.py")), &uniffi.join(format!("{ns}.py")))?;
+        copy(
+            &generated.join(format!("{ns}.py")),
+            &uniffi.join(format!("{ns}.py")),
+        )?;
         init.push_str(&format!("from .{ns} import *  # noqa: F401,F403\n"));
     }
     copy(
         &generated.join("libstreamseal_ffi.so"),
         &uniffi.join("libstreamseal_ffi.so"),
     )?;
-    fs::write(uniffi.join("__init__.py"), init).map_err(|e| format!("cannot write _uniffi: {e}"))?;
+    fs::write(uniffi.join("__init__.py"), init)
+        .map_err(|e| format!("cannot write _uniffi: {e}"))?;
     let sources = root().join("bindings/uniffi/python/streamseal");
     for entry in fs::read_dir(&sources).map_err(|e| format!("{}: {e}", sources.display()))? {
         let path = entry.map_err(|e| e.to_string())?.path();
