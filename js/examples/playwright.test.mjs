@@ -19,6 +19,8 @@ import { serve } from "./server.mjs";
 import { OWNER, PASSPHRASE, ROOT, sealedHistory } from "./history.mjs";
 import { expectOwnerDevice, expectRuntime, stage } from "../test/hostile-server.mjs";
 import { expectForgers } from "../test/forgers.mjs";
+import * as api from "../src/api-node.js";
+import { control, startServe } from "../test/serve-process.mjs";
 
 const TEXTS = ["Ship the release on Thursday?", "Thursday works, after the freeze.", "Édité : « la version finale » ✅"];
 const IDS = ["msg_01JD3QH2A7C4E6G8J0K2M4P6R8", "msg_01JD3QJ6B8D0F2H4K6M8P0R2T4", "msg_01JD3QK7C9E1G3J5M7P9S1V3X5"];
@@ -163,5 +165,88 @@ test("in Chromium: the forgers of issue 16 are refused, statuses and bound field
     });
   } finally {
     server.close();
+  }
+});
+
+/** The bot's side in Node: a sealed session at generation 0 and a runtime that answers one prompt. */
+async function sealedBot(seed) {
+  const ok = (result) => {
+    assert.equal(result.status, "ok", JSON.stringify(result.failure ?? String(result.error)));
+    return result.response.data.data;
+  };
+  const bot = api.createClient({ baseUrl: seed.baseUrl, workspaceId: seed.workspaceId, apiKey: seed.bots[0].key });
+  const BOT = seed.bots[0].id;
+  const machine = pkg.IdentityKey.generate("bot", "machine-a");
+  ok(await bot.call({ endpoint: "postPresence", body: { runtimeKind: "alpha-local", instanceId: "machine-a", status: "available", acceptingInvocations: true, capabilities: {}, publicKey: machine.publicKey, publicKeyId: machine.keyId } }));
+  const ownerRecord = ok(await bot.call({ endpoint: "getOwnerE2eKey" }));
+  const link = ok(await bot.call({ endpoint: "createSession", body: { runtimeKind: "alpha-local", instanceId: "machine-a", runtimeSessionId: "chat", displayName: "Chat", e2e: { ownerKeyId: ownerRecord.keyId } } }));
+  const root = link.rootStreamId;
+  const trust = new pkg.TrustStore("tofu");
+  const owner = pkg.ownerKey(trust, seed.user.id, ownerRecord);
+  const state = new pkg.StreamState(root);
+  state.setOwner(seed.user.id);
+  state.acceptSender(owner);
+  const roll = state.prepareRoll(machine, [owner, pkg.TrustedKey.own(BOT, machine)]);
+  ok(await bot.call({ endpoint: "postKeyWraps", streamId: root, body: { keyGeneration: 0, wraps: roll.wraps.map(({ keyGeneration, ...w }) => w) } }));
+  state.commitRoll(roll);
+  const answered = (async () => {
+    for (;;) {
+      const invocation = ok(await bot.call({ endpoint: "claimInvocation", body: { runtimeKind: "alpha-local", instanceId: "machine-a", supportedCapabilities: ["active-scratchpad"], claimTtlSeconds: 60 } })).data;
+      if (!invocation) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      const opened = pkg.OpenedInvocation.open(invocation, state, trust, BOT, [machine]);
+      const reply = opened.sealReply(pkg.mintMessageId(Date.now()), `You said: ${opened.prompt}`);
+      ok(await bot.call({ endpoint: "sealedComplete", invocationId: invocation.id, callbackToken: invocation.sealedContext.callbackToken, body: reply }));
+      opened.free();
+      return invocation.id;
+    }
+  })();
+  const free = () => [machine, trust, owner, state].forEach((o) => o.free());
+  return { root, BOT, machine: { keyId: machine.keyId, publicKey: machine.publicKey }, answered, free };
+}
+
+test("the chat page talks to streamseal serve: unlock, send sealed, the bot's sealed reply opens", async () => {
+  const { seed, stop } = await startServe(["--rate-limit", "0"]);
+  // The user set up their key in the app's settings (a bundle under the passphrase).
+  const setup = pkg.setUp("key_owner", new TextEncoder().encode(PASSPHRASE), { algorithm: "argon2id", version: 19, m: 19 * 1024, t: 2, p: 1 });
+  setup.takeIdentity().free();
+  await control(seed, seed.user.key, "PUT", "/_serve/e2e-key", { ...setup.record, createdAt: "2026-11-27T10:00:00Z" });
+  setup.free();
+  const bot = await sealedBot(seed);
+  const { server, url } = await serve();
+  try {
+    await withBrowser(async (context) => {
+      const page = await context.newPage();
+      const errors = [];
+      const fetched = [];
+      page.on("pageerror", (e) => errors.push(e));
+      page.on("request", (r) => fetched.push(new URL(r.url()).pathname));
+      const query = new URLSearchParams({
+        serve: seed.baseUrl, workspace: seed.workspaceId, key: seed.user.key, root: bot.root, bot: bot.BOT,
+        machineKeyId: bot.machine.keyId, machinePublicKey: bot.machine.publicKey,
+      });
+      await page.goto(`${url}/examples/chat.html?${query}`);
+      await page.waitForFunction(() => document.getElementById("status").textContent === "ready");
+      assert.equal(fetched.some((p) => p.endsWith("streamseal_api_bg.wasm")), false, "the endpoint module waits for first use");
+      await page.fill("#passphrase", PASSPHRASE);
+      await page.fill("#text", "Is the release on track?");
+      await page.click("button[type=submit]");
+      await page.waitForFunction(() => /^(replied|no reply|error)/.test(document.getElementById("status").textContent), null, { timeout: 60_000 });
+      assert.equal(await page.textContent("#status"), "replied");
+      const items = await page.$$eval("#history li", (lis) => lis.map((li) => [li.textContent, li.dataset.sealedBy]));
+      assert.deepEqual(items, [
+        ["Is the release on track?", `${seed.user.id} verified`],
+        ["You said: Is the release on track?", `${bot.BOT} unverified`],
+      ]);
+      assert.ok(fetched.some((p) => p.endsWith("streamseal_api_bg.wasm")), "loaded on first use");
+      assert.deepEqual(errors, []);
+    });
+    assert.match(await bot.answered, /^inv_/);
+  } finally {
+    bot.free();
+    server.close();
+    stop();
   }
 });

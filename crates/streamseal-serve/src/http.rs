@@ -122,6 +122,23 @@ async fn read_and_handle(shared: &Shared, req: hyper::Request<Incoming>) -> Outc
         headers,
         body,
     };
+    if request.method == "OPTIONS" {
+        // A browser's preflight: a web front end on another local origin may call.
+        let mut r = Response::error(204, "");
+        r.body.clear();
+        r.headers = vec![
+            (
+                "Access-Control-Allow-Methods".to_owned(),
+                "GET, POST, PUT, PATCH, DELETE".to_owned(),
+            ),
+            (
+                "Access-Control-Allow-Headers".to_owned(),
+                "Authorization, Content-Type, Service-Version, X-Service-Callback-Token".to_owned(),
+            ),
+            ("Access-Control-Max-Age".to_owned(), "600".to_owned()),
+        ];
+        return Outcome::Answer(to_hyper(r));
+    }
     if request.method == "GET" && request.path == "/_serve/events" {
         return Outcome::Answer(to_hyper(events(shared, &request).await));
     }
@@ -204,8 +221,16 @@ fn decode_component(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Every answer may be read by a page of any origin (a development tool on
+/// loopback), its rate-limit and version headers included.
 fn to_hyper(response: Response) -> hyper::Response<Full<Bytes>> {
-    let mut builder = hyper::Response::builder().status(response.status);
+    let mut builder = hyper::Response::builder()
+        .status(response.status)
+        .header("Access-Control-Allow-Origin", "*")
+        .header(
+            "Access-Control-Expose-Headers",
+            "Service-Version, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After",
+        );
     for (name, value) in &response.headers {
         builder = builder.header(name.as_str(), value.as_str());
     }
