@@ -71,33 +71,39 @@ use streamseal::wrap::{KeyWrap, wrap_stream_key};
 use crate::failure::{Failure, Outcome};
 use crate::passphrase::with_progress;
 
-const PASSPHRASE: &str = "correct horse battery staple";
+pub(crate) const PASSPHRASE: &str = "correct horse battery staple";
 const SESSION: &str = "demo-session";
 const OWNER_KEY_ID: &str = "owner-laptop";
 const REVIEWER_KEY_ID: &str = "reviewer-box";
 
 /// Collects what happens, prints it as it goes (unless `--json`), and
 /// refuses any wire body that contains a plaintext.
-struct Transcript {
-    json: bool,
-    entries: Vec<Value>,
-    plaintexts: Vec<String>,
-    bodies: usize,
+pub(crate) struct Transcript {
+    pub(crate) json: bool,
+    pub(crate) entries: Vec<Value>,
+    pub(crate) plaintexts: Vec<String>,
+    pub(crate) bodies: usize,
 }
 
 impl Transcript {
-    fn section(&mut self, title: &str) {
+    pub(crate) fn section(&mut self, title: &str) {
         if !self.json {
             println!("\n== {title}");
         }
         self.entries.push(json!({"section": title}));
     }
 
-    fn plaintext(&mut self, text: &str) {
+    pub(crate) fn plaintext(&mut self, text: &str) {
         self.plaintexts.push(text.to_owned());
     }
 
-    fn wire(&mut self, from: &str, to: &str, call: &str, body: &impl Serialize) -> Outcome {
+    pub(crate) fn wire(
+        &mut self,
+        from: &str,
+        to: &str,
+        call: &str,
+        body: &impl Serialize,
+    ) -> Outcome {
         let value = serde_json::to_value(body).map_err(|e| Failure::io("serialising a body", e))?;
         let text = value.to_string();
         if let Some(leak) = self.plaintexts.iter().find(|p| text.contains(p.as_str())) {
@@ -121,7 +127,7 @@ impl Transcript {
 
     /// `who` opened `text`, sealed by `by`: the signer and how sure the
     /// reader is of its key (`verified` or `unverified`).
-    fn read(&mut self, who: &str, what: &str, text: &str, by: &SealedBy) {
+    pub(crate) fn read(&mut self, who: &str, what: &str, text: &str, by: &SealedBy) {
         let status = by.status.as_str();
         if !self.json {
             println!(
@@ -138,7 +144,7 @@ impl Transcript {
 
     /// A refusal: `who` `action` (for example "cannot open the message")
     /// with the library's code.
-    fn refused(&mut self, who: &str, action: &str, code: ErrorCode, message: &str) {
+    pub(crate) fn refused(&mut self, who: &str, action: &str, code: ErrorCode, message: &str) {
         if !self.json {
             println!("  {who} {action}: error[{code}] {message}");
         }
@@ -149,7 +155,7 @@ impl Transcript {
 
     /// An attack the demo expects refused with `code`: recorded when it is;
     /// the demo fails when it was accepted or refused with another code.
-    fn expect_refused<T>(
+    pub(crate) fn expect_refused<T>(
         &mut self,
         who: &str,
         action: &str,
@@ -172,7 +178,7 @@ impl Transcript {
         }
     }
 
-    fn note(&mut self, text: &str) {
+    pub(crate) fn note(&mut self, text: &str) {
         if !self.json {
             println!("  {text}");
         }
@@ -180,7 +186,7 @@ impl Transcript {
     }
 
     /// What opening a list of wraps did to a member's stream state.
-    fn wraps(&mut self, who: &str, report: &WrapsReport) {
+    pub(crate) fn wraps(&mut self, who: &str, report: &WrapsReport) {
         if !self.json {
             for a in &report.admitted {
                 let sender = if a.sender == "self" {
@@ -276,7 +282,7 @@ impl Transcript {
 }
 
 /// A refusal the demo expected did not happen.
-fn not_refused(what: &str, expected: ErrorCode) -> Failure {
+pub(crate) fn not_refused(what: &str, expected: ErrorCode) -> Failure {
     Failure {
         code: "DEMO_FAILED".into(),
         message: format!("expected error[{expected}], but this was accepted: {what}"),
@@ -386,7 +392,7 @@ impl Claim<'_> {
     }
 }
 
-fn now_ms() -> Outcome<u64> {
+pub(crate) fn now_ms() -> Outcome<u64> {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
@@ -424,7 +430,11 @@ struct Demo {
 
 /// What an owner's app checks signatures against: its trust store and its
 /// own key.
-fn owner_keys<'a>(trust: &'a TrustStore, owner_id: &str, owner: &IdentityKey) -> SenderKeys<'a> {
+pub(crate) fn owner_keys<'a>(
+    trust: &'a TrustStore,
+    owner_id: &str,
+    owner: &IdentityKey,
+) -> SenderKeys<'a> {
     SenderKeys::new(trust).with_own(owner_id, owner)
 }
 

@@ -6,6 +6,7 @@
 //! (2 for usage errors).
 
 mod demo;
+mod demo_http;
 mod failure;
 mod files;
 mod inspect;
@@ -32,6 +33,10 @@ enum Command {
         /// Print a machine-readable JSON transcript instead of the narrated one.
         #[arg(long)]
         json: bool,
+        /// Run over HTTP against `streamseal serve` at this URL (e.g. http://127.0.0.1:8787)
+        /// instead of in process.
+        #[arg(long)]
+        server: Option<String>,
     },
     /// Generate an X25519 identity key (a key file holding the secret key).
     Keygen(tools::Keygen),
@@ -58,7 +63,11 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match &cli.command {
-        Command::Demo { json } => demo::run(*json),
+        Command::Demo { json, server: None } => demo::run(*json),
+        Command::Demo {
+            json,
+            server: Some(url),
+        } => demo_http::run(url, *json),
         Command::Keygen(c) => c.run(),
         Command::Bundle(c) => c.run(),
         Command::Keyring(c) => c.run(),

@@ -1877,3 +1877,53 @@ fn serve_refuses_an_unknown_attack_and_version_before_binding() {
         "INVALID_FIELD",
     );
 }
+
+/// `demo --server`: the demo over real HTTP against `streamseal serve`,
+/// its attacks refused with their codes, no plaintext in any body.
+#[test]
+fn the_demo_runs_over_http_against_serve() {
+    use std::io::BufRead;
+    let mut serve = std::process::Command::new(assert_cmd::cargo::cargo_bin("streamseal"))
+        .args(["serve", "--port", "0", "--rate-limit", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(serve.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = json(&line)["baseUrl"].as_str().unwrap().to_owned();
+    let out = cli().args(["demo", "--server", &base, "--json"]).output();
+    serve.kill().unwrap();
+    serve.wait().unwrap();
+    let out = out.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let transcript = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(transcript["plaintextLeaks"], 0);
+    let refused: Vec<&str> = transcript["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["refused"]["code"].as_str())
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            "UNKNOWN_KEY_GENERATION",
+            "SEALED_STREAM_DOWNGRADE",
+            "UNKNOWN_KEY_GENERATION"
+        ]
+    );
+    let reads: Vec<&str> = transcript["transcript"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["read"]["text"].as_str())
+        .collect();
+    assert!(
+        reads.iter().any(|r| r.starts_with("Before shipping")),
+        "{reads:?}"
+    );
+}
