@@ -489,7 +489,10 @@ impl Service {
         let window = self.options.window_ms;
         let limit = usize::try_from(self.options.rate_limit).unwrap_or(usize::MAX);
         let hits = self.windows.entry(key.to_owned()).or_default();
-        while hits.front().is_some_and(|t| t + window <= now_ms) {
+        while hits
+            .front()
+            .is_some_and(|t| t.saturating_add(window) <= now_ms)
+        {
             hits.pop_front();
         }
         if hits.len() >= limit {
@@ -504,7 +507,8 @@ impl Service {
             .get(key)
             .and_then(VecDeque::front)
             .map_or(0, |first| {
-                (first + self.options.window_ms)
+                first
+                    .saturating_add(self.options.window_ms)
                     .saturating_sub(now_ms)
                     .div_ceil(1000)
             })
@@ -738,11 +742,11 @@ impl Service {
                     Err(r) => r,
                     Ok(inv) => {
                         if let InvocationState::Claimed { expires_ms, .. } = &mut inv.state {
-                            *expires_ms = now_ms + ttl * 1000;
+                            *expires_ms = now_ms.saturating_add(ttl * 1000);
                         }
                         Response::data(
                             200,
-                            json!({"invocationId": invocation_id, "status": "claimed", "claimExpiresAt": iso(now_ms + ttl * 1000), "sourceRevision": 1}),
+                            json!({"invocationId": invocation_id, "status": "claimed", "claimExpiresAt": iso(now_ms.saturating_add(ttl * 1000)), "sourceRevision": 1}),
                         )
                     }
                 }
@@ -1346,7 +1350,7 @@ impl Service {
                     instance_id: body.instance_id.clone(),
                     claim_token: claim_token.clone(),
                     callback_token: callback_token.clone(),
-                    expires_ms: now_ms + ttl_ms,
+                    expires_ms: now_ms.saturating_add(ttl_ms),
                 };
                 (inv.stream.clone(), inv.trigger.clone())
             }
@@ -1372,7 +1376,7 @@ impl Service {
             "authorUserId": trigger["authorId"],
             "mentionedActorSlugs": [],
             "claimToken": claim_token,
-            "claimExpiresAt": iso(now_ms + ttl_ms),
+            "claimExpiresAt": iso(now_ms.saturating_add(ttl_ms)),
             "runtimeSessionId": stream.session.as_ref().map(|s| s.runtime_session_id.clone()),
             "metadata": {},
         });
