@@ -86,22 +86,25 @@ test("a send whose response is lost is resent with its clientMessageId, and post
   }
 });
 
-test("a send that cannot be deduped is not resent: the read that tells is named", async () => {
+test("what may have landed is never resent blindly: read back where a read tells, else unknown", async () => {
   const server = await serve((req, body, res) => res.socket.destroy());
   try {
     const client = pkg.createClient({ baseUrl: server.baseUrl, workspaceId: WS, apiKey: "svc_bk_secret", retry: fast, mintClientMessageIds: false });
+    // A send with no clientMessageId: nothing finds it, so its outcome is unknown.
     const result = await client.call({ endpoint: "sendMessage", streamId: STREAM, body: { content: "ship it" } });
     assert.equal(result.status, "lost");
-    assert.deepEqual(result.step, { step: "readBack", endpoint: "listMessages", delayMs: result.step.delayMs });
+    assert.deepEqual(result.step, { step: "giveUp", reason: "outcomeUnknown", waitMs: null });
     assert.equal(result.attempts, 1);
     assert.equal(server.seen.length, 1, "never resent blindly");
-    // A 502 to the same send: likewise.
+    // A key-wrap post answered 502: its wraps are read back, not posted again.
     const bad = await serve((req, body, res) => json(res, 502, { error: "bad gateway" }));
     try {
-      const c = pkg.createClient({ baseUrl: bad.baseUrl, workspaceId: WS, apiKey: "svc_bk_secret", retry: fast, mintClientMessageIds: false });
-      const failed = await c.call({ endpoint: "sendMessage", streamId: STREAM, body: { content: "ship it" } });
+      const c = pkg.createClient({ baseUrl: bad.baseUrl, workspaceId: WS, apiKey: "svc_bk_secret", retry: fast });
+      const wraps = [{ recipientKind: "user", recipientKeyId: "key_owner", wrapEnc: "ZW5j", wrapCt: "Y3Q=" }];
+      const failed = await c.call({ endpoint: "postKeyWraps", streamId: STREAM, body: { keyGeneration: 0, wraps } });
       assert.equal(failed.status, "failed");
       assert.equal(failed.step.step, "readBack");
+      assert.equal(failed.step.endpoint, "getKeyWraps");
       assert.equal(bad.seen.length, 1);
     } finally {
       await bad.close();
@@ -189,20 +192,25 @@ test("pages: every page through nextPage; a failed page throws its code", async 
 });
 
 test("a hostile server's endless body is cut at maxResponseBytes", async () => {
+  let written = 0;
+  let closed = false;
   const server = await serve((req, body, res) => {
     res.writeHead(200, { "content-type": "application/json" });
     const chunk = "x".repeat(64 * 1024);
-    let sent = 0;
+    // Endless: writes until the client goes away.
     const more = () => {
-      while (sent < 64 && res.write(chunk)) sent++;
-      if (sent < 64) res.once("drain", more);
-      else res.end();
+      while (!res.destroyed && res.write(chunk)) written += chunk.length;
+      if (!res.destroyed) res.once("drain", more);
     };
+    res.on("close", () => (closed = true));
     more();
   });
   try {
     const client = pkg.createClient({ baseUrl: server.baseUrl, workspaceId: WS, apiKey: "svc_bk_secret", retry: fast, maxResponseBytes: 1024 * 1024 });
     await assert.rejects(client.call({ endpoint: "listStreams", query: { type: "channel" } }), { code: "INPUT_TOO_LARGE" });
+    for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(closed, "the client hung up");
+    assert.ok(written < 64 * 1024 * 1024, `read on for ${written} bytes`);
   } finally {
     await server.close();
   }

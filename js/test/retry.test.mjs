@@ -41,16 +41,15 @@ test("a 429 with an HTTP-date Retry-After waits the date, on the server's clock"
 });
 
 test("a date without a Date header is measured by nowMs", () => {
-  const { failure } = pkg.parseResponse(send(), {
+  const { failure } = pkg.parseResponse(send("cmid_01J80000000000000000000001"), {
     status: 503,
     headers: [["Retry-After", "Wed, 21 Oct 2026 07:28:07 GMT"]],
     body: "",
   });
   const at = Date.UTC(2026, 9, 21, 7, 28, 7);
   assert.equal(failure.retry.retryAtMs, at);
-  // A 5xx to a send without clientMessageId may have landed: read it back.
   const step = pkg.retryStep(failure.retry, 1, at - 3000, { baseDelayMs: 0, maxDelayMs: 0, maxAttempts: 3, maxWaitMs: 60000 });
-  assert.deepEqual(step, { step: "readBack", endpoint: "listMessages", delayMs: 3000 });
+  assert.deepEqual(step, { step: "retry", delayMs: 3000 });
 });
 
 test("a lost response is resent only when the request is retry-safe", () => {
@@ -62,15 +61,13 @@ test("a lost response is resent only when the request is retry-safe", () => {
   assert.ok(step.delayMs < 1000);
   assert.deepEqual(pkg.retryStep(safe, 5), { step: "giveUp", reason: "attemptsExhausted", waitMs: null });
 
+  // A send without clientMessageId: nothing finds it, so its outcome is unknown.
   const unsafe = pkg.noResponseRetryFacts(send());
-  assert.equal(pkg.retryStep(unsafe, 1).step, "readBack");
-  // No read tells whether a decision card was created.
-  const decision = { ...unsafe, endpoint: "createDecision" };
-  assert.deepEqual(pkg.retryStep(decision, 1), {
-    step: "giveUp",
-    reason: "outcomeUnknown",
-    waitMs: null,
-  });
+  assert.deepEqual(pkg.retryStep(unsafe, 1), { step: "giveUp", reason: "outcomeUnknown", waitMs: null });
+  // A key-wrap post: the wraps are read back (and past the last attempt, unknown).
+  const wraps = { ...unsafe, endpoint: "postKeyWraps" };
+  assert.equal(pkg.retryStep(wraps, 1).endpoint, "getKeyWraps");
+  assert.equal(pkg.retryStep(wraps, 5).reason, "outcomeUnknown");
 });
 
 test("final statuses give up; a server asking for a day is not waited for", () => {

@@ -120,6 +120,32 @@ test("a sealed bot loop over HTTP: sealed prompt in, sealed reply out, then revo
   }
 });
 
+test("the events long-poll waits for an event that comes after it asked", async () => {
+  const { seed, stop } = await startServe(["--rate-limit", "0"]);
+  try {
+    const { bot } = clients(seed);
+    const link = ok(await bot.call({
+      endpoint: "createSession",
+      body: { runtimeKind: "alpha-local", instanceId: "machine-a", runtimeSessionId: "sess-1", displayName: "Scratch" },
+    }));
+    const asked = Date.now();
+    const polling = control(seed, seed.bots[0].key, "GET", "/_serve/events?after=0&waitMs=10000");
+    await new Promise((r) => setTimeout(r, 300));
+    const { owner } = clients(seed);
+    ok(await owner.call({ endpoint: "sendMessage", streamId: link.rootStreamId, body: { content: "wake up" } }));
+    const events = await polling;
+    const waited = Date.now() - asked;
+    assert.equal(events.data.length, 1);
+    assert.equal(events.data[0].event, "bot_invocation:available");
+    assert.ok(waited >= 250 && waited < 5000, `answered after ${waited} ms`);
+    // Nothing new: it waits out waitMs and answers empty.
+    const quiet = await control(seed, seed.bots[0].key, "GET", `/_serve/events?after=${events.next}&waitMs=200`);
+    assert.deepEqual(quiet.data, []);
+  } finally {
+    stop();
+  }
+});
+
 test("a 429 from streamseal serve is waited out (Retry-After), then the 200 comes", async () => {
   const { seed, stop } = await startServe(["--rate-limit", "2", "--window-ms", "1500"]);
   try {

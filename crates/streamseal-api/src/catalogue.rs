@@ -389,24 +389,21 @@ impl Endpoint {
 
     /// The read that tells whether an attempt of this endpoint landed when
     /// its outcome is unknown (a 5xx or no response to a request that is
-    /// not safe to send again, or a 409 that may mean it landed):
+    /// not safe to send again, or a 409 that may mean it landed): one that
+    /// finds the attempt by an id the client chose.
     ///
     /// - `postKeyWraps`: `getKeyWraps` lists the generation's wraps;
-    /// - `sendMessage`, `invocationMessage`, `sealedMessage`,
-    ///   `sealedComplete` and `completeInvocation`: `listMessages` of the
-    ///   stream shows the message by its `clientMessageId` or client-minted
-    ///   `messageId`;
+    /// - `sealedMessage` and `sealedComplete` (with a reply): `listMessages`
+    ///   of the stream shows the message by its client-minted `messageId`;
     /// - `claimDelegation`: `getDelegation` shows who holds the claim.
     ///
-    /// `None` where no read tells ([`crate::retry::GiveUpReason::OutcomeUnknown`]).
+    /// `None` where no read tells, such as a send without `clientMessageId`
+    /// (nothing to find it by: send one, and the send is safe to resend)
+    /// ([`crate::retry::GiveUpReason::OutcomeUnknown`]).
     pub fn landed_read(self) -> Option<Endpoint> {
         match self {
             Endpoint::PostKeyWraps => Some(Endpoint::GetKeyWraps),
-            Endpoint::SendMessage
-            | Endpoint::InvocationMessage
-            | Endpoint::SealedMessage
-            | Endpoint::SealedComplete
-            | Endpoint::CompleteInvocation => Some(Endpoint::ListMessages),
+            Endpoint::SealedMessage | Endpoint::SealedComplete => Some(Endpoint::ListMessages),
             Endpoint::ClaimDelegation => Some(Endpoint::GetDelegation),
             _ => None,
         }

@@ -11,11 +11,14 @@
 //! What it decides, in order:
 //!
 //! - **Never resend what may do the work twice.** A 5xx or a lost response
-//!   to a request that is not retry-safe (a send without `clientMessageId`,
-//!   a sealed reply, a key-wrap post) is [`RetryStep::ReadBack`] naming the
+//!   to a request that is not retry-safe (a sealed reply, a key-wrap post,
+//!   a send without `clientMessageId`) is [`RetryStep::ReadBack`] naming the
 //!   read that shows whether it landed ([`Endpoint::landed_read`]), or
-//!   [`GiveUpReason::OutcomeUnknown`] where no read can tell. A 409 that may
-//!   mean an earlier attempt landed is a read-back at once.
+//!   [`GiveUpReason::OutcomeUnknown`] where no read can tell (a send without
+//!   an id to find it by) and after the last attempt, whatever the wait. A
+//!   409 that may mean an earlier attempt landed is a read-back at once.
+//! - **Final statuses are final**: 4xx other than 429 and 409, and 501 and
+//!   505 (the server will not do it at all).
 //! - **The server's wait first.** A 429 waits `Retry-After` (delta-seconds,
 //!   or an HTTP-date: measured against the response's `Date`, else against
 //!   the caller's clock), else `RateLimit-Reset`, else the body's
@@ -27,7 +30,8 @@
 //!   2^(attempt - 1)))`.
 //! - **Bounded.** After `max_attempts` attempts, or when the wait would
 //!   exceed `max_wait_ms`, give up ([`GiveUpReason::AttemptsExhausted`],
-//!   [`GiveUpReason::WaitTooLong`]); 4xx other than 429 and 409 are final.
+//!   [`GiveUpReason::WaitTooLong`]). Waits are capped at 2^53 - 1 ms
+//!   ([`MAX_SAFE_MS`]).
 //!
 //! ```
 //! use streamseal_api::retry::{RetryPolicy, RetryStep};
@@ -179,6 +183,12 @@ impl RetryFacts {
         retry_safe: bool,
     ) -> Self {
         let seconds = |s: u32| u64::from(s) * 1000;
+        // 501 and 505 say the server will not do this request, now or later.
+        let action = if matches!(status, 501 | 505) {
+            ClientAction::Unexpected
+        } else {
+            action
+        };
         let (kind, wait_ms) = match action {
             ClientAction::RetryAfterWait => (
                 RetryKind::RateLimited,
@@ -197,16 +207,22 @@ impl RetryFacts {
                 .map(|at| at.saturating_mul(1000)),
             _ => None,
         };
+        // A server may name any wait; JavaScript reads numbers exactly only
+        // up to 2^53 - 1.
         RetryFacts {
             endpoint,
             kind,
             status: Some(status),
-            wait_ms,
-            retry_at_ms,
+            wait_ms: wait_ms.map(|w| w.min(MAX_SAFE_MS)),
+            retry_at_ms: retry_at_ms.map(|w| w.min(MAX_SAFE_MS)),
             retry_safe,
         }
     }
 }
+
+/// The largest wait the policy names: 2^53 - 1 ms, a number every binding
+/// (JavaScript's above all) carries exactly.
+pub const MAX_SAFE_MS: u64 = (1 << 53) - 1;
 
 /// Why the policy gives up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -311,26 +327,31 @@ impl RetryPolicy {
                     (Some(at), Some(now)) => Some(at.saturating_sub(now)),
                     _ => facts.wait_ms,
                 };
-                let delay = server_wait.map_or(jitter, |w| w.saturating_add(jitter));
+                let delay = server_wait
+                    .map_or(jitter, |w| w.saturating_add(jitter))
+                    .min(MAX_SAFE_MS);
+                // A 429 did no work; anything else may have done it. What may
+                // have landed is never resent blindly, whatever the wait: it
+                // is read back (after the wait, capped to the policy's), or
+                // reported unknown; and past the last attempt, unknown.
+                let resend_safe = facts.retry_safe || facts.kind == RetryKind::RateLimited;
+                if !resend_safe {
+                    return match facts.endpoint.landed_read() {
+                        Some(endpoint) if attempt < self.max_attempts => RetryStep::ReadBack {
+                            endpoint,
+                            delay_ms: delay.min(self.max_wait_ms),
+                        },
+                        _ => give_up(GiveUpReason::OutcomeUnknown),
+                    };
+                }
+                if attempt >= self.max_attempts {
+                    return give_up(GiveUpReason::AttemptsExhausted);
+                }
                 if delay > self.max_wait_ms {
                     return RetryStep::GiveUp {
                         reason: GiveUpReason::WaitTooLong,
                         wait_ms: Some(delay),
                     };
-                }
-                // A 429 did no work; anything else may have done it.
-                let resend_safe = facts.retry_safe || facts.kind == RetryKind::RateLimited;
-                if !resend_safe {
-                    return match facts.endpoint.landed_read() {
-                        Some(endpoint) => RetryStep::ReadBack {
-                            endpoint,
-                            delay_ms: delay,
-                        },
-                        None => give_up(GiveUpReason::OutcomeUnknown),
-                    };
-                }
-                if attempt >= self.max_attempts {
-                    return give_up(GiveUpReason::AttemptsExhausted);
                 }
                 RetryStep::Retry { delay_ms: delay }
             }

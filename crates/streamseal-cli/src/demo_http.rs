@@ -81,39 +81,32 @@ impl Api {
         let built = build_request(&ctx, &request)?;
         let mut attempt = 1;
         loop {
-            let facts = match self.send(&built) {
+            let (facts, failure) = match self.send(&built) {
                 Ok(response) => match parse_response(&built, &response) {
                     Ok(r) => return Ok(r),
                     Err(ResponseError::Api(f)) => {
-                        let step = self.policy.step(&f.retry, attempt, Some(now_ms()?))?;
-                        if !matches!(step, RetryStep::Retry { .. }) {
-                            return Err(Failure {
-                                code: f.code.as_ref().map_or_else(
-                                    || format!("HTTP_{}", f.status),
-                                    |c| c.as_str().to_owned(),
-                                ),
-                                message: f.to_string(),
-                            });
-                        }
-                        f.retry
+                        let failure = Failure {
+                            code: f.code.as_ref().map_or_else(
+                                || format!("HTTP_{}", f.status),
+                                |c| c.as_str().to_owned(),
+                            ),
+                            message: f.to_string(),
+                        };
+                        (f.retry, failure)
                     }
                     Err(ResponseError::Malformed(m)) => return Err(m.error.into()),
                 },
-                Err(e) => {
-                    let facts = RetryFacts::no_response(&built);
-                    if !matches!(
-                        self.policy.step(&facts, attempt, None)?,
-                        RetryStep::Retry { .. }
-                    ) {
-                        return Err(Failure::io(built.endpoint.id(), e));
-                    }
-                    facts
-                }
+                Err(e) => (
+                    RetryFacts::no_response(&built),
+                    Failure::io(built.endpoint.id(), e),
+                ),
             };
-            if let RetryStep::Retry { delay_ms } =
-                self.policy.step(&facts, attempt, Some(now_ms()?))?
-            {
-                std::thread::sleep(Duration::from_millis(delay_ms));
+            // One step per failure: the delay slept is the one decided.
+            match self.policy.step(&facts, attempt, Some(now_ms()?))? {
+                RetryStep::Retry { delay_ms } => {
+                    std::thread::sleep(Duration::from_millis(delay_ms))
+                }
+                _ => return Err(failure),
             }
             attempt += 1;
         }

@@ -50,7 +50,16 @@ pub async fn serve(listener: TcpListener, service: Service) -> std::io::Result<(
         events: Notify::new(),
     });
     loop {
-        let (stream, _peer): (_, SocketAddr) = listener.accept().await?;
+        let (stream, _peer): (_, SocketAddr) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            // Out of descriptors, a connection aborted before it was
+            // accepted: the stand-in keeps serving the others.
+            Err(e) => {
+                eprintln!("streamseal serve: accept: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {
             let io = TokioIo::new(stream);
@@ -90,9 +99,19 @@ async fn read_and_handle(shared: &Shared, req: hyper::Request<Incoming>) -> Outc
     let (parts, body) = req.into_parts();
     let body = match Limited::new(body, MAX_BODY).collect().await {
         Ok(b) => b.to_bytes().to_vec(),
-        Err(_) => return Outcome::Answer(to_hyper(Response::error(413, "The body is too large"))),
+        Err(_) => {
+            return Outcome::Answer(to_hyper(
+                Response::error(413, "The body is too large"),
+                None,
+            ));
+        }
     };
     let path = parts.uri.path().to_owned();
+    let origin = parts
+        .headers
+        .get("origin")
+        .and_then(|v| v.to_str().ok())
+        .and_then(loopback_origin);
     let query: Vec<(String, String)> = parts
         .uri
         .query()
@@ -137,10 +156,10 @@ async fn read_and_handle(shared: &Shared, req: hyper::Request<Incoming>) -> Outc
             ),
             ("Access-Control-Max-Age".to_owned(), "600".to_owned()),
         ];
-        return Outcome::Answer(to_hyper(r));
+        return Outcome::Answer(to_hyper(r, origin.as_deref()));
     }
     if request.method == "GET" && request.path == "/_serve/events" {
-        return Outcome::Answer(to_hyper(events(shared, &request).await));
+        return Outcome::Answer(to_hyper(events(shared, &request).await, origin.as_deref()));
     }
     let response = {
         let mut service = shared.service.lock().await;
@@ -151,7 +170,7 @@ async fn read_and_handle(shared: &Shared, req: hyper::Request<Incoming>) -> Outc
     if response.drop_connection {
         return Outcome::Drop;
     }
-    Outcome::Answer(to_hyper(response))
+    Outcome::Answer(to_hyper(response, origin.as_deref()))
 }
 
 /// `GET /_serve/events?after=N&waitMs=M`: the caller's events after `N`,
@@ -221,20 +240,75 @@ fn decode_component(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Every answer may be read by a page of any origin (a development tool on
-/// loopback), its rate-limit and version headers included.
-fn to_hyper(response: Response) -> hyper::Response<Full<Bytes>> {
-    let mut builder = hyper::Response::builder()
-        .status(response.status)
-        .header("Access-Control-Allow-Origin", "*")
-        .header(
-            "Access-Control-Expose-Headers",
-            "Service-Version, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After",
-        );
+/// The `Origin` of a page served from this machine (`http://127.0.0.1`,
+/// `http://localhost`, `http://[::1]`, any port), which may read the
+/// answers; a page of any other origin may not (it could otherwise read
+/// the seeded keys).
+fn loopback_origin(origin: &str) -> Option<String> {
+    let rest = origin.strip_prefix("http://")?;
+    let host = match rest.strip_prefix("[::1]") {
+        Some(port) => port,
+        None => {
+            let (host, port) = rest.split_once(':').unwrap_or((rest, ""));
+            if host != "127.0.0.1" && host != "localhost" {
+                return None;
+            }
+            if port.is_empty() { "" } else { port }
+        }
+    };
+    let port_ok = host.is_empty()
+        || host
+            .trim_start_matches(':')
+            .chars()
+            .all(|c| c.is_ascii_digit());
+    port_ok.then(|| origin.to_owned())
+}
+
+/// The answer for hyper; a loopback page may read it, its rate-limit,
+/// version and `Date` headers included (a `Retry-After` date is measured
+/// against `Date`).
+fn to_hyper(response: Response, origin: Option<&str>) -> hyper::Response<Full<Bytes>> {
+    let mut builder = hyper::Response::builder().status(response.status);
+    if let Some(origin) = origin {
+        builder = builder
+            .header("Access-Control-Allow-Origin", origin)
+            .header("Vary", "Origin")
+            .header(
+                "Access-Control-Expose-Headers",
+                "Date, Service-Version, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After",
+            );
+    }
     for (name, value) in &response.headers {
         builder = builder.header(name.as_str(), value.as_str());
     }
     builder
         .body(Full::new(Bytes::from(response.body)))
         .unwrap_or_else(|_| hyper::Response::new(Full::new(Bytes::new())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loopback_origin;
+
+    #[test]
+    fn only_pages_of_this_machine_may_read_the_answers() {
+        for ok in [
+            "http://127.0.0.1:5173",
+            "http://localhost",
+            "http://localhost:8080",
+            "http://[::1]:3000",
+        ] {
+            assert_eq!(loopback_origin(ok).as_deref(), Some(ok));
+        }
+        for refused in [
+            "http://evil.test",
+            "http://127.0.0.1.evil.test",
+            "http://localhost.evil.test:80",
+            "http://localhost:80@evil.test",
+            "https://evil.test",
+            "null",
+        ] {
+            assert_eq!(loopback_origin(refused), None, "{refused}");
+        }
+    }
 }

@@ -887,6 +887,9 @@ impl Service {
                             Response::error(409, "The invocation is already completed")
                         }
                     }
+                    InvocationState::Claimed { expires_ms, .. } if expires_ms <= now_ms => {
+                        Response::error(409, "The claim has lapsed")
+                    }
                     InvocationState::Claimed {
                         callback_token: t,
                         claim_token,
@@ -933,6 +936,9 @@ impl Service {
                     Some(inv) => (inv.stream.clone(), inv.state.clone()),
                 };
                 match state {
+                    InvocationState::Claimed { expires_ms, .. } if expires_ms <= now_ms => {
+                        Response::error(409, "The claim has lapsed")
+                    }
                     InvocationState::Claimed {
                         claim_token,
                         callback_token,
@@ -1643,6 +1649,10 @@ impl Service {
                     return Response::error(400, "endpoint must be an endpoint id");
                 };
                 let status = body["status"].as_u64().and_then(|s| u16::try_from(s).ok());
+                if body.get("status").is_some() && !status.is_some_and(|s| (100..=599).contains(&s))
+                {
+                    return Response::error(400, "status must be an HTTP status, 100 to 599");
+                }
                 let retry_after = body["retryAfter"]
                     .as_u64()
                     .and_then(|s| u32::try_from(s).ok());

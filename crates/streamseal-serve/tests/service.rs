@@ -306,3 +306,34 @@ fn sealed_streams_take_ciphertext_only_and_wraps_once() {
     assert_eq!(listed["currentKeyGeneration"], 0);
     assert_eq!(listed["wraps"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn a_lapsed_claim_cannot_complete_and_a_fault_needs_a_real_status() {
+    let mut w = World::new(Options::default());
+    let (user, bot) = (w.user(), w.bot());
+    let link = w.ok(&bot, json!({"endpoint": "createSession", "body": {"runtimeKind": "alpha-local", "instanceId": "machine-a", "runtimeSessionId": "sess-1", "displayName": "Scratch"}}));
+    let stream = link["rootStreamId"].as_str().unwrap().to_owned();
+    w.ok(
+        &user,
+        json!({"endpoint": "sendMessage", "streamId": stream, "body": {"content": "hi"}}),
+    );
+    let invocation = w.ok(&bot, json!({"endpoint": "claimInvocation", "body": {"runtimeKind": "alpha-local", "instanceId": "machine-a", "supportedCapabilities": [], "claimTtlSeconds": 15}}));
+    let (inv, token) = (
+        invocation["id"].as_str().unwrap().to_owned(),
+        invocation["claimToken"].as_str().unwrap().to_owned(),
+    );
+    w.now += 15_000;
+    let (parsed, _) = w.call(&bot, json!({"endpoint": "completeInvocation", "invocationId": inv, "body": {"instanceId": "machine-a", "claimToken": token, "finalMessageMarkdown": "late"}}));
+    assert_eq!(parsed.unwrap_err().status(), 409);
+    assert_eq!(w.service.message_count(), 1, "no late reply posted");
+    for status in [42, 600, 1000] {
+        let fault = Request {
+            method: "POST".into(),
+            path: "/_serve/faults".into(),
+            headers: vec![("Authorization".into(), format!("Bearer {user}"))],
+            body: format!(r#"{{"endpoint": "getMe", "status": {status}}}"#).into_bytes(),
+            ..Request::default()
+        };
+        assert_eq!(w.service.handle(&fault, T0).status, 400, "{status}");
+    }
+}

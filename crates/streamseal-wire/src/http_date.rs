@@ -45,7 +45,14 @@ struct Civil {
 /// Reads an HTTP-date into Unix seconds: IMF-fixdate (`Sun, 06 Nov 1994
 /// 08:49:37 GMT`), RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`, years 70-99
 /// in the 1900s, 00-69 in the 2000s) or asctime (`Sun Nov  6 08:49:37
-/// 1994`), surrounding whitespace ignored. `None` for anything else: a
+/// 1994`), surrounding whitespace ignored.
+///
+/// The RFC 850 form's two-digit year takes `httpdate`'s fixed 1970 pivot,
+/// not RFC 9110's rule (a year more than 50 years ahead of the reader's
+/// clock is the previous century's), which needs a clock this sans-IO
+/// reader does not take. In 2026 the two differ only for `70` to `76`
+/// (RFC 9110: 2070 to 2076; here: 1970 to 1976, a date already past). A
+/// sender must not generate this obsolete form (RFC 9110 section 5.6.7). `None` for anything else: a
 /// non-ASCII string, a date that does not exist, a weekday that is not the
 /// date's, a year outside 1970-9999.
 pub fn parse_http_date(value: &str) -> Option<u64> {

@@ -20,6 +20,10 @@ gets one minted once and reused on every attempt, so a resend cannot post
 twice. A call that may have landed and is not safe to resend is never sent
 again: the error raised carries ``step`` (a ``RetryStep.READ_BACK`` naming
 the read that tells whether it did).
+
+Each attempt is bounded as a whole by ``timeout`` (httpx's own timeout bounds
+each connect, read and write); ``on_retry(attempt, step)`` is told of each
+retry before its wait.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any, AsyncIterator, Dict, Iterator, List, Optional, Union
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Union
 
 import httpx
 
@@ -147,9 +151,12 @@ class Client:
         timeout: float = 30.0,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
         http: Optional[httpx.Client] = None,
+        on_retry: Optional[Callable[[int, RetryStep], None]] = None,
     ) -> None:
         self._core = _Core(base_url, workspace_id, api_key, service_version, retry, max_response_bytes)
         self._http = http or httpx.Client(timeout=timeout)
+        self._timeout = timeout
+        self._on_retry = on_retry
 
     def __enter__(self) -> "Client":
         return self
@@ -162,12 +169,16 @@ class Client:
 
     def _fetch(self, built: HttpRequest) -> ApiResponse:
         limit = self._core.max_response_bytes
+        # httpx's timeout bounds each read; the attempt as a whole is bounded here.
+        deadline = time.monotonic() + self._timeout
         with self._http.stream(**_Core.send_args(built)) as response:
             body = bytearray()
             for chunk in response.iter_bytes():
                 body += chunk
                 if len(body) > limit:
                     raise _too_large(len(body), limit)
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout("the attempt took longer than the client's timeout")
             return self._core.read(built, response.status_code, list(response.headers.multi_items()), bytes(body))
 
     def call(self, request: Dict[str, Any]) -> ApiResponse:
@@ -184,10 +195,12 @@ class Client:
                 if not isinstance(step, RetryStep.RETRY):
                     error.step = step  # type: ignore[attr-defined]
                     raise
-            except httpx.TransportError as lost:
+            except httpx.RequestError as lost:
                 step = self._core.step(no_response_retry_facts(built), attempt)
                 if not isinstance(step, RetryStep.RETRY):
                     raise LostResponse(step, lost) from lost
+            if self._on_retry is not None:
+                self._on_retry(attempt, step)
             time.sleep(step.delay_ms / 1000)
             attempt += 1
 
@@ -214,9 +227,12 @@ class AsyncClient:
         timeout: float = 30.0,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
         http: Optional[httpx.AsyncClient] = None,
+        on_retry: Optional[Callable[[int, RetryStep], None]] = None,
     ) -> None:
         self._core = _Core(base_url, workspace_id, api_key, service_version, retry, max_response_bytes)
         self._http = http or httpx.AsyncClient(timeout=timeout)
+        self._timeout = timeout
+        self._on_retry = on_retry
 
     async def __aenter__(self) -> "AsyncClient":
         return self
@@ -244,16 +260,18 @@ class AsyncClient:
         attempt = 1
         while True:
             try:
-                return await self._fetch(built)
+                return await asyncio.wait_for(self._fetch(built), self._timeout)
             except StreamsealError.Api as error:
                 step = self._core.step(error.retry, attempt)
                 if not isinstance(step, RetryStep.RETRY):
                     error.step = step  # type: ignore[attr-defined]
                     raise
-            except httpx.TransportError as lost:
+            except (httpx.RequestError, asyncio.TimeoutError) as lost:
                 step = self._core.step(no_response_retry_facts(built), attempt)
                 if not isinstance(step, RetryStep.RETRY):
                     raise LostResponse(step, lost) from lost
+            if self._on_retry is not None:
+                self._on_retry(attempt, step)
             await asyncio.sleep(step.delay_ms / 1000)
             attempt += 1
 

@@ -194,7 +194,8 @@ class HttpAdapter(unittest.TestCase):
     def test_a_lost_answer_is_resent_and_lands_once(self):
         serve = self.serve("--rate-limit", "0")
         user, bot = serve.seed["user"]["key"], serve.seed["bots"][0]["key"]
-        with serve.client(bot) as b, serve.client(user, retry=FAST) as owner:
+        retries = []
+        with serve.client(bot) as b, serve.client(user, retry=FAST, on_retry=lambda n, step: retries.append((n, step))) as owner:
             link = data(b.call({"endpoint": "createSession", "body": {
                 "runtimeKind": "alpha-local", "instanceId": "machine-a", "runtimeSessionId": "s",
                 "displayName": "Scratch"}}))
@@ -203,6 +204,8 @@ class HttpAdapter(unittest.TestCase):
                                     "body": {"content": "ship it"}}))
             listed = data(owner.call({"endpoint": "listMessages", "streamId": link["rootStreamId"], "query": {}}))
             self.assertEqual([m["clientMessageId"] for m in listed["data"]], [sent["data"]["clientMessageId"]])
+            # The first answer was lost (the connection closed unanswered): sent again once.
+            self.assertEqual([(n, isinstance(step, ss.RetryStep.RETRY)) for n, step in retries], [(1, True)])
 
     def test_what_may_have_landed_is_read_back_not_resent(self):
         serve = self.serve("--rate-limit", "0")

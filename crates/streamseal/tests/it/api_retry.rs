@@ -4,7 +4,9 @@
 //! status here: the policy must stay inside its bounds whatever they say.
 
 use proptest::prelude::*;
-use streamseal::api::retry::{GiveUpReason, RetryFacts, RetryKind, RetryPolicy, RetryStep};
+use streamseal::api::retry::{
+    GiveUpReason, MAX_SAFE_MS, RetryFacts, RetryKind, RetryPolicy, RetryStep,
+};
 use streamseal::api::{ApiFailure, Endpoint, HttpMethod, HttpRequest, HttpResponse};
 
 fn request(endpoint: Endpoint, retry_safe: bool) -> HttpRequest {
@@ -159,8 +161,8 @@ fn a_429_waits_retry_after_then_reset_then_window() {
 
 #[test]
 fn what_may_have_landed_is_read_back_never_resent() {
-    // A 5xx to a send without clientMessageId: the message may exist.
-    let f = failure(Endpoint::SendMessage, false, 502, &[], "bad gateway");
+    // A 5xx to a sealed reply: it may be stored; its client-minted id finds it.
+    let f = failure(Endpoint::SealedComplete, false, 502, &[], "bad gateway");
     assert_eq!(f.retry.kind, RetryKind::Unavailable);
     match POLICY.step_with_draw(&f.retry, 1, None, u32::MAX) {
         RetryStep::ReadBack { endpoint, delay_ms } => {
@@ -169,6 +171,15 @@ fn what_may_have_landed_is_read_back_never_resent() {
         }
         other => panic!("{other:?}"),
     }
+    // A send without clientMessageId: nothing to find it by, so unknown.
+    let f = failure(Endpoint::SendMessage, false, 502, &[], "bad gateway");
+    assert_eq!(
+        POLICY.step_with_draw(&f.retry, 1, None, 0),
+        RetryStep::GiveUp {
+            reason: GiveUpReason::OutcomeUnknown,
+            wait_ms: None
+        }
+    );
     // The same send with a clientMessageId is resent: the service dedupes.
     let f = failure(Endpoint::SendMessage, true, 502, &[], "bad gateway");
     assert!(matches!(
@@ -207,6 +218,72 @@ fn what_may_have_landed_is_read_back_never_resent() {
         RetryStep::GiveUp {
             reason: GiveUpReason::OutcomeUnknown,
             wait_ms: None
+        }
+    );
+}
+
+/// A long `Retry-After` does not hide that a call may have landed: a
+/// "wait too long" would read as "try later", and a later resend could do
+/// the work twice.
+#[test]
+fn a_long_wait_never_hides_what_may_have_landed() {
+    let hour = [("Retry-After", "3600")];
+    let f = failure(Endpoint::SealedComplete, false, 503, &hour, "");
+    assert_eq!(
+        POLICY.step_with_draw(&f.retry, 1, None, 0),
+        RetryStep::ReadBack {
+            endpoint: Endpoint::ListMessages,
+            delay_ms: POLICY.max_wait_ms
+        }
+    );
+    let f = failure(Endpoint::SendMessage, false, 503, &hour, "");
+    assert_eq!(
+        POLICY.step_with_draw(&f.retry, 1, None, 0),
+        RetryStep::GiveUp {
+            reason: GiveUpReason::OutcomeUnknown,
+            wait_ms: None
+        }
+    );
+    // And read-backs are bounded by the attempts like resends: past the
+    // last attempt, the outcome is unknown.
+    let f = failure(Endpoint::SealedComplete, false, 502, &[], "");
+    for attempt in [5, 6, 99] {
+        assert_eq!(
+            POLICY.step_with_draw(&f.retry, attempt, None, 0),
+            RetryStep::GiveUp {
+                reason: GiveUpReason::OutcomeUnknown,
+                wait_ms: None
+            }
+        );
+    }
+}
+
+#[test]
+fn a_501_or_505_is_final_and_a_hostile_window_stays_exact_in_js() {
+    for status in [501, 505] {
+        let f = failure(Endpoint::GetStream, true, status, &[], "");
+        assert_eq!(f.retry.kind, RetryKind::Final, "{status}");
+        assert_eq!(
+            POLICY.step_with_draw(&f.retry, 1, None, 0),
+            RetryStep::GiveUp {
+                reason: GiveUpReason::NotRetryable,
+                wait_ms: None
+            }
+        );
+    }
+    let f = failure(
+        Endpoint::GetStream,
+        true,
+        429,
+        &[],
+        r#"{"error":"slow down","limit":1,"windowMs":18446744073709551615}"#,
+    );
+    assert_eq!(f.retry.wait_ms, Some(MAX_SAFE_MS));
+    assert_eq!(
+        POLICY.step_with_draw(&f.retry, 1, None, u32::MAX),
+        RetryStep::GiveUp {
+            reason: GiveUpReason::WaitTooLong,
+            wait_ms: Some(MAX_SAFE_MS)
         }
     );
 }
@@ -270,9 +347,10 @@ fn the_backoff_window_doubles_to_its_cap_and_never_overflows() {
     };
     assert_eq!(huge.backoff_window_ms(64), u64::MAX);
     let lost = RetryFacts::no_response(&request(Endpoint::GetStream, true));
+    // The window saturates; the delay is capped where every binding reads it exactly.
     assert_eq!(
         delay(huge.step_with_draw(&lost, 64, None, u32::MAX)),
-        u64::MAX - (u64::MAX >> 32) - 1
+        MAX_SAFE_MS
     );
 }
 
@@ -352,12 +430,15 @@ proptest! {
             }
             RetryStep::ReadBack { endpoint, delay_ms } => {
                 prop_assert_eq!(Some(endpoint), facts.endpoint.landed_read());
+                prop_assert!(attempt < POLICY.max_attempts || facts.kind == RetryKind::MayHaveLanded);
                 prop_assert!(!facts.retry_safe || facts.kind == RetryKind::MayHaveLanded);
                 prop_assert!(delay_ms <= POLICY.max_wait_ms);
             }
             RetryStep::GiveUp { reason, wait_ms } => {
                 if reason == GiveUpReason::WaitTooLong {
                     prop_assert!(wait_ms.unwrap() > POLICY.max_wait_ms);
+                    // Only what may be resent is told to wait.
+                    prop_assert!(facts.retry_safe || facts.kind == RetryKind::RateLimited);
                 } else {
                     prop_assert_eq!(wait_ms, None);
                 }
