@@ -216,28 +216,9 @@ async fn events(shared: &Shared, request: &Request) -> Response {
     }
 }
 
+/// A query component: `+` is a space, then percent-decoding.
 fn decode_component(text: &str) -> String {
-    let spaced = text.replace('+', " ");
-    let bytes = spaced.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (b, hex) {
-            (b'%', Some(v)) => {
-                out.push(v);
-                i += 3;
-            }
-            _ => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    crate::service::percent_decode(&text.replace('+', " "))
 }
 
 /// The `Origin` of a page served from this machine (`http://127.0.0.1`,

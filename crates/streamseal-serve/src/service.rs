@@ -1720,7 +1720,9 @@ fn route(method: &str, path: &str) -> Option<(Endpoint, Params)> {
     best.map(|(_, e, p)| (e, p))
 }
 
-fn percent_decode(text: &str) -> String {
+/// Percent-decoding of a path segment or query component (invalid
+/// escapes kept as they are, invalid UTF-8 replaced).
+pub(crate) fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
