@@ -6,9 +6,6 @@
 // caller's AbortSignal through all of it.
 import { StreamsealError } from "./error.js";
 
-/** Endpoints whose body takes a `clientMessageId` the service dedupes on. */
-const DEDUPED_BY_CLIENT_MESSAGE_ID = new Set(["sendMessage", "invocationMessage"]);
-
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
@@ -104,17 +101,10 @@ export function clientFactory(glue) {
     /** One endpoint call, with the retries the policy allows. */
     async function call(endpointRequest, callOptions = {}) {
       const { signal, upload } = callOptions;
-      let request = endpointRequest;
-      if (
-        mintClientMessageIds &&
-        DEDUPED_BY_CLIENT_MESSAGE_ID.has(request?.endpoint) &&
-        request.body &&
-        request.body.clientMessageId == null
-      ) {
-        // Minted once, reused on every attempt: the service returns the
-        // original message to a resend instead of posting it twice.
-        request = { ...request, body: { ...request.body, clientMessageId: glue.mintClientMessageId(now()) } };
-      }
+      // Minted once (the core's rule: a send without one), reused on every
+      // attempt: the service returns the original message to a resend
+      // instead of posting it twice.
+      const request = mintClientMessageIds ? glue.withClientMessageId(endpointRequest, now()) : endpointRequest;
       const built = glue.buildRequest(contextInit, request);
       if (built.body?.kind === "multipart" && upload === undefined) {
         throw new StreamsealError("INVALID_FIELD", `field \`upload\` is invalid: ${built.endpoint} sends a file; pass its bytes as { upload }`);

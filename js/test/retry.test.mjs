@@ -88,3 +88,14 @@ test("defaultRetryPolicy, and bad inputs are typed errors", () => {
   assert.ok(jitters.size > 1, "the jitter is drawn, not fixed");
   for (const d of jitters) assert.ok(d >= 0 && d < 4000, `${d}`);
 });
+
+test("withClientMessageId: the core mints one for a send without one, once", () => {
+  const bare = { endpoint: "sendMessage", streamId: STREAM, body: { content: "hi" } };
+  const minted = pkg.withClientMessageId(bare, Date.now());
+  assert.match(minted.body.clientMessageId, /^cmid_[0-9A-Z]{26}$/);
+  assert.equal(pkg.buildRequest(ctx, minted).retrySafe, true);
+  assert.equal(pkg.buildRequest(ctx, bare).retrySafe, false);
+  assert.deepEqual(pkg.withClientMessageId(minted, Date.now() + 5), minted, "kept, not replaced");
+  const read = { endpoint: "getStream", streamId: STREAM };
+  assert.deepEqual(pkg.withClientMessageId(read, Date.now()), read);
+});

@@ -379,3 +379,14 @@ pub fn no_response_retry_facts(request: HttpRequest) -> Result<RetryFacts> {
 pub fn default_retry_policy() -> RetryPolicy {
     RetryPolicy::default()
 }
+
+/// `request_json` with a `clientMessageId` minted at `now_ms` when it is a
+/// `sendMessage` or `invocationMessage` without one (the core's
+/// `EndpointRequest::mint_client_message_id`); any other request as it
+/// came. Mint once, then send the same request on every attempt.
+#[uniffi::export]
+pub fn with_client_message_id(request_json: String, now_ms: u64) -> Result<String> {
+    let mut request = EndpointRequest::from_json(&request_json)?;
+    request.mint_client_message_id(now_ms)?;
+    to_json(&request)
+}

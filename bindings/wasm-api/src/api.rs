@@ -277,3 +277,20 @@ pub fn no_response_retry_facts(request: Ts<HttpRequest>) -> JsResult<Ts<RetryFac
 pub fn default_retry_policy() -> JsResult<Ts<RetryPolicy>> {
     output(&RetryPolicy::default())
 }
+
+/// `request` with a `clientMessageId` minted at `nowMs` when it is a
+/// `sendMessage` or `invocationMessage` without one (the core's
+/// `EndpointRequest::mint_client_message_id`); any other request as it
+/// came. Mint once, then send the same request on every attempt.
+#[wasm_bindgen(js_name = withClientMessageId)]
+pub fn with_client_message_id(
+    request: Ts<EndpointRequest>,
+    now_ms: f64,
+) -> JsResult<Ts<EndpointRequest>> {
+    let mut request = js(EndpointRequest::from_value(request_value(
+        "request",
+        request.js_value(),
+    )?))?;
+    js(request.mint_client_message_id(crate::error::whole_ms(now_ms)?))?;
+    output_json(&request)
+}

@@ -76,6 +76,45 @@ impl Fields {
 }
 
 impl EndpointRequest {
+    /// Gives a send that takes a `clientMessageId` (`sendMessage`,
+    /// `invocationMessage`) and has none one minted at `now_ms`
+    /// ([`crate::paging::mint_client_message_id`]); whether it did. Mint
+    /// once per logical message and send the same request on every
+    /// attempt: the service then returns the original instead of posting
+    /// twice, and the request becomes safe to resend
+    /// ([`EndpointRequest::is_retry_safe`]). What the HTTP adapters
+    /// (`createClient`, `streamseal.http`) call before the first attempt.
+    ///
+    /// ```
+    /// use streamseal_api::EndpointRequest;
+    ///
+    /// let mut send = EndpointRequest::from_json(
+    ///     r#"{"endpoint": "sendMessage", "streamId": "stream_1", "body": {"content": "hi"}}"#,
+    /// )?;
+    /// assert!(!send.is_retry_safe());
+    /// assert!(send.mint_client_message_id(1_800_000_000_000)?);
+    /// assert!(send.is_retry_safe());
+    /// assert!(!send.mint_client_message_id(1_800_000_000_001)?, "kept, not replaced");
+    /// # Ok::<(), streamseal_api::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::paging::mint_client_message_id`]: `INVALID_FIELD` for a
+    /// clock past a ULID's range, `RANDOMNESS_UNAVAILABLE`.
+    pub fn mint_client_message_id(&mut self, now_ms: u64) -> Result<bool> {
+        let slot = match self {
+            EndpointRequest::SendMessage { body, .. } => &mut body.client_message_id,
+            EndpointRequest::InvocationMessage { body, .. } => &mut body.client_message_id,
+            _ => return Ok(false),
+        };
+        if slot.is_some() {
+            return Ok(false);
+        }
+        *slot = Some(crate::paging::mint_client_message_id(now_ms)?);
+        Ok(true)
+    }
+
     /// Reads a request from its JSON text (`{"endpoint": "sendMessage",
     /// "streamId": ..., "body": {...}}`) and validates it. Text that is not
     /// JSON is `MALFORMED_JSON`; every other mistake is `VALIDATION_FAILED`

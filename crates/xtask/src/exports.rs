@@ -347,6 +347,7 @@ pub const EXPORTS: &[Export] = &[
     ty("OpenResult"),
     func("check_send_rules"),
     func("mint_client_message_id"),
+    func("with_client_message_id"),
     func("mint_message_id"),
     // Bot runtimes.
     class("OpenedInvocation"),

@@ -47,17 +47,14 @@ from . import (
     StreamsealError,
     build_request,
     default_retry_policy,
-    mint_client_message_id,
     next_page,
     no_response_retry_facts,
     parse_response,
     retry_step,
+    with_client_message_id,
 )
 
 __all__ = ["Client", "AsyncClient", "LostResponse"]
-
-#: Endpoints whose body takes a ``clientMessageId`` the service dedupes on.
-_DEDUPED = {"sendMessage", "invocationMessage"}
 
 #: The largest response body read; a larger one is refused.
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
@@ -102,10 +99,8 @@ class _Core:
         build_request(self.context, json.dumps({"endpoint": "getMe"}))
 
     def build(self, request: Dict[str, Any]) -> HttpRequest:
-        body = request.get("body")
-        if request.get("endpoint") in _DEDUPED and isinstance(body, dict) and body.get("clientMessageId") is None:
-            request = {**request, "body": {**body, "clientMessageId": mint_client_message_id(_now_ms())}}
-        return build_request(self.context, json.dumps(request))
+        # The core mints a clientMessageId for a send without one, once.
+        return build_request(self.context, with_client_message_id(json.dumps(request), _now_ms()))
 
     @staticmethod
     def send_args(built: HttpRequest) -> Dict[str, Any]:

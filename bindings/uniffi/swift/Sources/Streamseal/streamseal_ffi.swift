@@ -7829,6 +7829,21 @@ public func retryStep(facts: RetryFacts, attempt: UInt32, nowMs: UInt64? = nil, 
 })
 }
 /**
+ * `request_json` with a `clientMessageId` minted at `now_ms` when it is a
+ * `sendMessage` or `invocationMessage` without one (the core's
+ * `EndpointRequest::mint_client_message_id`); any other request as it
+ * came. Mint once, then send the same request on every attempt.
+ */
+public func withClientMessageId(requestJson: String, nowMs: UInt64)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
+        uniffiCallStatus in
+    uniffi_streamseal_ffi_fn_func_with_client_message_id(
+        FfiConverterString.lower(requestJson),
+        FfiConverterUInt64.lower(nowMs),uniffiCallStatus
+    )
+})
+}
+/**
  * The canonical AAD bytes of `slot` sealed by `sender` (FORMAT.md section
  * 3); a sender that is not the slot's author is `INVALID_FIELD`.
  */
@@ -8786,6 +8801,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_retry_step() != 44443) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_streamseal_ffi_checksum_func_with_client_message_id() != 48983) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_aad_encode() != 44256) {

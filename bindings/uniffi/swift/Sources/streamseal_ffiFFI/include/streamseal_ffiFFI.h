@@ -853,6 +853,11 @@ RustBuffer uniffi_streamseal_ffi_fn_func_parse_response(RustBuffer request, Rust
 RustBuffer uniffi_streamseal_ffi_fn_func_retry_step(RustBuffer facts, uint32_t attempt, RustBuffer now_ms, RustBuffer policy, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_WITH_CLIENT_MESSAGE_ID
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_WITH_CLIENT_MESSAGE_ID
+RustBuffer uniffi_streamseal_ffi_fn_func_with_client_message_id(RustBuffer request_json, uint64_t now_ms, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_AAD_ENCODE
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_FN_FUNC_AAD_ENCODE
 RustBuffer uniffi_streamseal_ffi_fn_func_aad_encode(uint8_t version, RustBuffer root_stream_id, uint32_t key_generation, RustBuffer sender, RustBuffer slot, RustCallStatus *_Nonnull out_status
@@ -1482,6 +1487,12 @@ uint16_t uniffi_streamseal_ffi_checksum_func_parse_response(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_RETRY_STEP
 #define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_RETRY_STEP
 uint16_t uniffi_streamseal_ffi_checksum_func_retry_step(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_WITH_CLIENT_MESSAGE_ID
+#define UNIFFI_FFIDEF_UNIFFI_STREAMSEAL_FFI_CHECKSUM_FUNC_WITH_CLIENT_MESSAGE_ID
+uint16_t uniffi_streamseal_ffi_checksum_func_with_client_message_id(void
     
 );
 #endif
