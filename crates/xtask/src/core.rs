@@ -172,7 +172,59 @@ pub fn layers() -> Result {
     eprintln!(
         "xtask: the layer crates depend only down the layers (crypto: no JSON; api: wire only)"
     );
+    one_curve()
+}
+
+/// The browser's modules hold one curve25519-dalek, without its
+/// precomputed basepoint tables (issue 20): the patched xeddsa
+/// (vendor/xeddsa) shares the curve of x25519-dalek and HPKE, and only
+/// native builds turn `precomputed-tables` on (streamseal-crypto's
+/// Cargo.toml). A dependency that brings a second curve, or turns the
+/// tables on for WebAssembly, adds 7 to 36 KB gzip to the first download;
+/// this says which instead of leaving it to the size budget.
+fn one_curve() -> Result {
+    let tree = cargo_tree(&[
+        "-p",
+        "streamseal-wasm",
+        "-p",
+        "streamseal-wasm-api",
+        "--target",
+        "wasm32-unknown-unknown",
+        "-e",
+        "normal",
+        "--prefix",
+        "none",
+        "--format",
+        "{p} {f}",
+    ])?;
+    let curves = curve_lines(&tree);
+    if curves.len() != 1 {
+        return Err(format!(
+            "the WebAssembly modules must build one curve25519-dalek, not: {}",
+            curves.join("; ")
+        ));
+    }
+    if curves.iter().any(|c| c.contains("precomputed-tables")) {
+        return Err(format!(
+            "curve25519-dalek's precomputed-tables must stay off in WebAssembly (36 KB gzip): {}",
+            curves.join("; ")
+        ));
+    }
+    eprintln!("xtask: the WebAssembly modules build one curve25519-dalek, without its tables");
     Ok(())
+}
+
+/// The distinct `curve25519-dalek vX features` lines of a `cargo tree
+/// --prefix none --format "{p} {f}"` listing.
+fn curve_lines(tree: &str) -> Vec<String> {
+    let mut curves: Vec<String> = Vec::new();
+    for line in tree.lines() {
+        let line = line.trim_end_matches(" (*)").trim_end();
+        if line.starts_with("curve25519-dalek ") && !curves.iter().any(|c| c == line) {
+            curves.push(line.to_owned());
+        }
+    }
+    curves
 }
 
 /// `cargo tree --locked ARGS` at the workspace root: what it printed.
@@ -191,4 +243,19 @@ fn cargo_tree(args: &[&str]) -> Result<String> {
         ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::curve_lines;
+
+    #[test]
+    fn curve_lines_tell_versions_and_features_apart() {
+        let one = "streamseal-wasm v0.1.0 (/x) default\ncurve25519-dalek v5.0.0 digest,zeroize\nhpke v0.15.1 aes\ncurve25519-dalek v5.0.0 digest,zeroize (*)\n";
+        assert_eq!(curve_lines(one), ["curve25519-dalek v5.0.0 digest,zeroize"]);
+        let two =
+            "curve25519-dalek v5.0.0 zeroize\ncurve25519-dalek v4.1.3 precomputed-tables,zeroize\n";
+        assert_eq!(curve_lines(two).len(), 2);
+        assert!(curve_lines("curve25519-dalek-derive v0.1.1 \n").is_empty());
+    }
 }
