@@ -8,7 +8,7 @@
 // Chromium in examples/playwright.test.mjs.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { shipped as pkg, unhex, utf8, vectors } from "./load.mjs";
+import { BACKEND, module as pkg, shipped, unhex, utf8, vectors } from "./load.mjs";
 import * as server from "./hostile-server.mjs";
 import { viaBackend } from "./backends.mjs";
 
@@ -368,6 +368,32 @@ test("webcrypto: a server bending the AES-GCM part of every message never makes 
     assert.deepEqual(new Set(results.map((r) => r.code)), new Set(["DECRYPTION_FAILED"]));
     await pkg.openMessagesAsync(ring, trust, ROOT, page, null, null, { backend: "webcrypto" });
     assert.equal(exports, 1);
+  } finally {
+    pkg.Keyring.prototype.exportKey = exportKey;
+  }
+  for (const k of [me, ring, trust]) k.free();
+});
+
+test("this run's opens go where STREAMSEAL_JS_BACKEND says: synchronous, or async with AES-GCM in WASM or in WebCrypto (the key exported once)", async () => {
+  const me = pkg.IdentityKey.generate("user", "key_alice");
+  const ring = new pkg.Keyring(ROOT);
+  ring.generateKey(0);
+  const trust = new pkg.TrustStore("tofu");
+  trust.observe(ALICE, me.recipient());
+  const id = "msg_01JD3R00000000000000000001";
+  const body = pkg.sealMessage(ring, me, ALICE, ROOT, id, "which backend");
+  const message = { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: body.sealed };
+  let exports = 0;
+  const exportKey = pkg.Keyring.prototype.exportKey;
+  pkg.Keyring.prototype.exportKey = function (...args) {
+    exports += 1;
+    return exportKey.apply(this, args);
+  };
+  try {
+    const result = shipped.openMessage(ring, trust, ROOT, message);
+    assert.equal(result instanceof Promise, BACKEND !== "sync", BACKEND);
+    assert.equal((await result).text, "which backend");
+    assert.equal(exports, BACKEND === "webcrypto" ? 1 : 0, BACKEND);
   } finally {
     pkg.Keyring.prototype.exportKey = exportKey;
   }

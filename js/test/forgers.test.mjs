@@ -6,7 +6,7 @@
 // same scenarios run in Chromium (examples/playwright.test.mjs).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { shipped as pkg } from "./load.mjs";
+import { module as pkg } from "./load.mjs";
 import * as forgers from "./forgers.mjs";
 import { BACKENDS, viaBackend } from "./backends.mjs";
 

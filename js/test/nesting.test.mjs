@@ -30,18 +30,18 @@ const message = (junk) => ({
   junk,
 });
 
-test("a payload nested 50,000 deep is MALFORMED_JSON in every reader, and the instance keeps working", () => {
+test("a payload nested 50,000 deep is MALFORMED_JSON in every reader, and the instance keeps working", async () => {
   const deep = nested(50_000);
   const key = pkg.IdentityKey.generate("user", "k");
   const state = new pkg.StreamState(ROOT);
   const trust = new pkg.TrustStore("tofu");
   const wraps = { currentKeyGeneration: 0, ownerUserId: "usr_1", wraps: [{ keyGeneration: 0, junk: deep }] };
-  throwsCode(assert, pkg, () => pkg.openKeyWraps(state, trust, wraps, key), "MALFORMED_JSON");
-  throwsCode(assert, pkg, () => pkg.openMessages(state.keyring(), trust, ROOT, [message(deep)]), "MALFORMED_JSON");
+  await throwsCode(assert, pkg, () => pkg.openKeyWraps(state, trust, wraps, key), "MALFORMED_JSON");
+  await throwsCode(assert, pkg, () => pkg.openMessages(state.keyring(), trust, ROOT, [message(deep)]), "MALFORMED_JSON");
   const resolved = { decisionId: "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", optionId: "a", decidedBy: "usr_1", junk: deep };
-  throwsCode(assert, api, () => api.decodeEvent("decision:resolved", resolved), "MALFORMED_JSON");
-  throwsCode(assert, api, () => api.decodeHelloAck({ e2eGrantedStreamIds: [], junk: deep }), "MALFORMED_JSON");
-  throwsCode(assert, api, () => api.buildRequest({ baseUrl: "https://x.test", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" }, { endpoint: "getMe", junk: deep }), "MALFORMED_JSON");
+  await throwsCode(assert, api, () => api.decodeEvent("decision:resolved", resolved), "MALFORMED_JSON");
+  await throwsCode(assert, api, () => api.decodeHelloAck({ e2eGrantedStreamIds: [], junk: deep }), "MALFORMED_JSON");
+  await throwsCode(assert, api, () => api.buildRequest({ baseUrl: "https://x.test", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" }, { endpoint: "getMe", junk: deep }), "MALFORMED_JSON");
   // An event this library does not type is handed back unread, however deep, or binary.
   assert.equal(api.decodeEvent("bot:later", deep).payload, deep);
   const bytes = new Uint8Array([1, 2, 3]);
@@ -52,13 +52,13 @@ test("a payload nested 50,000 deep is MALFORMED_JSON in every reader, and the in
   for (const k of [key, state, trust]) k.free();
 });
 
-test("128 levels still read: the limit is serde_json's, as in the other bindings", () => {
+test("128 levels still read: the limit is serde_json's, as in the other bindings", async () => {
   // An unknown field 120 deep in the response (itself one level) reads; 130 does not.
   const state = new pkg.StreamState(ROOT);
   const trust = new pkg.TrustStore("tofu");
   const key = pkg.IdentityKey.generate("user", "k");
   const within = { currentKeyGeneration: 0, ownerUserId: "usr_1", wraps: [] , extra: nested(120) };
   assert.deepEqual(pkg.openKeyWraps(state, trust, within, key), { admitted: [], skipped: [], conflicts: [] });
-  throwsCode(assert, pkg, () => pkg.openKeyWraps(state, trust, { ...within, extra: nested(130) }, key), "MALFORMED_JSON");
+  await throwsCode(assert, pkg, () => pkg.openKeyWraps(state, trust, { ...within, extra: nested(130) }, key), "MALFORMED_JSON");
   for (const k of [key, state, trust]) k.free();
 });

@@ -321,12 +321,21 @@ pub fn test() -> Result {
     // `streamseal serve`, which test/serve.test.mjs talks to over HTTP.
     run("cargo", &["build", "--locked", "-p", "streamseal-cli"])?;
     let serve_bin = root().join("target/debug/streamseal");
-    run_in(
-        &js,
-        "node",
-        &node_args,
-        &[("STREAMSEAL_BIN", path_str(&serve_bin)?)],
-    )?;
+    // Every suite once per backend of the opens (js/test/load.mjs): the
+    // synchronous calls, then the async opens with AES-GCM and Ed25519 in
+    // WebAssembly, then in the platform's WebCrypto.
+    for backend in ["sync", "wasm", "webcrypto"] {
+        eprintln!("xtask: node:test with the opens on the {backend} backend");
+        run_in(
+            &js,
+            "node",
+            &node_args,
+            &[
+                ("STREAMSEAL_BIN", path_str(&serve_bin)?),
+                ("STREAMSEAL_JS_BACKEND", backend),
+            ],
+        )?;
+    }
 
     // wasm-bindgen-test under Node, then headless Chromium.
     let runner = test_runner_bin();
