@@ -1,22 +1,16 @@
 //! AES-256-GCM (NIST SP 800-38D) with a 96-bit nonce and a 128-bit tag, as
-//! every envelope and the private-key bundle use it. One place calls the
-//! `aes-gcm` crate, so the official vectors test exactly this code.
-
-use aes_gcm::aead::{Aead as _, AeadInOut as _, KeyInit as _, Payload};
-use aes_gcm::{Aes256Gcm, Nonce};
+//! every envelope and the private-key bundle use it: `streamseal-aead` (the
+//! one caller of the `aes-gcm` crate, a crate of its own so that the
+//! browser's module builds it for speed), with this crate's error codes.
 
 use crate::error::{CryptoError, CryptoResult};
 
 /// Key length in bytes.
-pub(crate) const KEY_LEN: usize = 32;
+pub(crate) const KEY_LEN: usize = streamseal_aead::KEY_LEN;
 /// Nonce (iv) length in bytes.
-pub(crate) const IV_LEN: usize = 12;
+pub(crate) const IV_LEN: usize = streamseal_aead::IV_LEN;
 /// Tag length in bytes.
-pub(crate) const TAG_LEN: usize = 16;
-
-fn cipher(key: &[u8; KEY_LEN]) -> Aes256Gcm {
-    Aes256Gcm::new(&(*key).into())
-}
+pub(crate) const TAG_LEN: usize = streamseal_aead::TAG_LEN;
 
 /// Encrypts `plaintext`, returning `ciphertext || tag`.
 pub(crate) fn seal(
@@ -25,15 +19,7 @@ pub(crate) fn seal(
     plaintext: &[u8],
     aad: &[u8],
 ) -> CryptoResult<Vec<u8>> {
-    let nonce = Nonce::from(*iv);
-    cipher(key)
-        .encrypt(
-            &nonce,
-            Payload {
-                msg: plaintext,
-                aad,
-            },
-        )
+    streamseal_aead::seal(key, iv, plaintext, aad)
         // Only reachable for plaintexts beyond GCM's 64 GiB limit, which the
         // callers' size bounds exclude.
         .map_err(|_| CryptoError::InputTooLarge {
@@ -50,19 +36,7 @@ pub(crate) fn open(
     ciphertext: &[u8],
     aad: &[u8],
 ) -> CryptoResult<Vec<u8>> {
-    if ciphertext.len() < TAG_LEN {
-        return Err(CryptoError::DecryptionFailed);
-    }
-    let nonce = Nonce::from(*iv);
-    cipher(key)
-        .decrypt(
-            &nonce,
-            Payload {
-                msg: ciphertext,
-                aad,
-            },
-        )
-        .map_err(|_| CryptoError::DecryptionFailed)
+    streamseal_aead::open(key, iv, ciphertext, aad).map_err(|_| CryptoError::DecryptionFailed)
 }
 
 /// Decrypts `ciphertext || tag` where it lies: on success `buffer`'s first
@@ -75,14 +49,6 @@ pub(crate) fn open_in_place_detached(
     buffer: &mut [u8],
     aad: &[u8],
 ) -> CryptoResult<()> {
-    let split = buffer
-        .len()
-        .checked_sub(TAG_LEN)
-        .ok_or(CryptoError::DecryptionFailed)?;
-    let (ciphertext, tag) = buffer.split_at_mut(split);
-    let tag = aes_gcm::Tag::try_from(&*tag).map_err(|_| CryptoError::DecryptionFailed)?;
-    let nonce = Nonce::from(*iv);
-    cipher(key)
-        .decrypt_inout_detached(&nonce, aad, ciphertext.into(), &tag)
+    streamseal_aead::open_in_place_detached(key, iv, buffer, aad)
         .map_err(|_| CryptoError::DecryptionFailed)
 }

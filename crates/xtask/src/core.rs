@@ -41,6 +41,8 @@ pub fn test() -> Result {
             "--no-deps",
             "--locked",
             "-p",
+            "streamseal-aead",
+            "-p",
             "streamseal-crypto",
             "-p",
             "streamseal-wire",
@@ -88,28 +90,34 @@ struct Layer {
     json: bool,
 }
 
-const LAYERS: [Layer; 4] = [
+const LAYERS: [Layer; 5] = [
     Layer {
-        name: "streamseal-crypto",
+        name: "streamseal-aead",
         reachable: &[],
         direct: None,
         json: false,
     },
     Layer {
+        name: "streamseal-crypto",
+        reachable: &["streamseal-aead"],
+        direct: None,
+        json: false,
+    },
+    Layer {
         name: "streamseal-wire",
-        reachable: &["streamseal-crypto"],
+        reachable: &["streamseal-crypto", "streamseal-aead"],
         direct: None,
         json: true,
     },
     Layer {
         name: "streamseal-api",
-        reachable: &["streamseal-wire", "streamseal-crypto"],
+        reachable: &["streamseal-wire", "streamseal-crypto", "streamseal-aead"],
         direct: Some(&["streamseal-wire"]),
         json: true,
     },
     Layer {
         name: "streamseal-sealed",
-        reachable: &["streamseal-wire", "streamseal-crypto"],
+        reachable: &["streamseal-wire", "streamseal-crypto", "streamseal-aead"],
         direct: None,
         json: true,
     },
