@@ -106,7 +106,7 @@ const LAYERS: [Layer; 5] = [
     Layer {
         name: "streamseal-wire",
         reachable: &["streamseal-crypto", "streamseal-aead"],
-        direct: None,
+        direct: Some(&["streamseal-crypto"]),
         json: true,
     },
     Layer {
@@ -118,7 +118,7 @@ const LAYERS: [Layer; 5] = [
     Layer {
         name: "streamseal-sealed",
         reachable: &["streamseal-wire", "streamseal-crypto", "streamseal-aead"],
-        direct: None,
+        direct: Some(&["streamseal-crypto", "streamseal-wire"]),
         json: true,
     },
 ];
@@ -184,14 +184,15 @@ pub fn layers() -> Result {
 }
 
 /// The browser's modules hold one curve25519-dalek, without its
-/// precomputed basepoint tables (issue 20): the patched xeddsa
-/// (vendor/xeddsa) shares the curve of x25519-dalek and HPKE, and only
-/// native builds turn `precomputed-tables` on (streamseal-crypto's
+/// precomputed basepoint tables (issue 20), and native builds keep them: the
+/// patched xeddsa (vendor/xeddsa) shares the curve of x25519-dalek and HPKE,
+/// and only native builds turn `precomputed-tables` on (streamseal-crypto's
 /// Cargo.toml). A dependency that brings a second curve, or turns the
 /// tables on for WebAssembly, adds 7 to 36 KB gzip to the first download;
-/// this says which instead of leaving it to the size budget.
+/// losing them natively makes every native seal slower. This says which
+/// instead of leaving it to the size budget or the bench.
 fn one_curve() -> Result {
-    let tree = cargo_tree(&[
+    let wasm = curve_lines(&cargo_tree(&[
         "-p",
         "streamseal-wasm",
         "-p",
@@ -204,31 +205,51 @@ fn one_curve() -> Result {
         "none",
         "--format",
         "{p} {f}",
-    ])?;
-    let curves = curve_lines(&tree);
-    if curves.len() != 1 {
+    ])?);
+    if wasm.len() != 1 {
         return Err(format!(
             "the WebAssembly modules must build one curve25519-dalek, not: {}",
-            curves.join("; ")
+            wasm.join("; ")
         ));
     }
-    if curves.iter().any(|c| c.contains("precomputed-tables")) {
+    if wasm.iter().any(|c| c.contains("precomputed-tables")) {
         return Err(format!(
             "curve25519-dalek's precomputed-tables must stay off in WebAssembly (36 KB gzip): {}",
-            curves.join("; ")
+            wasm.join("; ")
         ));
     }
-    eprintln!("xtask: the WebAssembly modules build one curve25519-dalek, without its tables");
+    let native = curve_lines(&cargo_tree(&[
+        "-p",
+        "streamseal-crypto",
+        "-e",
+        "normal",
+        "--prefix",
+        "none",
+        "--format",
+        "{p} {f}",
+    ])?);
+    if native.len() != 1 || !native.iter().all(|c| c.contains("precomputed-tables")) {
+        return Err(format!(
+            "native builds must build one curve25519-dalek with its precomputed-tables, not: {}",
+            native.join("; ")
+        ));
+    }
+    eprintln!("xtask: one curve25519-dalek: without its tables in WebAssembly, with them natively");
     Ok(())
 }
 
-/// The distinct `curve25519-dalek vX features` lines of a `cargo tree
+/// The distinct lines of curve25519-dalek (or a fork of it: any package
+/// named `curve25519-dalek*` but the derive macros) in a `cargo tree
 /// --prefix none --format "{p} {f}"` listing.
 fn curve_lines(tree: &str) -> Vec<String> {
     let mut curves: Vec<String> = Vec::new();
     for line in tree.lines() {
         let line = line.trim_end_matches(" (*)").trim_end();
-        if line.starts_with("curve25519-dalek ") && !curves.iter().any(|c| c == line) {
+        let name = line.split_whitespace().next().unwrap_or("");
+        if name.starts_with("curve25519-dalek")
+            && name != "curve25519-dalek-derive"
+            && !curves.iter().any(|c| c == line)
+        {
             curves.push(line.to_owned());
         }
     }
@@ -265,5 +286,6 @@ mod tests {
             "curve25519-dalek v5.0.0 zeroize\ncurve25519-dalek v4.1.3 precomputed-tables,zeroize\n";
         assert_eq!(curve_lines(two).len(), 2);
         assert!(curve_lines("curve25519-dalek-derive v0.1.1 \n").is_empty());
+        assert_eq!(curve_lines("curve25519-dalek-ng v4.1.1 std\n").len(), 1);
     }
 }
