@@ -343,12 +343,18 @@ test("webcrypto: an open in flight when the keyring is cleared is refused (UNKNO
   for (const k of [me, ring, trust]) k.free();
 });
 
-test("webcrypto: a server bending the AES-GCM part of every message never makes the stream key leave WASM again (one export per key)", async () => {
+/** A keyring holding generation 0, Alice's key, and a trust store that pinned it. */
+function aliceSetUp() {
   const me = pkg.IdentityKey.generate("user", "key_alice");
   const ring = new pkg.Keyring(ROOT);
   ring.generateKey(0);
   const trust = new pkg.TrustStore("tofu");
   trust.observe(ALICE, me.recipient());
+  return { me, ring, trust };
+}
+
+/** Runs `fn` counting the stream keys exported from WASM meanwhile; gives the count. */
+async function countingExports(fn) {
   let exports = 0;
   const exportKey = pkg.Keyring.prototype.exportKey;
   pkg.Keyring.prototype.exportKey = function (...args) {
@@ -356,6 +362,16 @@ test("webcrypto: a server bending the AES-GCM part of every message never makes 
     return exportKey.apply(this, args);
   };
   try {
+    await fn();
+  } finally {
+    pkg.Keyring.prototype.exportKey = exportKey;
+  }
+  return exports;
+}
+
+test("webcrypto: a server bending the AES-GCM part of every message never makes the stream key leave WASM again (one export per key)", async () => {
+  const { me, ring, trust } = aliceSetUp();
+  const exports = await countingExports(async () => {
     const page = [];
     for (let i = 0; i < 20; i++) {
       const id = `msg_01JD3R${String(i).padStart(20, "0")}`;
@@ -367,35 +383,21 @@ test("webcrypto: a server bending the AES-GCM part of every message never makes 
     const results = await pkg.openMessagesAsync(ring, trust, ROOT, page, null, null, { backend: "webcrypto" });
     assert.deepEqual(new Set(results.map((r) => r.code)), new Set(["DECRYPTION_FAILED"]));
     await pkg.openMessagesAsync(ring, trust, ROOT, page, null, null, { backend: "webcrypto" });
-    assert.equal(exports, 1);
-  } finally {
-    pkg.Keyring.prototype.exportKey = exportKey;
-  }
+  });
+  assert.equal(exports, 1);
   for (const k of [me, ring, trust]) k.free();
 });
 
 test("this run's opens go where STREAMSEAL_JS_BACKEND says: synchronous, or async with AES-GCM in WASM or in WebCrypto (the key exported once)", async () => {
-  const me = pkg.IdentityKey.generate("user", "key_alice");
-  const ring = new pkg.Keyring(ROOT);
-  ring.generateKey(0);
-  const trust = new pkg.TrustStore("tofu");
-  trust.observe(ALICE, me.recipient());
+  const { me, ring, trust } = aliceSetUp();
   const id = "msg_01JD3R00000000000000000001";
   const body = pkg.sealMessage(ring, me, ALICE, ROOT, id, "which backend");
   const message = { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: body.sealed };
-  let exports = 0;
-  const exportKey = pkg.Keyring.prototype.exportKey;
-  pkg.Keyring.prototype.exportKey = function (...args) {
-    exports += 1;
-    return exportKey.apply(this, args);
-  };
-  try {
+  const exports = await countingExports(async () => {
     const result = shipped.openMessage(ring, trust, ROOT, message);
     assert.equal(result instanceof Promise, BACKEND !== "sync", BACKEND);
     assert.equal((await result).text, "which backend");
-    assert.equal(exports, BACKEND === "webcrypto" ? 1 : 0, BACKEND);
-  } finally {
-    pkg.Keyring.prototype.exportKey = exportKey;
-  }
+  });
+  assert.equal(exports, BACKEND === "webcrypto" ? 1 : 0, BACKEND);
   for (const k of [me, ring, trust]) k.free();
 });

@@ -192,20 +192,19 @@ pub fn layers() -> Result {
 /// losing them natively makes every native seal slower. This says which
 /// instead of leaving it to the size budget or the bench.
 fn one_curve() -> Result {
-    let wasm = curve_lines(&cargo_tree(&[
+    let curves = |packages: &[&str]| -> Result<Vec<String>> {
+        let mut args = packages.to_vec();
+        args.extend(["-e", "normal", "--prefix", "none", "--format", "{p} {f}"]);
+        Ok(curve_lines(&cargo_tree(&args)?))
+    };
+    let wasm = curves(&[
         "-p",
         "streamseal-wasm",
         "-p",
         "streamseal-wasm-api",
         "--target",
         "wasm32-unknown-unknown",
-        "-e",
-        "normal",
-        "--prefix",
-        "none",
-        "--format",
-        "{p} {f}",
-    ])?);
+    ])?;
     if wasm.len() != 1 {
         return Err(format!(
             "the WebAssembly modules must build one curve25519-dalek, not: {}",
@@ -218,16 +217,7 @@ fn one_curve() -> Result {
             wasm.join("; ")
         ));
     }
-    let native = curve_lines(&cargo_tree(&[
-        "-p",
-        "streamseal-crypto",
-        "-e",
-        "normal",
-        "--prefix",
-        "none",
-        "--format",
-        "{p} {f}",
-    ])?);
+    let native = curves(&["-p", "streamseal-crypto"])?;
     if native.len() != 1 || !native.iter().all(|c| c.contains("precomputed-tables")) {
         return Err(format!(
             "native builds must build one curve25519-dalek with its precomputed-tables, not: {}",
