@@ -34,7 +34,14 @@ const BROWSER_AUTO = { minBytes: 0, minPage: 1 };
  * The async opens: AES-256-GCM through the browser's WebCrypto (hardware
  * AES, native Ed25519) under "auto", every check in WASM.
  */
-export const { openAsync, openMessageAsync, openMessagesAsync } = asyncOpens(glue, BROWSER_AUTO);
+export const {
+  openAsync,
+  openMessageAsync,
+  openMessagesAsync,
+  openStepAsync,
+  openDecisionCardAsync,
+  openDecisionAnswerAsync,
+} = asyncOpens(glue, BROWSER_AUTO);
 
 /** The passphrase-taking calls, their passphrases normalised to NFC in JS (js/src/nfc.js). */
 export const { unlock, setUp, changePassphrase, createBundle, openBundle, hazmatCreateBundleWithRandomness } =

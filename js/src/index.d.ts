@@ -7,8 +7,14 @@
 // (wasm-bindgen, and tsify for the wire types); nothing is restated here.
 export * from "../dist/streamseal_wasm.js";
 import type {
+  CreateDecisionRequest,
+  DecisionAnswer,
+  DecisionResolved,
   Keyring,
   Message,
+  OpenedDecisionCard,
+  OpenedStep,
+  StepPlacement,
   OpenResult,
   OpenedEnvelope,
   SealedPayload,
@@ -93,3 +99,46 @@ export declare function openMessageAsync(
   presented?: PresentedKey[] | null,
   options?: OpenOptions,
 ): Promise<OpenedMessage>;
+
+/**
+ * `openStep`, with AES-256-GCM on `options.backend`: the opened step, or a
+ * rejection with the `StreamsealError` `openStep` throws.
+ */
+export declare function openStepAsync(
+  keyring: Keyring,
+  trust: TrustStore,
+  placement: StepPlacement,
+  sealed: SealedPayload,
+  own?: OwnKeys | null,
+  presented?: PresentedKey[] | null,
+  options?: OpenOptions,
+): Promise<OpenedStep>;
+
+/**
+ * `openDecisionCard`, with AES-256-GCM on `options.backend`: the opened
+ * card, or a rejection with the `StreamsealError` `openDecisionCard` throws.
+ */
+export declare function openDecisionCardAsync(
+  keyring: Keyring,
+  trust: TrustStore,
+  streamId: string,
+  card: CreateDecisionRequest,
+  own?: OwnKeys | null,
+  presented?: PresentedKey[] | null,
+  options?: OpenOptions,
+): Promise<OpenedDecisionCard>;
+
+/**
+ * `openDecisionAnswer`, with AES-256-GCM on `options.backend`: the proven
+ * answer, or a rejection with the `StreamsealError` `openDecisionAnswer`
+ * throws.
+ */
+export declare function openDecisionAnswerAsync(
+  keyring: Keyring,
+  trust: TrustStore,
+  card: CreateDecisionRequest,
+  event: DecisionResolved,
+  own?: OwnKeys | null,
+  presented?: PresentedKey[] | null,
+  options?: OpenOptions,
+): Promise<DecisionAnswer>;

@@ -35,7 +35,14 @@ const NODE_AUTO = { minBytes: 48 * 1024, minPage: 32 };
  * The async opens: AES-256-GCM and the signature through Node's WebCrypto
  * or WASM ("auto": by size and page length), every check in WASM.
  */
-export const { openAsync, openMessageAsync, openMessagesAsync } = asyncOpens(glue, NODE_AUTO);
+export const {
+  openAsync,
+  openMessageAsync,
+  openMessagesAsync,
+  openStepAsync,
+  openDecisionCardAsync,
+  openDecisionAnswerAsync,
+} = asyncOpens(glue, NODE_AUTO);
 
 /** The passphrase-taking calls, their passphrases normalised to NFC in JS (js/src/nfc.js). */
 export const { unlock, setUp, changePassphrase, createBundle, openBundle, hazmatCreateBundleWithRandomness } =

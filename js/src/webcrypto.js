@@ -1,8 +1,10 @@
 // The async opens of the package (`openAsync`, `openMessageAsync`,
-// `openMessagesAsync`).
+// `openMessagesAsync`, `openStepAsync`, `openDecisionCardAsync`,
+// `openDecisionAnswerAsync`).
 //
 // Every check runs in WebAssembly, as in the synchronous `open`,
-// `openMessage` and `openMessages`: `prepareOpen*` checks each envelope up to its AES-GCM part (version,
+// `openMessage`, `openMessages`, `openStep`, `openDecisionCard` and
+// `openDecisionAnswer`: `prepareOpen*` checks each envelope up to its AES-GCM part (version,
 // base64 and sizes, the AAD and its slot, the key held, the sender's key, the
 // key commitment) and `finish` verifies the sender's signature over what was
 // decrypted and builds the results. Two primitives move to the platform's
@@ -207,6 +209,21 @@ export function asyncOpens(glue, auto) {
       const from = platformFrom(options, Array.isArray(messages) ? messages.length : 0);
       const pending = glue.prepareOpenMessages(keyring, trust, streamId, messages, own, presented);
       return complete(pending, keyring, from, false);
+    },
+    async openStepAsync(keyring, trust, placement, sealed, own, presented, options) {
+      const from = platformFrom(options, 1);
+      const pending = glue.prepareOpenStep(keyring, trust, placement, sealed, own, presented);
+      return complete(pending, keyring, from, true);
+    },
+    async openDecisionCardAsync(keyring, trust, streamId, card, own, presented, options) {
+      const from = platformFrom(options, 1);
+      const pending = glue.prepareOpenDecisionCard(keyring, trust, streamId, card, own, presented);
+      return complete(pending, keyring, from, true);
+    },
+    async openDecisionAnswerAsync(keyring, trust, card, event, own, presented, options) {
+      const from = platformFrom(options, 1);
+      const pending = glue.prepareOpenDecisionAnswer(keyring, trust, card, event, own, presented);
+      return complete(pending, keyring, from, true);
     },
   };
 }

@@ -1,7 +1,8 @@
 // The package's opens through each backend, for the tests that run in Node
 // and in Chromium alike (no Node API here). `viaBackend(pkg, backend)` is
-// the package with `open`, `openMessage` and `openMessages` answered by the
-// async opens on `backend` ("webcrypto": AES-256-GCM in the platform's
+// the package with `open`, `openMessage`, `openMessages`, `openStep`,
+// `openDecisionCard` and `openDecisionAnswer` answered by the async opens on
+// `backend` ("webcrypto": AES-256-GCM in the platform's
 // WebCrypto; "wasm": in WebAssembly), so a test written against the
 // synchronous calls (awaiting their results) runs unchanged through each.
 export const BACKENDS = ["sync", "wasm", "webcrypto"];
@@ -16,5 +17,8 @@ export function viaBackend(pkg, backend) {
     open: (keyring, trust, slot, sealed, own, presented) => pkg.openAsync(keyring, trust, slot, sealed, own, presented, options),
     openMessage: (keyring, trust, streamId, message, own, presented) => pkg.openMessageAsync(keyring, trust, streamId, message, own, presented, options),
     openMessages: (keyring, trust, streamId, messages, own, presented) => pkg.openMessagesAsync(keyring, trust, streamId, messages, own, presented, options),
+    openStep: (keyring, trust, placement, sealed, own, presented) => pkg.openStepAsync(keyring, trust, placement, sealed, own, presented, options),
+    openDecisionCard: (keyring, trust, streamId, card, own, presented) => pkg.openDecisionCardAsync(keyring, trust, streamId, card, own, presented, options),
+    openDecisionAnswer: (keyring, trust, card, event, own, presented) => pkg.openDecisionAnswerAsync(keyring, trust, card, event, own, presented, options),
   };
 }

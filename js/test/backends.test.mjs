@@ -401,3 +401,101 @@ test("this run's opens go where STREAMSEAL_JS_BACKEND says: synchronous, or asyn
   assert.equal(exports, BACKEND === "webcrypto" ? 1 : 0, BACKEND);
   for (const k of [me, ring, trust]) k.free();
 });
+
+test("a step, a decision card and its answer through each backend: what the synchronous calls give, and each forgery refused with their code", async () => {
+  const BOT = server.BOT;
+  const INV = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7";
+  const DREQ = "dreq_01JD3QQB2C4E6G8J0K2M4P6R9T";
+  const { me, ring, trust } = aliceSetUp();
+  const machine = pkg.IdentityKey.generate("bot", "machine-a");
+  trust.observe(BOT, machine.recipient());
+  // Same subject and key id as Alice's pinned key: another key holder sealing as her.
+  const impostor = pkg.IdentityKey.generate("user", "key_alice");
+  const bent = (sealed) => {
+    const bytes = server.unb64(sealed.ciphertext);
+    bytes[bytes.length - 1] ^= 1;
+    return { ...sealed, ciphertext: server.b64(bytes) };
+  };
+  const stepSlot = { kind: "traceStep", invocationId: INV, stepId: "step_1", stepType: "tool_call", phase: "completed" };
+  const placement = { invocationId: INV, botId: BOT, stepId: "step_1", stepType: "tool_call", phase: "completed" };
+  const step = pkg.seal(ring, machine, BOT, stepSlot, utf8("3 results"));
+  const byAlice = pkg.seal(ring, me, ALICE, stepSlot, utf8("3 results"));
+  const steps = [
+    ["the step", placement, step, null],
+    ["moved to the other phase", { ...placement, phase: "started" }, step, "AAD_MISMATCH"],
+    ["sealed by a member, not the bot", placement, byAlice, "UNEXPECTED_AUTHOR"],
+    ["its tag bent", placement, bent(step), "DECRYPTION_FAILED"],
+  ];
+  for (const [what, where, sealed, code] of steps) {
+    const got = await sameEverywhere((p) => p.openStep(ring, trust, where, sealed), `step: ${what}`);
+    assert.equal(got.code, code ?? undefined, what);
+    if (code === null) assert.equal(got.value.text, "3 results");
+  }
+
+  const options = [{ id: "approve", tone: "primary" }, { id: "reject", tone: "neutral" }];
+  const content = { title: "Deploy?", body: "All green.", labels: { approve: "Deploy", reject: "Wait" } };
+  const card = pkg.sealDecisionCard(ring, machine, BOT, ROOT, DREQ, "session-1", INV, options, true, content);
+  const cards = [
+    ["the card", ROOT, card, null],
+    ["posted to another stream", "stream_01JD3QJ5THREAD00000000000A", card, "AAD_MISMATCH"],
+    ["its options restyled", ROOT, { ...card, options: [options[0], { id: "reject", tone: "primary" }] }, "AAD_MISMATCH"],
+    ["its tag bent", ROOT, { ...card, sealed: bent(card.sealed) }, "DECRYPTION_FAILED"],
+  ];
+  for (const [what, stream, c, code] of cards) {
+    const got = await sameEverywhere((p) => p.openDecisionCard(ring, trust, stream, c), `card: ${what}`);
+    assert.equal(got.code, code ?? undefined, what);
+    if (code === null) assert.deepEqual(got.value.content, content);
+  }
+
+  const note = pkg.sealDecisionNote(ring, me, ALICE, DREQ, "reject", "hold it");
+  const forgedNote = pkg.sealDecisionNote(ring, impostor, ALICE, DREQ, "reject", "ship it");
+  const event = { decisionId: DREQ, optionId: "reject", decidedBy: ALICE, noteCiphertext: note.ciphertext, noteEnvelope: note.envelope };
+  const answers = [
+    ["the answer", event, null],
+    ["its option flipped", { ...event, optionId: "approve" }, "AAD_MISMATCH"],
+    ["no note", { ...event, noteCiphertext: undefined, noteEnvelope: undefined }, "UNPROVEN_DECISION_ANSWER"],
+    ["a note sealed by another key holder", { ...event, noteCiphertext: forgedNote.ciphertext, noteEnvelope: forgedNote.envelope }, "SENDER_MISMATCH"],
+    ["its tag bent", { ...event, noteCiphertext: bent(note).ciphertext }, "DECRYPTION_FAILED"],
+  ];
+  for (const [what, e, code] of answers) {
+    const got = await sameEverywhere((p) => p.openDecisionAnswer(ring, trust, card, e), `answer: ${what}`);
+    assert.equal(got.code, code ?? undefined, what);
+    if (code === null) assert.equal(got.value.note, "hold it");
+  }
+  // Under "auto" (no options): the same results.
+  assert.equal((await pkg.openStepAsync(ring, trust, placement, step)).text, "3 results");
+  assert.deepEqual((await pkg.openDecisionCardAsync(ring, trust, ROOT, card)).content, content);
+  assert.equal((await pkg.openDecisionAnswerAsync(ring, trust, card, event)).note, "hold it");
+  for (const k of [me, ring, trust, machine, impostor]) k.free();
+});
+
+test("a flow's checks after decryption hold past hazmatFinishOne's 'verified' flag: a member's step is UNEXPECTED_AUTHOR, a card that is not JSON MALFORMED_JSON", async () => {
+  const BOT = server.BOT;
+  const INV = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7";
+  const DREQ = "dreq_01JD3QQB2C4E6G8J0K2M4P6R9T";
+  const { me, ring, trust } = aliceSetUp();
+  const machine = pkg.IdentityKey.generate("bot", "machine-a");
+  trust.observe(BOT, machine.recipient());
+  const stepSlot = { kind: "traceStep", invocationId: INV, stepId: "step_1", stepType: "tool_call", phase: "completed" };
+  const placement = { invocationId: INV, botId: BOT, stepId: "step_1", stepType: "tool_call", phase: "completed" };
+  const byAlice = pkg.seal(ring, me, ALICE, stepSlot, utf8("3 results"));
+  const claimed = utf8("x".repeat(64) + "3 results");
+  assert.throws(() => pkg.prepareOpenStep(ring, trust, placement, byAlice).hazmatFinishOne([claimed], ring, [true]), (e) => e.code === "UNEXPECTED_AUTHOR");
+  const step = pkg.seal(ring, machine, BOT, stepSlot, utf8("3 results"));
+  assert.equal(pkg.prepareOpenStep(ring, trust, placement, step).hazmatFinishOne([claimed], ring, [true]).text, "3 results", "the flag is what it says: hazmat");
+
+  const options = [{ id: "approve", tone: "primary" }];
+  const content = { title: "Deploy?", body: "All green.", labels: { approve: "Deploy" } };
+  const card = pkg.sealDecisionCard(ring, machine, BOT, ROOT, DREQ, "session-1", INV, options, true, content);
+  const notJson = utf8("x".repeat(64) + "{ not json");
+  assert.throws(() => pkg.prepareOpenDecisionCard(ring, trust, ROOT, card).hazmatFinishOne([notJson], ring, [true]), (e) => e.code === "MALFORMED_JSON");
+  // Without the flag the same bytes are the signature's to refuse.
+  assert.throws(() => pkg.prepareOpenDecisionCard(ring, trust, ROOT, card).hazmatFinishOne([notJson], ring), (e) => e.code === "SENDER_MISMATCH");
+
+  const note = pkg.sealDecisionNote(ring, me, ALICE, DREQ, "approve", "go");
+  const event = { decisionId: DREQ, optionId: "approve", decidedBy: ALICE, noteCiphertext: note.ciphertext, noteEnvelope: note.envelope };
+  assert.equal(pkg.prepareOpenDecisionAnswer(ring, trust, card, event).hazmatFinishOne([undefined], ring).note, "go");
+  ring.generateKey(1);
+  assert.throws(() => pkg.prepareOpenDecisionAnswer(ring, trust, card, event), (e) => e.code === "STALE_KEY_GENERATION");
+  for (const k of [me, ring, trust, machine]) k.free();
+});

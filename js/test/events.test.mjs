@@ -10,7 +10,7 @@ import { shipped as pkg, shippedApi as api, throwsCode } from "./load.mjs";
 
 const fixture = (name) => JSON.parse(readFileSync(new URL(`../../tests/fixtures/wire/${name}`, import.meta.url), "utf8"));
 
-test("a forged decision:resolved only claims its option; opening it refuses the flip and the noteless answer", () => {
+test("a forged decision:resolved only claims its option; opening it refuses the flip and the noteless answer", async () => {
   const ROOT = "stream_01JD3QJ5ROOT000000000000000";
   const BOT = "bot_01JD3QB0T0000000000000000B";
   const DREQ = "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T";
@@ -34,11 +34,11 @@ test("a forged decision:resolved only claims its option; opening it refuses the 
     assert.equal(forged.claimedOptionId, "approve");
   }
   assert.equal(noteless.note, null);
-  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, flipped.payload), "AAD_MISMATCH");
-  throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, noteless.payload), "UNPROVEN_DECISION_ANSWER");
+  await throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, flipped.payload), "AAD_MISMATCH");
+  await throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, noteless.payload), "UNPROVEN_DECISION_ANSWER");
   const event = api.decodeEvent("decision:resolved", honest);
   assert.deepEqual(event.note, { ciphertext: note.ciphertext, envelope: note.envelope });
-  assert.equal(pkg.openDecisionAnswer(ring, trust, card, event.payload).optionId, "reject");
+  assert.equal((await pkg.openDecisionAnswer(ring, trust, card, event.payload)).optionId, "reject");
   for (const k of [ring, machine, decider, trust]) k.free();
 });
 

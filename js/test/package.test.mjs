@@ -363,16 +363,16 @@ test("decision cards and proven answers, steps, presence", async () => {
   const content = { title: "Deploy?", body: "All green.", labels: { approve: "Deploy", reject: "Wait" } };
   const card = pkg.sealDecisionCard(ring, machine, BOT, ROOT, DREQ, "session-1", INV, options, true, content);
   const botSealed = { subject: BOT, kind: "bot", keyId: "machine-a", status: "unverified" };
-  assert.deepEqual(pkg.openDecisionCard(ring, trust, ROOT, card), { content, sealedBy: botSealed });
+  assert.deepEqual(await pkg.openDecisionCard(ring, trust, ROOT, card), { content, sealedBy: botSealed });
   await throwsCode(assert, pkg, () => pkg.openDecisionCard(ring, trust, "stream_01JD3QJ5THREAD00000000000A", card), "AAD_MISMATCH");
   await throwsCode(assert, pkg, () => pkg.openDecisionCard(ring, trust, ROOT, { ...card, invocationId: "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z8" }), "AAD_MISMATCH");
   const note = pkg.sealDecisionNote(ring, decider, "usr_1", DREQ, "approve", "go");
   const event = { decisionId: DREQ, optionId: "approve", decidedBy: "usr_1", noteCiphertext: note.ciphertext, noteEnvelope: note.envelope };
   const deciderSealed = { subject: "usr_1", kind: "user", keyId: "key_decider", status: "unverified" };
-  assert.deepEqual(pkg.openDecisionAnswer(ring, trust, card, event), { decisionId: DREQ, optionId: "approve", decidedBy: "usr_1", note: "go", sealedBy: deciderSealed });
+  assert.deepEqual(await pkg.openDecisionAnswer(ring, trust, card, event), { decisionId: DREQ, optionId: "approve", decidedBy: "usr_1", note: "go", sealedBy: deciderSealed });
   // An empty note is the proof too; the server's own answers are not.
   const bare = pkg.sealDecisionNote(ring, decider, "usr_1", DREQ, "reject", "");
-  assert.equal(pkg.openDecisionAnswer(ring, trust, card, { ...event, optionId: "reject", noteCiphertext: bare.ciphertext, noteEnvelope: bare.envelope }).note, "");
+  assert.equal((await pkg.openDecisionAnswer(ring, trust, card, { ...event, optionId: "reject", noteCiphertext: bare.ciphertext, noteEnvelope: bare.envelope })).note, "");
   await throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, { ...event, noteCiphertext: undefined, noteEnvelope: undefined }), "UNPROVEN_DECISION_ANSWER");
   await throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, { ...event, optionId: "escalate" }), "UNPROVEN_DECISION_ANSWER");
   await throwsCode(assert, pkg, () => pkg.openDecisionAnswer(ring, trust, card, { ...event, decisionId: "dreq_01JD3QQB2C4E6G8J0K2M4P6R9V" }), "UNPROVEN_DECISION_ANSWER");
@@ -386,7 +386,7 @@ test("decision cards and proven answers, steps, presence", async () => {
   const stepSlot = { kind: "traceStep", invocationId: INV, stepId: "step_1", stepType: "tool_call", phase: "completed" };
   const stepSealed = pkg.seal(ring, machine, BOT, stepSlot, utf8("3 results"));
   const placement = { invocationId: INV, botId: BOT, stepId: "step_1", stepType: "tool_call", phase: "completed" };
-  assert.deepEqual(pkg.openStep(ring, trust, placement, stepSealed), { text: "3 results", sealedBy: botSealed });
+  assert.deepEqual(await pkg.openStep(ring, trust, placement, stepSealed), { text: "3 results", sealedBy: botSealed });
   await throwsCode(assert, pkg, () => pkg.openStep(ring, trust, { ...placement, phase: "started" }, stepSealed), "AAD_MISMATCH");
   // A step sealed by anyone but the invocation's bot.
   await throwsCode(assert, pkg, () => pkg.openStep(ring, trust, placement, pkg.seal(ring, decider, "usr_1", stepSlot, utf8("3 results"))), "UNEXPECTED_AUTHOR");

@@ -502,6 +502,20 @@ pub struct StepPlacement {
     pub message_id: Option<String>,
 }
 
+impl StepPlacement {
+    /// The core's placement, borrowing this one.
+    pub(crate) fn core(&self) -> runtime::StepPlacement<'_> {
+        runtime::StepPlacement {
+            invocation_id: &self.invocation_id,
+            bot_id: &self.bot_id,
+            step_id: &self.step_id,
+            step_type: &self.step_type,
+            phase: self.phase,
+            message_id: self.message_id.as_deref(),
+        }
+    }
+}
+
 /// Opens a sealed step (the owner's view of a trace): bound to `placement`'s
 /// invocation, step and phase, and sealed by its bot (`UNEXPECTED_AUTHOR`
 /// for any other signer; see `open` for `trust`, `own` and `presented`).
@@ -520,14 +534,7 @@ pub fn open_step(
     output(&js(runtime::open_step(
         keyring.core(),
         &senders,
-        runtime::StepPlacement {
-            invocation_id: &placement.invocation_id,
-            bot_id: &placement.bot_id,
-            step_id: &placement.step_id,
-            step_type: &placement.step_type,
-            phase: placement.phase,
-            message_id: placement.message_id.as_deref(),
-        },
+        placement.core(),
         &sealed,
     ))?)
 }

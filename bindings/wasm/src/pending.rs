@@ -1,13 +1,17 @@
 //! Opens whose AES-GCM runs elsewhere: the async `openAsync`,
-//! `openMessageAsync` and `openMessagesAsync` of the package (js/src/webcrypto.js)
-//! hand AES-256-GCM to the platform's WebCrypto (hardware AES) and keep
-//! every check here.
+//! `openMessageAsync`, `openMessagesAsync`, `openStepAsync`,
+//! `openDecisionCardAsync` and `openDecisionAnswerAsync` of the package
+//! (js/src/webcrypto.js) hand AES-256-GCM to the platform's WebCrypto
+//! (hardware AES) and keep every check here.
 //!
-//! `prepareOpen`, `prepareOpenMessage` and `prepareOpenMessages` run every
-//! check of `open`, `openMessage` and `openMessages` before AES-GCM (the
-//! core's `prepare_open`: version, base64 and sizes, the AAD and its slot,
-//! the key held, the sender's key, the key commitment) and return a
-//! [`PendingOpens`]. Its `jobs` are the AES-GCM inputs; `hazmatFinish` /
+//! `prepareOpen`, `prepareOpenMessage`, `prepareOpenMessages`,
+//! `prepareOpenStep`, `prepareOpenDecisionCard` and
+//! `prepareOpenDecisionAnswer` run every check of the synchronous call
+//! before AES-GCM (the core's `prepare_open`: version, base64 and sizes, the
+//! AAD and its slot, the key held, the sender's key, the key commitment; and
+//! the flow's own, e.g. a stale or unproven answer) and return a
+//! [`PendingOpens`]; the flow's checks after decryption (the step's bot,
+//! UTF-8, the card's JSON) run on completion. Its `jobs` are the AES-GCM inputs; `hazmatFinish` /
 //! `hazmatFinishOne` take, per job, what the platform decrypted it to (or
 //! `undefined`: decrypt it here, the "wasm" backend), verify the sender's
 //! signatures (here, or, where the caller says the platform's Ed25519
@@ -26,20 +30,29 @@ use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
 
 use streamseal::hazmat::finish_open_verified_elsewhere;
-use streamseal::sealed::hazmat::finish_message_verified_elsewhere;
+use streamseal::sealed::decisions::{self, DecisionAnswer, OpenedDecisionCard};
+use streamseal::sealed::hazmat::{finish_message_verified_elsewhere, finish_verified_elsewhere};
+use streamseal::sealed::pending::Pending;
+use streamseal::sealed::runtime::{self, OpenedStep};
+use streamseal::wire::events::DecisionResolved;
+use streamseal::wire::requests::decisions::CreateDecisionRequest;
 
 use crate::crypto::OpenedEnvelope;
 use crate::error::{JsResult, error_with, from_js, input, js, output, to_js, to_js_error};
-use crate::flows::{OpenResult, open_result};
+use crate::flows::{OpenResult, StepPlacement, open_result};
 use crate::keys::Keyring;
 use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys};
 use crate::trust::TrustStore;
 
-/// What was prepared: a page of messages, one message, or one envelope.
+/// What was prepared: a page of messages, one message, one envelope, or
+/// one envelope of a flow.
 enum Prepared {
     Messages(Vec<Result<PendingMessage, Error>>),
     Message(PendingMessage),
     Envelope(PendingOpen),
+    Step(Pending<OpenedStep>),
+    Card(Pending<OpenedDecisionCard>),
+    Answer(Pending<DecisionAnswer>),
 }
 
 /// Opens checked up to their AES-GCM part (see the module docs). The
@@ -123,6 +136,80 @@ pub fn prepare_open_messages(
             stream_id,
             &messages,
         )),
+    })
+}
+
+/// `openStep`'s checks before AES-GCM; a refusal throws here, with the code
+/// `openStep` gives (the step's bot is checked on completion).
+#[wasm_bindgen(js_name = prepareOpenStep)]
+pub fn prepare_open_step(
+    keyring: &Keyring,
+    trust: &TrustStore,
+    placement: Ts<StepPlacement>,
+    sealed: Ts<SealedPayload>,
+    own: Option<OwnKeysArg>,
+    presented: Option<PresentedKeys>,
+) -> JsResult<PendingOpens> {
+    let placement = input("placement", &placement)?;
+    let sealed = input("sealed", &sealed)?;
+    let senders = sender_keys(trust, own, presented)?;
+    let pending = js(runtime::prepare_step(
+        keyring.core(),
+        &senders,
+        placement.core(),
+        &sealed,
+    ))?;
+    Ok(PendingOpens {
+        prepared: Prepared::Step(pending),
+    })
+}
+
+/// `openDecisionCard`'s checks before AES-GCM; a refusal throws here, with
+/// the code `openDecisionCard` gives.
+#[wasm_bindgen(js_name = prepareOpenDecisionCard)]
+pub fn prepare_open_decision_card(
+    keyring: &Keyring,
+    trust: &TrustStore,
+    stream_id: &str,
+    card: Ts<CreateDecisionRequest>,
+    own: Option<OwnKeysArg>,
+    presented: Option<PresentedKeys>,
+) -> JsResult<PendingOpens> {
+    let card = input("card", &card)?;
+    let senders = sender_keys(trust, own, presented)?;
+    let pending = js(decisions::prepare_decision_card(
+        keyring.core(),
+        &senders,
+        stream_id,
+        &card,
+    ))?;
+    Ok(PendingOpens {
+        prepared: Prepared::Card(pending),
+    })
+}
+
+/// `openDecisionAnswer`'s checks before AES-GCM; a refusal throws here,
+/// with the code `openDecisionAnswer` gives.
+#[wasm_bindgen(js_name = prepareOpenDecisionAnswer)]
+pub fn prepare_open_decision_answer(
+    keyring: &Keyring,
+    trust: &TrustStore,
+    card: Ts<CreateDecisionRequest>,
+    event: Ts<DecisionResolved>,
+    own: Option<OwnKeysArg>,
+    presented: Option<PresentedKeys>,
+) -> JsResult<PendingOpens> {
+    let card = input("card", &card)?;
+    let event = input("event", &event)?;
+    let senders = sender_keys(trust, own, presented)?;
+    let pending = js(decisions::prepare_decision_answer(
+        keyring.core(),
+        &senders,
+        &card,
+        &event,
+    ))?;
+    Ok(PendingOpens {
+        prepared: Prepared::Answer(pending),
     })
 }
 
@@ -265,6 +352,15 @@ fn finish_envelope(
     })
 }
 
+fn finish_flow<T>(pending: Pending<T>, done: Done, keyring: &Keyring) -> Result<T, Error> {
+    match done {
+        Done::Decrypted(plain) => pending.finish(keyring.core(), plain),
+        Done::Verified(plain) => finish_verified_elsewhere(pending, keyring.core(), plain),
+        Done::Left => pending.open(keyring.core()),
+        Done::Refused => Err(CryptoError::DecryptionFailed.into()),
+    }
+}
+
 fn opened_envelope(opened: envelope::Opened) -> OpenedEnvelope {
     OpenedEnvelope {
         slot: opened.slot,
@@ -319,6 +415,9 @@ impl PendingOpens {
                 .collect(),
             Prepared::Message(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
             Prepared::Envelope(pending) => Array::of1(&job(pending, platform_from, tags)),
+            Prepared::Step(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
+            Prepared::Card(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
+            Prepared::Answer(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
         }
     }
 
@@ -355,12 +454,14 @@ impl PendingOpens {
         results(messages::finish_messages(opened))
     }
 
-    /// Completes one message or envelope (`prepareOpenMessage`,
-    /// `prepareOpen`) as `hazmatFinish` does its one job (read its hazard):
-    /// the result of `openMessage` / `open`, or the error it throws.
+    /// Completes one message, envelope, step, card or answer
+    /// (`prepareOpenMessage`, `prepareOpen`, `prepareOpenStep`,
+    /// `prepareOpenDecisionCard`, `prepareOpenDecisionAnswer`) as
+    /// `hazmatFinish` does its one job (read its hazard): the result of the
+    /// synchronous call, or the error it throws.
     #[wasm_bindgen(
         js_name = hazmatFinishOne,
-        unchecked_return_type = "OpenedMessage | OpenedEnvelope"
+        unchecked_return_type = "OpenedMessage | OpenedEnvelope | OpenedStep | OpenedDecisionCard | DecisionAnswer"
     )]
     pub fn hazmat_finish_one(
         self,
@@ -378,6 +479,15 @@ impl PendingOpens {
             Prepared::Envelope(pending) => {
                 let opened = js(finish_envelope(pending, done, keyring))?;
                 Ok(output(&opened_envelope(opened))?.into())
+            }
+            Prepared::Step(pending) => {
+                Ok(output(&js(finish_flow(pending, done, keyring))?)?.into())
+            }
+            Prepared::Card(pending) => {
+                Ok(output(&js(finish_flow(pending, done, keyring))?)?.into())
+            }
+            Prepared::Answer(pending) => {
+                Ok(output(&js(finish_flow(pending, done, keyring))?)?.into())
             }
             Prepared::Messages(_) => Err(not_a("single open", "hazmatFinish")),
         }

@@ -45,8 +45,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::pending::Pending;
 use crate::{plaintext_json, refuse_stale, utf8};
-use streamseal_crypto::envelope::{SealedPayload, open, seal};
+use streamseal_crypto::envelope::{SealedPayload, prepare_open, seal};
 use streamseal_crypto::error::{Error, Result};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
 use streamseal_crypto::slot::{DecisionOption, Slot};
@@ -173,16 +174,36 @@ pub fn open_decision_card(
     stream_id: &str,
     card: &CreateDecisionRequest,
 ) -> Result<OpenedDecisionCard> {
+    prepare_decision_card(keyring, senders, stream_id, card)?.open(keyring)
+}
+
+/// [`open_decision_card`]'s checks before AES-GCM (sealed at all, the slot
+/// its clear fields and `stream_id` make, the envelope, the key, the
+/// signer's key and commitment); the content's JSON is read on completion.
+///
+/// # Errors
+///
+/// As [`open_decision_card`], but for `DECRYPTION_FAILED` (the tag),
+/// `SENDER_MISMATCH` and `MALFORMED_JSON`, which the completion reports.
+pub fn prepare_decision_card(
+    keyring: &Keyring,
+    senders: &SenderKeys<'_>,
+    stream_id: &str,
+    card: &CreateDecisionRequest,
+) -> Result<Pending<OpenedDecisionCard>> {
     let sealed = card
         .sealed
         .as_ref()
         .ok_or_else(|| Error::invalid("sealed", "the card is not sealed"))?;
-    let opened = open(keyring, senders, &card_slot(stream_id, card), sealed)?;
-    Ok(OpenedDecisionCard {
-        // The error names the failure's kind and position, never the content.
-        content: plaintext_json(&opened.plaintext)?,
-        sealed_by: opened.sealed_by,
-    })
+    let slot = card_slot(stream_id, card);
+    let envelope = prepare_open(keyring, senders, sealed, |s| *s == slot)?;
+    Ok(Pending::new(envelope, |opened| {
+        Ok(OpenedDecisionCard {
+            // The error names the failure's kind and position, never the content.
+            content: plaintext_json(&opened.plaintext)?,
+            sealed_by: opened.sealed_by,
+        })
+    }))
 }
 
 /// Seals the decider's note for the chosen option: the proof of the
@@ -276,6 +297,24 @@ pub fn open_decision_answer(
     card: &CreateDecisionRequest,
     event: &DecisionResolved,
 ) -> Result<DecisionAnswer> {
+    prepare_decision_answer(keyring, senders, card, event)?.open(keyring)
+}
+
+/// [`open_decision_answer`]'s checks before AES-GCM (the decision, the
+/// option, a note at all, a stale generation, the note's slot, envelope,
+/// key, signer's key and commitment); the note's UTF-8 is read on
+/// completion.
+///
+/// # Errors
+///
+/// As [`open_decision_answer`], but for `DECRYPTION_FAILED` (the tag),
+/// `SENDER_MISMATCH` and `INVALID_FIELD`, which the completion reports.
+pub fn prepare_decision_answer(
+    keyring: &Keyring,
+    senders: &SenderKeys<'_>,
+    card: &CreateDecisionRequest,
+    event: &DecisionResolved,
+) -> Result<Pending<DecisionAnswer>> {
     if event.decision_id != card.decision_id {
         return Err(Error::UnprovenDecisionAnswer {
             reason: "the answer is for another decision",
@@ -300,23 +339,30 @@ pub fn open_decision_answer(
         option_id: event.option_id.clone(),
         decided_by: event.decided_by.clone(),
     };
-    let opened = open(
+    let pending = prepare_open(
         keyring,
         senders,
-        &slot,
         &SealedPayload {
             ciphertext,
             envelope,
             extra: Default::default(),
         },
+        |s| *s == slot,
     )?;
-    Ok(DecisionAnswer {
-        decision_id: event.decision_id.clone(),
-        option_id: event.option_id.clone(),
-        decided_by: event.decided_by.clone(),
-        note: utf8(opened.plaintext)?,
-        sealed_by: opened.sealed_by,
-    })
+    let (decision_id, option_id, decided_by) = (
+        event.decision_id.clone(),
+        event.option_id.clone(),
+        event.decided_by.clone(),
+    );
+    Ok(Pending::new(pending, move |opened| {
+        Ok(DecisionAnswer {
+            decision_id,
+            option_id,
+            decided_by,
+            note: utf8(opened.plaintext)?,
+            sealed_by: opened.sealed_by,
+        })
+    }))
 }
 
 #[cfg(test)]

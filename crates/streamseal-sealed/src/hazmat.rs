@@ -7,7 +7,8 @@
 //!
 //! And [`finish_message_verified_elsewhere`], the message form of
 //! [`streamseal_crypto::hazmat::finish_open_verified_elsewhere`]: a message
-//! whose sender's signature a platform's Ed25519 verified.
+//! whose sender's signature a platform's Ed25519 verified, and
+//! [`finish_verified_elsewhere`], the same for a flow's [`Pending`].
 
 use streamseal_crypto::error::Result;
 use streamseal_crypto::random::Source;
@@ -16,6 +17,7 @@ use streamseal_wire::ids::MessageId;
 use streamseal_wire::requests::invocation::SealedCompleteRequest;
 
 use crate::messages::{OpenedMessage, PendingMessage};
+use crate::pending::Pending;
 use crate::runtime::OpenedInvocation;
 
 /// [`OpenedInvocation::seal_reply`] drawing the envelope's iv and `Z` from
@@ -49,5 +51,21 @@ pub fn finish_message_verified_elsewhere(
     keyring: &Keyring,
     decrypted: zeroize::Zeroizing<Vec<u8>>,
 ) -> Result<OpenedMessage> {
+    pending.finish_verified_elsewhere(keyring, decrypted)
+}
+
+/// [`Pending::finish`] **without verifying the signature here**: the caller
+/// states that a platform's Ed25519 verified it, as
+/// [`streamseal_crypto::hazmat::finish_open_verified_elsewhere`] says (read
+/// it first). The slot, sender and the flow's checks after decryption hold.
+///
+/// # Errors
+///
+/// As [`Pending::finish`], but for a signature that does not verify.
+pub fn finish_verified_elsewhere<T>(
+    pending: Pending<T>,
+    keyring: &Keyring,
+    decrypted: zeroize::Zeroizing<Vec<u8>>,
+) -> Result<T> {
     pending.finish_verified_elsewhere(keyring, decrypted)
 }

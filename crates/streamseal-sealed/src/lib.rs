@@ -10,6 +10,7 @@
 //! | a runtime's claimed invocation: open `sealedContext`, seal steps and replies | [`runtime`] |
 //! | generation 0 of a new sealed session, and rolling the generation | [`session`] |
 //! | sealed decision cards and their notes | [`decisions`] |
+//! | an open checked up to AES-GCM, completed elsewhere (WebCrypto) | [`pending`] |
 //! | presence keys, key policy, revoke and grant events | [`presence`] |
 //!
 //! Every flow keeps the crypto core's guarantees: opening recomputes the
@@ -53,6 +54,7 @@ pub mod decisions;
 pub mod hazmat;
 pub mod key_wraps;
 pub mod messages;
+pub mod pending;
 pub mod presence;
 pub mod runtime;
 pub mod session;

@@ -47,7 +47,9 @@ use std::fmt;
 use crate::key_wraps::{WrapsReport, admit_wraps};
 use crate::state::StreamState;
 use crate::{refuse_stale, utf8};
-use streamseal_crypto::envelope::{SealedPayload, open, open_matching, seal};
+use streamseal_crypto::envelope::{SealedPayload, open, open_matching, prepare_open, seal};
+
+use crate::pending::Pending;
 use streamseal_crypto::error::{CryptoError, Error, ErrorCode, Result};
 use streamseal_crypto::hazmat::seal_envelope_with;
 use streamseal_crypto::identity::{IdentityKey, MAX_KEYS};
@@ -689,6 +691,24 @@ pub fn open_step(
     placement: StepPlacement<'_>,
     sealed: &SealedPayload,
 ) -> Result<OpenedStep> {
+    prepare_step(keyring, senders, placement, sealed)?.open(keyring)
+}
+
+/// [`open_step`]'s checks before AES-GCM (the slot, the envelope, the key,
+/// the signer's key and commitment), with its checks after decryption (the
+/// bot, UTF-8) left to the [`Pending`]'s completion.
+///
+/// # Errors
+///
+/// As [`open_step`], but for `DECRYPTION_FAILED` (the tag),
+/// `SENDER_MISMATCH`, `UNEXPECTED_AUTHOR` and `INVALID_FIELD`, which the
+/// completion reports.
+pub fn prepare_step(
+    keyring: &Keyring,
+    senders: &SenderKeys<'_>,
+    placement: StepPlacement<'_>,
+    sealed: &SealedPayload,
+) -> Result<Pending<OpenedStep>> {
     let slot = Slot::TraceStep {
         invocation_id: placement.invocation_id.to_owned(),
         step_id: placement.step_id.to_owned(),
@@ -696,15 +716,18 @@ pub fn open_step(
         phase: placement.phase,
         message_id: placement.message_id.map(str::to_owned),
     };
-    let opened = open(keyring, senders, &slot, sealed)?;
-    if opened.sealed_by.subject != placement.bot_id {
-        return Err(Error::UnexpectedAuthor {
-            expected: placement.bot_id.to_owned(),
-            actual: opened.sealed_by.subject,
-        });
-    }
-    Ok(OpenedStep {
-        text: utf8(opened.plaintext)?,
-        sealed_by: opened.sealed_by,
-    })
+    let envelope = prepare_open(keyring, senders, sealed, |s| *s == slot)?;
+    let bot_id = placement.bot_id.to_owned();
+    Ok(Pending::new(envelope, move |opened| {
+        if opened.sealed_by.subject != bot_id {
+            return Err(Error::UnexpectedAuthor {
+                expected: bot_id,
+                actual: opened.sealed_by.subject,
+            });
+        }
+        Ok(OpenedStep {
+            text: utf8(opened.plaintext)?,
+            sealed_by: opened.sealed_by,
+        })
+    }))
 }

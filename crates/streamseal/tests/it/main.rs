@@ -30,6 +30,7 @@ mod sealed_props;
 mod sealed_scenario;
 mod sealed_tamper;
 mod sender_auth;
+mod split_flows;
 mod split_open;
 mod stream_state_props;
 mod wire_basics;
