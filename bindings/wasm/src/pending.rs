@@ -31,7 +31,7 @@ use zeroize::Zeroizing;
 
 use streamseal::hazmat::finish_open_verified_elsewhere;
 use streamseal::sealed::decisions::{self, DecisionAnswer, OpenedDecisionCard};
-use streamseal::sealed::hazmat::{finish_message_verified_elsewhere, finish_verified_elsewhere};
+use streamseal::sealed::hazmat::finish_verified_elsewhere;
 use streamseal::sealed::pending::Pending;
 use streamseal::sealed::runtime::{self, OpenedStep};
 use streamseal::wire::events::DecisionResolved;
@@ -326,19 +326,6 @@ fn done_at(decrypted: &Array, verified: Option<&Array>, index: u32) -> Done {
     }
 }
 
-fn finish_message(
-    pending: PendingMessage,
-    done: Done,
-    keyring: &Keyring,
-) -> Result<messages::OpenedMessage, Error> {
-    match done {
-        Done::Decrypted(plain) => pending.finish(keyring.core(), plain),
-        Done::Verified(plain) => finish_message_verified_elsewhere(pending, keyring.core(), plain),
-        Done::Left => pending.open(keyring.core()),
-        Done::Refused => Err(CryptoError::DecryptionFailed.into()),
-    }
-}
-
 fn finish_envelope(
     pending: PendingOpen,
     done: Done,
@@ -445,7 +432,7 @@ impl PendingOpens {
         };
         one_per_job(&decrypted, items.len())?;
         let opened = items.into_iter().zip(0..).map(|(item, index)| {
-            finish_message(
+            finish_flow(
                 item?,
                 done_at(&decrypted, verified.as_ref(), index),
                 keyring,
@@ -474,7 +461,7 @@ impl PendingOpens {
         let done = done_at(&decrypted, verified.as_ref(), 0);
         match self.prepared {
             Prepared::Message(pending) => {
-                Ok(output(&js(finish_message(pending, done, keyring))?)?.into())
+                Ok(output(&js(finish_flow(pending, done, keyring))?)?.into())
             }
             Prepared::Envelope(pending) => {
                 let opened = js(finish_envelope(pending, done, keyring))?;

@@ -5,10 +5,10 @@
 //! ([`streamseal_crypto::random::OsRng`]) outside tests: sealing twice with
 //! the same bytes reuses an AES-GCM nonce and an XEdDSA nonce.
 //!
-//! And [`finish_message_verified_elsewhere`], the message form of
-//! [`streamseal_crypto::hazmat::finish_open_verified_elsewhere`]: a message
-//! whose sender's signature a platform's Ed25519 verified, and
-//! [`finish_verified_elsewhere`], the same for a flow's [`Pending`].
+//! And [`finish_verified_elsewhere`], the flows' form of
+//! [`streamseal_crypto::hazmat::finish_open_verified_elsewhere`]: a message,
+//! step, card or answer ([`Pending`]) whose sender's signature a platform's
+//! Ed25519 verified.
 
 use streamseal_crypto::error::Result;
 use streamseal_crypto::random::Source;
@@ -16,7 +16,6 @@ use streamseal_crypto::stream_key::Keyring;
 use streamseal_wire::ids::MessageId;
 use streamseal_wire::requests::invocation::SealedCompleteRequest;
 
-use crate::messages::{OpenedMessage, PendingMessage};
 use crate::pending::Pending;
 use crate::runtime::OpenedInvocation;
 
@@ -34,24 +33,6 @@ pub fn seal_reply_with(
     text: &str,
 ) -> Result<SealedCompleteRequest> {
     opened.seal_reply_from(rng, message_id, text)
-}
-
-/// [`PendingMessage::finish`] **without verifying the signature here**: the
-/// caller states that a platform's Ed25519 verified it, as
-/// [`streamseal_crypto::hazmat::finish_open_verified_elsewhere`] says (read
-/// it first). The slot, sender, UTF-8 and every other check hold.
-///
-/// # Errors
-///
-/// `UNKNOWN_KEY_GENERATION` or `DECRYPTION_FAILED` (the keyring no longer
-/// holds the key checked), `SENDER_MISMATCH` (shorter than a signature),
-/// `INVALID_FIELD` (not UTF-8).
-pub fn finish_message_verified_elsewhere(
-    pending: PendingMessage,
-    keyring: &Keyring,
-    decrypted: zeroize::Zeroizing<Vec<u8>>,
-) -> Result<OpenedMessage> {
-    pending.finish_verified_elsewhere(keyring, decrypted)
 }
 
 /// [`Pending::finish`] **without verifying the signature here**: the caller

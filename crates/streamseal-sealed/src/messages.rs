@@ -48,12 +48,9 @@
 
 use std::collections::HashSet;
 
-use zeroize::Zeroizing;
-
+use crate::pending::Pending;
 use crate::utf8;
-use streamseal_crypto::envelope::{
-    Opened, PendingOpen, SealedPayload, open_matching, prepare_open, seal,
-};
+use streamseal_crypto::envelope::{Opened, SealedPayload, open_matching, prepare_open, seal};
 use streamseal_crypto::error::{CryptoError, Error, Result};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
 use streamseal_crypto::slot::Slot;
@@ -453,10 +450,10 @@ fn prepare_parts(
     let pending = prepare_open(keyring, senders, message.sealed_body()?, |slot| {
         message.accepts(asked_stream, slot)
     })?;
-    Ok(PendingMessage {
-        pending,
-        known: message.known(asked_stream),
-    })
+    let known = message.known(asked_stream);
+    Ok(Pending::new(pending, move |opened| {
+        opened_message(known, opened)
+    }))
 }
 
 fn opened_message(known: Known, opened: Opened) -> Result<OpenedMessage> {
@@ -484,68 +481,10 @@ fn opened_message(known: Known, opened: Opened) -> Result<OpenedMessage> {
 
 /// A sealed message checked up to its AES-GCM part ([`prepare_messages`]):
 /// its slot, sender, key and commitment have passed; AES-256-GCM over
-/// [`Self::envelope`]'s ciphertext and the signature are left.
-#[derive(Debug)]
-pub struct PendingMessage {
-    pending: PendingOpen,
-    known: Known,
-}
-
-impl std::fmt::Debug for Known {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Known")
-            .field("stream_id", &self.stream_id)
-            .field("revision", &self.revision)
-            .finish_non_exhaustive()
-    }
-}
-
-impl PendingMessage {
-    /// The envelope's remaining AES-GCM inputs (generation, iv, AAD,
-    /// ciphertext).
-    pub fn envelope(&self) -> &PendingOpen {
-        &self.pending
-    }
-
-    /// Decrypts with the keyring's key and verifies the signature: the rest
-    /// of [`open_message`].
-    ///
-    /// # Errors
-    ///
-    /// `DECRYPTION_FAILED`, `SENDER_MISMATCH`, `INVALID_FIELD` (not UTF-8).
-    pub fn open(self, keyring: &Keyring) -> Result<OpenedMessage> {
-        let opened = self.pending.open(keyring)?;
-        opened_message(self.known, opened)
-    }
-
-    /// Completes the open with what a platform's AES-256-GCM decrypted
-    /// [`Self::envelope`]'s ciphertext to (see
-    /// [`PendingOpen::finish`]): the signature is verified here.
-    ///
-    /// # Errors
-    ///
-    /// `UNKNOWN_KEY_GENERATION` or `DECRYPTION_FAILED` (the keyring no
-    /// longer holds the key checked), `SENDER_MISMATCH`, `INVALID_FIELD`
-    /// (not UTF-8).
-    pub fn finish(self, keyring: &Keyring, decrypted: Zeroizing<Vec<u8>>) -> Result<OpenedMessage> {
-        let opened = self.pending.finish(keyring, decrypted)?;
-        opened_message(self.known, opened)
-    }
-
-    /// See [`crate::hazmat::finish_message_verified_elsewhere`].
-    pub(crate) fn finish_verified_elsewhere(
-        self,
-        keyring: &Keyring,
-        decrypted: Zeroizing<Vec<u8>>,
-    ) -> Result<OpenedMessage> {
-        let opened = streamseal_crypto::hazmat::finish_open_verified_elsewhere(
-            self.pending,
-            keyring,
-            decrypted,
-        )?;
-        opened_message(self.known, opened)
-    }
-}
+/// [`Pending::envelope`]'s ciphertext and the signature are left, then the
+/// message's own checks (its slot kind, UTF-8). [`Pending::open`] completes
+/// it here, [`Pending::finish`] after a platform's AES-GCM.
+pub type PendingMessage = Pending<OpenedMessage>;
 
 /// Checks a page of [`MessageToOpen`]s of `stream_id` up to the AES-GCM of
 /// each ([`prepare_open`]): each entry passes or fails on its own, with the
