@@ -121,15 +121,19 @@ test("in Chromium: a generation minted with @hpke/core and a prompt forged under
         const pkg = await import("/src/browser.js");
         await pkg.init();
         const victims = await import("/test/victims.mjs");
+        const { viaBackend } = await import("/test/backends.mjs");
         return {
           userAgent: navigator.userAgent,
           owner: await victims.ownerDevice(pkg, s),
-          runtime: victims.runtime(pkg, s),
+          runtime: await victims.runtime(pkg, s),
+          // The runtime's opens (prompt and history) through WebCrypto.
+          runtimeWebCrypto: await victims.runtime(viaBackend(pkg, "webcrypto"), s),
         };
       }, scenario);
       assert.match(results.userAgent, /HeadlessChrome\//);
       expectOwnerDevice(assert, results.owner);
       expectRuntime(assert, results.runtime, scenario);
+      expectRuntime(assert, results.runtimeWebCrypto, scenario);
       assert.deepEqual(errors, []);
     });
   } finally {

@@ -41,6 +41,7 @@ export const {
   openStepAsync,
   openDecisionCardAsync,
   openDecisionAnswerAsync,
+  openInvocationAsync,
 } = asyncOpens(glue, BROWSER_AUTO);
 
 /** The passphrase-taking calls, their passphrases normalised to NFC in JS (js/src/nfc.js). */

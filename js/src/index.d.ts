@@ -10,7 +10,11 @@ import type {
   CreateDecisionRequest,
   DecisionAnswer,
   DecisionResolved,
+  IdentityKey,
+  Invocation,
   Keyring,
+  OpenedInvocation,
+  StreamState,
   Message,
   OpenedDecisionCard,
   OpenedStep,
@@ -142,3 +146,19 @@ export declare function openDecisionAnswerAsync(
   presented?: PresentedKey[] | null,
   options?: OpenOptions,
 ): Promise<DecisionAnswer>;
+
+/**
+ * `OpenedInvocation.open`, with AES-256-GCM of the prompt and the history on
+ * `options.backend`: the opened invocation, or a rejection with the
+ * `StreamsealError` `OpenedInvocation.open` throws. `state` records what the
+ * synchronous call records; persist it afterwards.
+ */
+export declare function openInvocationAsync(
+  invocation: Invocation,
+  state: StreamState,
+  trust: TrustStore,
+  botId: string,
+  identities: IdentityKey | IdentityKey[],
+  presented?: PresentedKey[] | null,
+  options?: OpenOptions,
+): Promise<OpenedInvocation>;

@@ -42,6 +42,7 @@ export const {
   openStepAsync,
   openDecisionCardAsync,
   openDecisionAnswerAsync,
+  openInvocationAsync,
 } = asyncOpens(glue, NODE_AUTO);
 
 /** The passphrase-taking calls, their passphrases normalised to NFC in JS (js/src/nfc.js). */

@@ -1,10 +1,10 @@
 // The async opens of the package (`openAsync`, `openMessageAsync`,
 // `openMessagesAsync`, `openStepAsync`, `openDecisionCardAsync`,
-// `openDecisionAnswerAsync`).
+// `openDecisionAnswerAsync`, `openInvocationAsync`).
 //
 // Every check runs in WebAssembly, as in the synchronous `open`,
-// `openMessage`, `openMessages`, `openStep`, `openDecisionCard` and
-// `openDecisionAnswer`: `prepareOpen*` checks each envelope up to its AES-GCM part (version,
+// `openMessage`, `openMessages`, `openStep`, `openDecisionCard`,
+// `openDecisionAnswer` and `OpenedInvocation.open`: `prepareOpen*` checks each envelope up to its AES-GCM part (version,
 // base64 and sizes, the AAD and its slot, the key held, the sender's key, the
 // key commitment) and `finish` verifies the sender's signature over what was
 // decrypted and builds the results. Two primitives move to the platform's
@@ -143,8 +143,9 @@ async function decryptJob(subtle, keyring, [generation, iv, aad, ciphertext, sig
 
 // Runs on WebCrypto the jobs whose ciphertext is at least `platformFrom`
 // bytes (AES-GCM, then the signature), leaves the others to WASM, and
-// completes `pending` (which this consumes).
-async function complete(pending, keyring, platformFrom, one) {
+// completes `pending` (which this consumes) with `finish(decrypted,
+// verified)`.
+async function complete(pending, keyring, platformFrom, finish) {
   const subtle = subtleCrypto();
   const jobs = pending.jobs(subtle === undefined ? Infinity : platformFrom, keyring);
   const settled = await Promise.allSettled(
@@ -160,9 +161,7 @@ async function complete(pending, keyring, platformFrom, one) {
     verified = jobs.map(() => false);
   }
   try {
-    return one
-      ? pending.hazmatFinishOne(decrypted, keyring, verified)
-      : pending.hazmatFinish(decrypted, keyring, verified);
+    return finish(decrypted, verified);
   } finally {
     for (const bytes of decrypted) if (bytes instanceof Uint8Array) bytes.fill(0);
   }
@@ -194,36 +193,59 @@ export function asyncOpens(glue, auto) {
     if (backend === "webcrypto" || count >= auto.minPage) return 0;
     return auto.minBytes;
   };
+  const one = (pending, keyring, from) =>
+    complete(pending, keyring, from, (decrypted, verified) => pending.hazmatFinishOne(decrypted, keyring, verified));
   return {
     async openAsync(keyring, trust, slot, sealed, own, presented, options) {
       const from = platformFrom(options, 1);
       const pending = glue.prepareOpen(keyring, trust, slot, sealed, own, presented);
-      return complete(pending, keyring, from, true);
+      return one(pending, keyring, from);
     },
     async openMessageAsync(keyring, trust, streamId, message, own, presented, options) {
       const from = platformFrom(options, 1);
       const pending = glue.prepareOpenMessage(keyring, trust, streamId, message, own, presented);
-      return complete(pending, keyring, from, true);
+      return one(pending, keyring, from);
     },
     async openMessagesAsync(keyring, trust, streamId, messages, own, presented, options) {
       const from = platformFrom(options, Array.isArray(messages) ? messages.length : 0);
       const pending = glue.prepareOpenMessages(keyring, trust, streamId, messages, own, presented);
-      return complete(pending, keyring, from, false);
+      return complete(pending, keyring, from, (decrypted, verified) => pending.hazmatFinish(decrypted, keyring, verified));
     },
     async openStepAsync(keyring, trust, placement, sealed, own, presented, options) {
       const from = platformFrom(options, 1);
       const pending = glue.prepareOpenStep(keyring, trust, placement, sealed, own, presented);
-      return complete(pending, keyring, from, true);
+      return one(pending, keyring, from);
     },
     async openDecisionCardAsync(keyring, trust, streamId, card, own, presented, options) {
       const from = platformFrom(options, 1);
       const pending = glue.prepareOpenDecisionCard(keyring, trust, streamId, card, own, presented);
-      return complete(pending, keyring, from, true);
+      return one(pending, keyring, from);
     },
     async openDecisionAnswerAsync(keyring, trust, card, event, own, presented, options) {
       const from = platformFrom(options, 1);
       const pending = glue.prepareOpenDecisionAnswer(keyring, trust, card, event, own, presented);
-      return complete(pending, keyring, from, true);
+      return one(pending, keyring, from);
+    },
+    // The prompt and the history are the jobs; the keyring is the
+    // invocation's own (a copy of the state's), freed with its CryptoKeys.
+    async openInvocationAsync(invocation, state, trust, botId, identities, presented, options) {
+      const history = invocation?.sealedContext?.history;
+      const from = platformFrom(options, 1 + (Array.isArray(history) ? history.length : 0));
+      const pending = glue.prepareOpenInvocation(invocation, state, trust, botId, identities, presented);
+      let keyring;
+      try {
+        keyring = pending.invocationKeyring();
+      } catch (error) {
+        pending.free();
+        throw error;
+      }
+      try {
+        return await complete(pending, keyring, from, (decrypted, verified) =>
+          pending.hazmatFinishInvocation(decrypted, state, verified),
+        );
+      } finally {
+        keyring.free();
+      }
     },
   };
 }

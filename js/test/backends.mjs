@@ -1,8 +1,8 @@
 // The package's opens through each backend, for the tests that run in Node
 // and in Chromium alike (no Node API here). `viaBackend(pkg, backend)` is
 // the package with `open`, `openMessage`, `openMessages`, `openStep`,
-// `openDecisionCard` and `openDecisionAnswer` answered by the async opens on
-// `backend` ("webcrypto": AES-256-GCM in the platform's
+// `openDecisionCard`, `openDecisionAnswer` and `OpenedInvocation.open`
+// answered by the async opens on `backend` ("webcrypto": AES-256-GCM in the platform's
 // WebCrypto; "wasm": in WebAssembly), so a test written against the
 // synchronous calls (awaiting their results) runs unchanged through each.
 export const BACKENDS = ["sync", "wasm", "webcrypto"];
@@ -20,5 +20,13 @@ export function viaBackend(pkg, backend) {
     openStep: (keyring, trust, placement, sealed, own, presented) => pkg.openStepAsync(keyring, trust, placement, sealed, own, presented, options),
     openDecisionCard: (keyring, trust, streamId, card, own, presented) => pkg.openDecisionCardAsync(keyring, trust, streamId, card, own, presented, options),
     openDecisionAnswer: (keyring, trust, card, event, own, presented) => pkg.openDecisionAnswerAsync(keyring, trust, card, event, own, presented, options),
+    // The class itself (instanceof, its other statics), its `open` async.
+    OpenedInvocation: new Proxy(pkg.OpenedInvocation, {
+      get(target, name, receiver) {
+        if (name !== "open") return Reflect.get(target, name, receiver);
+        return (invocation, state, trust, botId, identities, presented) =>
+          pkg.openInvocationAsync(invocation, state, trust, botId, identities, presented, options);
+      },
+    }),
   };
 }

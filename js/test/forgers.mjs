@@ -155,7 +155,7 @@ export async function run(pkg) {
   const honestBody = pkg.sealMessage(ownerRing, owner, OWNER, ROOT, msgId(12), "@helper summarise the thread");
   const earlier = pkg.sealMessage(bobRing, bob, BOB, THREAD, msgId(13), "the thread's first reply").sealed;
   const item = { ...earlier, role: "user", sequence: "1" };
-  const honest = open(invocation("inv_01JD3R00000000000000000012", msgId(12), honestBody.sealed, [item, { ...item, sequence: "2" }]));
+  const honest = await open(invocation("inv_01JD3R00000000000000000012", msgId(12), honestBody.sealed, [item, { ...item, sequence: "2" }]));
   objects.push(honest);
   const runtimeResults = {
     staleForgery: await attempt(async () => open(invocation("inv_01JD3R00000000000000000010", msgId(10), stale)), FORGED),
@@ -175,7 +175,7 @@ export async function run(pkg) {
   // Another prompt with the same history, and Bob's key presented by the server: his item
   // opens, unverified; its repeat does not.
   const presented = [{ subject: BOB, ...bob.recipient() }];
-  const withPresented = pkg.OpenedInvocation.open(
+  const withPresented = await pkg.OpenedInvocation.open(
     invocation("inv_01JD3R00000000000000000014", msgId(14), pkg.sealMessage(ownerRing, owner, OWNER, ROOT, msgId(14), "@helper again").sealed, [item, { ...item, sequence: "2" }]),
     runtime.state,
     runtime.trust,

@@ -174,7 +174,7 @@ test("invocations.json: a runtime that pinned the owner's key opens sealedContex
   // The member's key is presented by the server, not pinned.
   const presented = [{ subject: v.memberUserId, kind: v.memberKeyKind, keyId: v.memberKeyId, publicKey: v.memberPublicKey }];
   const state = fresh();
-  const opened = keep(pkg.OpenedInvocation.open(v.invocation, state, trust, v.botId, [me], presented));
+  const opened = keep(await pkg.OpenedInvocation.open(v.invocation, state, trust, v.botId, [me], presented));
   assert.equal(opened.prompt, v.expectedPrompt);
   assert.deepEqual(opened.promptSealedBy, { subject: v.ownerUserId, kind: v.ownerKeyKind, keyId: v.ownerKeyId, status: v.expectedPromptStatus });
   assert.deepEqual(
@@ -188,7 +188,7 @@ test("invocations.json: a runtime that pinned the owner's key opens sealedContex
   const complete = opened.hazmatSealReplyWithRandomness(v.replyMessageId, v.replyText, unhex(v.replyRandomHex));
   assert.deepEqual(complete, v.sealedComplete);
   // Without the member's key, its history item cannot be checked; the rest opens.
-  const unpresented = keep(pkg.OpenedInvocation.open(v.invocation, fresh(), trust, v.botId, me));
+  const unpresented = keep(await pkg.OpenedInvocation.open(v.invocation, fresh(), trust, v.botId, me));
   assert.deepEqual(
     unpresented.history.map((h) => (h.status === "opened" ? h.entry.sealedBy.subject : h.code)),
     v.expectedHistory.map((h) => (h.sealedBy === v.memberUserId ? "UNKNOWN_KEY" : h.sealedBy)),

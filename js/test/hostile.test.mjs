@@ -20,7 +20,7 @@ test("forged generation via key-wraps: openKeyWraps skips the @hpke/core-minted 
 
 test("forged prompt in a sealedContext: OpenedInvocation.open refuses it with its code and never returns the text", async () => {
   const scenario = await server.stage(pkg);
-  server.expectRuntime(assert, victims.runtime(pkg, scenario), scenario);
+  server.expectRuntime(assert, await victims.runtime(pkg, scenario), scenario);
 });
 
 test("the forged prompt is a well-formed version-2 envelope: a key holder would still refuse it for its signature (SENDER_MISMATCH)", async () => {

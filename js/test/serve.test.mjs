@@ -79,7 +79,7 @@ test("a sealed bot loop over HTTP: sealed prompt in, sealed reply out, then revo
       body: { runtimeKind: "alpha-local", instanceId: "machine-a", supportedCapabilities: ["active-scratchpad"], claimTtlSeconds: 60 },
     });
     const invocation = ok(claimed).data;
-    const opened = pkg.OpenedInvocation.open(invocation, botState, botTrust, BOT, [machine]);
+    const opened = await pkg.OpenedInvocation.open(invocation, botState, botTrust, BOT, [machine]);
     freeLater.push(opened);
     assert.equal(opened.prompt, PROMPT);
     assert.equal(opened.promptSealedBy.subject, OWNER);
@@ -235,20 +235,20 @@ async function sealedWorld(seed, apis) {
       body: { runtimeKind: "alpha-local", instanceId: "machine-a", supportedCapabilities: ["active-scratchpad"], claimTtlSeconds: 60 },
     })).data;
   /** The code `OpenedInvocation.open` refuses `invocation` with (or "opened"). */
-  world.openCode = (invocation) => {
+  world.openCode = async (invocation) => {
     try {
-      pkg.OpenedInvocation.open(invocation, botState, botTrust, BOT, [machine]).free();
+      (await pkg.OpenedInvocation.open(invocation, botState, botTrust, BOT, [machine])).free();
       return "opened";
     } catch (e) {
       return e.code;
     }
   };
   /** Opens `invocation` and seals a reply: the reply's generation, or the code of the refusal. */
-  world.replyGeneration = (invocation) => {
+  world.replyGeneration = async (invocation) => {
     let opened;
     let skipped;
     try {
-      opened = pkg.OpenedInvocation.open(invocation, botState, botTrust, BOT, [machine]);
+      opened = await pkg.OpenedInvocation.open(invocation, botState, botTrust, BOT, [machine]);
       skipped = opened.wraps.skipped.map((x) => [x.keyGeneration, x.code]);
       const reply = opened.sealReply(pkg.mintMessageId(Date.now()), "reply");
       return { skipped, generation: reply.reply.envelope.keyGeneration };
@@ -269,7 +269,7 @@ test("streamseal serve --hostile: every attack of the active server is refused w
   try {
     // Honest first: the prompt opens.
     await w.send("honest prompt");
-    assert.equal(w.openCode(await w.claim()), "opened");
+    assert.equal(await w.openCode(await w.claim()), "opened");
 
     // A generation of the server's own: the owner's app skips its wraps and
     // keeps sealing under the generation it holds; the runtime refuses a
@@ -290,13 +290,13 @@ test("streamseal serve --hostile: every attack of the active server is refused w
     probe.free();
     // The runtime opens the owner's prompt, skips the server's wrap, and will
     // not seal its reply under the generation only the server gave.
-    assert.deepEqual(w.replyGeneration(await w.claim()), { skipped: [[1, "UNTRUSTED_WRAP"]], code: "UNKNOWN_KEY_GENERATION" });
+    assert.deepEqual(await w.replyGeneration(await w.claim()), { skipped: [[1, "UNTRUSTED_WRAP"]], code: "UNKNOWN_KEY_GENERATION" });
 
     // A prompt forged in the owner's name.
     await hostile([]);
     await w.send("the owner's real words");
     await hostile(["forge-prompt"]);
-    assert.equal(w.openCode(await w.claim()), "UNKNOWN_KEY_GENERATION");
+    assert.equal(await w.openCode(await w.claim()), "UNKNOWN_KEY_GENERATION");
 
     // A sealed stream presented as plaintext.
     await hostile([]);
@@ -306,7 +306,7 @@ test("streamseal serve --hostile: every attack of the active server is refused w
     assert.equal(link.e2eEnabled, undefined);
     const plain = await w.claim();
     assert.equal(plain.sealedContext ?? null, null);
-    assert.equal(w.openCode(plain), "SEALED_STREAM_DOWNGRADE");
+    assert.equal(await w.openCode(plain), "SEALED_STREAM_DOWNGRADE");
 
     // The owner rolls to generation 1; then the server announces generation 0 again.
     await hostile([]);
@@ -314,7 +314,7 @@ test("streamseal serve --hostile: every attack of the active server is refused w
     await control(seed, seed.user.key, "POST", `/_serve/streams/${w.ROOT}/key-wraps`, { keyGeneration: 1, wraps: roll.wraps });
     w.ownerState.commitRoll(roll);
     await w.send("under generation 1");
-    assert.equal(w.openCode(await w.claim()), "opened");
+    assert.equal(await w.openCode(await w.claim()), "opened");
     await hostile(["rollback"]);
     const rolledBack = ok(await apis.owner.call({ endpoint: "getKeyWraps", streamId: w.ROOT }));
     assert.equal(rolledBack.currentKeyGeneration, 0);
@@ -324,7 +324,7 @@ test("streamseal serve --hostile: every attack of the active server is refused w
     await w.send("after the rollback");
     await hostile(["rollback"]);
     // Nor by the runtime: asked to reply under generation 0, it replies under 1.
-    assert.deepEqual(w.replyGeneration(await w.claim()), { skipped: [], generation: 1 });
+    assert.deepEqual(await w.replyGeneration(await w.claim()), { skipped: [], generation: 1 });
     const afterRing = w.ownerState.keyring();
     assert.equal(pkg.sealMessage(afterRing, w.owner, w.OWNER, w.ROOT, pkg.mintMessageId(Date.now()), "x").sealed.envelope.keyGeneration, 1);
     afterRing.free();

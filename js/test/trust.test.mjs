@@ -217,29 +217,29 @@ test("the runtime's refusals cross with their codes: replayed prompt, reply unde
   const honest = s.invocations.honest;
 
   const state = fresh();
-  const opened = open(honest, state);
+  const opened = await open(honest, state);
   assert.equal(opened.invocationId, honest.id);
   assert.deepEqual(opened.generations(), [0]);
   assert.deepEqual(opened.history, []);
   assert.ok(state.wasActedOn(honest.sourceMessageId, 1));
   // The same invocation again (a re-claim after a crash) opens; the same prompt under another invocation does not.
-  open(honest, state).free();
-  throwsCode(assert, pkg, () => open({ ...honest, id: "inv_01JD3QR1G3J5M7Q9S1V3X5Z7B9" }, state), "PROMPT_REPLAYED");
+  (await open(honest, state)).free();
+  await throwsCode(assert, pkg, () => open({ ...honest, id: "inv_01JD3QR1G3J5M7Q9S1V3X5Z7B9" }, state), "PROMPT_REPLAYED");
   // ...and not after a restart either: the acted-on prompts persist.
   const restarted = pkg.StreamState.fromBytes(state.toBytes(machine), machine);
-  throwsCode(assert, pkg, () => open({ ...honest, id: "inv_01JD3QR1G3J5M7Q9S1V3X5Z7B9" }, restarted), "PROMPT_REPLAYED");
+  await throwsCode(assert, pkg, () => open({ ...honest, id: "inv_01JD3QR1G3J5M7Q9S1V3X5Z7B9" }, restarted), "PROMPT_REPLAYED");
 
   const ctx = honest.sealedContext;
-  throwsCode(assert, pkg, () => open({ ...honest, sealedContext: { ...ctx, reply: { ...ctx.reply, senderId: s.ownerUserId } } }), "REPLY_SENDER_MISMATCH");
-  throwsCode(assert, pkg, () => open({ ...honest, sealedContext: undefined }), "SEALED_STREAM_DOWNGRADE");
-  throwsCode(assert, pkg, () => open({ ...honest, authorUserId: "usr_01JD3QS2E3C4N5D6000000000B" }), "UNEXPECTED_AUTHOR");
-  throwsCode(assert, pkg, () => open({ ...honest, sealedContext: { ...ctx, wraps: Array(33).fill(ctx.wraps[0]) } }), "INPUT_TOO_LARGE");
+  await throwsCode(assert, pkg, () => open({ ...honest, sealedContext: { ...ctx, reply: { ...ctx.reply, senderId: s.ownerUserId } } }), "REPLY_SENDER_MISMATCH");
+  await throwsCode(assert, pkg, () => open({ ...honest, sealedContext: undefined }), "SEALED_STREAM_DOWNGRADE");
+  await throwsCode(assert, pkg, () => open({ ...honest, authorUserId: "usr_01JD3QS2E3C4N5D6000000000B" }), "UNEXPECTED_AUTHOR");
+  await throwsCode(assert, pkg, () => open({ ...honest, sealedContext: { ...ctx, wraps: Array(33).fill(ctx.wraps[0]) } }), "INPUT_TOO_LARGE");
 
   // A history item that does not open fails alone; the prompt and the others still open.
   const item = { ...opened.sealReply("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6", "an earlier reply").reply, role: "assistant", sequence: "7" };
   const broken = { ...item, sequence: "8", ciphertext: item.ciphertext.replace(/^./, (c) => (c === "A" ? "B" : "A")) };
   const id3 = "inv_01JD3QS2H4K6N8Q0T2W4Y6Z8C0";
-  const withHistory = open({ ...honest, id: id3, sealedContext: { ...ctx, history: [item, broken] } });
+  const withHistory = await open({ ...honest, id: id3, sealedContext: { ...ctx, history: [item, broken] } });
   assert.deepEqual(withHistory.history.map((h) => h.status), ["opened", "failed"]);
   assert.equal(withHistory.history[0].entry.text, "an earlier reply");
   assert.equal(withHistory.history[0].entry.slot.kind, "botReply");

@@ -8,9 +8,9 @@ const unhex = (text) => Uint8Array.from(text.match(/../g) ?? [], (h) => parseInt
 const fromB64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 const utf8 = (text) => new TextEncoder().encode(text);
 
-function refusal(fn, secretText) {
+async function refusal(fn, secretText) {
   try {
-    fn();
+    await fn();
     return { opened: true };
   } catch (e) {
     return { name: e.name, code: e.code, quotesPrompt: String(e.message).includes(secretText) };
@@ -84,17 +84,17 @@ export async function ownerDevice(pkg, s) {
  * state: the server hands it an invocation whose prompt is sealed under the
  * generation it minted, then the owner's honest one.
  */
-export function runtime(pkg, s) {
+export async function runtime(pkg, s) {
   const machine = pkg.IdentityKey.fromSecretKey("bot", s.machine.keyId, unhex(s.machine.secretHex));
   const trust = pkg.TrustStore.fromBytes(unhex(s.runtimeTrustHex), machine);
   const state = pkg.StreamState.fromBytes(unhex(s.runtimeStateHex), machine);
-  const forged = refusal(() => pkg.OpenedInvocation.open(s.invocations.forged, state, trust, s.botId, [machine]), s.forgedPrompt);
+  const forged = await refusal(() => pkg.OpenedInvocation.open(s.invocations.forged, state, trust, s.botId, [machine]), s.forgedPrompt);
   // A runtime that holds no generation yet: only the minted wraps are offered.
   const fresh = new pkg.StreamState(s.rootStreamId);
   fresh.setOwner(s.ownerUserId);
   const owner = trust.trustedById(s.ownerUserId, s.owner.keyId);
   fresh.acceptSender(owner);
-  const forgedOnFreshRuntime = refusal(() => pkg.OpenedInvocation.open(s.invocations.forged, fresh, trust, s.botId, machine), s.forgedPrompt);
+  const forgedOnFreshRuntime = await refusal(() => pkg.OpenedInvocation.open(s.invocations.forged, fresh, trust, s.botId, machine), s.forgedPrompt);
   const result = {
     forged,
     forgedOnFreshRuntime,
@@ -103,7 +103,7 @@ export function runtime(pkg, s) {
   };
   // The honest invocation, on the state as persisted before the attack.
   const restarted = pkg.StreamState.fromBytes(unhex(s.runtimeStateHex), machine);
-  const opened = pkg.OpenedInvocation.open(s.invocations.honest, restarted, trust, s.botId, [machine]);
+  const opened = await pkg.OpenedInvocation.open(s.invocations.honest, restarted, trust, s.botId, [machine]);
   result.honestPrompt = opened.prompt;
   result.honestPromptSealedBy = opened.promptSealedBy;
   result.honestAdmitted = opened.wraps.admitted;

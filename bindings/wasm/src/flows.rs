@@ -292,6 +292,13 @@ pub struct OpenedInvocation {
     inner: runtime::OpenedInvocation,
 }
 
+impl OpenedInvocation {
+    /// Wraps a core opened invocation.
+    pub(crate) fn from_core(inner: runtime::OpenedInvocation) -> Self {
+        OpenedInvocation { inner }
+    }
+}
+
 #[wasm_bindgen]
 impl OpenedInvocation {
     /// Opens the invocation's `sealedContext` for the runtime of bot
@@ -327,7 +334,7 @@ impl OpenedInvocation {
             bot_id,
             &mine,
         ))
-        .map(|inner| OpenedInvocation { inner })
+        .map(OpenedInvocation::from_core)
     }
 
     /// The invocation id.

@@ -5,8 +5,9 @@
 //! (hardware AES) and keep every check here.
 //!
 //! `prepareOpen`, `prepareOpenMessage`, `prepareOpenMessages`,
-//! `prepareOpenStep`, `prepareOpenDecisionCard` and
-//! `prepareOpenDecisionAnswer` run every check of the synchronous call
+//! `prepareOpenStep`, `prepareOpenDecisionCard`,
+//! `prepareOpenDecisionAnswer` and `prepareOpenInvocation` (the async
+//! `openInvocationAsync`, `OpenedInvocation.open`'s) run every check of the synchronous call
 //! before AES-GCM (the core's `prepare_open`: version, base64 and sizes, the
 //! AAD and its slot, the key held, the sender's key, the key commitment; and
 //! the flow's own, e.g. a stale or unproven answer) and return a
@@ -23,6 +24,7 @@ use js_sys::{Array, Uint8Array};
 use streamseal::envelope::{self, PendingOpen, SealedPayload};
 use streamseal::sealed::messages::{self, MessageToOpen, PendingMessage};
 use streamseal::slot::Slot;
+use streamseal::stream_key;
 use streamseal::wire::message::Message;
 use streamseal::{CryptoError, Error, ErrorCode};
 use tsify::Ts;
@@ -33,15 +35,18 @@ use streamseal::hazmat::finish_open_verified_elsewhere;
 use streamseal::sealed::decisions::{self, DecisionAnswer, OpenedDecisionCard};
 use streamseal::sealed::hazmat::finish_verified_elsewhere;
 use streamseal::sealed::pending::Pending;
-use streamseal::sealed::runtime::{self, OpenedStep};
+use streamseal::sealed::runtime::{self, OpenedStep, PendingInvocation};
 use streamseal::wire::events::DecisionResolved;
+use streamseal::wire::invocation::Invocation;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
 
 use crate::crypto::OpenedEnvelope;
 use crate::error::{JsResult, error_with, from_js, input, js, output, to_js, to_js_error};
-use crate::flows::{OpenResult, StepPlacement, open_result};
+use crate::flows::{OpenResult, OpenedInvocation, StepPlacement, open_result};
+use crate::keys::IdentityKey;
 use crate::keys::Keyring;
 use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys};
+use crate::state::StreamState;
 use crate::trust::TrustStore;
 
 /// What was prepared: a page of messages, one message, one envelope, or
@@ -53,6 +58,7 @@ enum Prepared {
     Step(Pending<OpenedStep>),
     Card(Pending<OpenedDecisionCard>),
     Answer(Pending<DecisionAnswer>),
+    Invocation(Box<PendingInvocation>),
 }
 
 /// Opens checked up to their AES-GCM part (see the module docs). The
@@ -213,6 +219,34 @@ pub fn prepare_open_decision_answer(
     })
 }
 
+/// `OpenedInvocation.open`'s checks before AES-GCM: a refusal throws here,
+/// with the code `OpenedInvocation.open` gives, and `state` records what the
+/// synchronous call records before the prompt opens (the sealed flag, the
+/// generations the wraps gave). `hazmatFinishInvocation` completes it.
+#[wasm_bindgen(js_name = prepareOpenInvocation)]
+pub fn prepare_open_invocation(
+    invocation: Ts<Invocation>,
+    state: &mut StreamState,
+    trust: &TrustStore,
+    bot_id: &str,
+    #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
+    presented: Option<PresentedKeys>,
+) -> JsResult<PendingOpens> {
+    let invocation = input("invocation", &invocation)?;
+    let mine = IdentityKey::list("identities", &identities)?;
+    let senders = sender_keys(trust, None, presented)?;
+    let pending = js(runtime::OpenedInvocation::prepare(
+        &invocation,
+        state.core_mut(),
+        &senders,
+        bot_id,
+        &mine,
+    ))?;
+    Ok(PendingOpens {
+        prepared: Prepared::Invocation(Box::new(pending)),
+    })
+}
+
 /// The signers' Ed25519 keys, each derived once per module instance (the
 /// conversion costs two field inversions and a square root in WASM, ~100
 /// µs, and a history names a few senders): public values, at most
@@ -340,10 +374,18 @@ fn finish_envelope(
 }
 
 fn finish_flow<T>(pending: Pending<T>, done: Done, keyring: &Keyring) -> Result<T, Error> {
+    finish_flow_in(pending, done, keyring.core())
+}
+
+fn finish_flow_in<T>(
+    pending: Pending<T>,
+    done: Done,
+    keyring: &stream_key::Keyring,
+) -> Result<T, Error> {
     match done {
-        Done::Decrypted(plain) => pending.finish(keyring.core(), plain),
-        Done::Verified(plain) => finish_verified_elsewhere(pending, keyring.core(), plain),
-        Done::Left => pending.open(keyring.core()),
+        Done::Decrypted(plain) => pending.finish(keyring, plain),
+        Done::Verified(plain) => finish_verified_elsewhere(pending, keyring, plain),
+        Done::Left => pending.open(keyring),
         Done::Refused => Err(CryptoError::DecryptionFailed.into()),
     }
 }
@@ -405,6 +447,13 @@ impl PendingOpens {
             Prepared::Step(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
             Prepared::Card(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
             Prepared::Answer(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
+            Prepared::Invocation(pending) => pending
+                .envelopes()
+                .map(|envelope| match envelope {
+                    Some(envelope) => job(envelope, platform_from, tags),
+                    None => JsValue::NULL,
+                })
+                .collect(),
         }
     }
 
@@ -427,8 +476,10 @@ impl PendingOpens {
         keyring: &Keyring,
         #[wasm_bindgen(unchecked_param_type = "boolean[]")] verified: Option<Array>,
     ) -> JsResult<JsValue> {
-        let Prepared::Messages(items) = self.prepared else {
-            return Err(not_a("page", "hazmatFinishOne"));
+        let items = match self.prepared {
+            Prepared::Messages(items) => items,
+            Prepared::Invocation(_) => return Err(not_a("page", "hazmatFinishInvocation")),
+            _ => return Err(not_a("page", "hazmatFinishOne")),
         };
         one_per_job(&decrypted, items.len())?;
         let opened = items.into_iter().zip(0..).map(|(item, index)| {
@@ -477,7 +528,49 @@ impl PendingOpens {
                 Ok(output(&js(finish_flow(pending, done, keyring))?)?.into())
             }
             Prepared::Messages(_) => Err(not_a("single open", "hazmatFinish")),
+            Prepared::Invocation(_) => Err(not_a("single open", "hazmatFinishInvocation")),
         }
+    }
+
+    /// The keyring an invocation's envelopes open under
+    /// (`prepareOpenInvocation`; a copy, which the caller frees): hand it
+    /// to `jobs`, whose key tags name its keys.
+    #[wasm_bindgen(js_name = invocationKeyring)]
+    pub fn invocation_keyring(&self) -> JsResult<Keyring> {
+        match &self.prepared {
+            Prepared::Invocation(pending) => Ok(Keyring::from_core(pending.keyring().clone())),
+            _ => Err(not_a("invocation", "jobs")),
+        }
+    }
+
+    /// Completes an invocation (`prepareOpenInvocation`) as `hazmatFinish`
+    /// does a page (read its hazard; job 0 is the prompt, then the history
+    /// items): the prompt first, any failure of it thrown; then it is
+    /// recorded in `state` as acted on (`PROMPT_REPLAYED`); then the
+    /// history, item by item. The `OpenedInvocation` of the synchronous
+    /// `OpenedInvocation.open`. `state` must be of the invocation's root
+    /// (`INVALID_FIELD`).
+    #[wasm_bindgen(js_name = hazmatFinishInvocation)]
+    pub fn hazmat_finish_invocation(
+        self,
+        #[wasm_bindgen(unchecked_param_type = "(Uint8Array | null | undefined)[]")]
+        decrypted: Array,
+        state: &mut StreamState,
+        #[wasm_bindgen(unchecked_param_type = "boolean[]")] verified: Option<Array>,
+    ) -> JsResult<OpenedInvocation> {
+        let Prepared::Invocation(pending) = self.prepared else {
+            return Err(not_a("invocation", "hazmatFinishOne"));
+        };
+        one_per_job(&decrypted, pending.envelopes().count())?;
+        let opened = pending.finish_with(state.core_mut(), |index, pending, keyring| {
+            let index = u32::try_from(index).unwrap_or(u32::MAX);
+            finish_flow_in(
+                pending,
+                done_at(&decrypted, verified.as_ref(), index),
+                keyring,
+            )
+        });
+        js(opened).map(OpenedInvocation::from_core)
     }
 }
 

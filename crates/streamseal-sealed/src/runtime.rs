@@ -47,7 +47,7 @@ use std::fmt;
 use crate::key_wraps::{WrapsReport, admit_wraps};
 use crate::state::StreamState;
 use crate::{refuse_stale, utf8};
-use streamseal_crypto::envelope::{SealedPayload, open, open_matching, prepare_open, seal};
+use streamseal_crypto::envelope::{Opened, PendingOpen, SealedPayload, prepare_open, seal};
 
 use crate::pending::Pending;
 use streamseal_crypto::error::{CryptoError, Error, ErrorCode, Result};
@@ -172,6 +172,189 @@ impl fmt::Debug for OpenedInvocation {
     }
 }
 
+/// An envelope of an invocation (its prompt or a history item) opened to
+/// text: what each step of [`PendingInvocation::finish_with`] gives.
+pub struct OpenedText {
+    slot: Slot,
+    key_generation: u32,
+    sealed_by: SealedBy,
+    text: String,
+}
+
+impl fmt::Debug for OpenedText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenedText")
+            .field("slot", &self.slot)
+            .field("key_generation", &self.key_generation)
+            .field("sealed_by", &self.sealed_by)
+            .field("text", &"[redacted]")
+            .finish()
+    }
+}
+
+impl OpenedText {
+    fn of(opened: Opened) -> Result<Self> {
+        Ok(Self {
+            slot: opened.slot,
+            key_generation: opened.key_generation,
+            sealed_by: opened.sealed_by,
+            text: utf8(opened.plaintext)?,
+        })
+    }
+}
+
+/// What an [`OpenedInvocation`] holds besides its prompt and history.
+struct Skeleton {
+    invocation_id: String,
+    response_stream_id: String,
+    bot_id: String,
+    source_revision: u32,
+    callback_token: CallbackToken,
+    keyring: Keyring,
+    wraps: WrapsReport,
+    signer: IdentityKey,
+}
+
+/// A history item checked up to its AES-GCM part, or refused before it.
+struct PendingHistoryItem {
+    role: String,
+    sequence: String,
+    pending: Result<Pending<OpenedText>>,
+}
+
+/// A claimed invocation checked up to the AES-GCM of its prompt and
+/// history ([`OpenedInvocation::prepare`]). It holds the invocation's
+/// keyring (a clone of the state's, with the reply's announcement) and no
+/// plaintext.
+pub struct PendingInvocation {
+    root_stream_id: String,
+    source_message_id: String,
+    skeleton: Skeleton,
+    prompt: Pending<OpenedText>,
+    history: Vec<PendingHistoryItem>,
+}
+
+impl fmt::Debug for PendingInvocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PendingInvocation")
+            .field("invocation_id", &self.skeleton.invocation_id)
+            .field("prompt", &self.prompt)
+            .field("history", &self.history.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PendingInvocation {
+    /// The envelopes left to decrypt, in the order
+    /// [`Self::finish_with`] completes them: the prompt (index 0), then each
+    /// history item (`None` for one refused before AES-GCM).
+    pub fn envelopes(&self) -> impl Iterator<Item = Option<&PendingOpen>> {
+        std::iter::once(Some(self.prompt.envelope())).chain(
+            self.history
+                .iter()
+                .map(|item| item.pending.as_ref().ok().map(Pending::envelope)),
+        )
+    }
+
+    /// The keyring the envelopes open under (the state's generations, with
+    /// the reply's announcement).
+    pub fn keyring(&self) -> &Keyring {
+        &self.skeleton.keyring
+    }
+
+    /// Completes the invocation: `complete(index, pending, keyring)` opens
+    /// envelope `index` of [`Self::envelopes`] (here with
+    /// [`Pending::open`], or with [`Pending::finish`] after a platform's
+    /// AES-GCM). The prompt first: any failure of it fails the invocation;
+    /// then it is recorded in `state` as acted on (`PROMPT_REPLAYED` when
+    /// another invocation acted on it); then the history, item by item, a
+    /// repeat of a message and revision already opened `DUPLICATE_MESSAGE`.
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_FIELD` when `state` is of another root stream; the prompt's
+    /// refusal (`DECRYPTION_FAILED`, `SENDER_MISMATCH`, `INVALID_FIELD`
+    /// when not UTF-8, ...); `PROMPT_REPLAYED`.
+    pub fn finish_with(
+        self,
+        state: &mut StreamState,
+        mut complete: impl FnMut(usize, Pending<OpenedText>, &Keyring) -> Result<OpenedText>,
+    ) -> Result<OpenedInvocation> {
+        if state.root_stream_id() != self.root_stream_id {
+            return Err(Error::invalid(
+                "rootStreamId",
+                "the stream state is of another root stream",
+            ));
+        }
+        let skeleton = self.skeleton;
+        let prompt = complete(0, self.prompt, &skeleton.keyring)?;
+        state.record_prompt(
+            &skeleton.invocation_id,
+            &self.source_message_id,
+            skeleton.source_revision,
+        )?;
+        let mut seen = HashSet::new();
+        let history = self
+            .history
+            .into_iter()
+            .enumerate()
+            .map(|(index, item)| {
+                let opened = item
+                    .pending
+                    .and_then(|pending| complete(index + 1, pending, &skeleton.keyring))
+                    .and_then(|o| {
+                        let (id, revision) = match &o.slot {
+                            Slot::Message {
+                                message_id,
+                                revision,
+                                ..
+                            } => (message_id.clone(), *revision),
+                            other => (other.message_id().unwrap_or_default().to_owned(), 1),
+                        };
+                        if seen.insert((id.clone(), revision)) {
+                            Ok(o)
+                        } else {
+                            Err(Error::DuplicateMessage {
+                                message_id: id,
+                                revision,
+                            })
+                        }
+                    });
+                match opened {
+                    Ok(o) => HistoryItem::Opened {
+                        entry: HistoryEntry {
+                            role: item.role,
+                            sequence: item.sequence,
+                            slot: o.slot,
+                            key_generation: o.key_generation,
+                            sealed_by: o.sealed_by,
+                            text: o.text,
+                        },
+                    },
+                    Err(e) => HistoryItem::Failed {
+                        role: item.role,
+                        sequence: item.sequence,
+                        code: e.code(),
+                    },
+                }
+            })
+            .collect();
+        Ok(OpenedInvocation {
+            invocation_id: skeleton.invocation_id,
+            response_stream_id: skeleton.response_stream_id,
+            bot_id: skeleton.bot_id,
+            source_revision: skeleton.source_revision,
+            callback_token: skeleton.callback_token,
+            keyring: skeleton.keyring,
+            wraps: skeleton.wraps,
+            signer: skeleton.signer,
+            prompt: prompt.text,
+            prompt_sealed_by: prompt.sealed_by,
+            history,
+        })
+    }
+}
+
 impl OpenedInvocation {
     /// Opens `invocation` for the runtime of bot `bot_id` with its keys
     /// (1 to 32; the first signs what the runtime seals), through its state
@@ -201,6 +384,29 @@ impl OpenedInvocation {
         bot_id: &str,
         mine: &[IdentityKey],
     ) -> Result<Self> {
+        Self::prepare(invocation, state, senders, bot_id, mine)?
+            .finish_with(state, |_, pending, keyring| pending.open(keyring))
+    }
+
+    /// [`Self::open`] up to the AES-GCM of the prompt and the history: every
+    /// check before decryption runs here, in the same order and with the
+    /// same codes, and the state records what it records before the prompt
+    /// opens (the sealed flag, the generations the wraps gave). A history
+    /// item refused here is reported, with its code, on completion
+    /// ([`PendingInvocation::finish_with`]), which opens the prompt, records
+    /// it as acted on and opens the history.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::open`], but for those the prompt's AES-GCM, signature and
+    /// text and `PROMPT_REPLAYED`, which the completion reports.
+    pub fn prepare(
+        invocation: &Invocation,
+        state: &mut StreamState,
+        senders: &SenderKeys<'_>,
+        bot_id: &str,
+        mine: &[IdentityKey],
+    ) -> Result<PendingInvocation> {
         let Some(signer) = mine.first() else {
             return Err(Error::invalid("keys", "the runtime needs a key"));
         };
@@ -295,71 +501,36 @@ impl OpenedInvocation {
         refuse_stale(state.keyring(), ctx.prompt.envelope.key_generation)?;
         // The one input the runtime acts on: checked against the keys its
         // trust store pins (and its own), never against presented keys.
-        let opened = open(&keyring, &senders.pinned_only(), &prompt_slot, &ctx.prompt)?;
-        let prompt_sealed_by = opened.sealed_by;
-        let prompt = utf8(opened.plaintext)?;
-        state.record_prompt(
-            &invocation.id,
-            &invocation.source_message_id,
-            invocation.source_revision,
-        )?;
-
-        let mut seen = HashSet::new();
+        let prompt = prepare_open(&keyring, &senders.pinned_only(), &ctx.prompt, |s| {
+            *s == prompt_slot
+        })?;
         let history = ctx
             .history
             .iter()
-            .map(|item| {
-                let opened = open_matching(&keyring, &senders, &item.payload(), |s| {
+            .map(|item| PendingHistoryItem {
+                role: item.role.clone(),
+                sequence: item.sequence.to_string(),
+                pending: prepare_open(&keyring, &senders, &item.payload(), |s| {
                     matches!(s.kind(), SlotKind::Message | SlotKind::BotReply)
                 })
-                .map_err(Error::from)
-                .and_then(|o| {
-                    let (id, revision) = match &o.slot {
-                        Slot::Message {
-                            message_id,
-                            revision,
-                            ..
-                        } => (message_id.clone(), *revision),
-                        other => (other.message_id().unwrap_or_default().to_owned(), 1),
-                    };
-                    if !seen.insert((id.clone(), revision)) {
-                        return Err(Error::DuplicateMessage {
-                            message_id: id,
-                            revision,
-                        });
-                    }
-                    Ok((o.slot, o.key_generation, o.sealed_by, utf8(o.plaintext)?))
-                });
-                match opened {
-                    Ok((slot, key_generation, sealed_by, text)) => HistoryItem::Opened {
-                        entry: HistoryEntry {
-                            role: item.role.clone(),
-                            sequence: item.sequence.to_string(),
-                            slot,
-                            key_generation,
-                            sealed_by,
-                            text,
-                        },
-                    },
-                    Err(e) => HistoryItem::Failed {
-                        role: item.role.clone(),
-                        sequence: item.sequence.to_string(),
-                        code: e.code(),
-                    },
-                }
+                .map(|envelope| Pending::new(envelope, OpenedText::of))
+                .map_err(Error::from),
             })
             .collect();
-        Ok(OpenedInvocation {
-            invocation_id: invocation.id.clone(),
-            response_stream_id: invocation.response_stream_id.clone(),
-            bot_id: bot_id.to_owned(),
-            source_revision: invocation.source_revision,
-            callback_token: ctx.callback_token.clone(),
-            keyring,
-            wraps,
-            signer: signer.clone(),
-            prompt,
-            prompt_sealed_by,
+        Ok(PendingInvocation {
+            root_stream_id: invocation.root_stream_id.clone(),
+            source_message_id: invocation.source_message_id.clone(),
+            skeleton: Skeleton {
+                invocation_id: invocation.id.clone(),
+                response_stream_id: invocation.response_stream_id.clone(),
+                bot_id: bot_id.to_owned(),
+                source_revision: invocation.source_revision,
+                callback_token: ctx.callback_token.clone(),
+                keyring,
+                wraps,
+                signer: signer.clone(),
+            },
+            prompt: Pending::new(prompt, OpenedText::of),
             history,
         })
     }
