@@ -191,6 +191,9 @@ export async function runAll(lib, deps, log, opts = {}) {
     }
     const sealContenders = [
       ["streamseal seal", () => lib.seal(ring, author, OWNER, slot, plain)],
+      ["streamseal sealAsync", () => lib.sealAsync(ring, author, OWNER, slot, plain)],
+      ["sealAsync webcrypto", () => lib.sealAsync(ring, author, OWNER, slot, plain, { backend: "webcrypto" })],
+      ["sealAsync wasm", () => lib.sealAsync(ring, author, OWNER, slot, plain, { backend: "wasm" })],
       [
         "WebCrypto encrypt",
         () => subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad }, cryptoKey, plain),
@@ -202,6 +205,9 @@ export async function runAll(lib, deps, log, opts = {}) {
     const seal = await compare(sealContenders, fast);
     row(`seal ${label}, per call`, "WebCrypto AES-GCM encrypt (await each)", seal["WebCrypto encrypt"]);
     row(`seal ${label}, per call`, "streamseal seal", seal["streamseal seal"], seal["WebCrypto encrypt"]);
+    row(`seal ${label}, per call`, "streamseal sealAsync (auto backend)", seal["streamseal sealAsync"], seal["WebCrypto encrypt"]);
+    row(`seal ${label}, per call`, "streamseal sealAsync (webcrypto backend)", seal["sealAsync webcrypto"], seal["WebCrypto encrypt"]);
+    row(`seal ${label}, per call`, "streamseal sealAsync (wasm backend)", seal["sealAsync wasm"], seal["WebCrypto encrypt"]);
     if (signature) {
       partRow(
         `seal ${label}, per call`,

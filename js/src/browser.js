@@ -42,6 +42,10 @@ export const {
   openDecisionCardAsync,
   openDecisionAnswerAsync,
   openInvocationAsync,
+  sealAsync,
+  sealMessageAsync,
+  sealEditAsync,
+  sealDecisionNoteAsync,
 } = asyncOpens(glue, BROWSER_AUTO);
 
 /** The passphrase-taking calls, their passphrases normalised to NFC in JS (js/src/nfc.js). */

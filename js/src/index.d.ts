@@ -18,6 +18,7 @@ import type {
   Message,
   OpenedDecisionCard,
   OpenedStep,
+  SendMessageRequest,
   StepPlacement,
   OpenResult,
   OpenedEnvelope,
@@ -162,3 +163,55 @@ export declare function openInvocationAsync(
   presented?: PresentedKey[] | null,
   options?: OpenOptions,
 ): Promise<OpenedInvocation>;
+
+/** Options of the async seals. */
+export interface SealOptions {
+  /** Where AES-256-GCM runs (default `"auto"`: WebCrypto in browsers; in Node from 48 KiB). */
+  backend?: OpenBackend;
+}
+
+/**
+ * `seal`, with AES-256-GCM on `options.backend` (the signature, the seal's
+ * count and the key commitment in WebAssembly): the same payload, or a
+ * rejection with the `StreamsealError` `seal` throws.
+ */
+export declare function sealAsync(
+  keyring: Keyring,
+  identity: IdentityKey,
+  subject: string,
+  slot: Slot,
+  plaintext: Uint8Array,
+  options?: SealOptions,
+): Promise<SealedPayload>;
+
+/** `sealMessage`, with AES-256-GCM on `options.backend`. */
+export declare function sealMessageAsync(
+  keyring: Keyring,
+  identity: IdentityKey,
+  subject: string,
+  streamId: string,
+  messageId: string,
+  text: string,
+  options?: SealOptions,
+): Promise<SendMessageRequest>;
+
+/** `sealEdit`, with AES-256-GCM on `options.backend`. */
+export declare function sealEditAsync(
+  keyring: Keyring,
+  identity: IdentityKey,
+  subject: string,
+  message: Message,
+  text: string,
+  options?: SealOptions,
+): Promise<SealedPayload>;
+
+/** `sealDecisionNote`, with AES-256-GCM on `options.backend`. */
+export declare function sealDecisionNoteAsync(
+  keyring: Keyring,
+  identity: IdentityKey,
+  subject: string,
+  decisionId: string,
+  optionId: string,
+  note: string,
+  options?: SealOptions,
+): Promise<SealedPayload>;

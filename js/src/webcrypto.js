@@ -1,3 +1,10 @@
+// The async seals of the package (`sealAsync`, `sealMessageAsync`,
+// `sealEditAsync`, `sealDecisionNoteAsync`): every step of the synchronous
+// seal but AES-GCM runs in WebAssembly (`prepareSeal*`: the signature, the
+// seal counted against the budget, the iv, the key commitment), AES-256-GCM
+// of `signature || content` in WebCrypto under the same non-extractable
+// CryptoKey the opens use, and WASM builds the payload from its output.
+//
 // The async opens of the package (`openAsync`, `openMessageAsync`,
 // `openMessagesAsync`, `openStepAsync`, `openDecisionCardAsync`,
 // `openDecisionAnswerAsync`, `openInvocationAsync`).
@@ -52,7 +59,7 @@ function importedKey(subtle, keyring, generation, tag) {
   if (key === undefined) {
     const raw = keyring.exportKey(generation);
     try {
-      key = subtle.importKey("raw", raw, { name: "AES-GCM" }, false, ["decrypt"]);
+      key = subtle.importKey("raw", raw, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]);
     } finally {
       raw.fill(0);
     }
@@ -167,6 +174,43 @@ async function complete(pending, keyring, platformFrom, finish) {
   }
 }
 
+// One seal job: `[generation, iv, aad, input, tag]`. Resolves to the
+// platform's `ciphertext || tag` of `input`, which is wiped either way.
+async function encryptJob(subtle, keyring, [generation, iv, aad, input, tag]) {
+  try {
+    const key = await importedKey(subtle, keyring, generation, tag);
+    return new Uint8Array(await subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad, tagLength: 128 }, key, input));
+  } finally {
+    input.fill(0);
+  }
+}
+
+/**
+ * Completes `pending` (a `PendingSeals`, consumed): AES-256-GCM on WebCrypto
+ * when its input is at least `platformFrom` bytes, else (or where WebCrypto
+ * refuses: no AES-GCM, a freed keyring) in WASM, which then gives the
+ * synchronous call's result or error.
+ */
+export async function completeSeal(pending, keyring, platformFrom) {
+  const subtle = subtleCrypto();
+  let job;
+  try {
+    job = pending.job(subtle === undefined ? Infinity : platformFrom, keyring);
+  } catch (error) {
+    pending.free();
+    throw error;
+  }
+  let sealed;
+  if (job !== undefined) {
+    try {
+      sealed = await encryptJob(subtle, keyring, job);
+    } catch {
+      sealed = undefined;
+    }
+  }
+  return pending.hazmatFinishSeal(sealed, keyring);
+}
+
 function backendOf(options) {
   const backend = options?.backend ?? "auto";
   if (!BACKENDS.includes(backend)) {
@@ -192,6 +236,10 @@ export function asyncOpens(glue, auto) {
     if (backend === "wasm") return Infinity;
     if (backend === "webcrypto" || count >= auto.minPage) return 0;
     return auto.minBytes;
+  };
+  const seal = (prepare, keyring, options) => {
+    const from = platformFrom(options, 1);
+    return completeSeal(prepare(), keyring, from);
   };
   const one = (pending, keyring, from) =>
     complete(pending, keyring, from, (decrypted, verified) => pending.hazmatFinishOne(decrypted, keyring, verified));
@@ -225,6 +273,18 @@ export function asyncOpens(glue, auto) {
       const from = platformFrom(options, 1);
       const pending = glue.prepareOpenDecisionAnswer(keyring, trust, card, event, own, presented);
       return one(pending, keyring, from);
+    },
+    async sealAsync(keyring, identity, subject, slot, plaintext, options) {
+      return seal(() => glue.prepareSeal(keyring, identity, subject, slot, plaintext), keyring, options);
+    },
+    async sealMessageAsync(keyring, identity, subject, streamId, messageId, text, options) {
+      return seal(() => glue.prepareSealMessage(keyring, identity, subject, streamId, messageId, text), keyring, options);
+    },
+    async sealEditAsync(keyring, identity, subject, message, text, options) {
+      return seal(() => glue.prepareSealEdit(keyring, identity, subject, message, text), keyring, options);
+    },
+    async sealDecisionNoteAsync(keyring, identity, subject, decisionId, optionId, note, options) {
+      return seal(() => glue.prepareSealDecisionNote(keyring, identity, subject, decisionId, optionId, note), keyring, options);
     },
     // The prompt and the history are the jobs; the keyring is the
     // invocation's own (a copy of the state's), freed with its CryptoKeys.

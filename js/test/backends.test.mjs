@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { BACKEND, module as pkg, shipped, unhex, utf8, vectors } from "./load.mjs";
 import * as server from "./hostile-server.mjs";
 import { viaBackend } from "./backends.mjs";
+import { completeSeal } from "../src/webcrypto.js";
 
 const ASYNC = ["wasm", "webcrypto"];
 const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
@@ -584,4 +585,142 @@ test("hazmatFinishInvocation: one entry per job (the prompt, then each history i
   assert.equal(opened.prompt, s.honestPrompt);
   assert.equal(state.wasActedOn(honest.sourceMessageId, 1), true);
   for (const k of [machine, trust, state, keyring, elsewhere, opened]) k.free();
+});
+
+// ---- the async seals ---------------------------------------------------------
+
+const SEAL_BACKENDS = { wasm: Infinity, webcrypto: 0 };
+
+/** Alice's message `id` as the server lists it. */
+const wireMessage = (id, sealed) => ({
+  id,
+  streamId: ROOT,
+  rootStreamId: ROOT,
+  authorId: ALICE,
+  authorType: "user",
+  content: "",
+  replyCount: 0,
+  metadata: {},
+  sealed,
+  revision: 1,
+  sequence: "1",
+  createdAt: "2026-11-28T00:00:00Z",
+});
+
+test("envelopes.json through each backend of the async seal: every slot kind seals byte for byte (iv || Z drawn), AES-GCM in WASM or in WebCrypto", async () => {
+  for (const v of vectors("envelopes").vectors) {
+    const ring = new pkg.Keyring(v.rootStreamId);
+    ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
+    const sender = pkg.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex));
+    for (const [backend, from] of Object.entries(SEAL_BACKENDS)) {
+      const pending = pkg.hazmatPrepareSealWithRandomness(ring, sender, v.senderSubject, v.slot, utf8(v.plaintext), unhex(v.randomHex));
+      assert.deepEqual(await completeSeal(pending, ring, from), v.sealed, `${v.name} (${backend})`);
+    }
+    for (const k of [ring, sender]) k.free();
+  }
+});
+
+test("sealAsync, sealMessageAsync, sealEditAsync and sealDecisionNoteAsync on each backend: what opens is what was sealed (0 to 70 000 characters), the refusals are the synchronous calls'", async () => {
+  const { me, ring, trust } = aliceSetUp();
+  const own = { subject: ALICE, keys: [me] };
+  const texts = ["", "é", "x".repeat(1000), "ü".repeat(35_000)];
+  for (const backend of ["auto", "wasm", "webcrypto"]) {
+    const options = { backend };
+    for (const [i, text] of texts.entries()) {
+      const id = `msg_01JD3R${String(i + 1).padStart(20, "0")}`;
+      const body = await pkg.sealMessageAsync(ring, me, ALICE, ROOT, id, text, options);
+      assert.equal(body.clientMessageId, id);
+      const message = wireMessage(id, body.sealed);
+      assert.equal(pkg.openMessage(ring, trust, ROOT, message).text, text, `${backend} ${i}`);
+      const edit = await pkg.sealEditAsync(ring, me, ALICE, message, `${text}!`, options);
+      assert.equal(pkg.openMessage(ring, trust, ROOT, { ...message, revision: 2, sealed: edit }).text, `${text}!`);
+      const slot = { kind: "message", streamId: ROOT, messageId: id, authorId: ALICE, authorType: "user", revision: 1 };
+      const sealed = await pkg.sealAsync(ring, me, ALICE, slot, utf8(text), options);
+      assert.equal(new TextDecoder().decode(pkg.open(ring, trust, slot, sealed, own).plaintext), text);
+    }
+    const note = await pkg.sealDecisionNoteAsync(ring, me, ALICE, "dreq_01JD3QQB2C4E6G8J0K2M4P6R9T", "approve", "go", options);
+    assert.equal(note.envelope.keyGeneration, 0);
+    // Refused before any AES-GCM, with the synchronous calls' codes: a slot whose author is not
+    // the signer, an edit by someone else, a message id not of its form.
+    const bobs = { kind: "message", streamId: ROOT, messageId: "msg_01JD3R00000000000000000009", authorId: "usr_bob", authorType: "user", revision: 1 };
+    const refusals = [
+      [() => pkg.sealAsync(ring, me, ALICE, bobs, utf8("x"), options), () => pkg.seal(ring, me, ALICE, bobs, utf8("x"))],
+      [() => pkg.sealEditAsync(ring, me, "usr_bob", wireMessage("msg_01JD3R00000000000000000001"), "x", options),
+        () => pkg.sealEdit(ring, me, "usr_bob", wireMessage("msg_01JD3R00000000000000000001"), "x")],
+      [() => pkg.sealMessageAsync(ring, me, ALICE, ROOT, "not-an-id", "x", options), () => pkg.sealMessage(ring, me, ALICE, ROOT, "not-an-id", "x")],
+    ];
+    for (const [async, sync] of refusals) {
+      const expected = await outcome(sync);
+      assert.ok(expected.code, "the synchronous call refuses");
+      assert.deepEqual(await outcome(async), expected, backend);
+    }
+  }
+  for (const k of [me, ring, trust]) k.free();
+});
+
+test("hazmatFinishSeal: the platform's output only (not the input passed through, not of another length), and AES-GCM here only under the key the seal committed to", async () => {
+  const { me, ring, trust } = aliceSetUp();
+  const slot = { kind: "message", streamId: ROOT, messageId: "msg_01JD3R00000000000000000001", authorId: ALICE, authorType: "user", revision: 1 };
+  const prepare = () => pkg.prepareSeal(ring, me, ALICE, slot, utf8("the launch code is 7216"));
+  const pending = prepare();
+  const [generation, iv, aad, input, tag] = pending.job(0, ring);
+  assert.equal(generation, 0);
+  assert.equal(iv.length, 12);
+  assert.equal(tag.length, 16);
+  assert.equal(new TextDecoder().decode(input.subarray(64)), "the launch code is 7216");
+  assert.deepEqual(prepare().job(Infinity, ring), undefined, "left to WASM");
+  // The input handed back as its own "encryption": the text would go out in the clear.
+  const passthrough = new Uint8Array(input.length + 16);
+  passthrough.set(input);
+  assert.throws(() => pending.hazmatFinishSeal(passthrough, ring), (e) => e.code === "INVALID_FIELD");
+  assert.throws(() => prepare().hazmatFinishSeal(new Uint8Array(input.length), ring), (e) => e.code === "INVALID_LENGTH");
+  assert.throws(() => prepare().hazmatFinishSeal("not bytes", ring), (e) => e.code === "INVALID_FIELD");
+  // WebCrypto's encryption under the keyring's key: the payload opens.
+  const raw = ring.exportKey(0);
+  const key = await crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt"]);
+  raw.fill(0);
+  const fresh = prepare();
+  const [, iv2, aad2, input2] = fresh.job(0, ring);
+  const sealed = fresh.hazmatFinishSeal(new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv: iv2, additionalData: aad2 }, key, input2)), ring);
+  assert.equal(new TextDecoder().decode(pkg.open(ring, trust, slot, sealed).plaintext), "the launch code is 7216");
+  // Cleared between the two steps: WASM does not seal under a key it no longer holds.
+  const late = prepare();
+  ring.clear();
+  assert.throws(() => late.hazmatFinishSeal(undefined, ring), (e) => e.code === "UNKNOWN_KEY_GENERATION");
+  await assert.rejects(pkg.sealAsync(ring, me, ALICE, slot, utf8("x"), { backend: "webcrypto" }), (e) => e.code === "UNKNOWN_KEY_GENERATION");
+  for (const k of [me, ring, trust]) k.free();
+});
+
+test("webcrypto: seals and opens share one CryptoKey per key (the stream key leaves WASM once)", async () => {
+  const { me, ring, trust } = aliceSetUp();
+  const exports = await countingExports(async () => {
+    for (let i = 0; i < 5; i++) {
+      const id = `msg_01JD3R${String(i + 1).padStart(20, "0")}`;
+      const body = await pkg.sealMessageAsync(ring, me, ALICE, ROOT, id, `#${i}`, { backend: "webcrypto" });
+      const message = { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: body.sealed };
+      assert.equal((await pkg.openMessageAsync(ring, trust, ROOT, message, null, null, { backend: "webcrypto" })).text, `#${i}`);
+    }
+  });
+  assert.equal(exports, 1);
+  for (const k of [me, ring, trust]) k.free();
+});
+
+test("each prepareSeal* is a PendingSeals whose job is `signature || content` of the flow, and whose WASM completion opens as the synchronous seal does", () => {
+  const { me, ring, trust } = aliceSetUp();
+  const id = "msg_01JD3R00000000000000000001";
+  const flows = [
+    ["message", () => pkg.prepareSealMessage(ring, me, ALICE, ROOT, id, "hello"), "hello", (out) => pkg.openMessage(ring, trust, ROOT, wireMessage(id, out.sealed)).text],
+    ["edit", () => pkg.prepareSealEdit(ring, me, ALICE, wireMessage(id), "hello, edited"), "hello, edited", (out) => pkg.openMessage(ring, trust, ROOT, { ...wireMessage(id, out), revision: 2 }).text],
+    ["note", () => pkg.prepareSealDecisionNote(ring, me, ALICE, "dreq_1", "go", "fine"), "fine", (out) =>
+      new TextDecoder().decode(pkg.open(ring, trust, { kind: "decisionNote", decisionId: "dreq_1", optionId: "go", decidedBy: ALICE }, out).plaintext)],
+  ];
+  for (const [what, prepare, text, read] of flows) {
+    const pending = prepare();
+    assert.ok(pending instanceof pkg.PendingSeals, what);
+    const [, , , input] = pending.job(0, ring);
+    assert.equal(input.length, 64 + utf8(text).length, what);
+    assert.equal(new TextDecoder().decode(input.subarray(64)), text, what);
+    assert.equal(read(pending.hazmatFinishSeal(undefined, ring)), text, what);
+  }
+  for (const k of [me, ring, trust]) k.free();
 });

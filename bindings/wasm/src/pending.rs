@@ -12,7 +12,14 @@
 //! AAD and its slot, the key held, the sender's key, the key commitment; and
 //! the flow's own, e.g. a stale or unproven answer) and return a
 //! [`PendingOpens`]; the flow's checks after decryption (the step's bot,
-//! UTF-8, the card's JSON) run on completion. Its `jobs` are the AES-GCM inputs; `hazmatFinish` /
+//! UTF-8, the card's JSON) run on completion.
+//!
+//! And seals whose AES-GCM runs elsewhere (`sealAsync`, `sealMessageAsync`,
+//! `sealEditAsync`, `sealDecisionNoteAsync`): `prepareSeal*` runs every step
+//! of the synchronous seal but AES-GCM (the signature, the seal counted, the
+//! iv and key commitment) and returns a [`PendingSeals`], whose
+//! `hazmatFinishSeal` takes the platform's ciphertext and gives the
+//! synchronous call's result. Its `jobs` are the AES-GCM inputs; `hazmatFinish` /
 //! `hazmatFinishOne` take, per job, what the platform decrypted it to (or
 //! `undefined`: decrypt it here, the "wasm" backend), verify the sender's
 //! signatures (here, or, where the caller says the platform's Ed25519
@@ -21,7 +28,7 @@
 //! plaintext.
 
 use js_sys::{Array, Uint8Array};
-use streamseal::envelope::{self, PendingOpen, SealedPayload};
+use streamseal::envelope::{self, PendingOpen, PendingSeal, SealedPayload};
 use streamseal::sealed::messages::{self, MessageToOpen, PendingMessage};
 use streamseal::slot::Slot;
 use streamseal::stream_key;
@@ -34,18 +41,20 @@ use zeroize::Zeroizing;
 use streamseal::hazmat::finish_open_verified_elsewhere;
 use streamseal::sealed::decisions::{self, DecisionAnswer, OpenedDecisionCard};
 use streamseal::sealed::hazmat::finish_verified_elsewhere;
-use streamseal::sealed::pending::Pending;
+use streamseal::sealed::pending::{Pending, PendingSealed};
 use streamseal::sealed::runtime::{self, OpenedStep, PendingInvocation};
 use streamseal::wire::events::DecisionResolved;
+use streamseal::wire::ids::MessageId;
 use streamseal::wire::invocation::Invocation;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
+use streamseal::wire::requests::messages::SendMessageRequest;
 
 use crate::crypto::OpenedEnvelope;
 use crate::error::{JsResult, error_with, from_js, input, js, output, to_js, to_js_error};
 use crate::flows::{OpenResult, OpenedInvocation, StepPlacement, open_result};
 use crate::keys::IdentityKey;
 use crate::keys::Keyring;
-use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys};
+use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys, signer};
 use crate::state::StreamState;
 use crate::trust::TrustStore;
 
@@ -591,4 +600,241 @@ fn not_a(what: &str, instead: &str) -> JsValue {
         ErrorCode::InvalidField,
         &format!("field `this` is invalid: not a {what}; call `{instead}`"),
     )
+}
+
+// ---- seals whose AES-GCM runs elsewhere ----------------------------------------
+
+/// What was prepared to seal: an envelope, a message body, or a flow's
+/// payload (an edit, a decision note).
+enum PreparedSeal {
+    Envelope(PendingSeal),
+    Message(PendingSealed<SendMessageRequest>),
+    Payload(PendingSealed<SealedPayload>),
+}
+
+/// A seal with every step but AES-GCM done: the flow's checks, the AAD, the
+/// seal counted against the generation's budget, the iv, the key
+/// commitment, the signature. The package's async seals (`sealAsync`,
+/// `sealMessageAsync`, `sealEditAsync`, `sealDecisionNoteAsync`) drive it;
+/// `hazmatFinishSeal` frees it. It holds the content in WASM memory (wiped
+/// when it is finished or freed).
+#[wasm_bindgen]
+pub struct PendingSeals {
+    prepared: PreparedSeal,
+}
+
+impl PendingSeals {
+    fn seal(&self) -> &PendingSeal {
+        match &self.prepared {
+            PreparedSeal::Envelope(seal) => seal,
+            PreparedSeal::Message(pending) => pending.seal(),
+            PreparedSeal::Payload(pending) => pending.seal(),
+        }
+    }
+}
+
+/// `seal`'s every step but AES-GCM; a refusal throws here, with the code
+/// `seal` gives.
+#[wasm_bindgen(js_name = prepareSeal)]
+pub fn prepare_seal(
+    keyring: &Keyring,
+    identity: &IdentityKey,
+    subject: &str,
+    slot: Ts<Slot>,
+    plaintext: &[u8],
+) -> JsResult<PendingSeals> {
+    let slot = input("slot", &slot)?;
+    let signer = signer(identity, subject)?;
+    let seal = js(envelope::prepare_seal(
+        keyring.core(),
+        &signer,
+        &slot,
+        plaintext,
+    ))?;
+    Ok(PendingSeals {
+        prepared: PreparedSeal::Envelope(seal),
+    })
+}
+
+/// **Hazmat** (`streamseal::hazmat`): `prepareSeal` drawing the 12 iv
+/// bytes, then the signature's 64 bytes `Z`, from `randomness`, to the last
+/// byte: the golden vectors through the async seals. The same bytes twice
+/// reuse the AES-GCM and XEdDSA nonces.
+#[wasm_bindgen(js_name = hazmatPrepareSealWithRandomness)]
+pub fn hazmat_prepare_seal_with_randomness(
+    keyring: &Keyring,
+    identity: &IdentityKey,
+    subject: &str,
+    slot: Ts<Slot>,
+    plaintext: &[u8],
+    randomness: &[u8],
+) -> JsResult<PendingSeals> {
+    let slot = input("slot", &slot)?;
+    let signer = signer(identity, subject)?;
+    let seal = js(streamseal::hazmat::drawing_exactly(randomness, |rng| {
+        streamseal::hazmat::prepare_seal_with(rng, keyring.core(), &signer, &slot, plaintext)
+    }))?;
+    Ok(PendingSeals {
+        prepared: PreparedSeal::Envelope(seal),
+    })
+}
+
+/// `sealMessage`'s every step but AES-GCM; a refusal throws here, with the
+/// code `sealMessage` gives.
+#[wasm_bindgen(js_name = prepareSealMessage)]
+pub fn prepare_seal_message(
+    keyring: &Keyring,
+    identity: &IdentityKey,
+    subject: &str,
+    stream_id: &str,
+    message_id: &str,
+    text: &str,
+) -> JsResult<PendingSeals> {
+    let message_id = js(MessageId::parse(message_id))?;
+    let signer = signer(identity, subject)?;
+    let pending = js(messages::prepare_seal_message(
+        keyring.core(),
+        &signer,
+        stream_id,
+        &message_id,
+        text,
+    ))?;
+    Ok(PendingSeals {
+        prepared: PreparedSeal::Message(pending),
+    })
+}
+
+/// `sealEdit`'s every step but AES-GCM; a refusal throws here, with the
+/// code `sealEdit` gives.
+#[wasm_bindgen(js_name = prepareSealEdit)]
+pub fn prepare_seal_edit(
+    keyring: &Keyring,
+    identity: &IdentityKey,
+    subject: &str,
+    message: Ts<Message>,
+    text: &str,
+) -> JsResult<PendingSeals> {
+    let message = input("message", &message)?;
+    let signer = signer(identity, subject)?;
+    let pending = js(messages::prepare_seal_edit(
+        keyring.core(),
+        &signer,
+        &message,
+        text,
+    ))?;
+    Ok(PendingSeals {
+        prepared: PreparedSeal::Payload(pending),
+    })
+}
+
+/// `sealDecisionNote`'s every step but AES-GCM; a refusal throws here,
+/// with the code `sealDecisionNote` gives.
+#[wasm_bindgen(js_name = prepareSealDecisionNote)]
+pub fn prepare_seal_decision_note(
+    keyring: &Keyring,
+    identity: &IdentityKey,
+    subject: &str,
+    decision_id: &str,
+    option_id: &str,
+    note: &str,
+) -> JsResult<PendingSeals> {
+    let signer = signer(identity, subject)?;
+    let pending = js(decisions::prepare_seal_decision_note(
+        keyring.core(),
+        &signer,
+        decision_id,
+        option_id,
+        note,
+    ))?;
+    Ok(PendingSeals {
+        prepared: PreparedSeal::Payload(pending),
+    })
+}
+
+#[wasm_bindgen]
+impl PendingSeals {
+    /// The work left: `[keyGeneration, iv, aad, input, keyTag]` for the
+    /// platform, where AES-256-GCM encrypts `input` (`signature (64 bytes)
+    /// || content`: **a copy of the content**, for the caller to wipe once
+    /// encrypted) under the key `keyTag` names; `undefined` to leave it to
+    /// this library (`input` shorter than `platformFrom` bytes, or
+    /// `keyring` no longer holds the key).
+    #[wasm_bindgen(
+        unchecked_return_type = "[number, Uint8Array, Uint8Array, Uint8Array, Uint8Array] | undefined"
+    )]
+    pub fn job(
+        &self,
+        #[wasm_bindgen(js_name = platformFrom)] platform_from: f64,
+        keyring: &Keyring,
+    ) -> JsValue {
+        let seal = self.seal();
+        // An input of at most 4 MiB: exact as an f64.
+        if (seal.aead_input().len() as f64) < platform_from {
+            return JsValue::UNDEFINED;
+        }
+        let Ok(tag) = keyring.core().key_tag(seal.key_generation()) else {
+            return JsValue::UNDEFINED;
+        };
+        let job = Array::of5(
+            &JsValue::from(seal.key_generation()),
+            &Uint8Array::from(&seal.iv()[..]),
+            &Uint8Array::from(seal.aad()),
+            &Uint8Array::from(seal.aead_input()),
+            &Uint8Array::from(&tag[..]),
+        );
+        job.into()
+    }
+
+    /// Completes the seal: `sealed` is what the platform's AES-256-GCM
+    /// encrypted the job's `input` to (`ciphertext || tag`), or `undefined`
+    /// to encrypt here with `keyring` (which must still hold the key the
+    /// seal committed to: `UNKNOWN_KEY_GENERATION`). The result is the
+    /// synchronous call's. **Hazmat**: bytes other than that encryption make
+    /// an envelope no member opens; what is checked is their length
+    /// (`INVALID_LENGTH`) and that they are not the input itself
+    /// (`INVALID_FIELD`).
+    #[wasm_bindgen(
+        js_name = hazmatFinishSeal,
+        unchecked_return_type = "SealedPayload | SendMessageRequest"
+    )]
+    pub fn hazmat_finish_seal(
+        self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array | undefined")] sealed: JsValue,
+        keyring: &Keyring,
+    ) -> JsResult<JsValue> {
+        let platform = if sealed.is_undefined() {
+            None
+        } else if sealed.is_instance_of::<Uint8Array>() {
+            Some(Uint8Array::new(&sealed).to_vec())
+        } else {
+            return Err(error_with(
+                ErrorCode::InvalidField,
+                "field `sealed` is invalid: a Uint8Array or undefined",
+            ));
+        };
+        let core = keyring.core();
+        match self.prepared {
+            PreparedSeal::Envelope(seal) => {
+                let payload = match platform {
+                    Some(bytes) => js(seal.finish(&bytes))?,
+                    None => js(seal.seal(core))?,
+                };
+                Ok(output(&payload)?.into())
+            }
+            PreparedSeal::Message(pending) => {
+                let body = match platform {
+                    Some(bytes) => js(pending.finish(&bytes))?,
+                    None => js(pending.encrypt(core))?,
+                };
+                Ok(output(&body)?.into())
+            }
+            PreparedSeal::Payload(pending) => {
+                let payload = match platform {
+                    Some(bytes) => js(pending.finish(&bytes))?,
+                    None => js(pending.encrypt(core))?,
+                };
+                Ok(output(&payload)?.into())
+            }
+        }
+    }
 }

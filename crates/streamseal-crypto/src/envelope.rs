@@ -237,6 +237,39 @@ pub(crate) fn seal_from(
     slot: &Slot,
     plaintext: &[u8],
 ) -> CryptoResult<SealedPayload> {
+    prepare_seal_from(rng, keyring, signer, slot, plaintext)?.seal(keyring)
+}
+
+/// Every step of [`seal`] but AES-GCM: the size check, the AAD, the sealing
+/// generation (the seal is counted against its budget here), the iv, the
+/// key commitment and the signature. What is left is AES-256-GCM of
+/// [`PendingSeal::aead_input`] under the key of
+/// [`PendingSeal::key_generation`] with [`PendingSeal::iv`] and
+/// [`PendingSeal::aad`], which [`PendingSeal::seal`] (in this library) or
+/// [`PendingSeal::finish`] (after a platform's AES-GCM, e.g. WebCrypto's)
+/// completes into the payload [`seal`] gives, byte for byte.
+///
+/// # Errors
+///
+/// As [`seal`].
+pub fn prepare_seal(
+    keyring: &Keyring,
+    signer: &Signer<'_>,
+    slot: &Slot,
+    plaintext: &[u8],
+) -> CryptoResult<PendingSeal> {
+    prepare_seal_from(&mut random::OsRng, keyring, signer, slot, plaintext)
+}
+
+/// [`prepare_seal`] drawing the 12 iv bytes, then the signature's 64 bytes
+/// `Z`, from `rng`.
+pub(crate) fn prepare_seal_from(
+    rng: &mut dyn random::Source,
+    keyring: &Keyring,
+    signer: &Signer<'_>,
+    slot: &Slot,
+    plaintext: &[u8],
+) -> CryptoResult<PendingSeal> {
     if plaintext.len() > MAX_PLAINTEXT_LEN {
         return Err(CryptoError::InputTooLarge {
             field: "plaintext",
@@ -265,21 +298,123 @@ pub(crate) fn seal_from(
     let mut inner = Zeroizing::new(Vec::with_capacity(SIGNATURE_LEN + plaintext.len()));
     inner.extend_from_slice(signed.as_bytes());
     inner.extend_from_slice(plaintext);
-    let sealed = aead::seal(key.as_array(), &iv, &inner, &aad_bytes)?;
-    let mut ciphertext = Vec::with_capacity(COMMITMENT_LEN + sealed.len());
-    ciphertext.extend_from_slice(&key_commitment(key.as_array(), version, &iv));
-    ciphertext.extend_from_slice(&sealed);
-    Ok(SealedPayload {
-        ciphertext: encode_base64(&ciphertext),
-        envelope: Envelope {
-            v: ENVELOPE_VERSION,
-            key_generation: generation,
-            iv: encode_base64(&iv),
-            aad: encode_base64(&aad_bytes),
-            extra: Default::default(),
-        },
-        extra: Default::default(),
+    Ok(PendingSeal {
+        generation,
+        commitment: key_commitment(key.as_array(), version, &iv),
+        iv,
+        aad: aad_bytes,
+        inner,
     })
+}
+
+/// A seal with every step but AES-GCM done ([`prepare_seal`]). It holds the
+/// signature and the content (wiped on drop), no key.
+pub struct PendingSeal {
+    generation: u32,
+    commitment: [u8; COMMITMENT_LEN],
+    iv: [u8; IV_LEN],
+    aad: Vec<u8>,
+    /// `signature || content`: what AES-GCM encrypts.
+    inner: Zeroizing<Vec<u8>>,
+}
+
+impl std::fmt::Debug for PendingSeal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingSeal")
+            .field("key_generation", &self.generation)
+            .field("input_len", &self.inner.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PendingSeal {
+    /// The generation whose key seals it (the keyring's sealing generation).
+    pub fn key_generation(&self) -> u32 {
+        self.generation
+    }
+
+    /// The AES-GCM nonce (drawn fresh).
+    pub fn iv(&self) -> &[u8; IV_LEN] {
+        &self.iv
+    }
+
+    /// The AAD AES-GCM authenticates.
+    pub fn aad(&self) -> &[u8] {
+        &self.aad
+    }
+
+    /// What AES-GCM encrypts: `signature (64 bytes) || content`. It holds
+    /// the content: a copy handed to a platform is the caller's to wipe.
+    pub fn aead_input(&self) -> &[u8] {
+        &self.inner
+    }
+
+    /// Encrypts with the keyring's key (this library's AES-GCM): the rest of
+    /// [`seal`].
+    ///
+    /// # Errors
+    ///
+    /// `UNKNOWN_KEY_GENERATION` when `keyring` no longer holds the key
+    /// [`prepare_seal`] committed to (cleared, or given another key of the
+    /// generation, in between).
+    pub fn seal(self, keyring: &Keyring) -> CryptoResult<SealedPayload> {
+        let generation = self.generation;
+        let key = keyring.key(generation)?;
+        let expected = key_commitment(key.as_array(), envelope_version_byte(), &self.iv);
+        if !bool::from(expected.ct_eq(&self.commitment)) {
+            return Err(CryptoError::UnknownKeyGeneration { generation });
+        }
+        let sealed = aead::seal(key.as_array(), &self.iv, &self.inner, &self.aad)?;
+        Ok(self.payload(&sealed))
+    }
+
+    /// Completes the seal with `sealed`, what AES-256-GCM (a platform's,
+    /// e.g. WebCrypto's) encrypted [`Self::aead_input`] to
+    /// (`ciphertext || 16-byte tag`) under the key of
+    /// [`Self::key_generation`], [`Self::iv`] and [`Self::aad`]. The caller
+    /// is trusted to have run exactly that: other bytes make an envelope no
+    /// member opens. What can be checked here is: the length, and that the
+    /// bytes are not the input itself (a glue passing the plaintext through
+    /// would otherwise send it in the clear).
+    ///
+    /// # Errors
+    ///
+    /// `INVALID_LENGTH` when `sealed` is not 16 bytes longer than the
+    /// input; `INVALID_FIELD` when it starts with the input unencrypted.
+    pub fn finish(self, sealed: &[u8]) -> CryptoResult<SealedPayload> {
+        let expected = self.inner.len() + TAG_LEN;
+        if sealed.len() != expected {
+            return Err(CryptoError::length(
+                "sealed",
+                "the AES-GCM input and a 16-byte tag",
+                sealed.len(),
+            ));
+        }
+        if sealed.get(..self.inner.len()) == Some(&self.inner[..]) {
+            return Err(CryptoError::invalid(
+                "sealed",
+                "is the plaintext, not its encryption",
+            ));
+        }
+        Ok(self.payload(sealed))
+    }
+
+    fn payload(&self, sealed: &[u8]) -> SealedPayload {
+        let mut ciphertext = Vec::with_capacity(COMMITMENT_LEN + sealed.len());
+        ciphertext.extend_from_slice(&self.commitment);
+        ciphertext.extend_from_slice(sealed);
+        SealedPayload {
+            ciphertext: encode_base64(&ciphertext),
+            envelope: Envelope {
+                v: ENVELOPE_VERSION,
+                key_generation: self.generation,
+                iv: encode_base64(&self.iv),
+                aad: encode_base64(&self.aad),
+                extra: Default::default(),
+            },
+            extra: Default::default(),
+        }
+    }
 }
 
 fn envelope_version_byte() -> u8 {

@@ -21,7 +21,8 @@
 //!   under a sender's name.
 //!
 //! What each operation draws, in order:
-//! - [`seal_envelope_with`]: 12 iv bytes, then the signature's 64 bytes `Z`;
+//! - [`seal_envelope_with`] and [`prepare_seal_with`]: 12 iv bytes, then
+//!   the signature's 64 bytes `Z`;
 //! - [`sign_with`]: 64 bytes `Z`;
 //! - [`wrap_stream_key_with`]: 32 bytes of HPKE ephemeral key material (`ikmE`);
 //! - [`create_bundle_with`] and [`seal_bundle_below_floor_with`]: 16 salt
@@ -160,6 +161,23 @@ pub fn seal_envelope_with(
     plaintext: &[u8],
 ) -> CryptoResult<SealedPayload> {
     crate::envelope::seal_from(rng, keyring, signer, slot, plaintext)
+}
+
+/// [`crate::envelope::prepare_seal`] drawing from `rng` (the same draws as
+/// [`seal_envelope_with`], in the same order).
+///
+/// # Errors
+///
+/// As [`crate::envelope::prepare_seal`]; `RANDOMNESS_UNAVAILABLE` when `rng`
+/// runs out.
+pub fn prepare_seal_with(
+    rng: &mut dyn Source,
+    keyring: &Keyring,
+    signer: &Signer<'_>,
+    slot: &Slot,
+    plaintext: &[u8],
+) -> CryptoResult<crate::envelope::PendingSeal> {
+    crate::envelope::prepare_seal_from(rng, keyring, signer, slot, plaintext)
 }
 
 /// [`crate::signature::sign`] drawing `Z` from `rng`.

@@ -45,9 +45,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::pending::Pending;
+use crate::pending::{Pending, PendingSealed};
 use crate::{plaintext_json, refuse_stale, utf8};
-use streamseal_crypto::envelope::{SealedPayload, prepare_open, seal};
+use streamseal_crypto::envelope::{SealedPayload, prepare_open, prepare_seal, seal};
 use streamseal_crypto::error::{Error, Result};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
 use streamseal_crypto::slot::{DecisionOption, Slot};
@@ -226,12 +226,29 @@ pub fn seal_decision_note(
     option_id: &str,
     note: &str,
 ) -> Result<SealedPayload> {
+    prepare_seal_decision_note(keyring, signer, decision_id, option_id, note)?.encrypt(keyring)
+}
+
+/// [`seal_decision_note`] up to its AES-GCM (the seal counted, the
+/// signature made).
+///
+/// # Errors
+///
+/// As [`seal_decision_note`].
+pub fn prepare_seal_decision_note(
+    keyring: &Keyring,
+    signer: &Signer<'_>,
+    decision_id: &str,
+    option_id: &str,
+    note: &str,
+) -> Result<PendingSealed<SealedPayload>> {
     let slot = Slot::DecisionNote {
         decision_id: decision_id.to_owned(),
         option_id: option_id.to_owned(),
         decided_by: signer.subject().to_owned(),
     };
-    Ok(seal(keyring, signer, &slot, note.as_bytes())?)
+    let seal = prepare_seal(keyring, signer, &slot, note.as_bytes())?;
+    Ok(PendingSealed::new(seal, Ok))
 }
 
 /// The answer to a sealed card, proven by its sealed note.

@@ -48,9 +48,11 @@
 
 use std::collections::HashSet;
 
-use crate::pending::Pending;
+use crate::pending::{Pending, PendingSealed};
 use crate::utf8;
-use streamseal_crypto::envelope::{Opened, SealedPayload, open_matching, prepare_open, seal};
+use streamseal_crypto::envelope::{
+    Opened, SealedPayload, open_matching, prepare_open, prepare_seal,
+};
 use streamseal_crypto::error::{CryptoError, Error, Result};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
 use streamseal_crypto::slot::Slot;
@@ -135,6 +137,23 @@ pub fn seal_message(
     message_id: &MessageId,
     text: &str,
 ) -> Result<SendMessageRequest> {
+    prepare_seal_message(keyring, signer, stream_id, message_id, text)?.encrypt(keyring)
+}
+
+/// [`seal_message`] up to its AES-GCM (the seal is counted, the signature
+/// made); the body is built and validated on completion.
+///
+/// # Errors
+///
+/// As [`seal_message`], but for `VALIDATION_FAILED`, which the completion
+/// reports.
+pub fn prepare_seal_message(
+    keyring: &Keyring,
+    signer: &Signer<'_>,
+    stream_id: &str,
+    message_id: &MessageId,
+    text: &str,
+) -> Result<PendingSealed<SendMessageRequest>> {
     let slot = Slot::Message {
         stream_id: stream_id.to_owned(),
         message_id: message_id.as_str().to_owned(),
@@ -142,13 +161,17 @@ pub fn seal_message(
         author_type: author_type_of(signer),
         revision: 1,
     };
-    let body = SendMessageRequest {
-        sealed: Some(seal(keyring, signer, &slot, text.as_bytes())?),
-        client_message_id: Some(message_id.as_str().to_owned()),
-        ..SendMessageRequest::default()
-    };
-    body.validate()?;
-    Ok(body)
+    let seal = prepare_seal(keyring, signer, &slot, text.as_bytes())?;
+    let client_message_id = message_id.as_str().to_owned();
+    Ok(PendingSealed::new(seal, move |sealed| {
+        let body = SendMessageRequest {
+            sealed: Some(sealed),
+            client_message_id: Some(client_message_id),
+            ..SendMessageRequest::default()
+        };
+        body.validate()?;
+        Ok(body)
+    }))
 }
 
 /// The service's rules for a send, checked before sending, from what the
@@ -215,6 +238,21 @@ pub fn seal_edit(
     message: &Message,
     text: &str,
 ) -> Result<SealedPayload> {
+    prepare_seal_edit(keyring, signer, message, text)?.encrypt(keyring)
+}
+
+/// [`seal_edit`] up to its AES-GCM (the author checked, the seal counted,
+/// the signature made).
+///
+/// # Errors
+///
+/// As [`seal_edit`].
+pub fn prepare_seal_edit(
+    keyring: &Keyring,
+    signer: &Signer<'_>,
+    message: &Message,
+    text: &str,
+) -> Result<PendingSealed<SealedPayload>> {
     if message.author_id != signer.subject() {
         return Err(Error::UnexpectedAuthor {
             expected: message.author_id.clone(),
@@ -237,7 +275,8 @@ pub fn seal_edit(
         author_type: message.author_type.as_str().to_owned(),
         revision,
     };
-    Ok(seal(keyring, signer, &slot, text.as_bytes())?)
+    let seal = prepare_seal(keyring, signer, &slot, text.as_bytes())?;
+    Ok(PendingSealed::new(seal, Ok))
 }
 
 /// Opens a sealed message of `stream_id` (the stream the caller asked for:

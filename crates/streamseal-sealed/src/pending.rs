@@ -54,7 +54,7 @@
 
 use std::fmt;
 
-use streamseal_crypto::envelope::{Opened, PendingOpen};
+use streamseal_crypto::envelope::{Opened, PendingOpen, PendingSeal, SealedPayload};
 use streamseal_crypto::stream_key::Keyring;
 use zeroize::Zeroizing;
 
@@ -134,5 +134,72 @@ impl<T> Pending<T> {
             decrypted,
         )?;
         (self.then)(opened)
+    }
+}
+
+/// What a flow does with the sealed payload (its body, its checks).
+type Wrap<T> = Box<dyn FnOnce(SealedPayload) -> Result<T> + Send>;
+
+/// A flow's seal with every step but AES-GCM done (the flow's own checks,
+/// the AAD, the generation counted, the iv, the signature), and what the
+/// flow does with the payload. It holds the content (wiped on drop) and no
+/// key.
+///
+/// | flow | prepared by | synchronous form |
+/// |---|---|---|
+/// | a message | [`crate::messages::prepare_seal_message`] | [`crate::messages::seal_message`] |
+/// | an edit | [`crate::messages::prepare_seal_edit`] | [`crate::messages::seal_edit`] |
+/// | a decision note | [`crate::decisions::prepare_seal_decision_note`] | [`crate::decisions::seal_decision_note`] |
+pub struct PendingSealed<T> {
+    seal: PendingSeal,
+    then: Wrap<T>,
+}
+
+impl<T> fmt::Debug for PendingSealed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PendingSealed")
+            .field("seal", &self.seal)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> PendingSealed<T> {
+    /// `seal`, to be completed by `then`.
+    pub(crate) fn new(
+        seal: PendingSeal,
+        then: impl FnOnce(SealedPayload) -> Result<T> + Send + 'static,
+    ) -> Self {
+        Self {
+            seal,
+            then: Box::new(then),
+        }
+    }
+
+    /// The seal's remaining AES-GCM inputs (generation, iv, AAD, input).
+    pub fn seal(&self) -> &PendingSeal {
+        &self.seal
+    }
+
+    /// Encrypts with the keyring's key (this library's AES-GCM) and
+    /// completes the flow: its synchronous form.
+    ///
+    /// # Errors
+    ///
+    /// `UNKNOWN_KEY_GENERATION` when the keyring no longer holds the key
+    /// committed to; the flow's own checks on the payload.
+    pub fn encrypt(self, keyring: &Keyring) -> Result<T> {
+        let sealed = self.seal.seal(keyring)?;
+        (self.then)(sealed)
+    }
+
+    /// Completes the flow with what a platform's AES-256-GCM encrypted
+    /// [`PendingSeal::aead_input`] to (see [`PendingSeal::finish`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`PendingSeal::finish`]; the flow's own checks on the payload.
+    pub fn finish(self, sealed: &[u8]) -> Result<T> {
+        let sealed = self.seal.finish(sealed)?;
+        (self.then)(sealed)
     }
 }

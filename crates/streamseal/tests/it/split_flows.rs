@@ -14,21 +14,26 @@ use std::collections::BTreeMap;
 
 use aes_gcm::aead::{Aead as _, KeyInit as _, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
+use proptest::prelude::*;
+use proptest::test_runner::Config;
 use serde_json::json;
-use streamseal::envelope::{PendingOpen, SealedPayload, seal};
+use streamseal::envelope::{PendingOpen, PendingSeal, SealedPayload, open, seal};
+use streamseal::hazmat::{FixedRandomness, prepare_seal_with, seal_envelope_with};
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
 use streamseal::sealed::decisions::{
     CardPlacement, DecisionCardContent, open_decision_answer, open_decision_card,
-    prepare_decision_answer, prepare_decision_card, seal_decision_card, seal_decision_note,
+    prepare_decision_answer, prepare_decision_card, prepare_seal_decision_note, seal_decision_card,
+    seal_decision_note,
 };
 use streamseal::sealed::hazmat::finish_verified_elsewhere;
+use streamseal::sealed::messages::prepare_seal_message;
 use streamseal::sealed::runtime::{StepPlacement, open_step, prepare_step};
 use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustPolicy, TrustStore};
 use streamseal::wire::events::DecisionResolved;
-use streamseal::wire::ids::DecisionId;
+use streamseal::wire::ids::{DecisionId, MessageId};
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
 use streamseal::wire::requests::invocation::StepType;
 use zeroize::Zeroizing;
@@ -363,5 +368,132 @@ fn an_answer_split_at_aes_gcm_is_the_answer_and_refuses_what_the_server_forges()
     assert_eq!(
         code(prepare_decision_answer(&fx.ring, &senders, &card, &event).unwrap_err()),
         "STALE_KEY_GENERATION"
+    );
+}
+
+/// What a platform's AES-256-GCM (the `aes-gcm` crate) encrypts a pending
+/// seal's input to.
+fn platform_encrypt(key: &[u8; 32], pending: &PendingSeal) -> Vec<u8> {
+    Aes256Gcm::new(&(*key).into())
+        .encrypt(
+            &Nonce::from(*pending.iv()),
+            Payload {
+                msg: pending.aead_input(),
+                aad: pending.aad(),
+            },
+        )
+        .unwrap()
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 32, failure_persistence: None, ..Config::default() })]
+
+    /// A seal split at its AES-GCM (prepare, the platform encrypting, finish)
+    /// is, byte for byte, the one-call seal drawing the same randomness; it
+    /// opens; and a flow's seal (a message) is its one-call body.
+    #[test]
+    fn a_seal_split_at_aes_gcm_is_the_one_call_seal(
+        content in proptest::collection::vec(any::<u8>(), 0..3000),
+        randomness in proptest::collection::vec(any::<u8>(), 76),
+    ) {
+        let fx = fixture();
+        let signer = Signer::new(USER, &fx.user).unwrap();
+        let slot = Slot::Message {
+            stream_id: ROOT.into(),
+            message_id: "msg_01JD3R00000000000000000001".into(),
+            author_id: USER.into(),
+            author_type: "user".into(),
+            revision: 1,
+        };
+        let whole = seal_envelope_with(&mut FixedRandomness::new(&randomness), &fx.ring, &signer, &slot, &content).unwrap();
+        let pending = prepare_seal_with(&mut FixedRandomness::new(&randomness), &fx.ring, &signer, &slot, &content).unwrap();
+        prop_assert_eq!(pending.key_generation(), 0);
+        prop_assert_eq!(&pending.aead_input()[64..], &content[..]);
+        let encrypted = platform_encrypt(&KEY, &pending);
+        let split = pending.finish(&encrypted).unwrap();
+        prop_assert_eq!(&split, &whole);
+        let opened = open(&fx.ring, &SenderKeys::new(&fx.trust), &slot, &split).unwrap();
+        prop_assert_eq!(&opened.plaintext[..], &content[..]);
+    }
+}
+
+#[test]
+fn a_split_seal_refuses_the_plaintext_passed_through_a_wrong_length_and_a_key_gone_meanwhile() {
+    let fx = fixture();
+    let signer = Signer::new(USER, &fx.user).unwrap();
+    let id = MessageId::parse("msg_01JD3R00000000000000000001").unwrap();
+    let prepare =
+        || prepare_seal_message(&fx.ring, &signer, ROOT, &id, "the launch code is 7216").unwrap();
+
+    // A glue handing back the input (plus a tag's worth of bytes) would put
+    // the text on the wire in the clear: refused.
+    let pending = prepare();
+    let mut passthrough = pending.seal().aead_input().to_vec();
+    passthrough.extend_from_slice(&[0; 16]);
+    assert_eq!(
+        code(pending.finish(&passthrough).unwrap_err()),
+        "INVALID_FIELD"
+    );
+    // Without its tag, or with a byte more.
+    for cut in [0usize, 16] {
+        let pending = prepare();
+        let mut encrypted = platform_encrypt(&KEY, pending.seal());
+        encrypted.truncate(encrypted.len() - cut);
+        if cut == 0 {
+            encrypted.push(0);
+        }
+        assert_eq!(
+            code(pending.finish(&encrypted).unwrap_err()),
+            "INVALID_LENGTH"
+        );
+    }
+    // The platform's output: a message body that opens to the text, signed by the user.
+    let pending = prepare();
+    let encrypted = platform_encrypt(&KEY, pending.seal());
+    let body = pending.finish(&encrypted).unwrap();
+    assert_eq!(body.client_message_id.as_deref(), Some(id.as_str()));
+    let slot = Slot::Message {
+        stream_id: ROOT.into(),
+        message_id: id.as_str().into(),
+        author_id: USER.into(),
+        author_type: "user".into(),
+        revision: 1,
+    };
+    let opened = open(
+        &fx.ring,
+        &SenderKeys::new(&fx.trust),
+        &slot,
+        body.sealed.as_ref().unwrap(),
+    )
+    .unwrap();
+    assert_eq!(&opened.plaintext[..], b"the launch code is 7216");
+
+    // Encrypted here after the keyring was cleared, or given another key of
+    // the generation: the commitment names the key of prepare time, refused.
+    let pending = prepare();
+    let mut replaced = Keyring::new(ROOT).unwrap();
+    replaced.insert(0, StreamKey::from_bytes(&[3; 32])).unwrap();
+    assert_eq!(
+        code(pending.encrypt(&replaced).unwrap_err()),
+        "UNKNOWN_KEY_GENERATION"
+    );
+
+    // The seal counts against the generation's budget when prepared.
+    let mut ring = fx.ring.clone();
+    ring.lower_seal_budget(ring.seal_count(0) + 1);
+    let note = prepare_seal_decision_note(&ring, &signer, "dreq_1", "go", "fine").unwrap();
+    assert_eq!(
+        code(prepare_seal_decision_note(&ring, &signer, "dreq_1", "go", "fine").unwrap_err()),
+        "SEAL_BUDGET_EXHAUSTED"
+    );
+    assert!(note.encrypt(&ring).is_ok());
+
+    // Cleared (the clones of a keyring share its clear).
+    let pending = prepare();
+    let mut cleared = fx.ring.clone();
+    cleared.clear();
+    assert_eq!(
+        code(pending.encrypt(&cleared).unwrap_err()),
+        "UNKNOWN_KEY_GENERATION"
     );
 }
