@@ -172,6 +172,76 @@ test("in Chromium: the forgers of issue 16 are refused, statuses and bound field
   }
 });
 
+test("in Chromium: a large ciphertext is decoded by Uint8Array.fromBase64, canonical base64 only; the rest is refused as in WebAssembly", async () => {
+  const { server, url } = await serve({ fixture: fixture() });
+  try {
+    await withBrowser(async (context) => {
+      const page = await context.newPage();
+      const errors = [];
+      page.on("pageerror", (e) => errors.push(e));
+      await page.goto(`${url}/examples/index.html`);
+      await page.waitForFunction(() => document.getElementById("status").textContent === "ready");
+      const results = await page.evaluate(async () => {
+        const pkg = await import("/src/browser.js");
+        await pkg.init();
+        const { decodedHere } = await import("/src/webcrypto.js");
+        const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+        const ALICE = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
+        const id = "msg_01JD3R00000000000000000001";
+        const me = pkg.IdentityKey.generate("user", "key_alice");
+        const ring = new pkg.Keyring(ROOT);
+        ring.generateKey(0);
+        const trust = new pkg.TrustStore("tofu");
+        trust.observe(ALICE, me.recipient());
+        const text = "y".repeat(16 * 1024 + 2);
+        const body = pkg.sealMessage(ring, me, ALICE, ROOT, id, text);
+        const canonical = body.sealed.ciphertext;
+        const atobBytes = Uint8Array.from(atob(canonical), (c) => c.charCodeAt(0));
+        const decoded = decodedHere(canonical);
+        const lastData = canonical.replace(/=+$/, "").length - 1;
+        const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        const at = (s, i, c) => s.slice(0, i) + c + s.slice(i + 1);
+        const variants = [
+          at(canonical, lastData, ALPHABET[ALPHABET.indexOf(canonical[lastData]) ^ 1]),
+          canonical.replace(/=+$/, ""),
+          `${canonical.slice(0, 100)}\n${canonical.slice(100)}`,
+          `${canonical} `,
+          at(canonical, 50, "-"),
+          at(canonical, 50, "é"),
+        ];
+        const code = async (f) => {
+          try {
+            await f();
+            return "opened";
+          } catch (e) {
+            return e.code;
+          }
+        };
+        const message = (ciphertext) => ({ id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: { ...body.sealed, ciphertext } });
+        const results = {
+          fromBase64: typeof Uint8Array.fromBase64 === "function",
+          sameBytes: decoded !== undefined && decoded.length === atobBytes.length && decoded.every((b, i) => b === atobBytes[i]),
+          variantsDecoded: variants.map((v) => decodedHere(v) !== undefined),
+          variantCodes: await Promise.all(variants.map((v) => code(() => pkg.openMessageAsync(ring, trust, ROOT, message(v))))),
+          syncCodes: await Promise.all(variants.map((v) => code(() => pkg.openMessage(ring, trust, ROOT, message(v))))),
+          opened: (await pkg.openMessageAsync(ring, trust, ROOT, message(canonical))).text === text,
+        };
+        for (const k of [me, ring, trust]) k.free();
+        return results;
+      });
+      assert.equal(results.fromBase64, true, "Chromium has Uint8Array.fromBase64");
+      assert.equal(results.sameBytes, true);
+      assert.deepEqual(results.variantsDecoded, [false, false, false, false, false, false]);
+      assert.deepEqual(results.variantCodes, results.syncCodes);
+      assert.deepEqual(results.variantCodes, Array(6).fill("MALFORMED_BASE64"));
+      assert.equal(results.opened, true);
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    server.close();
+  }
+});
+
 /** The bot's side in Node: a sealed session at generation 0 and a runtime that answers one prompt. */
 async function sealedBot(seed) {
   const ok = (result) => {

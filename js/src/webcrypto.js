@@ -211,6 +211,38 @@ export async function completeSeal(pending, keyring, platformFrom) {
   return pending.hazmatFinishSeal(sealed, keyring);
 }
 
+// A large ciphertext is decoded here, with the platform's base64
+// (`Uint8Array.fromBase64`, else Node's `Buffer`: native code), instead of in
+// WebAssembly, where its strict decode was most of what an async open added
+// to the platform's AES-GCM and Ed25519 at 64 KiB. Strictness is kept by
+// re-encoding: the platform's decoders are lenient (whitespace, missing
+// padding, URL-safe letters), but `encode(decode(text)) === text` holds
+// exactly for the canonical padded base64 the core accepts, and then the
+// bytes are the ones the core would decode. Any other text goes to
+// WebAssembly as it came, which refuses it with the synchronous call's code.
+// From 16 KiB of text (below, decoding in WebAssembly is cheap), up to 4 MiB
+// (below the core's bound: no bound is checked differently).
+const DECODE_HERE_FROM = 16 * 1024;
+const DECODE_HERE_UP_TO = 4 * 1024 * 1024;
+
+/** The canonical base64 `text` decoded with the platform's base64, or undefined. */
+export function decodedHere(text) {
+  if (typeof text !== "string" || text.length < DECODE_HERE_FROM || text.length > DECODE_HERE_UP_TO) return undefined;
+  try {
+    if (typeof Uint8Array.fromBase64 === "function") {
+      const bytes = Uint8Array.fromBase64(text);
+      return bytes.toBase64() === text ? bytes : undefined;
+    }
+    if (typeof globalThis.Buffer === "function") {
+      const buffer = globalThis.Buffer.from(text, "base64");
+      return buffer.toString("base64") === text ? new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.length) : undefined;
+    }
+  } catch {
+    // Not base64 at all: WebAssembly says so.
+  }
+  return undefined;
+}
+
 function backendOf(options) {
   const backend = options?.backend ?? "auto";
   if (!BACKENDS.includes(backend)) {
@@ -246,12 +278,28 @@ export function asyncOpens(glue, auto) {
   return {
     async openAsync(keyring, trust, slot, sealed, own, presented, options) {
       const from = platformFrom(options, 1);
-      const pending = glue.prepareOpen(keyring, trust, slot, sealed, own, presented);
+      const bytes = from === Infinity ? undefined : decodedHere(sealed?.ciphertext);
+      const pending =
+        bytes === undefined
+          ? glue.prepareOpen(keyring, trust, slot, sealed, own, presented)
+          : glue.prepareOpenDecoded(keyring, trust, slot, { ...sealed, ciphertext: "" }, bytes, own, presented);
       return one(pending, keyring, from);
     },
     async openMessageAsync(keyring, trust, streamId, message, own, presented, options) {
       const from = platformFrom(options, 1);
-      const pending = glue.prepareOpenMessage(keyring, trust, streamId, message, own, presented);
+      const bytes = from === Infinity ? undefined : decodedHere(message?.sealed?.ciphertext);
+      const pending =
+        bytes === undefined
+          ? glue.prepareOpenMessage(keyring, trust, streamId, message, own, presented)
+          : glue.prepareOpenMessageDecoded(
+              keyring,
+              trust,
+              streamId,
+              { ...message, sealed: { ...message.sealed, ciphertext: "" } },
+              bytes,
+              own,
+              presented,
+            );
       return one(pending, keyring, from);
     },
     async openMessagesAsync(keyring, trust, streamId, messages, own, presented, options) {

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { BACKEND, module as pkg, shipped, unhex, utf8, vectors } from "./load.mjs";
 import * as server from "./hostile-server.mjs";
 import { viaBackend } from "./backends.mjs";
-import { completeSeal } from "../src/webcrypto.js";
+import { completeSeal, decodedHere } from "../src/webcrypto.js";
 
 const ASYNC = ["wasm", "webcrypto"];
 const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
@@ -722,5 +722,51 @@ test("each prepareSeal* is a PendingSeals whose job is `signature || content` of
     assert.equal(new TextDecoder().decode(input.subarray(64)), text, what);
     assert.equal(read(pending.hazmatFinishSeal(undefined, ring)), text, what);
   }
+  for (const k of [me, ring, trust]) k.free();
+});
+
+test("a large ciphertext decoded in JS: only canonical padded base64 is (to the bytes WebAssembly would decode); every other text gets the synchronous call's code on every backend", async () => {
+  const { me, ring, trust } = aliceSetUp();
+  const id = "msg_01JD3R00000000000000000001";
+  // 16 KiB + 2 of text (16 498 bytes of ciphertext): its base64 is over 16 Ki characters and ends in "==".
+  const text = "y".repeat(16 * 1024 + 2);
+  const body = pkg.sealMessage(ring, me, ALICE, ROOT, id, text);
+  const canonical = body.sealed.ciphertext;
+  assert.ok(canonical.length >= 16 * 1024 && canonical.endsWith("="));
+  assert.deepEqual(decodedHere(canonical), server.unb64(canonical));
+  const at = (s, i, c) => s.slice(0, i) + c + s.slice(i + 1);
+  const lastData = canonical.replace(/=+$/, "").length - 1;
+  const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const sibling = ALPHABET[ALPHABET.indexOf(canonical[lastData]) ^ 1]; // same high bits, a padding bit set
+  const plus = canonical.search(/[+/]/);
+  const variants = {
+    "padding bits set": at(canonical, lastData, sibling),
+    "padding dropped": canonical.replace(/=+$/, ""),
+    "a newline inside": `${canonical.slice(0, 100)}\n${canonical.slice(100)}`,
+    "a space at the end": `${canonical} `,
+    "URL-safe letters": plus >= 0 ? at(canonical, plus, canonical[plus] === "+" ? "-" : "_") : `${canonical.slice(0, -4)}-_==`,
+    "a non-ASCII letter": at(canonical, 50, "é"),
+    "one more quantum of padding": `${canonical}====`,
+    "one character short": canonical.slice(0, -1),
+    "four characters short (canonical, other bytes)": canonical.slice(0, -8) + canonical.slice(-4),
+    "one letter changed (canonical, other bytes)": at(canonical, 200, canonical[200] === "A" ? "B" : "A"),
+  };
+  for (const [what, ciphertext] of Object.entries(variants)) {
+    const canonicalToo = what.includes("canonical");
+    assert.equal(decodedHere(ciphertext) !== undefined, canonicalToo, what);
+    const message = { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: { ...body.sealed, ciphertext } };
+    const got = await sameEverywhere((p) => p.openMessage(ring, trust, ROOT, message), what);
+    assert.ok(got.code, `${what}: refused`);
+    if (!canonicalToo) assert.equal(got.code, "MALFORMED_BASE64", what);
+    const auto = await outcome(() => pkg.openMessageAsync(ring, trust, ROOT, message));
+    assert.deepEqual(auto, got, `${what} (auto)`);
+  }
+  const message = { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: body.sealed };
+  assert.equal((await sameEverywhere((p) => p.openMessage(ring, trust, ROOT, message), "canonical")).value.text, text);
+  const slot = { kind: "message", streamId: ROOT, messageId: id, authorId: ALICE, authorType: "user", revision: 1 };
+  assert.equal(new TextDecoder().decode((await sameEverywhere((p) => p.open(ring, trust, slot, body.sealed), "open")).value.plaintext), text);
+  // Below 16 Ki characters, or not a string: left to WebAssembly.
+  assert.equal(decodedHere(canonical.slice(0, 16 * 1024 - 4)), undefined);
+  assert.equal(decodedHere(42), undefined);
   for (const k of [me, ring, trust]) k.free();
 });

@@ -103,6 +103,63 @@ pub fn prepare_open(
     })
 }
 
+/// `prepareOpen` for a ciphertext decoded in JS: `ciphertext` is the
+/// decoding of `sealed.ciphertext`'s text (not read here: pass `""`), which
+/// the caller passes only when re-encoding the bytes gives the text back
+/// (the canonical base64 `prepareOpen` accepts, to the same bytes; see the
+/// core's `envelope::prepare_open_decoded`). The checks and codes are
+/// `prepareOpen`'s.
+#[wasm_bindgen(js_name = prepareOpenDecoded)]
+pub fn prepare_open_decoded(
+    keyring: &Keyring,
+    trust: &TrustStore,
+    slot: Ts<Slot>,
+    sealed: Ts<SealedPayload>,
+    ciphertext: &[u8],
+    own: Option<OwnKeysArg>,
+    presented: Option<PresentedKeys>,
+) -> JsResult<PendingOpens> {
+    let slot = input("slot", &slot)?;
+    let sealed = input("sealed", &sealed)?;
+    let senders = sender_keys(trust, own, presented)?;
+    let pending = js(envelope::prepare_open_decoded(
+        keyring.core(),
+        &senders,
+        &sealed.envelope,
+        ciphertext,
+        |s| *s == slot,
+    ))?;
+    Ok(PendingOpens {
+        prepared: Prepared::Envelope(pending),
+    })
+}
+
+/// `prepareOpenMessage` for a ciphertext decoded in JS (as
+/// `prepareOpenDecoded`): `message.sealed.ciphertext` is not read.
+#[wasm_bindgen(js_name = prepareOpenMessageDecoded)]
+pub fn prepare_open_message_decoded(
+    keyring: &Keyring,
+    trust: &TrustStore,
+    stream_id: &str,
+    message: Ts<Message>,
+    ciphertext: &[u8],
+    own: Option<OwnKeysArg>,
+    presented: Option<PresentedKeys>,
+) -> JsResult<PendingOpens> {
+    let message: MessageToOpen = from_js("message", message.into())?;
+    let senders = sender_keys(trust, own, presented)?;
+    let pending = js(messages::prepare_message_decoded(
+        keyring.core(),
+        &senders,
+        stream_id,
+        &message,
+        ciphertext,
+    ))?;
+    Ok(PendingOpens {
+        prepared: Prepared::Message(pending),
+    })
+}
+
 /// `openMessage`'s checks before AES-GCM; a refusal throws here, with the
 /// code `openMessage` gives.
 #[wasm_bindgen(js_name = prepareOpenMessage)]

@@ -514,7 +514,81 @@ pub fn prepare_open(
     sealed: &SealedPayload,
     accept: impl FnOnce(&Slot) -> bool,
 ) -> CryptoResult<PendingOpen> {
-    let envelope = &sealed.envelope;
+    prepare_open_from(
+        keyring,
+        senders,
+        &sealed.envelope,
+        Ciphertext::Base64(&sealed.ciphertext),
+        accept,
+    )
+}
+
+/// [`prepare_open`] for a payload whose ciphertext the caller has decoded:
+/// `ciphertext` is the decoding of the canonical padded base64 the wire
+/// carried (the npm package decodes large ones with the platform's base64,
+/// and only when re-encoding them gives the text back: exactly the texts
+/// [`prepare_open`]'s strict decode accepts, to the same bytes). Every other
+/// check is [`prepare_open`]'s, in the same order and with the same codes;
+/// bytes that are not the ciphertext fail its commitment, tag or signature.
+///
+/// # Errors
+///
+/// As [`prepare_open`]; `INPUT_TOO_LARGE` when `ciphertext` is longer than
+/// [`MAX_CIPHERTEXT_LEN`].
+pub fn prepare_open_decoded(
+    keyring: &Keyring,
+    senders: &SenderKeys<'_>,
+    envelope: &Envelope,
+    ciphertext: &[u8],
+    accept: impl FnOnce(&Slot) -> bool,
+) -> CryptoResult<PendingOpen> {
+    prepare_open_from(
+        keyring,
+        senders,
+        envelope,
+        Ciphertext::Decoded(ciphertext),
+        accept,
+    )
+}
+
+/// A payload's ciphertext as the wire carried it, or decoded by the caller.
+#[derive(Clone, Copy)]
+enum Ciphertext<'a> {
+    Base64(&'a str),
+    Decoded(&'a [u8]),
+}
+
+impl Ciphertext<'_> {
+    /// The ciphertext decoded behind `room` bytes, bounded.
+    fn decode_after(self, room: usize) -> CryptoResult<Vec<u8>> {
+        match self {
+            Ciphertext::Base64(text) => {
+                decode_base64_bounded_after("ciphertext", text, MAX_CIPHERTEXT_LEN, room)
+            }
+            Ciphertext::Decoded(bytes) => {
+                if bytes.len() > MAX_CIPHERTEXT_LEN {
+                    return Err(CryptoError::InputTooLarge {
+                        field: "ciphertext",
+                        limit: MAX_CIPHERTEXT_LEN,
+                        actual: bytes.len(),
+                    });
+                }
+                let mut buffer = Vec::with_capacity(room.saturating_add(bytes.len()));
+                buffer.resize(room, 0);
+                buffer.extend_from_slice(bytes);
+                Ok(buffer)
+            }
+        }
+    }
+}
+
+fn prepare_open_from(
+    keyring: &Keyring,
+    senders: &SenderKeys<'_>,
+    envelope: &Envelope,
+    ciphertext: Ciphertext<'_>,
+    accept: impl FnOnce(&Slot) -> bool,
+) -> CryptoResult<PendingOpen> {
     if envelope.v != ENVELOPE_VERSION {
         return Err(CryptoError::UnsupportedEnvelopeVersion {
             version: u64::from(envelope.v),
@@ -526,8 +600,7 @@ pub fn prepare_open(
     // prefix: `open` then verifies and returns the content where it was
     // decrypted, with one move of it (see `PendingOpen::open`).
     let room = signature_prefix_len(&aad_bytes);
-    let buffer =
-        decode_base64_bounded_after("ciphertext", &sealed.ciphertext, MAX_CIPHERTEXT_LEN, room)?;
+    let buffer = ciphertext.decode_after(room)?;
     let decoded = buffer.len() - room;
     if decoded < MIN_CIPHERTEXT_LEN {
         return Err(CryptoError::length(

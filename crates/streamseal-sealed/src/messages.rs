@@ -51,7 +51,7 @@ use std::collections::HashSet;
 use crate::pending::{Pending, PendingSealed};
 use crate::utf8;
 use streamseal_crypto::envelope::{
-    Opened, SealedPayload, open_matching, prepare_open, prepare_seal,
+    Opened, SealedPayload, open_matching, prepare_open, prepare_open_decoded, prepare_seal,
 };
 use streamseal_crypto::error::{CryptoError, Error, Result};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
@@ -485,10 +485,16 @@ fn prepare_parts(
     senders: &SenderKeys<'_>,
     asked_stream: &str,
     message: MessageParts<'_>,
+    decoded: Option<&[u8]>,
 ) -> Result<PendingMessage> {
-    let pending = prepare_open(keyring, senders, message.sealed_body()?, |slot| {
-        message.accepts(asked_stream, slot)
-    })?;
+    let sealed = message.sealed_body()?;
+    let accept = |slot: &Slot| message.accepts(asked_stream, slot);
+    let pending = match decoded {
+        None => prepare_open(keyring, senders, sealed, accept)?,
+        Some(ciphertext) => {
+            prepare_open_decoded(keyring, senders, &sealed.envelope, ciphertext, accept)?
+        }
+    };
     let known = message.known(asked_stream);
     Ok(Pending::new(pending, move |opened| {
         opened_message(known, opened)
@@ -537,8 +543,31 @@ pub fn prepare_messages(
 ) -> Vec<Result<PendingMessage>> {
     messages
         .iter()
-        .map(|m| prepare_parts(keyring, senders, stream_id, MessageParts::to_open(m)))
+        .map(|m| prepare_parts(keyring, senders, stream_id, MessageParts::to_open(m), None))
         .collect()
+}
+
+/// [`prepare_messages`] for one message whose ciphertext the caller has
+/// decoded (see [`streamseal_crypto::envelope::prepare_open_decoded`]): its
+/// `sealed.ciphertext` is not read.
+///
+/// # Errors
+///
+/// The codes [`open_message`] gives before decryption.
+pub fn prepare_message_decoded(
+    keyring: &Keyring,
+    senders: &SenderKeys<'_>,
+    stream_id: &str,
+    message: &MessageToOpen,
+    ciphertext: &[u8],
+) -> Result<PendingMessage> {
+    prepare_parts(
+        keyring,
+        senders,
+        stream_id,
+        MessageParts::to_open(message),
+        Some(ciphertext),
+    )
 }
 
 /// Completes a page of [`prepare_messages`]: the results of each entry's
