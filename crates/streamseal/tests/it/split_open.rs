@@ -368,3 +368,48 @@ fn finish_checks_the_key_is_still_held() {
         b"revoked soon"
     );
 }
+
+/// A ciphertext the caller decoded (the npm package, for large ones, with
+/// the platform's base64): the same pending open as from the text, the
+/// same refusals after decoding, and the core's bound on its length.
+#[test]
+fn a_ciphertext_decoded_by_the_caller_prepares_as_the_text_does() {
+    use streamseal::encoding::decode_base64;
+    use streamseal::envelope::{MAX_CIPHERTEXT_LEN, prepare_open_decoded};
+    let (ring, me, trust) = setup();
+    let senders = SenderKeys::new(&trust);
+    let slot = slot("msg_01JD3R00000000000000000001", 1);
+    let sealed = seal(
+        &ring,
+        &Signer::new(AUTHOR, &me).unwrap(),
+        &slot,
+        &[5; 20_000],
+    )
+    .unwrap();
+    let bytes = decode_base64("ciphertext", &sealed.ciphertext).unwrap();
+    let from_text = prepare_open(&ring, &senders, &sealed, |s| *s == slot).unwrap();
+    let decoded =
+        prepare_open_decoded(&ring, &senders, &sealed.envelope, &bytes, |s| *s == slot).unwrap();
+    assert_eq!(decoded.ciphertext(), from_text.ciphertext());
+    assert_eq!(decoded.aad(), from_text.aad());
+    assert_eq!(decoded.iv(), from_text.iv());
+    assert_eq!(
+        &decoded.open(&ring).unwrap().plaintext[..],
+        &[5; 20_000][..]
+    );
+    // Moved, bent (commitment), short: the text's codes.
+    let other = self::slot("msg_01JD3R00000000000000000002", 1);
+    let moved = prepare_open_decoded(&ring, &senders, &sealed.envelope, &bytes, |s| *s == other);
+    assert_eq!(code(moved.unwrap_err()), "AAD_MISMATCH");
+    let mut bent = bytes.clone();
+    bent[0] ^= 1;
+    let bent = prepare_open_decoded(&ring, &senders, &sealed.envelope, &bent, |s| *s == slot);
+    assert_eq!(code(bent.unwrap_err()), "DECRYPTION_FAILED");
+    let short = prepare_open_decoded(&ring, &senders, &sealed.envelope, &bytes[..100], |s| {
+        *s == slot
+    });
+    assert_eq!(code(short.unwrap_err()), "INVALID_LENGTH");
+    let huge = vec![0u8; MAX_CIPHERTEXT_LEN + 1];
+    let huge = prepare_open_decoded(&ring, &senders, &sealed.envelope, &huge, |s| *s == slot);
+    assert_eq!(code(huge.unwrap_err()), "INPUT_TOO_LARGE");
+}
