@@ -48,11 +48,14 @@ const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0"))
 // (`Keyring.keyTag`: non-secret, one-way, another for another key): a key
 // cleared and replaced is never decrypted with under its old CryptoKey, and
 // a refused tag never exports the key again.
-function importedKey(subtle, keyring, generation, tag) {
-  let byKey = cryptoKeys.get(keyring);
+// `owner` holds the cache: the keyring itself, or for a runtime's
+// invocation the StreamState whose keyring copy it opens under (so a key
+// leaves WASM once per state, not once per invocation).
+function importedKey(subtle, keyring, generation, tag, owner = keyring) {
+  let byKey = cryptoKeys.get(owner);
   if (byKey === undefined) {
     byKey = new Map();
-    cryptoKeys.set(keyring, byKey);
+    cryptoKeys.set(owner, byKey);
   }
   const name = `${generation}:${hex(tag)}`;
   let key = byKey.get(name);
@@ -71,12 +74,13 @@ function importedKey(subtle, keyring, generation, tag) {
 
 /**
  * Drops a keyring's CryptoKeys when it is cleared or freed (the WASM keys
- * are zeroized then; their WebCrypto copies go with them).
+ * are zeroized then; their WebCrypto copies go with them); for a
+ * StreamState, when its keys are dropped or it is freed.
  */
-export function forgetKeysOf(Keyring) {
+export function forgetKeysOf(Keyring, methods = ["clear", "free"]) {
   const proto = Keyring.prototype;
   if (proto.__streamsealForgets) return;
-  for (const method of ["clear", "free"]) {
+  for (const method of methods) {
     const inner = proto[method];
     proto[method] = function (...args) {
       cryptoKeys.delete(this);
@@ -134,8 +138,8 @@ async function verifiedByPlatform(subtle, signer, prefix, plain) {
 // Resolves to `{plain, verified}` (the decrypted bytes, and whether the
 // platform's Ed25519 verified their signature), or null when WebCrypto
 // refuses the AES-GCM tag (DECRYPTION_FAILED).
-async function decryptJob(subtle, keyring, [generation, iv, aad, ciphertext, signer, prefix, tag]) {
-  const key = await importedKey(subtle, keyring, generation, tag);
+async function decryptJob(subtle, keyring, [generation, iv, aad, ciphertext, signer, prefix, tag], owner) {
+  const key = await importedKey(subtle, keyring, generation, tag, owner);
   let plain;
   try {
     plain = new Uint8Array(
@@ -152,11 +156,11 @@ async function decryptJob(subtle, keyring, [generation, iv, aad, ciphertext, sig
 // bytes (AES-GCM, then the signature), leaves the others to WASM, and
 // completes `pending` (which this consumes) with `finish(decrypted,
 // verified)`.
-async function complete(pending, keyring, platformFrom, finish) {
+async function complete(pending, keyring, platformFrom, finish, owner = keyring) {
   const subtle = subtleCrypto();
   const jobs = pending.jobs(subtle === undefined ? Infinity : platformFrom, keyring);
   const settled = await Promise.allSettled(
-    jobs.map((job) => (job === null || job === undefined ? job : decryptJob(subtle, keyring, job))),
+    jobs.map((job) => (job === null || job === undefined ? job : decryptJob(subtle, keyring, job, owner))),
   );
   let decrypted = settled.map((s) => (s.value == null ? s.value : s.value.plain));
   let verified = settled.map((s) => s.value?.verified === true);
@@ -263,6 +267,7 @@ function backendOf(options) {
  */
 export function asyncOpens(glue, auto) {
   forgetKeysOf(glue.Keyring);
+  forgetKeysOf(glue.StreamState, ["dropKeys", "free"]);
   const platformFrom = (options, count) => {
     const backend = backendOf(options);
     if (backend === "wasm") return Infinity;
@@ -334,11 +339,14 @@ export function asyncOpens(glue, auto) {
     async sealDecisionNoteAsync(keyring, identity, subject, decisionId, optionId, note, options) {
       return seal(() => glue.prepareSealDecisionNote(keyring, identity, subject, decisionId, optionId, note), keyring, options);
     },
-    // The prompt and the history are the jobs; the keyring is the
-    // invocation's own (a copy of the state's), freed with its CryptoKeys.
+    // The prompt first, alone: nothing of the history is decrypted or
+    // verified before the prompt opened and the state recorded it. The
+    // keyring is the invocation's own (a copy of the state's, freed here);
+    // its CryptoKeys are cached under the state.
     async openInvocationAsync(invocation, state, trust, botId, identities, presented, options) {
       const history = invocation?.sealedContext?.history;
-      const from = platformFrom(options, 1 + (Array.isArray(history) ? history.length : 0));
+      const promptFrom = platformFrom(options, 1);
+      const historyFrom = platformFrom(options, Array.isArray(history) ? history.length : 0);
       const pending = glue.prepareOpenInvocation(invocation, state, trust, botId, identities, presented);
       let keyring;
       try {
@@ -348,9 +356,13 @@ export function asyncOpens(glue, auto) {
         throw error;
       }
       try {
-        return await complete(pending, keyring, from, (decrypted, verified) =>
-          pending.hazmatFinishInvocation(decrypted, state, verified),
-        );
+        try {
+          await complete(pending, keyring, promptFrom, (decrypted, verified) => pending.hazmatFinishPrompt(decrypted, state, verified), state);
+        } catch (error) {
+          pending.free();
+          throw error;
+        }
+        return await complete(pending, keyring, historyFrom, (decrypted, verified) => pending.hazmatFinishInvocation(decrypted, verified), state);
       } finally {
         keyring.free();
       }

@@ -42,7 +42,7 @@ use streamseal::hazmat::finish_open_verified_elsewhere;
 use streamseal::sealed::decisions::{self, DecisionAnswer, OpenedDecisionCard};
 use streamseal::sealed::hazmat::finish_verified_elsewhere;
 use streamseal::sealed::pending::{Pending, PendingSealed};
-use streamseal::sealed::runtime::{self, OpenedStep, PendingInvocation};
+use streamseal::sealed::runtime::{self, OpenedStep, PendingInvocation, PromptOpened};
 use streamseal::wire::events::DecisionResolved;
 use streamseal::wire::ids::MessageId;
 use streamseal::wire::invocation::Invocation;
@@ -67,7 +67,12 @@ enum Prepared {
     Step(Pending<OpenedStep>),
     Card(Pending<OpenedDecisionCard>),
     Answer(Pending<DecisionAnswer>),
+    /// An invocation before its prompt opened: one job, the prompt.
     Invocation(Box<PendingInvocation>),
+    /// An invocation whose prompt opened and was recorded: the history's jobs.
+    InvocationHistory(Box<PromptOpened>),
+    /// Used up by a failed `hazmatFinishPrompt`.
+    Spent,
 }
 
 /// Opens checked up to their AES-GCM part (see the module docs). The
@@ -513,13 +518,17 @@ impl PendingOpens {
             Prepared::Step(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
             Prepared::Card(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
             Prepared::Answer(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
-            Prepared::Invocation(pending) => pending
-                .envelopes()
+            Prepared::Invocation(pending) => {
+                Array::of1(&job(pending.prompt(), platform_from, tags))
+            }
+            Prepared::InvocationHistory(opened) => opened
+                .history()
                 .map(|envelope| match envelope {
                     Some(envelope) => job(envelope, platform_from, tags),
                     None => JsValue::NULL,
                 })
                 .collect(),
+            Prepared::Spent => Array::new(),
         }
     }
 
@@ -544,7 +553,10 @@ impl PendingOpens {
     ) -> JsResult<JsValue> {
         let items = match self.prepared {
             Prepared::Messages(items) => items,
-            Prepared::Invocation(_) => return Err(not_a("page", "hazmatFinishInvocation")),
+            Prepared::Invocation(_) => return Err(not_a("page", "hazmatFinishPrompt")),
+            Prepared::InvocationHistory(_) => {
+                return Err(not_a("page", "hazmatFinishInvocation"));
+            }
             _ => return Err(not_a("page", "hazmatFinishOne")),
         };
         one_per_job(&decrypted, items.len())?;
@@ -594,7 +606,9 @@ impl PendingOpens {
                 Ok(output(&js(finish_flow(pending, done, keyring))?)?.into())
             }
             Prepared::Messages(_) => Err(not_a("single open", "hazmatFinish")),
-            Prepared::Invocation(_) => Err(not_a("single open", "hazmatFinishInvocation")),
+            Prepared::Invocation(_) => Err(not_a("single open", "hazmatFinishPrompt")),
+            Prepared::InvocationHistory(_) => Err(not_a("single open", "hazmatFinishInvocation")),
+            Prepared::Spent => Err(not_a("pending open", "prepareOpenInvocation")),
         }
     }
 
@@ -605,30 +619,66 @@ impl PendingOpens {
     pub fn invocation_keyring(&self) -> JsResult<Keyring> {
         match &self.prepared {
             Prepared::Invocation(pending) => Ok(Keyring::from_core(pending.keyring().clone())),
-            _ => Err(not_a("invocation", "jobs")),
+            Prepared::InvocationHistory(opened) => Ok(Keyring::from_core(opened.keyring().clone())),
+            _ => Err(not_a("invocation", "prepareOpenInvocation")),
         }
     }
 
-    /// Completes an invocation (`prepareOpenInvocation`) as `hazmatFinish`
-    /// does a page (read its hazard; job 0 is the prompt, then the history
-    /// items): the prompt first, any failure of it thrown; then it is
-    /// recorded in `state` as acted on (`PROMPT_REPLAYED`); then the
-    /// history, item by item. The `OpenedInvocation` of the synchronous
-    /// `OpenedInvocation.open`. `state` must be of the invocation's root
-    /// (`INVALID_FIELD`).
+    /// Completes an invocation's prompt (`prepareOpenInvocation`; its one
+    /// job) as `hazmatFinishOne` does its job (read its hazard): the prompt
+    /// opens and must be UTF-8, then `state` (the one `prepareOpenInvocation`
+    /// was given; of another root: `INVALID_FIELD`) records it as acted on
+    /// (`PROMPT_REPLAYED`). Any failure is thrown and uses this object up.
+    /// After it, `jobs` gives the history's jobs, and
+    /// `hazmatFinishInvocation` completes them: nothing of the history is
+    /// decrypted or verified before the prompt has opened.
+    #[wasm_bindgen(js_name = hazmatFinishPrompt)]
+    pub fn hazmat_finish_prompt(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "(Uint8Array | null | undefined)[]")]
+        decrypted: Array,
+        state: &mut StreamState,
+        #[wasm_bindgen(unchecked_param_type = "boolean[]")] verified: Option<Array>,
+    ) -> JsResult<()> {
+        if !matches!(self.prepared, Prepared::Invocation(_)) {
+            return Err(not_a(
+                "invocation before its prompt",
+                "prepareOpenInvocation",
+            ));
+        }
+        one_per_job(&decrypted, 1)?;
+        let Prepared::Invocation(pending) = std::mem::replace(&mut self.prepared, Prepared::Spent)
+        else {
+            return Err(not_a(
+                "invocation before its prompt",
+                "prepareOpenInvocation",
+            ));
+        };
+        let opened = js(pending.open_prompt(state.core_mut(), |pending, keyring| {
+            finish_flow_in(pending, done_at(&decrypted, verified.as_ref(), 0), keyring)
+        }))?;
+        self.prepared = Prepared::InvocationHistory(Box::new(opened));
+        Ok(())
+    }
+
+    /// Completes an invocation's history (after `hazmatFinishPrompt`) as
+    /// `hazmatFinish` does a page (read its hazard), item by item: the
+    /// `OpenedInvocation` of the synchronous `OpenedInvocation.open`.
     #[wasm_bindgen(js_name = hazmatFinishInvocation)]
     pub fn hazmat_finish_invocation(
         self,
         #[wasm_bindgen(unchecked_param_type = "(Uint8Array | null | undefined)[]")]
         decrypted: Array,
-        state: &mut StreamState,
         #[wasm_bindgen(unchecked_param_type = "boolean[]")] verified: Option<Array>,
     ) -> JsResult<OpenedInvocation> {
-        let Prepared::Invocation(pending) = self.prepared else {
-            return Err(not_a("invocation", "hazmatFinishOne"));
+        let Prepared::InvocationHistory(opened) = self.prepared else {
+            return Err(not_a(
+                "invocation whose prompt opened",
+                "hazmatFinishPrompt",
+            ));
         };
-        one_per_job(&decrypted, pending.envelopes().count())?;
-        let opened = pending.finish_with(state.core_mut(), |index, pending, keyring| {
+        one_per_job(&decrypted, opened.history().count())?;
+        let opened = opened.finish(|index, pending, keyring| {
             let index = u32::try_from(index).unwrap_or(u32::MAX);
             finish_flow_in(
                 pending,
@@ -636,7 +686,7 @@ impl PendingOpens {
                 keyring,
             )
         });
-        js(opened).map(OpenedInvocation::from_core)
+        Ok(OpenedInvocation::from_core(opened))
     }
 }
 
@@ -815,7 +865,7 @@ impl PendingSeals {
     /// || content`: **a copy of the content**, for the caller to wipe once
     /// encrypted) under the key `keyTag` names; `undefined` to leave it to
     /// this library (`input` shorter than `platformFrom` bytes, or
-    /// `keyring` no longer holds the key).
+    /// `keyring` does not hold the key the seal committed to).
     #[wasm_bindgen(
         unchecked_return_type = "[number, Uint8Array, Uint8Array, Uint8Array, Uint8Array] | undefined"
     )]
@@ -827,6 +877,11 @@ impl PendingSeals {
         let seal = self.seal();
         // An input of at most 4 MiB: exact as an f64.
         if (seal.aead_input().len() as f64) < platform_from {
+            return JsValue::UNDEFINED;
+        }
+        // The key the seal committed to, and no other (another keyring's,
+        // or a key cleared or replaced since): WASM then refuses the seal.
+        if !seal.is_committed_to(keyring.core()) {
             return JsValue::UNDEFINED;
         }
         let Ok(tag) = keyring.core().key_tag(seal.key_generation()) else {
@@ -844,8 +899,9 @@ impl PendingSeals {
 
     /// Completes the seal: `sealed` is what the platform's AES-256-GCM
     /// encrypted the job's `input` to (`ciphertext || tag`), or `undefined`
-    /// to encrypt here with `keyring` (which must still hold the key the
-    /// seal committed to: `UNKNOWN_KEY_GENERATION`). The result is the
+    /// to encrypt here; either way `keyring` must still hold the key the
+    /// seal committed to (`UNKNOWN_KEY_GENERATION`: a keyring cleared
+    /// meanwhile seals nothing more). The result is the
     /// synchronous call's. **Hazmat**: bytes other than that encryption make
     /// an envelope no member opens; what is checked is their length
     /// (`INVALID_LENGTH`) and that they are not the input itself
@@ -873,21 +929,21 @@ impl PendingSeals {
         match self.prepared {
             PreparedSeal::Envelope(seal) => {
                 let payload = match platform {
-                    Some(bytes) => js(seal.finish(&bytes))?,
+                    Some(bytes) => js(seal.finish(core, &bytes))?,
                     None => js(seal.seal(core))?,
                 };
                 Ok(output(&payload)?.into())
             }
             PreparedSeal::Message(pending) => {
                 let body = match platform {
-                    Some(bytes) => js(pending.finish(&bytes))?,
+                    Some(bytes) => js(pending.finish(core, &bytes))?,
                     None => js(pending.encrypt(core))?,
                 };
                 Ok(output(&body)?.into())
             }
             PreparedSeal::Payload(pending) => {
                 let payload = match platform {
-                    Some(bytes) => js(pending.finish(&bytes))?,
+                    Some(bytes) => js(pending.finish(core, &bytes))?,
                     None => js(pending.encrypt(core))?,
                 };
                 Ok(output(&payload)?.into())

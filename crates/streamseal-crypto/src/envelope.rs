@@ -358,14 +358,33 @@ impl PendingSeal {
     /// [`prepare_seal`] committed to (cleared, or given another key of the
     /// generation, in between).
     pub fn seal(self, keyring: &Keyring) -> CryptoResult<SealedPayload> {
+        let key = self.key_committed_to(keyring)?;
+        let sealed = aead::seal(key.as_array(), &self.iv, &self.inner, &self.aad)?;
+        Ok(self.payload(&sealed))
+    }
+
+    /// Whether `keyring` holds the key this seal committed to: the key a
+    /// platform must encrypt with, and the one [`Self::finish`] requires.
+    pub fn is_committed_to(&self, keyring: &Keyring) -> bool {
+        self.key_committed_to(keyring).is_ok()
+    }
+
+    /// The key of [`Self::key_generation`] `keyring` holds, if it is the one
+    /// [`prepare_seal`] committed to (`UNKNOWN_KEY_GENERATION` otherwise: the
+    /// keyring was cleared, or given another key of the generation, or is
+    /// another stream's).
+    fn key_committed_to<'k>(
+        &self,
+        keyring: &'k Keyring,
+    ) -> CryptoResult<&'k crate::stream_key::StreamKey> {
         let generation = self.generation;
         let key = keyring.key(generation)?;
         let expected = key_commitment(key.as_array(), envelope_version_byte(), &self.iv);
-        if !bool::from(expected.ct_eq(&self.commitment)) {
-            return Err(CryptoError::UnknownKeyGeneration { generation });
+        if bool::from(expected.ct_eq(&self.commitment)) {
+            Ok(key)
+        } else {
+            Err(CryptoError::UnknownKeyGeneration { generation })
         }
-        let sealed = aead::seal(key.as_array(), &self.iv, &self.inner, &self.aad)?;
-        Ok(self.payload(&sealed))
     }
 
     /// Completes the seal with `sealed`, what AES-256-GCM (a platform's,
@@ -373,15 +392,19 @@ impl PendingSeal {
     /// (`ciphertext || 16-byte tag`) under the key of
     /// [`Self::key_generation`], [`Self::iv`] and [`Self::aad`]. The caller
     /// is trusted to have run exactly that: other bytes make an envelope no
-    /// member opens. What can be checked here is: the length, and that the
-    /// bytes are not the input itself (a glue passing the plaintext through
-    /// would otherwise send it in the clear).
+    /// member opens. What is checked here: `keyring` still holds the key
+    /// the seal committed to (a keyring cleared meanwhile, as by a revoke,
+    /// seals nothing more, as [`Self::seal`] does not), the length, and that
+    /// the bytes are not the input itself (a glue passing the plaintext
+    /// through would otherwise send it in the clear).
     ///
     /// # Errors
     ///
-    /// `INVALID_LENGTH` when `sealed` is not 16 bytes longer than the
-    /// input; `INVALID_FIELD` when it starts with the input unencrypted.
-    pub fn finish(self, sealed: &[u8]) -> CryptoResult<SealedPayload> {
+    /// `UNKNOWN_KEY_GENERATION` when `keyring` no longer holds the key;
+    /// `INVALID_LENGTH` when `sealed` is not 16 bytes longer than the input;
+    /// `INVALID_FIELD` when it starts with the input unencrypted.
+    pub fn finish(self, keyring: &Keyring, sealed: &[u8]) -> CryptoResult<SealedPayload> {
+        self.key_committed_to(keyring)?;
         let expected = self.inner.len() + TAG_LEN;
         if sealed.len() != expected {
             return Err(CryptoError::length(
@@ -833,6 +856,12 @@ impl PendingOpen {
     }
 
     fn complete(self, mut decrypted: Zeroizing<Vec<u8>>, verify: bool) -> CryptoResult<Opened> {
+        // AES-GCM's output is its input less the tag: bytes of another
+        // length are not this envelope's decryption (a glue handing one
+        // job's bytes to another, whose signature a platform verified).
+        if decrypted.len().saturating_add(TAG_LEN) != self.ciphertext().len() {
+            return Err(self.mismatch("not the length of the envelope's decryption"));
+        }
         let signed: Option<[u8; SIGNATURE_LEN]> = decrypted
             .get(..SIGNATURE_LEN)
             .and_then(|s| s.try_into().ok());

@@ -198,8 +198,8 @@ impl<T> PendingSealed<T> {
     /// # Errors
     ///
     /// As [`PendingSeal::finish`]; the flow's own checks on the payload.
-    pub fn finish(self, sealed: &[u8]) -> Result<T> {
-        let sealed = self.seal.finish(sealed)?;
+    pub fn finish(self, keyring: &Keyring, sealed: &[u8]) -> Result<T> {
+        let sealed = self.seal.finish(keyring, sealed)?;
         (self.then)(sealed)
     }
 }

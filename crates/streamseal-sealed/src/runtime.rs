@@ -172,37 +172,6 @@ impl fmt::Debug for OpenedInvocation {
     }
 }
 
-/// An envelope of an invocation (its prompt or a history item) opened to
-/// text: what each step of [`PendingInvocation::finish_with`] gives.
-pub struct OpenedText {
-    slot: Slot,
-    key_generation: u32,
-    sealed_by: SealedBy,
-    text: String,
-}
-
-impl fmt::Debug for OpenedText {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenedText")
-            .field("slot", &self.slot)
-            .field("key_generation", &self.key_generation)
-            .field("sealed_by", &self.sealed_by)
-            .field("text", &"[redacted]")
-            .finish()
-    }
-}
-
-impl OpenedText {
-    fn of(opened: Opened) -> Result<Self> {
-        Ok(Self {
-            slot: opened.slot,
-            key_generation: opened.key_generation,
-            sealed_by: opened.sealed_by,
-            text: utf8(opened.plaintext)?,
-        })
-    }
-}
-
 /// What an [`OpenedInvocation`] holds besides its prompt and history.
 struct Skeleton {
     invocation_id: String,
@@ -219,18 +188,21 @@ struct Skeleton {
 struct PendingHistoryItem {
     role: String,
     sequence: String,
-    pending: Result<Pending<OpenedText>>,
+    pending: Result<Pending<Opened>>,
 }
 
 /// A claimed invocation checked up to the AES-GCM of its prompt and
 /// history ([`OpenedInvocation::prepare`]). It holds the invocation's
-/// keyring (a clone of the state's, with the reply's announcement) and no
-/// plaintext.
+/// keyring (a copy of the state's, with the reply's announcement) and the
+/// runtime's signing key, no plaintext. Completed in two stages, the prompt
+/// first ([`Self::open_prompt`]: nothing of the history is decrypted or
+/// verified before the prompt has opened and been recorded), then the
+/// history ([`PromptOpened::finish`]); [`Self::finish_with`] runs both.
 pub struct PendingInvocation {
     root_stream_id: String,
     source_message_id: String,
     skeleton: Skeleton,
-    prompt: Pending<OpenedText>,
+    prompt: Pending<Opened>,
     history: Vec<PendingHistoryItem>,
 }
 
@@ -245,15 +217,9 @@ impl fmt::Debug for PendingInvocation {
 }
 
 impl PendingInvocation {
-    /// The envelopes left to decrypt, in the order
-    /// [`Self::finish_with`] completes them: the prompt (index 0), then each
-    /// history item (`None` for one refused before AES-GCM).
-    pub fn envelopes(&self) -> impl Iterator<Item = Option<&PendingOpen>> {
-        std::iter::once(Some(self.prompt.envelope())).chain(
-            self.history
-                .iter()
-                .map(|item| item.pending.as_ref().ok().map(Pending::envelope)),
-        )
+    /// The prompt's envelope, left to decrypt.
+    pub fn prompt(&self) -> &PendingOpen {
+        self.prompt.envelope()
     }
 
     /// The keyring the envelopes open under (the state's generations, with
@@ -262,37 +228,106 @@ impl PendingInvocation {
         &self.skeleton.keyring
     }
 
-    /// Completes the invocation: `complete(index, pending, keyring)` opens
-    /// envelope `index` of [`Self::envelopes`] (here with
-    /// [`Pending::open`], or with [`Pending::finish`] after a platform's
-    /// AES-GCM). The prompt first: any failure of it fails the invocation;
-    /// then it is recorded in `state` as acted on (`PROMPT_REPLAYED` when
-    /// another invocation acted on it); then the history, item by item, a
-    /// repeat of a message and revision already opened `DUPLICATE_MESSAGE`.
+    /// Completes the prompt: `complete(pending, keyring)` opens it (here
+    /// with [`Pending::open`], or with [`Pending::finish`] after a
+    /// platform's AES-GCM); it must be UTF-8; then `state` (the one
+    /// [`OpenedInvocation::prepare`] was given) records it as acted on.
     ///
     /// # Errors
     ///
-    /// `INVALID_FIELD` when `state` is of another root stream; the prompt's
-    /// refusal (`DECRYPTION_FAILED`, `SENDER_MISMATCH`, `INVALID_FIELD`
-    /// when not UTF-8, ...); `PROMPT_REPLAYED`.
-    pub fn finish_with(
+    /// `INVALID_FIELD` when `state` is of another root stream, or the
+    /// prompt is not UTF-8; the prompt's refusal (`DECRYPTION_FAILED`,
+    /// `SENDER_MISMATCH`, ...); `PROMPT_REPLAYED` when another invocation
+    /// acted on it.
+    pub fn open_prompt(
         self,
         state: &mut StreamState,
-        mut complete: impl FnMut(usize, Pending<OpenedText>, &Keyring) -> Result<OpenedText>,
-    ) -> Result<OpenedInvocation> {
+        complete: impl FnOnce(Pending<Opened>, &Keyring) -> Result<Opened>,
+    ) -> Result<PromptOpened> {
         if state.root_stream_id() != self.root_stream_id {
             return Err(Error::invalid(
                 "rootStreamId",
                 "the stream state is of another root stream",
             ));
         }
-        let skeleton = self.skeleton;
-        let prompt = complete(0, self.prompt, &skeleton.keyring)?;
+        let opened = complete(self.prompt, &self.skeleton.keyring)?;
+        let prompt_sealed_by = opened.sealed_by;
+        let prompt = utf8(opened.plaintext)?;
         state.record_prompt(
-            &skeleton.invocation_id,
+            &self.skeleton.invocation_id,
             &self.source_message_id,
-            skeleton.source_revision,
+            self.skeleton.source_revision,
         )?;
+        Ok(PromptOpened {
+            skeleton: self.skeleton,
+            prompt,
+            prompt_sealed_by,
+            history: self.history,
+        })
+    }
+
+    /// Both stages: the prompt with `complete(0, ...)`, then history item
+    /// `i` with `complete(i + 1, ...)` (see [`Self::open_prompt`] and
+    /// [`PromptOpened::finish`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::open_prompt`].
+    pub fn finish_with(
+        self,
+        state: &mut StreamState,
+        mut complete: impl FnMut(usize, Pending<Opened>, &Keyring) -> Result<Opened>,
+    ) -> Result<OpenedInvocation> {
+        let opened = self.open_prompt(state, |pending, keyring| complete(0, pending, keyring))?;
+        Ok(opened
+            .finish(|index, pending, keyring| complete(index.saturating_add(1), pending, keyring)))
+    }
+}
+
+/// An invocation whose prompt has opened and been recorded as acted on
+/// ([`PendingInvocation::open_prompt`]); its history is left to open.
+pub struct PromptOpened {
+    skeleton: Skeleton,
+    prompt: String,
+    prompt_sealed_by: SealedBy,
+    history: Vec<PendingHistoryItem>,
+}
+
+impl fmt::Debug for PromptOpened {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PromptOpened")
+            .field("invocation_id", &self.skeleton.invocation_id)
+            .field("prompt", &"[redacted]")
+            .field("history", &self.history.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PromptOpened {
+    /// The history's envelopes left to decrypt, in order (`None` for an
+    /// item refused before AES-GCM, reported with its code by
+    /// [`Self::finish`]).
+    pub fn history(&self) -> impl Iterator<Item = Option<&PendingOpen>> {
+        self.history
+            .iter()
+            .map(|item| item.pending.as_ref().ok().map(Pending::envelope))
+    }
+
+    /// The keyring the history opens under.
+    pub fn keyring(&self) -> &Keyring {
+        &self.skeleton.keyring
+    }
+
+    /// Completes the history, item by item: `complete(index, pending,
+    /// keyring)` opens item `index` of [`Self::history`]; a repeat of a
+    /// message and revision already opened is `DUPLICATE_MESSAGE` (checked
+    /// on the slot, before its text is read), a text that is not UTF-8
+    /// `INVALID_FIELD`.
+    pub fn finish(
+        self,
+        mut complete: impl FnMut(usize, Pending<Opened>, &Keyring) -> Result<Opened>,
+    ) -> OpenedInvocation {
+        let skeleton = self.skeleton;
         let mut seen = HashSet::new();
         let history = self
             .history
@@ -301,7 +336,7 @@ impl PendingInvocation {
             .map(|(index, item)| {
                 let opened = item
                     .pending
-                    .and_then(|pending| complete(index + 1, pending, &skeleton.keyring))
+                    .and_then(|pending| complete(index, pending, &skeleton.keyring))
                     .and_then(|o| {
                         let (id, revision) = match &o.slot {
                             Slot::Message {
@@ -311,24 +346,23 @@ impl PendingInvocation {
                             } => (message_id.clone(), *revision),
                             other => (other.message_id().unwrap_or_default().to_owned(), 1),
                         };
-                        if seen.insert((id.clone(), revision)) {
-                            Ok(o)
-                        } else {
-                            Err(Error::DuplicateMessage {
+                        if !seen.insert((id.clone(), revision)) {
+                            return Err(Error::DuplicateMessage {
                                 message_id: id,
                                 revision,
-                            })
+                            });
                         }
+                        Ok((o.slot, o.key_generation, o.sealed_by, utf8(o.plaintext)?))
                     });
                 match opened {
-                    Ok(o) => HistoryItem::Opened {
+                    Ok((slot, key_generation, sealed_by, text)) => HistoryItem::Opened {
                         entry: HistoryEntry {
                             role: item.role,
                             sequence: item.sequence,
-                            slot: o.slot,
-                            key_generation: o.key_generation,
-                            sealed_by: o.sealed_by,
-                            text: o.text,
+                            slot,
+                            key_generation,
+                            sealed_by,
+                            text,
                         },
                     },
                     Err(e) => HistoryItem::Failed {
@@ -339,7 +373,7 @@ impl PendingInvocation {
                 }
             })
             .collect();
-        Ok(OpenedInvocation {
+        OpenedInvocation {
             invocation_id: skeleton.invocation_id,
             response_stream_id: skeleton.response_stream_id,
             bot_id: skeleton.bot_id,
@@ -348,10 +382,10 @@ impl PendingInvocation {
             keyring: skeleton.keyring,
             wraps: skeleton.wraps,
             signer: skeleton.signer,
-            prompt: prompt.text,
-            prompt_sealed_by: prompt.sealed_by,
+            prompt: self.prompt,
+            prompt_sealed_by: self.prompt_sealed_by,
             history,
-        })
+        }
     }
 }
 
@@ -513,7 +547,7 @@ impl OpenedInvocation {
                 pending: prepare_open(&keyring, &senders, &item.payload(), |s| {
                     matches!(s.kind(), SlotKind::Message | SlotKind::BotReply)
                 })
-                .map(|envelope| Pending::new(envelope, OpenedText::of))
+                .map(|envelope| Pending::new(envelope, Ok))
                 .map_err(Error::from),
             })
             .collect();
@@ -530,7 +564,7 @@ impl OpenedInvocation {
                 wraps,
                 signer: signer.clone(),
             },
-            prompt: Pending::new(prompt, OpenedText::of),
+            prompt: Pending::new(prompt, Ok),
             history,
         })
     }

@@ -141,6 +141,9 @@ const SET_UP: &str = "JS returns a `SetUpKey` that keeps the new identity in WAS
 const AAD_INPUTS: &str = "the AAD and HPKE info bytes, for the Kotlin and Python vector tests; the JS tests build them in test code (test/hostile-server.mjs) and compare them with the vectors";
 const WEBCRYPTO: &str = "the async open of JS, whose AES-256-GCM and signature verify run in WebCrypto (hardware AES, native Ed25519; WASM has neither) with every other check in WASM; native code has both in the library";
 const PENDING: &str = "what the JS async opens drive: the checks before AES-GCM, then the jobs for WebCrypto and the hazmat finish in WASM";
+const WEBCRYPTO_SEAL: &str = "the async seal of JS, whose AES-256-GCM runs in WebCrypto (hardware AES) with the signature and every other step in WASM; native code has AES in hardware in the library";
+const PENDING_SEAL: &str = "what the JS async seals drive: every step but AES-GCM in WASM, the job for WebCrypto, the payload built in WASM from its output";
+const DECODED: &str = "the JS async opens decode a large ciphertext with the platform's native base64 (canonical only, checked by re-encoding); native code decodes in the library";
 const SECRET_OBJECT: &str = "UniFFI passes the secret as a `SecretKey` object that zeroizes on drop; JS passes its 32 bytes";
 
 /// Every exported name, grouped as the README table shows them.
@@ -253,6 +256,23 @@ pub const EXPORTS: &[Export] = &[
     js_only(Kind::Method("PendingOpens"), "jobs", PENDING),
     js_only(Kind::Method("PendingOpens"), "hazmatFinish", PENDING),
     js_only(Kind::Method("PendingOpens"), "hazmatFinishOne", PENDING),
+    js_only(Kind::Method("PendingOpens"), "invocationKeyring", PENDING),
+    js_only(Kind::Method("PendingOpens"), "hazmatFinishPrompt", PENDING),
+    js_only(
+        Kind::Method("PendingOpens"),
+        "hazmatFinishInvocation",
+        PENDING,
+    ),
+    js_only(Kind::Function, "prepareOpenDecoded", DECODED),
+    js_only(Kind::Function, "sealAsync", WEBCRYPTO_SEAL),
+    js_only(Kind::Function, "prepareSeal", PENDING_SEAL),
+    js_only(Kind::Class, "PendingSeals", PENDING_SEAL),
+    js_only(Kind::Method("PendingSeals"), "job", PENDING_SEAL),
+    js_only(
+        Kind::Method("PendingSeals"),
+        "hazmatFinishSeal",
+        PENDING_SEAL,
+    ),
     uniffi_only(Kind::Function, "envelope_from_json", JSON_TEXT),
     uniffi_only(Kind::Function, "sealed_payload_from_json", JSON_TEXT),
     uniffi_only(Kind::Function, "sealed_payload_to_json", JSON_TEXT),
@@ -343,6 +363,11 @@ pub const EXPORTS: &[Export] = &[
     js_only(Kind::Function, "openMessagesAsync", WEBCRYPTO),
     js_only(Kind::Function, "prepareOpenMessage", PENDING),
     js_only(Kind::Function, "prepareOpenMessages", PENDING),
+    js_only(Kind::Function, "prepareOpenMessageDecoded", DECODED),
+    js_only(Kind::Function, "sealMessageAsync", WEBCRYPTO_SEAL),
+    js_only(Kind::Function, "sealEditAsync", WEBCRYPTO_SEAL),
+    js_only(Kind::Function, "prepareSealMessage", PENDING_SEAL),
+    js_only(Kind::Function, "prepareSealEdit", PENDING_SEAL),
     ty("OpenedMessage"),
     ty("OpenResult"),
     func("check_send_rules"),
@@ -366,17 +391,27 @@ pub const EXPORTS: &[Export] = &[
     method("OpenedInvocation", "seal_step_started"),
     method("OpenedInvocation", "step_frames"),
     method("OpenedInvocation", "wraps"),
+    js_only(Kind::Function, "openInvocationAsync", WEBCRYPTO),
+    js_only(Kind::Function, "prepareOpenInvocation", PENDING),
     ty("HistoryEntry"),
     ty("HistoryItem"),
     ty("OpenedStep"),
     ty("StepPlacement"),
     func("open_step"),
+    js_only(Kind::Function, "openStepAsync", WEBCRYPTO),
+    js_only(Kind::Function, "prepareOpenStep", PENDING),
     // Decisions.
     func("seal_decision_card"),
     func("open_decision_card"),
+    js_only(Kind::Function, "openDecisionCardAsync", WEBCRYPTO),
+    js_only(Kind::Function, "prepareOpenDecisionCard", PENDING),
     ty("OpenedDecisionCard"),
     func("seal_decision_note"),
+    js_only(Kind::Function, "sealDecisionNoteAsync", WEBCRYPTO_SEAL),
+    js_only(Kind::Function, "prepareSealDecisionNote", PENDING_SEAL),
     func("open_decision_answer"),
+    js_only(Kind::Function, "openDecisionAnswerAsync", WEBCRYPTO),
+    js_only(Kind::Function, "prepareOpenDecisionAnswer", PENDING),
     ty("DecisionAnswer"),
     // Realtime events.
     func("decode_event"),
@@ -425,6 +460,11 @@ pub const EXPORTS: &[Export] = &[
     js_only(Kind::Function, "createClient", CLIENT),
     // Hazmat: tests and vectors only.
     func("hazmat_seal_with_randomness"),
+    js_only(
+        Kind::Function,
+        "hazmatPrepareSealWithRandomness",
+        PENDING_SEAL,
+    ),
     func("hazmat_wrap_stream_key_with_randomness"),
     func("hazmat_create_bundle_with_randomness"),
     func("hazmat_xeddsa_sign"),

@@ -20,6 +20,7 @@
 
 use serde_json::{Value, json};
 use streamseal::encoding::encode_base64;
+use streamseal::envelope::Opened;
 use streamseal::envelope::{self, SealedPayload};
 use streamseal::fingerprint::fingerprint;
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
@@ -29,7 +30,7 @@ use streamseal::sealed::decisions::{
 use streamseal::sealed::key_wraps::{SkippedWrap, WrapsReport, open_key_wraps};
 use streamseal::sealed::messages::{check_send_rules, open_message, seal_edit, seal_message};
 use streamseal::sealed::pending::Pending;
-use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation, OpenedText};
+use streamseal::sealed::runtime::{HistoryItem, OpenedInvocation};
 use streamseal::sealed::session;
 use streamseal::sealed::state::StreamState;
 use streamseal::sender::{SenderKeys, Signer};
@@ -334,18 +335,14 @@ impl World {
 /// An envelope of an invocation completed after a platform's AES-256-GCM
 /// (the `aes-gcm` crate, called directly), as the npm package's WebCrypto
 /// backend completes it; a tag the platform refuses is `DECRYPTION_FAILED`.
-fn platform_open(
-    _: usize,
-    pending: Pending<OpenedText>,
-    keyring: &Keyring,
-) -> Result<OpenedText, Error> {
+fn platform_open(_: usize, pending: Pending<Opened>, keyring: &Keyring) -> Result<Opened, Error> {
     let decrypted = platform_decrypt(&pending, keyring)?;
     pending.finish(keyring, decrypted)
 }
 
 /// What a platform's AES-256-GCM decrypts `pending`'s envelope to.
 fn platform_decrypt(
-    pending: &Pending<OpenedText>,
+    pending: &Pending<Opened>,
     keyring: &Keyring,
 ) -> Result<zeroize::Zeroizing<Vec<u8>>, Error> {
     use aes_gcm::aead::{Aead as _, KeyInit as _, Payload};
@@ -766,7 +763,7 @@ fn a_forged_decryption_of_the_prompt_is_refused_on_completion() {
     let mine = std::slice::from_ref(&w.machine_a);
 
     let pending = OpenedInvocation::prepare(&invocation, &mut w.rt, &senders, BOT, mine).unwrap();
-    assert_eq!(pending.envelopes().count(), 1, "the prompt, no history");
+    assert_eq!(pending.prompt().key_generation(), 0);
     let forged = pending.finish_with(&mut w.rt, |index, pending, keyring| {
         let mut bytes = platform_decrypt(&pending, keyring)?;
         if index == 0 {
@@ -792,6 +789,116 @@ fn a_forged_decryption_of_the_prompt_is_refused_on_completion() {
         .unwrap();
     assert_eq!(opened.prompt, "@helper what changed?");
     assert!(w.rt.was_acted_on(id.as_str(), 1));
+}
+
+/// A history item's repeat (one message and revision sealed twice by its
+/// author) is found on the slot, before its text is read: whichever comes
+/// second is `DUPLICATE_MESSAGE`, not a text that opens because the first
+/// copy was not UTF-8. And each completion index names its own item: the
+/// prompt first (0), then the history in order, an item refused before
+/// AES-GCM never handed to the completion.
+#[test]
+fn history_repeats_are_found_on_the_slot_and_each_index_names_its_item() {
+    let mut w = world();
+    let id = mint(2);
+    let slot = Slot::Message {
+        stream_id: ROOT.into(),
+        message_id: id.as_str().into(),
+        author_id: OWNER.into(),
+        author_type: "user".into(),
+        revision: 1,
+    };
+    let not_utf8 = envelope::seal(w.ow.keyring(), &w.owner_signer(), &slot, &[0xff, 0xfe]).unwrap();
+    let not_utf8 = item(id.as_str(), OWNER, "user", &not_utf8);
+    let fine = w.owner_message(&id, "fine");
+    let mut bent = w.owner_message(&mint(3), "bent");
+    {
+        let s = bent.sealed.as_mut().unwrap();
+        let mut bytes = streamseal::encoding::decode_base64("ciphertext", &s.ciphertext).unwrap();
+        bytes[0] ^= 1;
+        s.ciphertext = encode_base64(&bytes);
+    }
+    let other = w.owner_message(&mint(4), "other");
+    let summary = |opened: &OpenedInvocation| -> Vec<Result<String, ErrorCode>> {
+        opened
+            .history
+            .iter()
+            .map(|h| match h {
+                HistoryItem::Opened { entry } => Ok(entry.text.clone()),
+                HistoryItem::Failed { code, .. } => Err(*code),
+            })
+            .collect()
+    };
+    for (n, (history, expected)) in [
+        (
+            vec![&not_utf8, &fine],
+            vec![
+                Err(ErrorCode::InvalidField),
+                Err(ErrorCode::DuplicateMessage),
+            ],
+        ),
+        (
+            vec![&fine, &not_utf8],
+            vec![Ok("fine".to_owned()), Err(ErrorCode::DuplicateMessage)],
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let trigger = w.owner_message(&mint(10 + n as u64), "@helper go");
+        let inv = format!("inv_01JD3QN9E1G3J5M7Q9S1V3X5Y{n}");
+        let v = claim_json(
+            &inv,
+            &w.bot_wraps(),
+            &history,
+            &trigger.id,
+            trigger.sealed.as_ref().unwrap(),
+            0,
+        );
+        assert_eq!(summary(&w.open_claim(v).unwrap()), expected);
+    }
+
+    // The indices: 0 the prompt, then 1.. the history, the bent item (refused
+    // before AES-GCM) never completed.
+    let trigger = w.owner_message(&mint(20), "@helper indices");
+    let v = claim_json(
+        INV2,
+        &w.bot_wraps(),
+        &[&fine, &bent, &other],
+        &trigger.id,
+        trigger.sealed.as_ref().unwrap(),
+        0,
+    );
+    let invocation = parse_claim(v);
+    let senders = SenderKeys::new(&w.rt_trust);
+    let mine = std::slice::from_ref(&w.machine_a);
+    let mut seen = Vec::new();
+    let opened = OpenedInvocation::prepare(&invocation, &mut w.rt, &senders, BOT, mine)
+        .unwrap()
+        .finish_with(&mut w.rt, |index, pending, keyring| {
+            seen.push((
+                index,
+                pending.envelope().slot().message_id().map(str::to_owned),
+            ));
+            platform_open(index, pending, keyring)
+        })
+        .unwrap();
+    assert_eq!(
+        seen,
+        vec![
+            (0, Some(trigger.id.clone())),
+            (1, Some(fine.id.clone())),
+            (3, Some(other.id.clone())),
+        ]
+    );
+    assert_eq!(
+        summary(&opened),
+        vec![
+            Ok("fine".to_owned()),
+            Err(ErrorCode::DecryptionFailed),
+            Ok("other".to_owned())
+        ]
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -276,7 +276,10 @@ fn a_card_split_at_aes_gcm_is_the_card_and_refuses_moved_and_restyled_cards() {
     let decrypted = platform_decrypt(&KEY, pending.envelope());
     let mut cleared = fx.ring.clone();
     cleared.clear();
-    assert!(pending.finish(&cleared, decrypted).is_err());
+    assert_eq!(
+        code(pending.finish(&cleared, decrypted).unwrap_err()),
+        "UNKNOWN_KEY_GENERATION"
+    );
 }
 
 fn resolved(
@@ -410,7 +413,7 @@ proptest! {
         prop_assert_eq!(pending.key_generation(), 0);
         prop_assert_eq!(&pending.aead_input()[64..], &content[..]);
         let encrypted = platform_encrypt(&KEY, &pending);
-        let split = pending.finish(&encrypted).unwrap();
+        let split = pending.finish(&fx.ring, &encrypted).unwrap();
         prop_assert_eq!(&split, &whole);
         let opened = open(&fx.ring, &SenderKeys::new(&fx.trust), &slot, &split).unwrap();
         prop_assert_eq!(&opened.plaintext[..], &content[..]);
@@ -431,7 +434,7 @@ fn a_split_seal_refuses_the_plaintext_passed_through_a_wrong_length_and_a_key_go
     let mut passthrough = pending.seal().aead_input().to_vec();
     passthrough.extend_from_slice(&[0; 16]);
     assert_eq!(
-        code(pending.finish(&passthrough).unwrap_err()),
+        code(pending.finish(&fx.ring, &passthrough).unwrap_err()),
         "INVALID_FIELD"
     );
     // Without its tag, or with a byte more.
@@ -443,14 +446,14 @@ fn a_split_seal_refuses_the_plaintext_passed_through_a_wrong_length_and_a_key_go
             encrypted.push(0);
         }
         assert_eq!(
-            code(pending.finish(&encrypted).unwrap_err()),
+            code(pending.finish(&fx.ring, &encrypted).unwrap_err()),
             "INVALID_LENGTH"
         );
     }
     // The platform's output: a message body that opens to the text, signed by the user.
     let pending = prepare();
     let encrypted = platform_encrypt(&KEY, pending.seal());
-    let body = pending.finish(&encrypted).unwrap();
+    let body = pending.finish(&fx.ring, &encrypted).unwrap();
     assert_eq!(body.client_message_id.as_deref(), Some(id.as_str()));
     let slot = Slot::Message {
         stream_id: ROOT.into(),
@@ -488,12 +491,28 @@ fn a_split_seal_refuses_the_plaintext_passed_through_a_wrong_length_and_a_key_go
     );
     assert!(note.encrypt(&ring).is_ok());
 
-    // Cleared (the clones of a keyring share its clear).
+    // Finished with another stream's keyring (a key of the same generation):
+    // the commitment names another key, refused.
     let pending = prepare();
+    let encrypted = platform_encrypt(&KEY, pending.seal());
+    assert!(!pending.seal().is_committed_to(&replaced));
+    assert_eq!(
+        code(pending.finish(&replaced, &encrypted).unwrap_err()),
+        "UNKNOWN_KEY_GENERATION"
+    );
+
+    // Cleared while the platform encrypted (a revoke): neither completion
+    // seals (the clones of a keyring share its clear).
+    let (here, there) = (prepare(), prepare());
+    let encrypted = platform_encrypt(&KEY, there.seal());
     let mut cleared = fx.ring.clone();
     cleared.clear();
     assert_eq!(
-        code(pending.encrypt(&cleared).unwrap_err()),
+        code(here.encrypt(&cleared).unwrap_err()),
+        "UNKNOWN_KEY_GENERATION"
+    );
+    assert_eq!(
+        code(there.finish(&fx.ring, &encrypted).unwrap_err()),
         "UNKNOWN_KEY_GENERATION"
     );
 }
