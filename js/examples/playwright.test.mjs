@@ -59,6 +59,29 @@ async function withBrowser(fn) {
   }
 }
 
+/**
+ * Serves the example page, waits for it to be ready in headless Chromium,
+ * runs `evaluate(arg)` in it and returns what it returned; the page must
+ * raise no error meanwhile.
+ */
+async function inExamplePage(evaluate, arg) {
+  const { server, url } = await serve({ fixture: fixture() });
+  try {
+    return await withBrowser(async (context) => {
+      const page = await context.newPage();
+      const errors = [];
+      page.on("pageerror", (e) => errors.push(e));
+      await page.goto(`${url}/examples/index.html`);
+      await page.waitForFunction(() => document.getElementById("status").textContent === "ready");
+      const results = await page.evaluate(evaluate, arg);
+      assert.deepEqual(errors, []);
+      return results;
+    });
+  } finally {
+    server.close();
+  }
+}
+
 test("the example page unlocks, opens the history, and WebCrypto opens a package envelope", async () => {
   const { server, url } = await serve({ fixture: fixture() });
   try {
@@ -109,137 +132,98 @@ test("without the application/wasm type the package falls back to bytes", async 
 
 test("in Chromium: a generation minted with @hpke/core and a prompt forged under it are refused", async () => {
   const scenario = await stage(pkg);
-  const { server, url } = await serve({ fixture: fixture() });
-  try {
-    await withBrowser(async (context) => {
-      const page = await context.newPage();
-      const errors = [];
-      page.on("pageerror", (e) => errors.push(e));
-      await page.goto(`${url}/examples/index.html`);
-      await page.waitForFunction(() => document.getElementById("status").textContent === "ready");
-      const results = await page.evaluate(async (s) => {
-        const pkg = await import("/src/browser.js");
-        await pkg.init();
-        const victims = await import("/test/victims.mjs");
-        const { viaBackend } = await import("/test/backends.mjs");
-        return {
-          userAgent: navigator.userAgent,
-          owner: await victims.ownerDevice(pkg, s),
-          runtime: await victims.runtime(pkg, s),
-          // The runtime's opens (prompt and history) through WebCrypto.
-          runtimeWebCrypto: await victims.runtime(viaBackend(pkg, "webcrypto"), s),
-        };
-      }, scenario);
-      assert.match(results.userAgent, /HeadlessChrome\//);
-      expectOwnerDevice(assert, results.owner);
-      expectRuntime(assert, results.runtime, scenario);
-      expectRuntime(assert, results.runtimeWebCrypto, scenario);
-      assert.deepEqual(errors, []);
-    });
-  } finally {
-    server.close();
-  }
+  const results = await inExamplePage(async (s) => {
+    const pkg = await import("/src/browser.js");
+    await pkg.init();
+    const victims = await import("/test/victims.mjs");
+    const { viaBackend } = await import("/test/backends.mjs");
+    return {
+      userAgent: navigator.userAgent,
+      owner: await victims.ownerDevice(pkg, s),
+      runtime: await victims.runtime(pkg, s),
+      // The runtime's opens (prompt and history) through WebCrypto.
+      runtimeWebCrypto: await victims.runtime(viaBackend(pkg, "webcrypto"), s),
+    };
+  }, scenario);
+  assert.match(results.userAgent, /HeadlessChrome\//);
+  expectOwnerDevice(assert, results.owner);
+  expectRuntime(assert, results.runtime, scenario);
+  expectRuntime(assert, results.runtimeWebCrypto, scenario);
 });
 
 test("in Chromium: the forgers of issue 16 are refused, statuses and bound fields as in Node", async () => {
-  const { server, url } = await serve({ fixture: fixture() });
-  try {
-    await withBrowser(async (context) => {
-      const page = await context.newPage();
-      const errors = [];
-      page.on("pageerror", (e) => errors.push(e));
-      await page.goto(`${url}/examples/index.html`);
-      await page.waitForFunction(() => document.getElementById("status").textContent === "ready");
-      const results = await page.evaluate(async () => {
-        const pkg = await import("/src/browser.js");
-        await pkg.init();
-        const forgers = await import("/test/forgers.mjs");
-        const { viaBackend } = await import("/test/backends.mjs");
-        return {
-          userAgent: navigator.userAgent,
-          forgers: await forgers.run(pkg),
-          // The same scenarios with every open's AES-256-GCM in Chromium's WebCrypto.
-          forgersWebCrypto: await forgers.run(viaBackend(pkg, "webcrypto")),
-        };
-      });
-      assert.match(results.userAgent, /HeadlessChrome\//);
-      expectForgers(assert, results.forgers);
-      expectForgers(assert, results.forgersWebCrypto);
-      assert.deepEqual(errors, []);
-    });
-  } finally {
-    server.close();
-  }
+  const results = await inExamplePage(async () => {
+    const pkg = await import("/src/browser.js");
+    await pkg.init();
+    const forgers = await import("/test/forgers.mjs");
+    const { viaBackend } = await import("/test/backends.mjs");
+    return {
+      userAgent: navigator.userAgent,
+      forgers: await forgers.run(pkg),
+      // The same scenarios with every open's AES-256-GCM in Chromium's WebCrypto.
+      forgersWebCrypto: await forgers.run(viaBackend(pkg, "webcrypto")),
+    };
+  });
+  assert.match(results.userAgent, /HeadlessChrome\//);
+  expectForgers(assert, results.forgers);
+  expectForgers(assert, results.forgersWebCrypto);
 });
 
 test("in Chromium: a large ciphertext is decoded by Uint8Array.fromBase64, canonical base64 only; the rest is refused as in WebAssembly", async () => {
-  const { server, url } = await serve({ fixture: fixture() });
-  try {
-    await withBrowser(async (context) => {
-      const page = await context.newPage();
-      const errors = [];
-      page.on("pageerror", (e) => errors.push(e));
-      await page.goto(`${url}/examples/index.html`);
-      await page.waitForFunction(() => document.getElementById("status").textContent === "ready");
-      const results = await page.evaluate(async () => {
-        const pkg = await import("/src/browser.js");
-        await pkg.init();
-        const { decodedHere } = await import("/src/webcrypto.js");
-        const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
-        const ALICE = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
-        const id = "msg_01JD3R00000000000000000001";
-        const me = pkg.IdentityKey.generate("user", "key_alice");
-        const ring = new pkg.Keyring(ROOT);
-        ring.generateKey(0);
-        const trust = new pkg.TrustStore("tofu");
-        trust.observe(ALICE, me.recipient());
-        const text = "y".repeat(16 * 1024 + 2);
-        const body = pkg.sealMessage(ring, me, ALICE, ROOT, id, text);
-        const canonical = body.sealed.ciphertext;
-        const atobBytes = Uint8Array.from(atob(canonical), (c) => c.charCodeAt(0));
-        const decoded = decodedHere(canonical);
-        const lastData = canonical.replace(/=+$/, "").length - 1;
-        const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        const at = (s, i, c) => s.slice(0, i) + c + s.slice(i + 1);
-        const variants = [
-          at(canonical, lastData, ALPHABET[ALPHABET.indexOf(canonical[lastData]) ^ 1]),
-          canonical.replace(/=+$/, ""),
-          `${canonical.slice(0, 100)}\n${canonical.slice(100)}`,
-          `${canonical} `,
-          at(canonical, 50, "-"),
-          at(canonical, 50, "é"),
-        ];
-        const code = async (f) => {
-          try {
-            await f();
-            return "opened";
-          } catch (e) {
-            return e.code;
-          }
-        };
-        const message = (ciphertext) => ({ id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: { ...body.sealed, ciphertext } });
-        const results = {
-          fromBase64: typeof Uint8Array.fromBase64 === "function",
-          sameBytes: decoded !== undefined && decoded.length === atobBytes.length && decoded.every((b, i) => b === atobBytes[i]),
-          variantsDecoded: variants.map((v) => decodedHere(v) !== undefined),
-          variantCodes: await Promise.all(variants.map((v) => code(() => pkg.openMessageAsync(ring, trust, ROOT, message(v))))),
-          syncCodes: await Promise.all(variants.map((v) => code(() => pkg.openMessage(ring, trust, ROOT, message(v))))),
-          opened: (await pkg.openMessageAsync(ring, trust, ROOT, message(canonical))).text === text,
-        };
-        for (const k of [me, ring, trust]) k.free();
-        return results;
-      });
-      assert.equal(results.fromBase64, true, "Chromium has Uint8Array.fromBase64");
-      assert.equal(results.sameBytes, true);
-      assert.deepEqual(results.variantsDecoded, [false, false, false, false, false, false]);
-      assert.deepEqual(results.variantCodes, results.syncCodes);
-      assert.deepEqual(results.variantCodes, Array(6).fill("MALFORMED_BASE64"));
-      assert.equal(results.opened, true);
-      assert.deepEqual(errors, []);
-    });
-  } finally {
-    server.close();
-  }
+  const results = await inExamplePage(async () => {
+    const pkg = await import("/src/browser.js");
+    await pkg.init();
+    const { decodedHere } = await import("/src/webcrypto.js");
+    const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+    const ALICE = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
+    const id = "msg_01JD3R00000000000000000001";
+    const me = pkg.IdentityKey.generate("user", "key_alice");
+    const ring = new pkg.Keyring(ROOT);
+    ring.generateKey(0);
+    const trust = new pkg.TrustStore("tofu");
+    trust.observe(ALICE, me.recipient());
+    const text = "y".repeat(16 * 1024 + 2);
+    const body = pkg.sealMessage(ring, me, ALICE, ROOT, id, text);
+    const canonical = body.sealed.ciphertext;
+    const atobBytes = Uint8Array.from(atob(canonical), (c) => c.charCodeAt(0));
+    const decoded = decodedHere(canonical);
+    const lastData = canonical.replace(/=+$/, "").length - 1;
+    const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const at = (s, i, c) => s.slice(0, i) + c + s.slice(i + 1);
+    const variants = [
+      at(canonical, lastData, ALPHABET[ALPHABET.indexOf(canonical[lastData]) ^ 1]),
+      canonical.replace(/=+$/, ""),
+      `${canonical.slice(0, 100)}\n${canonical.slice(100)}`,
+      `${canonical} `,
+      at(canonical, 50, "-"),
+      at(canonical, 50, "é"),
+    ];
+    const code = async (f) => {
+      try {
+        await f();
+        return "opened";
+      } catch (e) {
+        return e.code;
+      }
+    };
+    const message = (ciphertext) => ({ id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: { ...body.sealed, ciphertext } });
+    const results = {
+      fromBase64: typeof Uint8Array.fromBase64 === "function",
+      sameBytes: decoded !== undefined && decoded.length === atobBytes.length && decoded.every((b, i) => b === atobBytes[i]),
+      variantsDecoded: variants.map((v) => decodedHere(v) !== undefined),
+      variantCodes: await Promise.all(variants.map((v) => code(() => pkg.openMessageAsync(ring, trust, ROOT, message(v))))),
+      syncCodes: await Promise.all(variants.map((v) => code(() => pkg.openMessage(ring, trust, ROOT, message(v))))),
+      opened: (await pkg.openMessageAsync(ring, trust, ROOT, message(canonical))).text === text,
+    };
+    for (const k of [me, ring, trust]) k.free();
+    return results;
+  });
+  assert.equal(results.fromBase64, true, "Chromium has Uint8Array.fromBase64");
+  assert.equal(results.sameBytes, true);
+  assert.deepEqual(results.variantsDecoded, [false, false, false, false, false, false]);
+  assert.deepEqual(results.variantCodes, results.syncCodes);
+  assert.deepEqual(results.variantCodes, Array(6).fill("MALFORMED_BASE64"));
+  assert.equal(results.opened, true);
 });
 
 /** The bot's side in Node: a sealed session at generation 0 and a runtime that answers one prompt. */

@@ -1,7 +1,9 @@
 // Issue 20: the async opens (`openAsync`, `openMessageAsync`,
-// `openMessagesAsync`) give the results of the synchronous calls, byte for
-// byte, whichever backend runs AES-256-GCM: "wasm" (this module's) or
-// "webcrypto" (the platform's). The golden envelopes, the hostile server's
+// `openMessagesAsync`, `openStepAsync`, `openDecisionCardAsync`,
+// `openDecisionAnswerAsync`, `openInvocationAsync`) and seals (`sealAsync`,
+// `sealMessageAsync`, `sealEditAsync`, `sealDecisionNoteAsync`) give the
+// results of the synchronous calls, byte for byte, whichever backend runs
+// AES-256-GCM: "wasm" (this module's) or "webcrypto" (the platform's). The golden envelopes, the hostile server's
 // forged prompt, tampered and moved ciphertexts, a random history and a
 // keyring given another key after `clear()` run through each. (The
 // forgers of issue 16 run through each backend in forgers.test.mjs, and in
@@ -406,13 +408,22 @@ test("this run's opens go where STREAMSEAL_JS_BACKEND says: synchronous, or asyn
   for (const k of [me, ring, trust]) k.free();
 });
 
-test("a step, a decision card and its answer through each backend: what the synchronous calls give, and each forgery refused with their code", async () => {
-  const BOT = server.BOT;
-  const INV = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7";
-  const DREQ = "dreq_01JD3QQB2C4E6G8J0K2M4P6R9T";
-  const { me, ring, trust } = aliceSetUp();
+// A bot's step and decision card beside Alice: the bot's key pinned too.
+const BOT = server.BOT;
+const INV = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7";
+const DREQ = "dreq_01JD3QQB2C4E6G8J0K2M4P6R9T";
+const STEP_SLOT = { kind: "traceStep", invocationId: INV, stepId: "step_1", stepType: "tool_call", phase: "completed" };
+const PLACEMENT = { invocationId: INV, botId: BOT, stepId: "step_1", stepType: "tool_call", phase: "completed" };
+
+function aliceAndBotSetUp() {
+  const alice = aliceSetUp();
   const machine = pkg.IdentityKey.generate("bot", "machine-a");
-  trust.observe(BOT, machine.recipient());
+  alice.trust.observe(BOT, machine.recipient());
+  return { ...alice, machine };
+}
+
+test("a step, a decision card and its answer through each backend: what the synchronous calls give, and each forgery refused with their code", async () => {
+  const { me, ring, trust, machine } = aliceAndBotSetUp();
   // Same subject and key id as Alice's pinned key: another key holder sealing as her.
   const impostor = pkg.IdentityKey.generate("user", "key_alice");
   const bent = (sealed) => {
@@ -420,8 +431,7 @@ test("a step, a decision card and its answer through each backend: what the sync
     bytes[bytes.length - 1] ^= 1;
     return { ...sealed, ciphertext: server.b64(bytes) };
   };
-  const stepSlot = { kind: "traceStep", invocationId: INV, stepId: "step_1", stepType: "tool_call", phase: "completed" };
-  const placement = { invocationId: INV, botId: BOT, stepId: "step_1", stepType: "tool_call", phase: "completed" };
+  const [stepSlot, placement] = [STEP_SLOT, PLACEMENT];
   const step = pkg.seal(ring, machine, BOT, stepSlot, utf8("3 results"));
   const byAlice = pkg.seal(ring, me, ALICE, stepSlot, utf8("3 results"));
   const steps = [
@@ -474,14 +484,8 @@ test("a step, a decision card and its answer through each backend: what the sync
 });
 
 test("a flow's checks after decryption hold past hazmatFinishOne's 'verified' flag: a member's step is UNEXPECTED_AUTHOR, a card that is not JSON MALFORMED_JSON", async () => {
-  const BOT = server.BOT;
-  const INV = "inv_01JD3QN9E1G3J5M7Q9S1V3X5Z7";
-  const DREQ = "dreq_01JD3QQB2C4E6G8J0K2M4P6R9T";
-  const { me, ring, trust } = aliceSetUp();
-  const machine = pkg.IdentityKey.generate("bot", "machine-a");
-  trust.observe(BOT, machine.recipient());
-  const stepSlot = { kind: "traceStep", invocationId: INV, stepId: "step_1", stepType: "tool_call", phase: "completed" };
-  const placement = { invocationId: INV, botId: BOT, stepId: "step_1", stepType: "tool_call", phase: "completed" };
+  const { me, ring, trust, machine } = aliceAndBotSetUp();
+  const [stepSlot, placement] = [STEP_SLOT, PLACEMENT];
   const byAlice = pkg.seal(ring, me, ALICE, stepSlot, utf8("3 results"));
   const claimed = utf8("x".repeat(64) + "3 results");
   assert.throws(() => pkg.prepareOpenStep(ring, trust, placement, byAlice).hazmatFinishOne([claimed], ring, [true]), (e) => e.code === "UNEXPECTED_AUTHOR");
@@ -749,9 +753,12 @@ test("hazmatFinishSeal: the platform's output only (not the input passed through
   const [, iv2, aad2, input2] = fresh.job(0, ring);
   const sealed = fresh.hazmatFinishSeal(new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv: iv2, additionalData: aad2 }, key, input2)), ring);
   assert.equal(new TextDecoder().decode(pkg.open(ring, trust, slot, sealed).plaintext), "the launch code is 7216");
+  // Cleared while WebCrypto encrypts (a revoke): the seal in flight is refused, as an open is.
+  const inFlight = pkg.sealAsync(ring, me, ALICE, slot, utf8("sealed before the revoke?"), { backend: "webcrypto" });
   // Cleared between the two steps: WASM does not seal under a key it no longer holds.
   const late = prepare();
   ring.clear();
+  await assert.rejects(inFlight, (e) => e.code === "UNKNOWN_KEY_GENERATION");
   assert.throws(() => late.hazmatFinishSeal(undefined, ring), (e) => e.code === "UNKNOWN_KEY_GENERATION");
   await assert.rejects(pkg.sealAsync(ring, me, ALICE, slot, utf8("x"), { backend: "webcrypto" }), (e) => e.code === "UNKNOWN_KEY_GENERATION");
   for (const k of [me, ring, trust]) k.free();
@@ -831,6 +838,15 @@ test("a large ciphertext decoded in JS: only canonical padded base64 is (to the 
   assert.equal((await sameEverywhere((p) => p.openMessage(ring, trust, ROOT, message), "canonical")).value.text, text);
   const slot = { kind: "message", streamId: ROOT, messageId: id, authorId: ALICE, authorType: "user", revision: 1 };
   assert.equal(new TextDecoder().decode((await sameEverywhere((p) => p.open(ring, trust, slot, body.sealed), "open")).value.plaintext), text);
+  // The decoded forms directly: the same opens as from the text.
+  const bytes = decodedHere(canonical);
+  const viaBytes = pkg.prepareOpenDecoded(ring, trust, slot, { ...body.sealed, ciphertext: "" }, bytes).hazmatFinishOne([undefined], ring);
+  assert.equal(new TextDecoder().decode(viaBytes.plaintext), text);
+  const stripped = { ...message, sealed: { ...body.sealed, ciphertext: "" } };
+  assert.equal(pkg.prepareOpenMessageDecoded(ring, trust, ROOT, stripped, bytes).hazmatFinishOne([undefined], ring).text, text);
+  // Moved: refused before AES-GCM with the text's code.
+  const moved = { ...slot, revision: 2 };
+  assert.throws(() => pkg.prepareOpenDecoded(ring, trust, moved, { ...body.sealed, ciphertext: "" }, bytes), (e) => e.code === "AAD_MISMATCH");
   // Below 16 Ki characters, or not a string: left to WebAssembly.
   assert.equal(decodedHere(canonical.slice(0, 16 * 1024 - 4)), undefined);
   assert.equal(decodedHere(42), undefined);

@@ -5,8 +5,9 @@
 // Every suite runs once per backend (`cargo xtask wasm-test`):
 // STREAMSEAL_JS_BACKEND is "sync" (the synchronous opens, the default),
 // "wasm" or "webcrypto" (`open`, `openMessage`, `openMessages`, `openStep`,
-// `openDecisionCard` and `openDecisionAnswer` answered by the async opens
-// with that backend; see backends.mjs). The tests await
+// `openDecisionCard`, `openDecisionAnswer` and `OpenedInvocation.open`
+// answered by the async opens with that backend; see backends.mjs). The
+// async seals are compared with the synchronous ones in backends.test.mjs. The tests await
 // every open and check refusals with `throwsCode`, which takes a throw or a
 // rejection, so one test body serves all three.
 import { readFileSync } from "node:fs";

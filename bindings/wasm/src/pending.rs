@@ -24,8 +24,10 @@
 //! `undefined`: decrypt it here, the "wasm" backend), verify the sender's
 //! signatures (here, or, where the caller says the platform's Ed25519
 //! verified one under the key and over the input the job names, not again)
-//! and give the results of the synchronous call. It holds no key and no
-//! plaintext.
+//! and give the results of the synchronous call. It holds no plaintext;
+//! for an invocation, it holds the invocation's keyring (a copy of the
+//! state's) and the runtime's signing key, as the `OpenedInvocation` it
+//! becomes does.
 
 use js_sys::{Array, Uint8Array};
 use streamseal::envelope::{self, PendingOpen, PendingSeal, SealedPayload};
@@ -293,7 +295,8 @@ pub fn prepare_open_decision_answer(
 /// `OpenedInvocation.open`'s checks before AES-GCM: a refusal throws here,
 /// with the code `OpenedInvocation.open` gives, and `state` records what the
 /// synchronous call records before the prompt opens (the sealed flag, the
-/// generations the wraps gave). `hazmatFinishInvocation` completes it.
+/// generations the wraps gave). `hazmatFinishPrompt`, then
+/// `hazmatFinishInvocation`, complete it.
 #[wasm_bindgen(js_name = prepareOpenInvocation)]
 pub fn prepare_open_invocation(
     invocation: Ts<Invocation>,

@@ -45,7 +45,7 @@ use streamseal::wire::requests::messages::SendMessageRequest;
 use streamseal::wrap::KeyWrap;
 use streamseal::{Error, ErrorCode};
 
-use crate::support::{code, key, mint, parse_claim, sealed_of};
+use crate::support::{code, key, mint, parse_claim, resolved, sealed_of};
 
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const OTHER_ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7N";
@@ -882,20 +882,6 @@ fn a_decision_card_moved_reordered_or_restyled() {
         )),
         ErrorCode::InvalidField
     );
-}
-
-fn resolved(
-    decision: &str,
-    option: &str,
-    by: &str,
-    note: Option<&SealedPayload>,
-) -> DecisionResolved {
-    let mut v = json!({"decisionId": decision, "optionId": option, "decidedBy": by});
-    if let Some(n) = note {
-        v["noteCiphertext"] = json!(n.ciphertext);
-        v["noteEnvelope"] = serde_json::to_value(&n.envelope).unwrap();
-    }
-    serde_json::from_value(v).unwrap()
 }
 
 #[test]

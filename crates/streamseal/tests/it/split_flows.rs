@@ -16,8 +16,7 @@ use aes_gcm::aead::{Aead as _, KeyInit as _, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
-use serde_json::json;
-use streamseal::envelope::{PendingOpen, PendingSeal, SealedPayload, open, seal};
+use streamseal::envelope::{PendingOpen, PendingSeal, open, seal};
 use streamseal::hazmat::{FixedRandomness, prepare_seal_with, seal_envelope_with};
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
 use streamseal::sealed::decisions::{
@@ -32,11 +31,12 @@ use streamseal::sender::{SenderKeys, Signer};
 use streamseal::slot::{DecisionOption, Slot, StepPhase};
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustPolicy, TrustStore};
-use streamseal::wire::events::DecisionResolved;
 use streamseal::wire::ids::{DecisionId, MessageId};
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
 use streamseal::wire::requests::invocation::StepType;
 use zeroize::Zeroizing;
+
+use crate::support::resolved;
 
 const ROOT: &str = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 const KEY: [u8; 32] = [9; 32];
@@ -282,20 +282,6 @@ fn a_card_split_at_aes_gcm_is_the_card_and_refuses_moved_and_restyled_cards() {
     );
 }
 
-fn resolved(
-    option: &str,
-    by: &str,
-    note: Option<&SealedPayload>,
-    decision: &str,
-) -> DecisionResolved {
-    let mut v = json!({"decisionId": decision, "optionId": option, "decidedBy": by});
-    if let Some(n) = note {
-        v["noteCiphertext"] = json!(n.ciphertext);
-        v["noteEnvelope"] = serde_json::to_value(&n.envelope).unwrap();
-    }
-    serde_json::from_value(v).unwrap()
-}
-
 #[test]
 fn an_answer_split_at_aes_gcm_is_the_answer_and_refuses_what_the_server_forges() {
     let mut fx = fixture();
@@ -304,7 +290,7 @@ fn an_answer_split_at_aes_gcm_is_the_answer_and_refuses_what_the_server_forges()
     let decision = card.decision_id.clone();
     let user = Signer::new(USER, &fx.user).unwrap();
     let note = seal_decision_note(&fx.ring, &user, &decision, "go", "ship it").unwrap();
-    let event = resolved("go", USER, Some(&note), &decision);
+    let event = resolved(&decision, "go", USER, Some(&note));
 
     let whole = open_decision_answer(&fx.ring, &senders, &card, &event).unwrap();
     let pending = prepare_decision_answer(&fx.ring, &senders, &card, &event).unwrap();
@@ -319,20 +305,20 @@ fn an_answer_split_at_aes_gcm_is_the_answer_and_refuses_what_the_server_forges()
     // What the server can forge, each refused before AES-GCM with the one-call code:
     let forged = [
         // the note moved to the other option,
-        (resolved("no", USER, Some(&note), &decision), "AAD_MISMATCH"),
+        (resolved(&decision, "no", USER, Some(&note)), "AAD_MISMATCH"),
         // to another decider,
-        (resolved("go", BOT, Some(&note), &decision), "AAD_MISMATCH"),
+        (resolved(&decision, "go", BOT, Some(&note)), "AAD_MISMATCH"),
         // an option the card does not have, no note, another decision.
         (
-            resolved("maybe", USER, Some(&note), &decision),
+            resolved(&decision, "maybe", USER, Some(&note)),
             "UNPROVEN_DECISION_ANSWER",
         ),
         (
-            resolved("go", USER, None, &decision),
+            resolved(&decision, "go", USER, None),
             "UNPROVEN_DECISION_ANSWER",
         ),
         (
-            resolved("go", USER, Some(&note), "dreq_other"),
+            resolved("dreq_other", "go", USER, Some(&note)),
             "UNPROVEN_DECISION_ANSWER",
         ),
     ];
@@ -356,7 +342,7 @@ fn an_answer_split_at_aes_gcm_is_the_answer_and_refuses_what_the_server_forges()
         "forged",
     )
     .unwrap();
-    let event = resolved("go", USER, Some(&as_user), &decision);
+    let event = resolved(&decision, "go", USER, Some(&as_user));
     let pending = prepare_decision_answer(&fx.ring, &senders, &card, &event).unwrap();
     let decrypted = platform_decrypt(&KEY, pending.envelope());
     assert_eq!(
@@ -366,7 +352,7 @@ fn an_answer_split_at_aes_gcm_is_the_answer_and_refuses_what_the_server_forges()
 
     // A newer generation held: the old note is a replay, refused before AES-GCM.
     fx.ring.insert(1, StreamKey::from_bytes(&[10; 32])).unwrap();
-    let event = resolved("go", USER, Some(&note), &decision);
+    let event = resolved(&decision, "go", USER, Some(&note));
     let senders = SenderKeys::new(&fx.trust);
     assert_eq!(
         code(prepare_decision_answer(&fx.ring, &senders, &card, &event).unwrap_err()),

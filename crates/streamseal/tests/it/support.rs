@@ -75,3 +75,19 @@ pub fn sealed_by(subject: &str, key: &IdentityKey, status: TrustLevel) -> Sealed
         status,
     }
 }
+
+/// A `decision:resolved` event as the server sends it: `decision`, `option`
+/// and `by` in the clear, with `note`'s ciphertext and envelope if given.
+pub fn resolved(
+    decision: &str,
+    option: &str,
+    by: &str,
+    note: Option<&SealedPayload>,
+) -> streamseal::wire::events::DecisionResolved {
+    let mut v = serde_json::json!({"decisionId": decision, "optionId": option, "decidedBy": by});
+    if let Some(n) = note {
+        v["noteCiphertext"] = serde_json::json!(n.ciphertext);
+        v["noteEnvelope"] = serde_json::to_value(&n.envelope).unwrap();
+    }
+    serde_json::from_value(v).unwrap()
+}
