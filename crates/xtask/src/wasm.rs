@@ -39,7 +39,9 @@ const TARGET: &str = "wasm32-unknown-unknown";
 /// in WebAssembly: 413,366 -> 406,618 -> 370,553 bytes, 66 KB of data.
 /// Then built for size with the primitives at opt-level 3 (the
 /// `wasm-release` profile, root Cargo.toml): 323,140 bytes. 3% headroom,
-/// so that a regression fails the build; the history of the one-module
+/// so that a regression fails the build (the async forms of every sealed
+/// open and the async seals then took 331,582 of it, and the budget was
+/// kept); the history of the one-module
 /// budget (150 KB asked, 700, 800, 830, 834 KB) and of this one (506, 422,
 /// 382 KB) is in git.
 const FIRST_BUDGET: u64 = 333_000;
