@@ -349,6 +349,26 @@ export async function runAll(lib, deps, log, opts = {}) {
     row(cross, `${label}: webcrypto backend`, by.webcrypto / count, by.wasm / count);
   }
 
+  // --- where "auto" sends an async seal --------------------------------------
+  // The async seal with each backend forced, at several sizes: the crossover
+  // the package's "auto" follows for seals in this runtime.
+  log("async seal by backend");
+  const sealCross = "async seal by backend (per message)";
+  for (const size of [1024, 4 * 1024, 16 * 1024, 32 * 1024]) {
+    const id = messageId(200000 + size);
+    const plain = bytes(size, 3);
+    const by = await compare(
+      ["wasm", "webcrypto"].map((backend) => [
+        backend,
+        () => lib.sealAsync(ring, author, OWNER, slotOf(id), plain, { backend }),
+      ]),
+      fast,
+    );
+    const label = `one ${size / 1024} KiB message`;
+    row(sealCross, `${label}: wasm backend`, by.wasm);
+    row(sealCross, `${label}: webcrypto backend`, by.webcrypto, by.wasm);
+  }
+
   // --- HPKE wrap / unwrap of a stream key ----------------------------------
   // Wraps are HPKE auth mode (wrap format 2): the comparisons run auth mode too.
   log("hpke wrap/unwrap");

@@ -28,7 +28,11 @@ export const init = loadOnce(initWasm);
 // backend" rows of BENCHMARKS.md, 2026-11-27) AES-GCM and Ed25519 through
 // WebCrypto took 0.66x to 0.73x the WASM time at every size measured: one
 // 1, 16 or 32 KiB message, pages of 4 and 16.
-const BROWSER_AUTO = { minBytes: 0, minPage: 1 };
+// Seals: WebCrypto from 16 KiB. "async seal by backend", `node
+// bench/chromium.js --quick` (2026-11-28): WebCrypto took 1.10x the WASM
+// time at 1 KiB, 0.97x at 4 KiB, 0.78x at 16 KiB, 0.76x at 32 KiB: the
+// signature, in WASM either way, is most of a small seal.
+const BROWSER_AUTO = { minBytes: 0, minPage: 1, minSealBytes: 16 * 1024 };
 
 /**
  * The async opens: AES-256-GCM through the browser's WebCrypto (hardware

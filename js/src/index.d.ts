@@ -166,7 +166,7 @@ export declare function openInvocationAsync(
 
 /** Options of the async seals. */
 export interface SealOptions {
-  /** Where AES-256-GCM runs (default `"auto"`: WebCrypto in browsers; in Node from 48 KiB). */
+  /** Where AES-256-GCM runs (default `"auto"`: WebCrypto from 16 KiB in browsers, from 32 KiB in Node). */
   backend?: OpenBackend;
 }
 

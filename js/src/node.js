@@ -29,7 +29,11 @@ export function init() {
 // time (about even, and 0.84x and 0.95x in an earlier run); a 64 KiB one
 // 0.75x, a page of 1000 0.83x. The margin keeps Node from ever being slower
 // than the WASM path.
-const NODE_AUTO = { minBytes: 48 * 1024, minPage: 32 };
+// Seals: WebCrypto from 32 KiB. "async seal by backend", `node bench/node.js
+// --quick` (2026-11-28): WebCrypto took 1.42x the WASM time at 1 KiB, 1.27x
+// at 4 KiB, 1.03x at 16 KiB, 0.79x at 32 KiB (and 0.75x at 64 KiB in
+// BENCHMARKS.md): the signature, in WASM either way, is most of a small seal.
+const NODE_AUTO = { minBytes: 48 * 1024, minPage: 32, minSealBytes: 32 * 1024 };
 
 /**
  * The async opens: AES-256-GCM and the signature through Node's WebCrypto

@@ -259,11 +259,12 @@ function backendOf(options) {
 }
 
 /**
- * The async opens over one entry's glue. Under "auto", `auto` says where a
- * job goes, measured per runtime (BENCHMARKS.md, `cargo xtask bench`):
- * WebCrypto for a ciphertext of at least `minBytes`, and for every job of a
- * page of at least `minPage` envelopes (WebCrypto works a page's jobs on
- * other threads); WASM otherwise.
+ * The async opens and seals over one entry's glue. Under "auto", `auto`
+ * says where a job goes, measured per runtime (BENCHMARKS.md, `cargo xtask
+ * bench`): an open's to WebCrypto for a ciphertext of at least `minBytes`,
+ * and for every job of a page of at least `minPage` envelopes (WebCrypto
+ * works a page's jobs on other threads); a seal's for an input of at least
+ * `minSealBytes`; WASM otherwise.
  */
 export function asyncOpens(glue, auto) {
   forgetKeysOf(glue.Keyring);
@@ -275,7 +276,8 @@ export function asyncOpens(glue, auto) {
     return auto.minBytes;
   };
   const seal = (prepare, keyring, options) => {
-    const from = platformFrom(options, 1);
+    const backend = backendOf(options);
+    const from = backend === "wasm" ? Infinity : backend === "webcrypto" ? 0 : auto.minSealBytes;
     return completeSeal(prepare(), keyring, from);
   };
   const one = (pending, keyring, from) =>
