@@ -47,7 +47,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::pending::{Pending, PendingSealed};
 use crate::{plaintext_json, refuse_stale, utf8};
-use streamseal_crypto::envelope::{SealedPayload, prepare_open, prepare_seal, seal};
+use streamseal_crypto::envelope::{SealedPayload, prepare_open, prepare_seal};
 use streamseal_crypto::error::{Error, Result};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
 use streamseal_crypto::slot::{DecisionOption, Slot};
@@ -56,6 +56,7 @@ use streamseal_wire::events::DecisionResolved;
 use streamseal_wire::ids::DecisionId;
 use streamseal_wire::requests::Validate;
 use streamseal_wire::requests::decisions::CreateDecisionRequest;
+use zeroize::Zeroizing;
 
 /// What a sealed card hides: title, body and a label per option id.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,6 +128,25 @@ pub fn seal_decision_card(
     allow_note: bool,
     content: &DecisionCardContent,
 ) -> Result<CreateDecisionRequest> {
+    prepare_seal_decision_card(keyring, signer, placement, options, allow_note, content)?
+        .encrypt(keyring)
+}
+
+/// [`seal_decision_card`] up to its AES-GCM (the labels checked, the seal
+/// counted, the signature made); the body is validated on completion.
+///
+/// # Errors
+///
+/// As [`seal_decision_card`], but for `VALIDATION_FAILED`, which the
+/// completion reports.
+pub fn prepare_seal_decision_card(
+    keyring: &Keyring,
+    signer: &Signer<'_>,
+    placement: CardPlacement<'_>,
+    options: Vec<DecisionOption>,
+    allow_note: bool,
+    content: &DecisionCardContent,
+) -> Result<PendingSealed<CreateDecisionRequest>> {
     if let Some(stray) = content
         .labels
         .keys()
@@ -137,9 +157,12 @@ pub fn seal_decision_card(
             format!("label for `{stray}`, which is not an option"),
         ));
     }
-    let plaintext = serde_json::to_vec(content).map_err(|e| Error::MalformedJson {
-        reason: e.to_string(),
-    })?;
+    let plaintext =
+        Zeroizing::new(
+            serde_json::to_vec(content).map_err(|e| Error::MalformedJson {
+                reason: e.to_string(),
+            })?,
+        );
     let mut body = CreateDecisionRequest {
         decision_id: placement.decision_id.as_str().to_owned(),
         sealed: None,
@@ -149,9 +172,12 @@ pub fn seal_decision_card(
         invocation_id: placement.invocation_id.to_owned(),
     };
     let slot = card_slot(placement.stream_id, &body);
-    body.sealed = Some(seal(keyring, signer, &slot, &plaintext)?);
-    body.validate()?;
-    Ok(body)
+    let seal = prepare_seal(keyring, signer, &slot, &plaintext)?;
+    Ok(PendingSealed::new(seal, move |sealed| {
+        body.sealed = Some(sealed);
+        body.validate()?;
+        Ok(body)
+    }))
 }
 
 /// Opens a sealed card as posted to `stream_id`, checking its clear options,
@@ -385,6 +411,7 @@ pub fn prepare_decision_answer(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use streamseal_crypto::envelope::seal;
     use crate::ErrorCode;
     use streamseal_crypto::identity::{IdentityKey, KeyId, RecipientKind};
     use streamseal_crypto::stream_key::StreamKey;

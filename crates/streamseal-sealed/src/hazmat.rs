@@ -32,7 +32,9 @@ pub fn seal_reply_with(
     message_id: &MessageId,
     text: &str,
 ) -> Result<SealedCompleteRequest> {
-    opened.seal_reply_from(rng, message_id, text)
+    opened
+        .prepare_seal_reply_from(rng, message_id, text)?
+        .encrypt(opened.keyring())
 }
 
 /// [`Pending::finish`] **without verifying the signature here**: the caller

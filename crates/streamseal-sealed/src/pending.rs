@@ -150,6 +150,12 @@ type Wrap<T> = Box<dyn FnOnce(SealedPayload) -> Result<T> + Send>;
 /// | a message | [`crate::messages::prepare_seal_message`] | [`crate::messages::seal_message`] |
 /// | an edit | [`crate::messages::prepare_seal_edit`] | [`crate::messages::seal_edit`] |
 /// | a decision note | [`crate::decisions::prepare_seal_decision_note`] | [`crate::decisions::seal_decision_note`] |
+/// | a decision card | [`crate::decisions::prepare_seal_decision_card`] | [`crate::decisions::seal_decision_card`] |
+/// | a runtime's reply, follow-up, step or card | [`OpenedInvocation::prepare_seal_reply`] and its siblings (complete it under [`OpenedInvocation::keyring`]) | [`OpenedInvocation::seal_reply`] and its siblings |
+///
+/// [`OpenedInvocation::prepare_seal_reply`]: crate::runtime::OpenedInvocation::prepare_seal_reply
+/// [`OpenedInvocation::keyring`]: crate::runtime::OpenedInvocation::keyring
+/// [`OpenedInvocation::seal_reply`]: crate::runtime::OpenedInvocation::seal_reply
 pub struct PendingSealed<T> {
     seal: PendingSeal,
     then: Wrap<T>,
@@ -172,6 +178,19 @@ impl<T> PendingSealed<T> {
         Self {
             seal,
             then: Box::new(then),
+        }
+    }
+
+    /// This seal, its completion's result turned into another by `f` (a
+    /// binding's own output, say).
+    pub fn map<U>(self, f: impl FnOnce(T) -> U + Send + 'static) -> PendingSealed<U>
+    where
+        T: 'static,
+    {
+        let then = self.then;
+        PendingSealed {
+            seal: self.seal,
+            then: Box::new(move |sealed| then(sealed).map(f)),
         }
     }
 

@@ -47,11 +47,13 @@ use std::fmt;
 use crate::key_wraps::{WrapsReport, admit_wraps};
 use crate::state::StreamState;
 use crate::{refuse_stale, utf8};
-use streamseal_crypto::envelope::{Opened, PendingOpen, SealedPayload, prepare_open, seal};
+use streamseal_crypto::envelope::{
+    Opened, PendingOpen, PendingSeal, SealedPayload, prepare_open, prepare_seal,
+};
 
-use crate::pending::Pending;
+use crate::pending::{Pending, PendingSealed};
 use streamseal_crypto::error::{CryptoError, Error, ErrorCode, Result};
-use streamseal_crypto::hazmat::seal_envelope_with;
+use streamseal_crypto::hazmat::prepare_seal_with;
 use streamseal_crypto::identity::{IdentityKey, MAX_KEYS};
 use streamseal_crypto::random::{OsRng, Source};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
@@ -595,23 +597,21 @@ impl OpenedInvocation {
         Ok(Signer::new(&self.bot_id, &self.signer)?)
     }
 
-    fn seal_bot_message(&self, message_id: &MessageId, text: &str) -> Result<SealedPayload> {
-        self.seal_bot_message_from(&mut OsRng, message_id, text)
-    }
-
-    fn seal_bot_message_from(
+    /// A bot message's seal (a reply or a follow-up) up to its AES-GCM,
+    /// drawing from `rng`.
+    fn prepare_bot_message_from(
         &self,
         rng: &mut dyn Source,
         message_id: &MessageId,
         text: &str,
-    ) -> Result<SealedPayload> {
+    ) -> Result<PendingSeal> {
         let slot = Slot::BotReply {
             stream_id: self.response_stream_id.clone(),
             message_id: message_id.as_str().to_owned(),
             author_id: self.bot_id.clone(),
             invocation_id: self.invocation_id.clone(),
         };
-        Ok(seal_envelope_with(
+        Ok(prepare_seal_with(
             rng,
             &self.keyring,
             &self.signer()?,
@@ -631,28 +631,50 @@ impl OpenedInvocation {
     /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE`; `VALIDATION_FAILED`
     /// when the body breaks the API's bounds.
     pub fn seal_reply(&self, message_id: &MessageId, text: &str) -> Result<SealedCompleteRequest> {
-        self.seal_reply_from(&mut OsRng, message_id, text)
+        self.prepare_seal_reply(message_id, text)?
+            .encrypt(&self.keyring)
     }
 
-    /// [`OpenedInvocation::seal_reply`] drawing from `rng` (public under
-    /// [`crate::hazmat`]).
-    pub(crate) fn seal_reply_from(
+    /// [`OpenedInvocation::seal_reply`] up to its AES-GCM (the seal
+    /// counted, the signature made); the body is validated on completion,
+    /// under [`OpenedInvocation::keyring`].
+    ///
+    /// # Errors
+    ///
+    /// As [`OpenedInvocation::seal_reply`], but for `VALIDATION_FAILED`,
+    /// which the completion reports.
+    pub fn prepare_seal_reply(
+        &self,
+        message_id: &MessageId,
+        text: &str,
+    ) -> Result<PendingSealed<SealedCompleteRequest>> {
+        self.prepare_seal_reply_from(&mut OsRng, message_id, text)
+    }
+
+    /// [`OpenedInvocation::prepare_seal_reply`] drawing from `rng` (public
+    /// under [`crate::hazmat`]).
+    pub(crate) fn prepare_seal_reply_from(
         &self,
         rng: &mut dyn Source,
         message_id: &MessageId,
         text: &str,
-    ) -> Result<SealedCompleteRequest> {
-        let body = SealedCompleteRequest {
-            source_revision: Some(self.source_revision),
-            reply: Some(SealedReply {
-                message_id: message_id.as_str().to_owned(),
-                sealed: self.seal_bot_message_from(rng, message_id, text)?,
-                attachment_ids: None,
-            }),
-            no_response: None,
-        };
-        body.validate()?;
-        Ok(body)
+    ) -> Result<PendingSealed<SealedCompleteRequest>> {
+        let seal = self.prepare_bot_message_from(rng, message_id, text)?;
+        let source_revision = self.source_revision;
+        let message_id = message_id.as_str().to_owned();
+        Ok(PendingSealed::new(seal, move |sealed| {
+            let body = SealedCompleteRequest {
+                source_revision: Some(source_revision),
+                reply: Some(SealedReply {
+                    message_id,
+                    sealed,
+                    attachment_ids: None,
+                }),
+                no_response: None,
+            };
+            body.validate()?;
+            Ok(body)
+        }))
     }
 
     /// The `sealedReply` of a `complete` body.
@@ -669,10 +691,25 @@ impl OpenedInvocation {
         message_id: &MessageId,
         text: &str,
     ) -> Result<CompleteSealedReply> {
-        Ok(CompleteSealedReply {
-            message_id: message_id.as_str().to_owned(),
-            sealed: self.seal_bot_message(message_id, text)?,
-        })
+        self.prepare_seal_complete_reply(message_id, text)?
+            .encrypt(&self.keyring)
+    }
+
+    /// [`OpenedInvocation::seal_complete_reply`] up to its AES-GCM.
+    ///
+    /// # Errors
+    ///
+    /// As [`OpenedInvocation::seal_complete_reply`].
+    pub fn prepare_seal_complete_reply(
+        &self,
+        message_id: &MessageId,
+        text: &str,
+    ) -> Result<PendingSealed<CompleteSealedReply>> {
+        let seal = self.prepare_bot_message_from(&mut OsRng, message_id, text)?;
+        let message_id = message_id.as_str().to_owned();
+        Ok(PendingSealed::new(seal, move |sealed| {
+            Ok(CompleteSealedReply { message_id, sealed })
+        }))
     }
 
     /// A `sealed-messages` body: a follow-up message of the invocation.
@@ -686,23 +723,44 @@ impl OpenedInvocation {
     /// exceeds the size limit; `RANDOMNESS_UNAVAILABLE`; `VALIDATION_FAILED`
     /// when the body breaks the API's bounds.
     pub fn seal_message(&self, message_id: &MessageId, text: &str) -> Result<SealedMessageRequest> {
-        let body = SealedMessageRequest {
-            message_id: message_id.as_str().to_owned(),
-            sealed: self.seal_bot_message(message_id, text)?,
-            attachment_ids: None,
-        };
-        body.validate()?;
-        Ok(body)
+        self.prepare_seal_message(message_id, text)?
+            .encrypt(&self.keyring)
     }
 
-    fn seal_step_payload(
+    /// [`OpenedInvocation::seal_message`] up to its AES-GCM; the body is
+    /// validated on completion.
+    ///
+    /// # Errors
+    ///
+    /// As [`OpenedInvocation::seal_message`], but for `VALIDATION_FAILED`,
+    /// which the completion reports.
+    pub fn prepare_seal_message(
+        &self,
+        message_id: &MessageId,
+        text: &str,
+    ) -> Result<PendingSealed<SealedMessageRequest>> {
+        let seal = self.prepare_bot_message_from(&mut OsRng, message_id, text)?;
+        let message_id = message_id.as_str().to_owned();
+        Ok(PendingSealed::new(seal, move |sealed| {
+            let body = SealedMessageRequest {
+                message_id,
+                sealed,
+                attachment_ids: None,
+            };
+            body.validate()?;
+            Ok(body)
+        }))
+    }
+
+    /// A step's seal up to its AES-GCM.
+    fn prepare_step_payload(
         &self,
         step_id: &str,
         step_type: &StepType,
         phase: StepPhase,
         message_id: Option<&str>,
         text: &str,
-    ) -> Result<SealedPayload> {
+    ) -> Result<PendingSeal> {
         let slot = Slot::TraceStep {
             invocation_id: self.invocation_id.clone(),
             step_id: step_id.to_owned(),
@@ -710,7 +768,7 @@ impl OpenedInvocation {
             phase,
             message_id: message_id.map(str::to_owned),
         };
-        Ok(seal(
+        Ok(prepare_seal(
             &self.keyring,
             &self.signer()?,
             &slot,
@@ -735,18 +793,36 @@ impl OpenedInvocation {
         message_id: Option<&str>,
         text: Option<&str>,
     ) -> Result<SealedStepStartedRequest> {
-        let sealed = text
-            .map(|t| self.seal_step_payload(step_id, step_type, StepPhase::Started, message_id, t))
-            .transpose()?;
-        let body = SealedStepStartedRequest {
-            step_id: step_id.to_owned(),
-            step_type: step_type.clone(),
-            message_id: message_id.map(str::to_owned),
-            ciphertext: sealed.as_ref().map(|s| s.ciphertext.clone()),
-            envelope: sealed.map(|s| s.envelope),
-        };
-        body.validate()?;
-        Ok(body)
+        match text {
+            Some(text) => self
+                .prepare_seal_step_started(step_id, step_type, message_id, text)?
+                .encrypt(&self.keyring),
+            None => started_body(step_id, step_type, message_id, None),
+        }
+    }
+
+    /// [`OpenedInvocation::seal_step_started`] with its `text`, up to its
+    /// AES-GCM; the body is validated on completion.
+    ///
+    /// # Errors
+    ///
+    /// As [`OpenedInvocation::seal_step_started`], but for
+    /// `VALIDATION_FAILED`, which the completion reports.
+    pub fn prepare_seal_step_started(
+        &self,
+        step_id: &str,
+        step_type: &StepType,
+        message_id: Option<&str>,
+        text: &str,
+    ) -> Result<PendingSealed<SealedStepStartedRequest>> {
+        let seal =
+            self.prepare_step_payload(step_id, step_type, StepPhase::Started, message_id, text)?;
+        let step_id = step_id.to_owned();
+        let step_type = step_type.clone();
+        let message_id = message_id.map(str::to_owned);
+        Ok(PendingSealed::new(seal, move |sealed| {
+            started_body(&step_id, &step_type, message_id.as_deref(), Some(sealed))
+        }))
     }
 
     /// A `sealed-steps` body: the finalised step.
@@ -767,21 +843,41 @@ impl OpenedInvocation {
         text: &str,
         duration_ms: Option<u64>,
     ) -> Result<SealedStepRequest> {
-        let body = SealedStepRequest {
-            step_id: step_id.to_owned(),
-            step_type: step_type.clone(),
-            sealed: self.seal_step_payload(
+        self.prepare_seal_step(step_id, step_type, message_id, text, duration_ms)?
+            .encrypt(&self.keyring)
+    }
+
+    /// [`OpenedInvocation::seal_step`] up to its AES-GCM; the body is
+    /// validated on completion.
+    ///
+    /// # Errors
+    ///
+    /// As [`OpenedInvocation::seal_step`], but for `VALIDATION_FAILED`,
+    /// which the completion reports.
+    pub fn prepare_seal_step(
+        &self,
+        step_id: &str,
+        step_type: &StepType,
+        message_id: Option<&str>,
+        text: &str,
+        duration_ms: Option<u64>,
+    ) -> Result<PendingSealed<SealedStepRequest>> {
+        let seal =
+            self.prepare_step_payload(step_id, step_type, StepPhase::Completed, message_id, text)?;
+        let step_id = step_id.to_owned();
+        let step_type = step_type.clone();
+        let message_id = message_id.map(str::to_owned);
+        Ok(PendingSealed::new(seal, move |sealed| {
+            let body = SealedStepRequest {
                 step_id,
                 step_type,
-                StepPhase::Completed,
+                sealed,
                 message_id,
-                text,
-            )?,
-            message_id: message_id.map(str::to_owned),
-            duration_ms,
-        };
-        body.validate()?;
-        Ok(body)
+                duration_ms,
+            };
+            body.validate()?;
+            Ok(body)
+        }))
     }
 
     /// The `bot:invocation:sealed-steps` socket payload carrying finalised steps.
@@ -819,7 +915,32 @@ impl OpenedInvocation {
         content: &crate::decisions::DecisionCardContent,
         runtime_session_id: &str,
     ) -> Result<CreateDecisionRequest> {
-        crate::decisions::seal_decision_card(
+        self.prepare_seal_decision_card(
+            stream_id,
+            decision_id,
+            options,
+            allow_note,
+            content,
+            runtime_session_id,
+        )?
+        .encrypt(&self.keyring)
+    }
+
+    /// [`OpenedInvocation::seal_decision_card`] up to its AES-GCM.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::decisions::prepare_seal_decision_card`].
+    pub fn prepare_seal_decision_card(
+        &self,
+        stream_id: &str,
+        decision_id: &DecisionId,
+        options: Vec<DecisionOption>,
+        allow_note: bool,
+        content: &crate::decisions::DecisionCardContent,
+        runtime_session_id: &str,
+    ) -> Result<PendingSealed<CreateDecisionRequest>> {
+        crate::decisions::prepare_seal_decision_card(
             &self.keyring,
             &self.signer()?,
             crate::decisions::CardPlacement {
@@ -833,6 +954,24 @@ impl OpenedInvocation {
             content,
         )
     }
+}
+
+/// A `sealed-steps/started` body, validated.
+fn started_body(
+    step_id: &str,
+    step_type: &StepType,
+    message_id: Option<&str>,
+    sealed: Option<SealedPayload>,
+) -> Result<SealedStepStartedRequest> {
+    let body = SealedStepStartedRequest {
+        step_id: step_id.to_owned(),
+        step_type: step_type.clone(),
+        message_id: message_id.map(str::to_owned),
+        ciphertext: sealed.as_ref().map(|s| s.ciphertext.clone()),
+        envelope: sealed.map(|s| s.envelope),
+    };
+    body.validate()?;
+    Ok(body)
 }
 
 /// A trace step, opened: its text and who sealed it.

@@ -597,6 +597,114 @@ proptest! {
         prop_assert_eq!(plain.sealed_by.subject.as_str(), bot.as_str());
     }
 
+    /// Each of a runtime's seals split at its AES-GCM (`prepare_seal_*`, the
+    /// platform encrypting under the invocation's key, `finish`) gives the
+    /// body of its one-call form, whose envelope opens under its slot as the
+    /// bot's; a completion after the stream's keys were dropped seals
+    /// nothing.
+    #[test]
+    fn runtime_seals_split_at_aes_gcm_are_their_one_call_bodies(
+        text in "\\PC{1,64}",
+        step_type in step_type(),
+        message_id in option::of("msg_[0-9A-Z]{26}"),
+        ts in 0u64..(1 << 40),
+    ) {
+        use aes_gcm::aead::{Aead, KeyInit, Payload};
+        let (invocation, opened, runtime) = opened_invocation();
+        let ring = opened.keyring();
+        let bot = invocation.sealed_context.as_ref().unwrap().reply.sender_id.clone();
+        let trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let keys = SenderKeys::new(&trust).with_own(&bot, &runtime);
+        let platform = |seal: &streamseal::envelope::PendingSeal| {
+            let key = ring.key(seal.key_generation()).unwrap().to_bytes();
+            aes_gcm::Aes256Gcm::new(&(*key).into())
+                .encrypt(&aes_gcm::Nonce::from(*seal.iv()), Payload { msg: seal.aead_input(), aad: seal.aad() })
+                .unwrap()
+        };
+        let opens_as = |slot: &Slot, sealed: &streamseal::envelope::SealedPayload| {
+            let plain = streamseal::envelope::open(ring, &keys, slot, sealed).unwrap();
+            (String::from_utf8(plain.plaintext.to_vec()).unwrap(), plain.sealed_by.subject)
+        };
+        let expected = (text.clone(), bot.clone());
+        let id = MessageId::mint(ts).unwrap();
+        let reply_slot = Slot::BotReply {
+            stream_id: invocation.response_stream_id.clone(),
+            message_id: id.as_str().to_owned(),
+            author_id: bot.clone(),
+            invocation_id: invocation.id.clone(),
+        };
+
+        let pending = opened.prepare_seal_reply(&id, &text).unwrap();
+        let encrypted = platform(pending.seal());
+        let split = pending.finish(ring, &encrypted).unwrap();
+        let whole = opened.seal_reply(&id, &text).unwrap();
+        prop_assert_eq!(split.source_revision, whole.source_revision);
+        let (split, whole) = (split.reply.unwrap(), whole.reply.unwrap());
+        prop_assert_eq!(&split.message_id, &whole.message_id);
+        prop_assert_eq!(opens_as(&reply_slot, &split.sealed), expected.clone());
+
+        let pending = opened.prepare_seal_complete_reply(&id, &text).unwrap();
+        let encrypted = platform(pending.seal());
+        let split = pending.finish(ring, &encrypted).unwrap();
+        prop_assert_eq!(split.message_id.as_str(), id.as_str());
+        prop_assert_eq!(opens_as(&reply_slot, &split.sealed), expected.clone());
+
+        let pending = opened.prepare_seal_message(&id, &text).unwrap();
+        let encrypted = platform(pending.seal());
+        let split = pending.finish(ring, &encrypted).unwrap();
+        prop_assert_eq!(split.message_id.as_str(), id.as_str());
+        prop_assert_eq!(opens_as(&reply_slot, &split.sealed), expected.clone());
+
+        for phase in [StepPhase::Started, StepPhase::Completed] {
+            let placement = StepPlacement {
+                invocation_id: &invocation.id,
+                bot_id: &bot,
+                step_id: "step_1",
+                step_type: &step_type,
+                phase,
+                message_id: message_id.as_deref(),
+            };
+            let sealed = if phase == StepPhase::Started {
+                let pending = opened
+                    .prepare_seal_step_started("step_1", &step_type, message_id.as_deref(), &text)
+                    .unwrap();
+                let encrypted = platform(pending.seal());
+                let body = pending.finish(ring, &encrypted).unwrap();
+                prop_assert_eq!(body.message_id.as_deref(), message_id.as_deref());
+                streamseal::envelope::SealedPayload {
+                    ciphertext: body.ciphertext.unwrap(),
+                    envelope: body.envelope.unwrap(),
+                    extra: Default::default(),
+                }
+            } else {
+                let pending = opened
+                    .prepare_seal_step("step_1", &step_type, message_id.as_deref(), &text, Some(7))
+                    .unwrap();
+                let encrypted = platform(pending.seal());
+                let body = pending.finish(ring, &encrypted).unwrap();
+                prop_assert_eq!(body.duration_ms, Some(7));
+                body.sealed
+            };
+            let step = open_step(ring, &keys, placement, &sealed).unwrap();
+            prop_assert_eq!((step.text, step.sealed_by.subject), expected.clone());
+        }
+
+        // The stream's keys dropped while the platform encrypted (a revoke):
+        // the invocation's keyring shares the clear, and nothing is sealed.
+        let pending = opened.prepare_seal_reply(&id, &text).unwrap();
+        let encrypted = platform(pending.seal());
+        let mut cleared = ring.clone();
+        cleared.clear();
+        prop_assert_eq!(
+            pending.finish(ring, &encrypted).unwrap_err().code(),
+            ErrorCode::UnknownKeyGeneration
+        );
+        prop_assert_eq!(
+            opened.prepare_seal_message(&id, &text).unwrap_err().code(),
+            ErrorCode::UnknownKeyGeneration
+        );
+    }
+
     /// `ServiceVersion::parse` -> `as_str` keeps any text; known versions
     /// parse to their `ApiVersion`.
     #[test]
