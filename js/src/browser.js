@@ -50,6 +50,13 @@ export const {
   sealMessageAsync,
   sealEditAsync,
   sealDecisionNoteAsync,
+  sealDecisionCardAsync,
+  sealReplyAsync,
+  sealCompleteReplyAsync,
+  sealFollowUpAsync,
+  sealStepStartedAsync,
+  sealStepAsync,
+  sealRuntimeDecisionCardAsync,
 } = asyncOpens(glue, BROWSER_AUTO);
 
 /** The passphrase-taking calls, their passphrases normalised to NFC in JS (js/src/nfc.js). */

@@ -7,7 +7,14 @@
 // (wasm-bindgen, and tsify for the wire types); nothing is restated here.
 export * from "../dist/streamseal_wasm.js";
 import type {
+  CompleteSealedReply,
   CreateDecisionRequest,
+  DecisionCardContent,
+  DecisionOption,
+  SealedCompleteRequest,
+  SealedMessageRequest,
+  SealedStepRequest,
+  SealedStepStartedRequest,
   DecisionAnswer,
   DecisionResolved,
   IdentityKey,
@@ -215,3 +222,83 @@ export declare function sealDecisionNoteAsync(
   note: string,
   options?: SealOptions,
 ): Promise<SealedPayload>;
+
+/** `sealDecisionCard`, with AES-256-GCM on `options.backend`. */
+export declare function sealDecisionCardAsync(
+  keyring: Keyring,
+  identity: IdentityKey,
+  subject: string,
+  streamId: string,
+  decisionId: string,
+  runtimeSessionId: string,
+  invocationId: string,
+  cardOptions: DecisionOption[],
+  allowNote: boolean,
+  content: DecisionCardContent,
+  options?: SealOptions,
+): Promise<CreateDecisionRequest>;
+
+/**
+ * `invocation.sealReply`, with AES-256-GCM on `options.backend` (the
+ * signature, the seal's count and the key commitment in WebAssembly, under
+ * the invocation's keyring): the same body, or a rejection with the
+ * `StreamsealError` `sealReply` throws.
+ */
+export declare function sealReplyAsync(
+  invocation: OpenedInvocation,
+  messageId: string,
+  text: string,
+  options?: SealOptions,
+): Promise<SealedCompleteRequest>;
+
+/** `invocation.sealCompleteReply`, with AES-256-GCM on `options.backend`. */
+export declare function sealCompleteReplyAsync(
+  invocation: OpenedInvocation,
+  messageId: string,
+  text: string,
+  options?: SealOptions,
+): Promise<CompleteSealedReply>;
+
+/** `invocation.sealMessage` (a follow-up message), with AES-256-GCM on `options.backend`. */
+export declare function sealFollowUpAsync(
+  invocation: OpenedInvocation,
+  messageId: string,
+  text: string,
+  options?: SealOptions,
+): Promise<SealedMessageRequest>;
+
+/**
+ * `invocation.sealStepStarted`, with AES-256-GCM on `options.backend`
+ * (without a `text` nothing is sealed, as in the synchronous call).
+ */
+export declare function sealStepStartedAsync(
+  invocation: OpenedInvocation,
+  stepId: string,
+  stepType: string,
+  messageId?: string | null,
+  text?: string | null,
+  options?: SealOptions,
+): Promise<SealedStepStartedRequest>;
+
+/** `invocation.sealStep`, with AES-256-GCM on `options.backend`. */
+export declare function sealStepAsync(
+  invocation: OpenedInvocation,
+  stepId: string,
+  stepType: string,
+  messageId: string | null | undefined,
+  text: string,
+  durationMs?: number | null,
+  options?: SealOptions,
+): Promise<SealedStepRequest>;
+
+/** `invocation.sealDecisionCard`, with AES-256-GCM on `options.backend`. */
+export declare function sealRuntimeDecisionCardAsync(
+  invocation: OpenedInvocation,
+  streamId: string,
+  decisionId: string,
+  cardOptions: DecisionOption[],
+  allowNote: boolean,
+  content: DecisionCardContent,
+  runtimeSessionId: string,
+  options?: SealOptions,
+): Promise<CreateDecisionRequest>;

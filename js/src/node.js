@@ -51,6 +51,13 @@ export const {
   sealMessageAsync,
   sealEditAsync,
   sealDecisionNoteAsync,
+  sealDecisionCardAsync,
+  sealReplyAsync,
+  sealCompleteReplyAsync,
+  sealFollowUpAsync,
+  sealStepStartedAsync,
+  sealStepAsync,
+  sealRuntimeDecisionCardAsync,
 } = asyncOpens(glue, NODE_AUTO);
 
 /** The passphrase-taking calls, their passphrases normalised to NFC in JS (js/src/nfc.js). */

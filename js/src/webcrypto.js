@@ -1,5 +1,8 @@
 // The async seals of the package (`sealAsync`, `sealMessageAsync`,
-// `sealEditAsync`, `sealDecisionNoteAsync`): every step of the synchronous
+// `sealEditAsync`, `sealDecisionNoteAsync`, `sealDecisionCardAsync`, and a
+// bot runtime's `sealReplyAsync`, `sealCompleteReplyAsync`,
+// `sealFollowUpAsync`, `sealStepStartedAsync`, `sealStepAsync`,
+// `sealRuntimeDecisionCardAsync`): every step of the synchronous
 // seal but AES-GCM runs in WebAssembly (`prepareSeal*`: the signature, the
 // seal counted against the budget, the iv, the key commitment), AES-256-GCM
 // of `signature || content` in WebCrypto under the same non-extractable
@@ -180,9 +183,9 @@ async function complete(pending, keyring, platformFrom, finish, owner = keyring)
 
 // One seal job: `[generation, iv, aad, input, tag]`. Resolves to the
 // platform's `ciphertext || tag` of `input`, which is wiped either way.
-async function encryptJob(subtle, keyring, [generation, iv, aad, input, tag]) {
+async function encryptJob(subtle, keyring, [generation, iv, aad, input, tag], owner) {
   try {
-    const key = await importedKey(subtle, keyring, generation, tag);
+    const key = await importedKey(subtle, keyring, generation, tag, owner);
     return new Uint8Array(await subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad, tagLength: 128 }, key, input));
   } finally {
     input.fill(0);
@@ -193,9 +196,10 @@ async function encryptJob(subtle, keyring, [generation, iv, aad, input, tag]) {
  * Completes `pending` (a `PendingSeals`, consumed): AES-256-GCM on WebCrypto
  * when its input is at least `platformFrom` bytes, else (or where WebCrypto
  * refuses: no AES-GCM, a freed keyring) in WASM, which then gives the
- * synchronous call's result or error.
+ * synchronous call's result or error. `owner` holds the CryptoKeys (see
+ * `importedKey`).
  */
-export async function completeSeal(pending, keyring, platformFrom) {
+export async function completeSeal(pending, keyring, platformFrom, owner = keyring) {
   const subtle = subtleCrypto();
   let job;
   try {
@@ -207,7 +211,7 @@ export async function completeSeal(pending, keyring, platformFrom) {
   let sealed;
   if (job !== undefined) {
     try {
-      sealed = await encryptJob(subtle, keyring, job);
+      sealed = await encryptJob(subtle, keyring, job, owner);
     } catch {
       sealed = undefined;
     }
@@ -269,16 +273,32 @@ function backendOf(options) {
 export function asyncOpens(glue, auto) {
   forgetKeysOf(glue.Keyring);
   forgetKeysOf(glue.StreamState, ["dropKeys", "free"]);
+  forgetKeysOf(glue.OpenedInvocation, ["free"]);
   const platformFrom = (options, count) => {
     const backend = backendOf(options);
     if (backend === "wasm") return Infinity;
     if (backend === "webcrypto" || count >= auto.minPage) return 0;
     return auto.minBytes;
   };
-  const seal = (prepare, keyring, options) => {
+  const sealFrom = (options) => {
     const backend = backendOf(options);
-    const from = backend === "wasm" ? Infinity : backend === "webcrypto" ? 0 : auto.minSealBytes;
+    return backend === "wasm" ? Infinity : backend === "webcrypto" ? 0 : auto.minSealBytes;
+  };
+  const seal = (prepare, keyring, options) => {
+    const from = sealFrom(options);
     return completeSeal(prepare(), keyring, from);
+  };
+  // A runtime's seal: under a copy of the invocation's keyring (freed here;
+  // it shares the keys' seal counts and their clear), its CryptoKeys cached
+  // under the invocation (dropped by its `free()`).
+  const sealByInvocation = async (invocation, prepare, options) => {
+    const from = sealFrom(options);
+    const keyring = invocation.sealingKeyring();
+    try {
+      return await completeSeal(prepare(), keyring, from, invocation);
+    } finally {
+      keyring.free();
+    }
   };
   const one = (pending, keyring, from) =>
     complete(pending, keyring, from, (decrypted, verified) => pending.hazmatFinishOne(decrypted, keyring, verified));
@@ -340,6 +360,37 @@ export function asyncOpens(glue, auto) {
     },
     async sealDecisionNoteAsync(keyring, identity, subject, decisionId, optionId, note, options) {
       return seal(() => glue.prepareSealDecisionNote(keyring, identity, subject, decisionId, optionId, note), keyring, options);
+    },
+    async sealDecisionCardAsync(keyring, identity, subject, streamId, decisionId, runtimeSessionId, invocationId, cardOptions, allowNote, content, options) {
+      return seal(
+        () => glue.prepareSealDecisionCard(keyring, identity, subject, streamId, decisionId, runtimeSessionId, invocationId, cardOptions, allowNote, content),
+        keyring,
+        options,
+      );
+    },
+    async sealReplyAsync(invocation, messageId, text, options) {
+      return sealByInvocation(invocation, () => invocation.prepareSealReply(messageId, text), options);
+    },
+    async sealCompleteReplyAsync(invocation, messageId, text, options) {
+      return sealByInvocation(invocation, () => invocation.prepareSealCompleteReply(messageId, text), options);
+    },
+    async sealFollowUpAsync(invocation, messageId, text, options) {
+      return sealByInvocation(invocation, () => invocation.prepareSealMessage(messageId, text), options);
+    },
+    async sealStepStartedAsync(invocation, stepId, stepType, messageId, text, options) {
+      // Without a text nothing is sealed: the synchronous call's body.
+      if (text === undefined || text === null) return invocation.sealStepStarted(stepId, stepType, messageId, text);
+      return sealByInvocation(invocation, () => invocation.prepareSealStepStarted(stepId, stepType, messageId, text), options);
+    },
+    async sealStepAsync(invocation, stepId, stepType, messageId, text, durationMs, options) {
+      return sealByInvocation(invocation, () => invocation.prepareSealStep(stepId, stepType, messageId, text, durationMs), options);
+    },
+    async sealRuntimeDecisionCardAsync(invocation, streamId, decisionId, cardOptions, allowNote, content, runtimeSessionId, options) {
+      return sealByInvocation(
+        invocation,
+        () => invocation.prepareSealDecisionCard(streamId, decisionId, cardOptions, allowNote, content, runtimeSessionId),
+        options,
+      );
     },
     // The prompt first, alone: nothing of the history is decrypted or
     // verified before the prompt opened and the state recorded it. The

@@ -786,6 +786,8 @@ test("each prepareSeal* is a PendingSeals whose job is `signature || content` of
     ["edit", () => pkg.prepareSealEdit(ring, me, ALICE, wireMessage(id), "hello, edited"), "hello, edited", (out) => pkg.openMessage(ring, trust, ROOT, { ...wireMessage(id, out), revision: 2 }).text],
     ["note", () => pkg.prepareSealDecisionNote(ring, me, ALICE, "dreq_1", "go", "fine"), "fine", (out) =>
       new TextDecoder().decode(pkg.open(ring, trust, { kind: "decisionNote", decisionId: "dreq_1", optionId: "go", decidedBy: ALICE }, out).plaintext)],
+    ["card", () => pkg.prepareSealDecisionCard(ring, me, ALICE, ROOT, DREQ, "session-1", INV, [{ id: "go", tone: "primary" }], false, { title: "Go?", body: "", labels: {} }),
+      '{"title":"Go?","body":"","labels":{}}', (out) => JSON.stringify(pkg.openDecisionCard(ring, trust, ROOT, out).content)],
   ];
   for (const [what, prepare, text, read] of flows) {
     const pending = prepare();
@@ -851,4 +853,83 @@ test("a large ciphertext decoded in JS: only canonical padded base64 is (to the 
   assert.equal(decodedHere(canonical.slice(0, 16 * 1024 - 4)), undefined);
   assert.equal(decodedHere(42), undefined);
   for (const k of [me, ring, trust]) k.free();
+});
+
+test("a runtime's async seals (sealReplyAsync, sealCompleteReplyAsync, sealFollowUpAsync, sealStepStartedAsync, sealStepAsync, sealRuntimeDecisionCardAsync) and sealDecisionCardAsync on each backend: the synchronous bodies, opening to what was sealed; refusals with the synchronous codes", async () => {
+  const s = await server.stage(pkg);
+  const machine = pkg.IdentityKey.fromSecretKey("bot", s.machine.keyId, server.unhex(s.machine.secretHex));
+  const trust = pkg.TrustStore.fromBytes(server.unhex(s.runtimeTrustHex), machine);
+  const state = pkg.StreamState.fromBytes(server.unhex(s.runtimeStateHex), machine);
+  const honest = s.invocations.honest;
+  const opened = pkg.OpenedInvocation.open(honest, state, trust, s.botId, [machine]);
+  const ring = opened.sealingKeyring();
+  const own = { subject: s.botId, keys: [machine] };
+  const replySlot = (messageId) => ({ kind: "botReply", streamId: honest.responseStreamId, messageId, authorId: s.botId, invocationId: honest.id });
+  const text = (sealed, slot) => new TextDecoder().decode(pkg.open(ring, trust, slot, sealed, own).plaintext);
+  const step = (sealed, phase, messageId) =>
+    pkg.openStep(ring, trust, { invocationId: honest.id, botId: s.botId, stepId: "step_1", stepType: "tool_call", phase, messageId }, sealed, own).text;
+  // A body without its envelopes (random), to compare with the synchronous call's. The
+  // bodies carry `{ciphertext, envelope}` flattened: the payload is the body itself.
+  const clear = (body) => JSON.parse(JSON.stringify(body, (k, v) => (k === "sealed" || k === "ciphertext" || k === "envelope" ? "<sealed>" : v)));
+  const cardOptions = [{ id: "approve", tone: "primary" }, { id: "reject", tone: "neutral" }];
+  const content = { title: "Deploy?", body: "All green.", labels: { approve: "Deploy", reject: "Wait" } };
+  const large = "ü".repeat(20_000);
+  for (const backend of ["auto", "wasm", "webcrypto"]) {
+    const options = { backend };
+    for (const [i, words] of ["", "the summary", large].entries()) {
+      const id = `msg_01JD3R${String(i + 1).padStart(20, "0")}`;
+      const reply = await pkg.sealReplyAsync(opened, id, words, options);
+      assert.deepEqual(clear(reply), clear(opened.sealReply(id, words)), `${backend}: reply`);
+      assert.equal(text(reply.reply, replySlot(id)), words, `${backend}: reply`);
+      const complete = await pkg.sealCompleteReplyAsync(opened, id, words, options);
+      assert.deepEqual(clear(complete), clear(opened.sealCompleteReply(id, words)));
+      assert.equal(text(complete, replySlot(id)), words);
+      const followUp = await pkg.sealFollowUpAsync(opened, id, words, options);
+      assert.deepEqual(clear(followUp), clear(opened.sealMessage(id, words)));
+      assert.equal(text(followUp, replySlot(id)), words);
+      const started = await pkg.sealStepStartedAsync(opened, "step_1", "tool_call", id, words, options);
+      assert.deepEqual(clear(started), clear(opened.sealStepStarted("step_1", "tool_call", id, words)));
+      assert.equal(step({ ciphertext: started.ciphertext, envelope: started.envelope }, "started", id), words);
+      const done = await pkg.sealStepAsync(opened, "step_1", "tool_call", undefined, words, 12, options);
+      assert.deepEqual(clear(done), clear(opened.sealStep("step_1", "tool_call", undefined, words, 12)));
+      assert.equal(done.durationMs, 12);
+      assert.equal(step(done, "completed", undefined), words);
+    }
+    // A started step without a text seals nothing, as the synchronous call.
+    assert.deepEqual(await pkg.sealStepStartedAsync(opened, "step_2", "thinking", undefined, undefined, options), opened.sealStepStarted("step_2", "thinking", undefined, undefined));
+    const card = await pkg.sealRuntimeDecisionCardAsync(opened, ROOT, DREQ, cardOptions, true, content, "session-1", options);
+    assert.deepEqual(clear(card), clear(opened.sealDecisionCard(ROOT, DREQ, cardOptions, true, content, "session-1")));
+    assert.deepEqual(pkg.openDecisionCard(ring, trust, ROOT, card, own).content, content);
+    const memberCard = await pkg.sealDecisionCardAsync(ring, machine, s.botId, ROOT, DREQ, "session-1", honest.id, cardOptions, false, content, options);
+    assert.deepEqual(pkg.openDecisionCard(ring, trust, ROOT, memberCard, own).content, content);
+    assert.equal(memberCard.allowNote, false);
+    // Refused before any AES-GCM, with the synchronous calls' codes.
+    const stray = { ...content, labels: { later: "Later" } };
+    const refusals = [
+      [() => pkg.sealReplyAsync(opened, "not-an-id", "x", options), () => opened.sealReply("not-an-id", "x")],
+      [() => pkg.sealFollowUpAsync(opened, "not-an-id", "x", options), () => opened.sealMessage("not-an-id", "x")],
+      [() => pkg.sealRuntimeDecisionCardAsync(opened, ROOT, DREQ, cardOptions, true, stray, "session-1", options),
+        () => opened.sealDecisionCard(ROOT, DREQ, cardOptions, true, stray, "session-1")],
+      [() => pkg.sealDecisionCardAsync(ring, machine, s.botId, ROOT, "not-a-decision", "session-1", honest.id, cardOptions, true, content, options),
+        () => pkg.sealDecisionCard(ring, machine, s.botId, ROOT, "not-a-decision", "session-1", honest.id, cardOptions, true, content)],
+      [() => pkg.sealStepAsync(opened, "", "tool_call", undefined, "x", 1, options), () => opened.sealStep("", "tool_call", undefined, "x", 1)],
+    ];
+    for (const [async, sync] of refusals) {
+      const expected = await outcome(sync);
+      assert.ok(expected.code, "the synchronous call refuses");
+      assert.deepEqual(await outcome(async), expected, backend);
+    }
+  }
+  // Through WebCrypto, the stream key leaves WASM once for the invocation's seals.
+  const exports = await countingExports(async () => {
+    for (let i = 0; i < 4; i++) await pkg.sealReplyAsync(opened, "msg_01JD3R00000000000000000001", `#${i}`, { backend: "webcrypto" });
+  });
+  assert.equal(exports, 0, "exported by the first webcrypto seal above, cached under the invocation");
+  // The stream's keys dropped while WebCrypto encrypts (a revoke): the reply in flight is refused,
+  // and so is every seal after.
+  const inFlight = pkg.sealReplyAsync(opened, "msg_01JD3R00000000000000000001", "sealed before the revoke?", { backend: "webcrypto" });
+  state.dropKeys();
+  await assert.rejects(inFlight, (e) => e.code === "UNKNOWN_KEY_GENERATION");
+  await assert.rejects(pkg.sealStepAsync(opened, "step_1", "tool_call", undefined, "x", 1, { backend: "webcrypto" }), (e) => e.code === "UNKNOWN_KEY_GENERATION");
+  for (const k of [ring, opened, machine, trust, state]) k.free();
 });

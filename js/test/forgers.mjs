@@ -258,7 +258,7 @@ export async function run(pkg) {
   cards.forgedAnswer = await runtimeAnswer(bobNoteAsOwner, OWNER);
 
   // Steps: the runtime's own opens for the owner, sealed by its bot; one sealed by anyone else does not.
-  const { ciphertext, envelope } = honest.sealStep("step_1", "tool_call", undefined, "3 results", 12);
+  const { ciphertext, envelope } = await honest.sealStep("step_1", "tool_call", undefined, "3 results", 12);
   const step = { sealed: { ciphertext, envelope } };
   const placement = { invocationId: honest.invocationId, botId: BOT, stepId: "step_1", stepType: "tool_call", phase: "completed" };
   const bobStep = pkg.seal(bobRing, bob, BOB, { kind: "traceStep", invocationId: honest.invocationId, stepId: "step_1", stepType: "tool_call", phase: "completed" }, utf8("3 results"));

@@ -88,14 +88,14 @@ test("a sealed bot loop over HTTP: sealed prompt in, sealed reply out, then revo
       endpoint: "sealedStep",
       invocationId: invocation.id,
       callbackToken,
-      body: opened.sealStep("step-1", "thinking", null, "reading the notes", 12),
+      body: await opened.sealStep("step-1", "thinking", null, "reading the notes", 12),
     }));
     const REPLY = "Three changes: faster opens, smaller downloads, retries.";
     const done = ok(await botApi.call({
       endpoint: "sealedComplete",
       invocationId: invocation.id,
       callbackToken,
-      body: opened.sealReply(pkg.mintMessageId(Date.now()), REPLY),
+      body: await opened.sealReply(pkg.mintMessageId(Date.now()), REPLY),
     }));
     assert.match(done.messageId, /^msg_/);
 
@@ -250,7 +250,7 @@ async function sealedWorld(seed, apis) {
     try {
       opened = await pkg.OpenedInvocation.open(invocation, botState, botTrust, BOT, [machine]);
       skipped = opened.wraps.skipped.map((x) => [x.keyGeneration, x.code]);
-      const reply = opened.sealReply(pkg.mintMessageId(Date.now()), "reply");
+      const reply = await opened.sealReply(pkg.mintMessageId(Date.now()), "reply");
       return { skipped, generation: reply.reply.envelope.keyGeneration };
     } catch (e) {
       return { skipped, code: e.code };

@@ -236,7 +236,7 @@ test("the runtime's refusals cross with their codes: replayed prompt, reply unde
   await throwsCode(assert, pkg, () => open({ ...honest, sealedContext: { ...ctx, wraps: Array(33).fill(ctx.wraps[0]) } }), "INPUT_TOO_LARGE");
 
   // A history item that does not open fails alone; the prompt and the others still open.
-  const item = { ...opened.sealReply("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6", "an earlier reply").reply, role: "assistant", sequence: "7" };
+  const item = { ...(await opened.sealReply("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6", "an earlier reply")).reply, role: "assistant", sequence: "7" };
   const broken = { ...item, sequence: "8", ciphertext: item.ciphertext.replace(/^./, (c) => (c === "A" ? "B" : "A")) };
   const id3 = "inv_01JD3QS2H4K6N8Q0T2W4Y6Z8C0";
   const withHistory = await open({ ...honest, id: id3, sealedContext: { ...ctx, history: [item, broken] } });

@@ -107,7 +107,7 @@ export async function runtime(pkg, s) {
   result.honestPrompt = opened.prompt;
   result.honestPromptSealedBy = opened.promptSealedBy;
   result.honestAdmitted = opened.wraps.admitted;
-  result.replyGeneration = opened.sealReply("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6", "Here is the summary.").reply.envelope.keyGeneration;
+  result.replyGeneration = (await opened.sealReply("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6", "Here is the summary.")).reply.envelope.keyGeneration;
   result.honestActedOn = restarted.wasActedOn(s.invocations.honest.sourceMessageId, 1);
   for (const o of [machine, trust, state, fresh, owner, restarted, opened]) o.free();
   return result;

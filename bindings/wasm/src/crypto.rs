@@ -64,14 +64,8 @@ pub fn seal(
     slot: Ts<Slot>,
     plaintext: &[u8],
 ) -> JsResult<Ts<SealedPayload>> {
-    let slot = input("slot", &slot)?;
-    let signer = signer(identity, subject)?;
-    output(&js(envelope::seal(
-        keyring.core(),
-        &signer,
-        &slot,
-        plaintext,
-    ))?)
+    crate::pending::prepare_seal(keyring, identity, subject, slot, plaintext)?
+        .seal_here(keyring.core())
 }
 
 /// **Hazmat** (`streamseal::hazmat`): `seal` drawing the 12 iv bytes, then

@@ -13,7 +13,7 @@ use streamseal::envelope::SealedPayload;
 use streamseal::identity::{KeyId, Recipient};
 use streamseal::kdf::{KdfLimits, KdfParams};
 use streamseal::sealed::decisions::{
-    self, CardPlacement, DecisionAnswer, DecisionCardContent, OpenedDecisionCard,
+    self, DecisionAnswer, DecisionCardContent, OpenedDecisionCard,
 };
 use streamseal::sealed::key_wraps::WrapsReport;
 use streamseal::sealed::messages::{self, MessageToOpen, OpenedMessage};
@@ -22,9 +22,9 @@ use streamseal::sealed::runtime::{self, HistoryItem, OpenedStep};
 use streamseal::sealed::session;
 use streamseal::sealed::user_key::{self, NewOwnKey};
 use streamseal::sender::SealedBy;
-use streamseal::slot::{DecisionOption, StepPhase};
+use streamseal::slot::StepPhase;
 use streamseal::wire::events::{DecisionResolved, SealedSteps};
-use streamseal::wire::ids::{DecisionId, MessageId};
+use streamseal::wire::ids::MessageId;
 use streamseal::wire::invocation::Invocation;
 use streamseal::wire::keys::{OwnKey, OwnerKey};
 use streamseal::wire::message::Message;
@@ -41,7 +41,7 @@ use wasm_bindgen::prelude::*;
 use crate::crypto::{kdf_limits, kdf_params};
 use crate::error::{JsResult, input, js, output, to_js};
 use crate::keys::{IdentityKey, Keyring};
-use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys, signer};
+use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys};
 use crate::state::StreamState;
 use crate::trust::TrustStore;
 
@@ -155,15 +155,8 @@ pub fn seal_message(
     message_id: &str,
     text: &str,
 ) -> JsResult<Ts<SendMessageRequest>> {
-    let message_id = js(MessageId::parse(message_id))?;
-    let signer = signer(identity, subject)?;
-    output(&js(messages::seal_message(
-        keyring.core(),
-        &signer,
-        stream_id,
-        &message_id,
-        text,
-    ))?)
+    crate::pending::prepare_seal_message(keyring, identity, subject, stream_id, message_id, text)?
+        .seal_here(keyring.core())
 }
 
 /// Checks a send body against what the caller knows (`knownSealed`: its
@@ -190,14 +183,8 @@ pub fn seal_edit(
     message: Ts<Message>,
     text: &str,
 ) -> JsResult<Ts<SealedPayload>> {
-    let message = input("message", &message)?;
-    let signer = signer(identity, subject)?;
-    output(&js(messages::seal_edit(
-        keyring.core(),
-        &signer,
-        &message,
-        text,
-    ))?)
+    crate::pending::prepare_seal_edit(keyring, identity, subject, message, text)?
+        .seal_here(keyring.core())
 }
 
 /// Opens one sealed message of `streamId`, the stream the caller asked for
@@ -297,6 +284,11 @@ impl OpenedInvocation {
     pub(crate) fn from_core(inner: runtime::OpenedInvocation) -> Self {
         OpenedInvocation { inner }
     }
+
+    /// The core opened invocation.
+    pub(crate) fn core(&self) -> &runtime::OpenedInvocation {
+        &self.inner
+    }
 }
 
 #[wasm_bindgen]
@@ -380,8 +372,8 @@ impl OpenedInvocation {
     /// The `sealed-complete` body with the reply.
     #[wasm_bindgen(js_name = sealReply)]
     pub fn seal_reply(&self, message_id: &str, text: &str) -> JsResult<Ts<SealedCompleteRequest>> {
-        let message_id = js(MessageId::parse(message_id))?;
-        output(&js(self.inner.seal_reply(&message_id, text))?)
+        self.prepare_seal_reply(message_id, text)?
+            .seal_here(self.inner.keyring())
     }
 
     /// **Hazmat** (`streamseal::hazmat`): `sealReply` drawing the envelope's
@@ -408,15 +400,15 @@ impl OpenedInvocation {
         message_id: &str,
         text: &str,
     ) -> JsResult<Ts<CompleteSealedReply>> {
-        let message_id = js(MessageId::parse(message_id))?;
-        output(&js(self.inner.seal_complete_reply(&message_id, text))?)
+        self.prepare_seal_complete_reply(message_id, text)?
+            .seal_here(self.inner.keyring())
     }
 
     /// The `sealed-message` body of an intermediate bot message.
     #[wasm_bindgen(js_name = sealMessage)]
     pub fn seal_message(&self, message_id: &str, text: &str) -> JsResult<Ts<SealedMessageRequest>> {
-        let message_id = js(MessageId::parse(message_id))?;
-        output(&js(self.inner.seal_message(&message_id, text))?)
+        self.prepare_seal_message(message_id, text)?
+            .seal_here(self.inner.keyring())
     }
 
     /// The `sealed-step-started` body.
@@ -446,13 +438,8 @@ impl OpenedInvocation {
         text: &str,
         duration_ms: Option<u32>,
     ) -> JsResult<Ts<SealedStepRequest>> {
-        output(&js(self.inner.seal_step(
-            step_id,
-            &StepType::parse(step_type),
-            message_id.as_deref(),
-            text,
-            duration_ms.map(u64::from),
-        ))?)
+        self.prepare_seal_step(step_id, step_type, message_id, text, duration_ms)?
+            .seal_here(self.inner.keyring())
     }
 
     /// The `bot:invocation:sealed-steps` frames of sealed steps.
@@ -476,17 +463,15 @@ impl OpenedInvocation {
         content: Ts<DecisionCardContent>,
         runtime_session_id: &str,
     ) -> JsResult<Ts<CreateDecisionRequest>> {
-        let decision_id = js(DecisionId::parse(decision_id))?;
-        let options: Vec<DecisionOption> = crate::error::from_js("options", options)?;
-        let content = input("content", &content)?;
-        output(&js(self.inner.seal_decision_card(
+        self.prepare_seal_decision_card(
             stream_id,
-            &decision_id,
+            decision_id,
             options,
             allow_note,
-            &content,
+            content,
             runtime_session_id,
-        ))?)
+        )?
+        .seal_here(self.inner.keyring())
     }
 }
 
@@ -575,24 +560,19 @@ pub fn seal_decision_card(
     allow_note: bool,
     content: Ts<DecisionCardContent>,
 ) -> JsResult<Ts<CreateDecisionRequest>> {
-    let decision_id = js(DecisionId::parse(decision_id))?;
-    let options: Vec<DecisionOption> = crate::error::from_js("options", options)?;
-    let content = input("content", &content)?;
-    let signer = signer(identity, subject)?;
-    let placement = CardPlacement {
+    crate::pending::prepare_seal_decision_card(
+        keyring,
+        identity,
+        subject,
         stream_id,
-        decision_id: &decision_id,
+        decision_id,
         runtime_session_id,
         invocation_id,
-    };
-    output(&js(decisions::seal_decision_card(
-        keyring.core(),
-        &signer,
-        placement,
         options,
         allow_note,
-        &content,
-    ))?)
+        content,
+    )?
+    .seal_here(keyring.core())
 }
 
 /// Opens a decision card posted in `streamId`: its clear options,
@@ -630,14 +610,15 @@ pub fn seal_decision_note(
     option_id: &str,
     note: &str,
 ) -> JsResult<Ts<SealedPayload>> {
-    let signer = signer(identity, subject)?;
-    output(&js(decisions::seal_decision_note(
-        keyring.core(),
-        &signer,
+    crate::pending::prepare_seal_decision_note(
+        keyring,
+        identity,
+        subject,
         decision_id,
         option_id,
         note,
-    ))?)
+    )?
+    .seal_here(keyring.core())
 }
 
 /// Opens the answer of a `decision:resolved` event to `card` (the sealed card

@@ -40,16 +40,22 @@ use tsify::Ts;
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
 
+use serde::Serialize;
 use streamseal::hazmat::finish_open_verified_elsewhere;
-use streamseal::sealed::decisions::{self, DecisionAnswer, OpenedDecisionCard};
+use streamseal::sealed::decisions::{
+    self, CardPlacement, DecisionAnswer, DecisionCardContent, OpenedDecisionCard,
+};
 use streamseal::sealed::hazmat::finish_verified_elsewhere;
 use streamseal::sealed::pending::{Pending, PendingSealed};
 use streamseal::sealed::runtime::{self, OpenedStep, PendingInvocation, PromptOpened};
+use streamseal::slot::DecisionOption;
 use streamseal::wire::events::DecisionResolved;
+use streamseal::wire::ids::DecisionId;
 use streamseal::wire::ids::MessageId;
 use streamseal::wire::invocation::Invocation;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
-use streamseal::wire::requests::messages::SendMessageRequest;
+use streamseal::wire::requests::invocation::StepType;
+use tsify::Tsify;
 
 use crate::crypto::OpenedEnvelope;
 use crate::error::{JsResult, error_with, from_js, input, js, output, to_js, to_js_error};
@@ -714,12 +720,32 @@ fn not_a(what: &str, instead: &str) -> JsValue {
 
 // ---- seals whose AES-GCM runs elsewhere ----------------------------------------
 
-/// What was prepared to seal: an envelope, a message body, or a flow's
-/// payload (an edit, a decision note).
+/// What was prepared to seal: an envelope, or a flow's seal whose
+/// completion gives its JS result (a message body, an edit's or a note's
+/// payload, a card, a runtime's reply or step).
 enum PreparedSeal {
     Envelope(PendingSeal),
-    Message(PendingSealed<SendMessageRequest>),
-    Payload(PendingSealed<SealedPayload>),
+    Flow(PendingSealed<JsResult<JsValue>>),
+}
+
+impl PendingSeals {
+    /// Encrypts here (this library's AES-GCM) and completes: the
+    /// synchronous seals are their `prepare*` and this, so each parses its
+    /// arguments once for both forms.
+    pub(crate) fn seal_here<T: Tsify>(self, keyring: &stream_key::Keyring) -> JsResult<Ts<T>> {
+        let value = match self.prepared {
+            PreparedSeal::Envelope(seal) => output(&js(seal.seal(keyring))?)?.into(),
+            PreparedSeal::Flow(pending) => js(pending.encrypt(keyring))??,
+        };
+        Ok(Ts::new_unchecked(value))
+    }
+
+    /// A flow's seal, its result crossing as a plain JS object.
+    fn flow<T: Tsify + Serialize + 'static>(pending: PendingSealed<T>) -> Self {
+        PendingSeals {
+            prepared: PreparedSeal::Flow(pending.map(|result| output(&result).map(Into::into))),
+        }
+    }
 }
 
 /// A seal with every step but AES-GCM done: the flow's checks, the AAD, the
@@ -737,8 +763,7 @@ impl PendingSeals {
     fn seal(&self) -> &PendingSeal {
         match &self.prepared {
             PreparedSeal::Envelope(seal) => seal,
-            PreparedSeal::Message(pending) => pending.seal(),
-            PreparedSeal::Payload(pending) => pending.seal(),
+            PreparedSeal::Flow(pending) => pending.seal(),
         }
     }
 }
@@ -809,9 +834,7 @@ pub fn prepare_seal_message(
         &message_id,
         text,
     ))?;
-    Ok(PendingSeals {
-        prepared: PreparedSeal::Message(pending),
-    })
+    Ok(PendingSeals::flow(pending))
 }
 
 /// `sealEdit`'s every step but AES-GCM; a refusal throws here, with the
@@ -832,9 +855,7 @@ pub fn prepare_seal_edit(
         &message,
         text,
     ))?;
-    Ok(PendingSeals {
-        prepared: PreparedSeal::Payload(pending),
-    })
+    Ok(PendingSeals::flow(pending))
 }
 
 /// `sealDecisionNote`'s every step but AES-GCM; a refusal throws here,
@@ -856,9 +877,151 @@ pub fn prepare_seal_decision_note(
         option_id,
         note,
     ))?;
-    Ok(PendingSeals {
-        prepared: PreparedSeal::Payload(pending),
-    })
+    Ok(PendingSeals::flow(pending))
+}
+
+/// `sealDecisionCard`'s every step but AES-GCM; a refusal throws here,
+/// with the code `sealDecisionCard` gives.
+#[wasm_bindgen(js_name = prepareSealDecisionCard)]
+#[allow(clippy::too_many_arguments)]
+pub fn prepare_seal_decision_card(
+    keyring: &Keyring,
+    identity: &IdentityKey,
+    subject: &str,
+    stream_id: &str,
+    decision_id: &str,
+    runtime_session_id: &str,
+    invocation_id: &str,
+    #[wasm_bindgen(unchecked_param_type = "DecisionOption[]")] options: JsValue,
+    allow_note: bool,
+    content: Ts<DecisionCardContent>,
+) -> JsResult<PendingSeals> {
+    let decision_id = js(DecisionId::parse(decision_id))?;
+    let options: Vec<DecisionOption> = from_js("options", options)?;
+    let content = input("content", &content)?;
+    let signer = signer(identity, subject)?;
+    let placement = CardPlacement {
+        stream_id,
+        decision_id: &decision_id,
+        runtime_session_id,
+        invocation_id,
+    };
+    let pending = js(decisions::prepare_seal_decision_card(
+        keyring.core(),
+        &signer,
+        placement,
+        options,
+        allow_note,
+        &content,
+    ))?;
+    Ok(PendingSeals::flow(pending))
+}
+
+/// A runtime's seals whose AES-GCM runs elsewhere (`sealReplyAsync`,
+/// `sealStepAsync`, ...): each `prepareSeal*` runs every step of the
+/// synchronous method of the same name but AES-GCM, and throws its code.
+/// Complete them under `sealingKeyring()`.
+#[wasm_bindgen]
+impl OpenedInvocation {
+    /// The keyring this invocation seals and opens under: a copy, which
+    /// shares its keys' seal counts and their clear (a `dropKeys` of the
+    /// state stops it too). Hand it to `job` and `hazmatFinishSeal`; free it.
+    #[wasm_bindgen(js_name = sealingKeyring)]
+    pub fn sealing_keyring(&self) -> Keyring {
+        Keyring::from_core(self.core().keyring().clone())
+    }
+
+    /// `sealReply` up to its AES-GCM.
+    #[wasm_bindgen(js_name = prepareSealReply)]
+    pub fn prepare_seal_reply(&self, message_id: &str, text: &str) -> JsResult<PendingSeals> {
+        let message_id = js(MessageId::parse(message_id))?;
+        let pending = js(self.core().prepare_seal_reply(&message_id, text))?;
+        Ok(PendingSeals::flow(pending))
+    }
+
+    /// `sealCompleteReply` up to its AES-GCM.
+    #[wasm_bindgen(js_name = prepareSealCompleteReply)]
+    pub fn prepare_seal_complete_reply(
+        &self,
+        message_id: &str,
+        text: &str,
+    ) -> JsResult<PendingSeals> {
+        let message_id = js(MessageId::parse(message_id))?;
+        let pending = js(self.core().prepare_seal_complete_reply(&message_id, text))?;
+        Ok(PendingSeals::flow(pending))
+    }
+
+    /// `sealMessage` (the invocation's follow-up message) up to its AES-GCM.
+    #[wasm_bindgen(js_name = prepareSealMessage)]
+    pub fn prepare_seal_message(&self, message_id: &str, text: &str) -> JsResult<PendingSeals> {
+        let message_id = js(MessageId::parse(message_id))?;
+        let pending = js(self.core().prepare_seal_message(&message_id, text))?;
+        Ok(PendingSeals::flow(pending))
+    }
+
+    /// `sealStepStarted` with its `text` up to its AES-GCM (without a text
+    /// it seals nothing: call `sealStepStarted`).
+    #[wasm_bindgen(js_name = prepareSealStepStarted)]
+    pub fn prepare_seal_step_started(
+        &self,
+        step_id: &str,
+        step_type: &str,
+        message_id: Option<String>,
+        text: &str,
+    ) -> JsResult<PendingSeals> {
+        let pending = js(self.core().prepare_seal_step_started(
+            step_id,
+            &StepType::parse(step_type),
+            message_id.as_deref(),
+            text,
+        ))?;
+        Ok(PendingSeals::flow(pending))
+    }
+
+    /// `sealStep` up to its AES-GCM.
+    #[wasm_bindgen(js_name = prepareSealStep)]
+    pub fn prepare_seal_step(
+        &self,
+        step_id: &str,
+        step_type: &str,
+        message_id: Option<String>,
+        text: &str,
+        duration_ms: Option<u32>,
+    ) -> JsResult<PendingSeals> {
+        let pending = js(self.core().prepare_seal_step(
+            step_id,
+            &StepType::parse(step_type),
+            message_id.as_deref(),
+            text,
+            duration_ms.map(u64::from),
+        ))?;
+        Ok(PendingSeals::flow(pending))
+    }
+
+    /// `sealDecisionCard` (posted by this invocation) up to its AES-GCM.
+    #[wasm_bindgen(js_name = prepareSealDecisionCard)]
+    pub fn prepare_seal_decision_card(
+        &self,
+        stream_id: &str,
+        decision_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "DecisionOption[]")] options: JsValue,
+        allow_note: bool,
+        content: Ts<DecisionCardContent>,
+        runtime_session_id: &str,
+    ) -> JsResult<PendingSeals> {
+        let decision_id = js(DecisionId::parse(decision_id))?;
+        let options: Vec<DecisionOption> = from_js("options", options)?;
+        let content = input("content", &content)?;
+        let pending = js(self.core().prepare_seal_decision_card(
+            stream_id,
+            &decision_id,
+            options,
+            allow_note,
+            &content,
+            runtime_session_id,
+        ))?;
+        Ok(PendingSeals::flow(pending))
+    }
 }
 
 #[wasm_bindgen]
@@ -911,7 +1074,7 @@ impl PendingSeals {
     /// (`INVALID_FIELD`).
     #[wasm_bindgen(
         js_name = hazmatFinishSeal,
-        unchecked_return_type = "SealedPayload | SendMessageRequest"
+        unchecked_return_type = "SealedPayload | SendMessageRequest | CreateDecisionRequest | SealedCompleteRequest | CompleteSealedReply | SealedMessageRequest | SealedStepStartedRequest | SealedStepRequest"
     )]
     pub fn hazmat_finish_seal(
         self,
@@ -937,20 +1100,10 @@ impl PendingSeals {
                 };
                 Ok(output(&payload)?.into())
             }
-            PreparedSeal::Message(pending) => {
-                let body = match platform {
-                    Some(bytes) => js(pending.finish(core, &bytes))?,
-                    None => js(pending.encrypt(core))?,
-                };
-                Ok(output(&body)?.into())
-            }
-            PreparedSeal::Payload(pending) => {
-                let payload = match platform {
-                    Some(bytes) => js(pending.finish(core, &bytes))?,
-                    None => js(pending.encrypt(core))?,
-                };
-                Ok(output(&payload)?.into())
-            }
+            PreparedSeal::Flow(pending) => match platform {
+                Some(bytes) => js(pending.finish(core, &bytes))?,
+                None => js(pending.encrypt(core))?,
+            },
         }
     }
 }
