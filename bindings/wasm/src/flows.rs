@@ -316,17 +316,21 @@ impl OpenedInvocation {
         #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
         presented: Option<PresentedKeys>,
     ) -> JsResult<OpenedInvocation> {
-        let invocation = input("invocation", &invocation)?;
+        // Only what opening reads crosses (`InvocationToOpen`).
+        let invocation: runtime::InvocationToOpen =
+            crate::error::from_js("invocation", invocation.into())?;
         let mine = IdentityKey::list("identities", &identities)?;
         let senders = sender_keys(trust, None, presented)?;
-        js(runtime::OpenedInvocation::open(
+        let state = state.core_mut();
+        let pending = js(runtime::OpenedInvocation::prepare_to_open(
             &invocation,
-            state.core_mut(),
+            state,
             &senders,
             bot_id,
             &mine,
-        ))
-        .map(OpenedInvocation::from_core)
+        ))?;
+        js(pending.finish_with(state, |_, pending, keyring| pending.open(keyring)))
+            .map(OpenedInvocation::from_core)
     }
 
     /// The invocation id.

@@ -31,7 +31,7 @@
 
 use js_sys::{Array, Uint8Array};
 use streamseal::envelope::{self, PendingOpen, PendingSeal, SealedPayload};
-use streamseal::sealed::messages::{self, MessageToOpen, PendingMessage};
+use streamseal::sealed::messages::{self, MessageToEdit, MessageToOpen, PendingMessage};
 use streamseal::slot::Slot;
 use streamseal::stream_key;
 use streamseal::wire::message::Message;
@@ -312,10 +312,11 @@ pub fn prepare_open_invocation(
     #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
     presented: Option<PresentedKeys>,
 ) -> JsResult<PendingOpens> {
-    let invocation = input("invocation", &invocation)?;
+    // Only what opening reads crosses (`InvocationToOpen`).
+    let invocation: runtime::InvocationToOpen = from_js("invocation", invocation.into())?;
     let mine = IdentityKey::list("identities", &identities)?;
     let senders = sender_keys(trust, None, presented)?;
-    let pending = js(runtime::OpenedInvocation::prepare(
+    let pending = js(runtime::OpenedInvocation::prepare_to_open(
         &invocation,
         state.core_mut(),
         &senders,
@@ -847,9 +848,10 @@ pub fn prepare_seal_edit(
     message: Ts<Message>,
     text: &str,
 ) -> JsResult<PendingSeals> {
-    let message = input("message", &message)?;
+    // Only what the edit's AAD binds crosses (`MessageToEdit`).
+    let message: MessageToEdit = from_js("message", message.into())?;
     let signer = signer(identity, subject)?;
-    let pending = js(messages::prepare_seal_edit(
+    let pending = js(messages::prepare_seal_edit_of(
         keyring.core(),
         &signer,
         &message,

@@ -411,8 +411,8 @@ pub fn prepare_decision_answer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use streamseal_crypto::envelope::seal;
     use crate::ErrorCode;
+    use streamseal_crypto::envelope::seal;
     use streamseal_crypto::identity::{IdentityKey, KeyId, RecipientKind};
     use streamseal_crypto::stream_key::StreamKey;
     use streamseal_crypto::trust::{TrustPolicy, TrustStore};

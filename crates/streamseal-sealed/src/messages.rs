@@ -253,6 +253,57 @@ pub fn prepare_seal_edit(
     message: &Message,
     text: &str,
 ) -> Result<PendingSealed<SealedPayload>> {
+    prepare_seal_edit_of(keyring, signer, &MessageToEdit::from(message), text)
+}
+
+/// What sealing an edit reads of the message edited: the fields the new
+/// revision's AAD binds. A binding that reads the message from another
+/// language deserializes this instead of a whole [`Message`] (its other
+/// fields are ignored); [`prepare_seal_edit_of`] seals exactly as
+/// [`prepare_seal_edit`] does for the message it came from.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageToEdit {
+    /// The message id (the AAD names `clientMessageId` instead when it is a
+    /// message id).
+    pub id: String,
+    /// The stream the message is in.
+    pub stream_id: String,
+    /// The author, who alone may edit.
+    pub author_id: String,
+    /// The author type.
+    pub author_type: AuthorType,
+    /// The revision edited: the edit is the next.
+    pub revision: u32,
+    /// The client-minted id, which the AAD names when the service assigned `id`.
+    #[serde(default)]
+    pub client_message_id: Option<String>,
+}
+
+impl From<&Message> for MessageToEdit {
+    fn from(message: &Message) -> Self {
+        Self {
+            id: message.id.clone(),
+            stream_id: message.stream_id.clone(),
+            author_id: message.author_id.clone(),
+            author_type: message.author_type.clone(),
+            revision: message.revision,
+            client_message_id: message.client_message_id.clone(),
+        }
+    }
+}
+
+/// [`prepare_seal_edit`] of the parts of the message edited.
+///
+/// # Errors
+///
+/// As [`prepare_seal_edit`].
+pub fn prepare_seal_edit_of(
+    keyring: &Keyring,
+    signer: &Signer<'_>,
+    message: &MessageToEdit,
+    text: &str,
+) -> Result<PendingSealed<SealedPayload>> {
     if message.author_id != signer.subject() {
         return Err(Error::UnexpectedAuthor {
             expected: message.author_id.clone(),

@@ -62,7 +62,7 @@ use streamseal_crypto::stream_key::Keyring;
 use streamseal_wire::Extra;
 use streamseal_wire::events::{SealedStepFrame, SealedSteps};
 use streamseal_wire::ids::{DecisionId, MessageId};
-use streamseal_wire::invocation::Invocation;
+use streamseal_wire::invocation::{Invocation, SealedContext};
 use streamseal_wire::requests::Validate;
 use streamseal_wire::requests::decisions::CreateDecisionRequest;
 use streamseal_wire::requests::invocation::{
@@ -443,6 +443,44 @@ impl OpenedInvocation {
         bot_id: &str,
         mine: &[IdentityKey],
     ) -> Result<PendingInvocation> {
+        Self::prepare_parts(
+            InvocationParts::of(invocation),
+            state,
+            senders,
+            bot_id,
+            mine,
+        )
+    }
+
+    /// [`Self::prepare`] of the parts of the invocation that opening reads
+    /// ([`InvocationToOpen`]): the same checks, codes and records.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::prepare`].
+    pub fn prepare_to_open(
+        invocation: &InvocationToOpen,
+        state: &mut StreamState,
+        senders: &SenderKeys<'_>,
+        bot_id: &str,
+        mine: &[IdentityKey],
+    ) -> Result<PendingInvocation> {
+        Self::prepare_parts(
+            InvocationParts::to_open(invocation),
+            state,
+            senders,
+            bot_id,
+            mine,
+        )
+    }
+
+    fn prepare_parts(
+        invocation: InvocationParts<'_>,
+        state: &mut StreamState,
+        senders: &SenderKeys<'_>,
+        bot_id: &str,
+        mine: &[IdentityKey],
+    ) -> Result<PendingInvocation> {
         let Some(signer) = mine.first() else {
             return Err(Error::invalid("keys", "the runtime needs a key"));
         };
@@ -459,7 +497,7 @@ impl OpenedInvocation {
                 "the stream state is of another root stream",
             ));
         }
-        let Some(ctx) = invocation.sealed_context.as_ref() else {
+        let Some(ctx) = invocation.sealed_context else {
             return Err(if state.is_sealed() {
                 Error::SealedStreamDowngrade {
                     reason: "a plaintext invocation on a sealed root",
@@ -508,7 +546,7 @@ impl OpenedInvocation {
         if invocation.author_user_id != owner {
             return Err(Error::UnexpectedAuthor {
                 expected: owner,
-                actual: invocation.author_user_id.clone(),
+                actual: invocation.author_user_id.to_owned(),
             });
         }
         state.mark_sealed();
@@ -527,9 +565,9 @@ impl OpenedInvocation {
             .iter()
             .fold(senders.clone(), |keys, key| keys.with_own(bot_id, key));
         let prompt_slot = Slot::invocation_prompt(
-            invocation.active_stream_id.clone(),
-            invocation.source_message_id.clone(),
-            invocation.author_user_id.clone(),
+            invocation.active_stream_id.to_owned(),
+            invocation.source_message_id.to_owned(),
+            invocation.author_user_id.to_owned(),
             ctx.trigger.author_type.as_str(),
             invocation.source_revision,
         );
@@ -554,11 +592,11 @@ impl OpenedInvocation {
             })
             .collect();
         Ok(PendingInvocation {
-            root_stream_id: invocation.root_stream_id.clone(),
-            source_message_id: invocation.source_message_id.clone(),
+            root_stream_id: invocation.root_stream_id.to_owned(),
+            source_message_id: invocation.source_message_id.to_owned(),
             skeleton: Skeleton {
-                invocation_id: invocation.id.clone(),
-                response_stream_id: invocation.response_stream_id.clone(),
+                invocation_id: invocation.id.to_owned(),
+                response_stream_id: invocation.response_stream_id.to_owned(),
                 bot_id: bot_id.to_owned(),
                 source_revision: invocation.source_revision,
                 callback_token: ctx.callback_token.clone(),
@@ -972,6 +1010,90 @@ fn started_body(
     };
     body.validate()?;
     Ok(body)
+}
+
+/// What opening a claimed invocation reads of it: its ids, author, revision
+/// and `sealedContext`. A binding that reads the invocation from another
+/// language deserializes this instead of a whole [`Invocation`] (its other
+/// fields, e.g. `metadata`, `context` and `actor`, are ignored);
+/// [`OpenedInvocation::prepare_to_open`] opens it exactly as
+/// [`OpenedInvocation::prepare`] opens the invocation it came from.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InvocationToOpen {
+    /// The invocation id.
+    pub id: String,
+    /// The root stream: the state's.
+    pub root_stream_id: String,
+    /// The stream of the trigger message (the prompt's slot names it).
+    pub active_stream_id: String,
+    /// The trigger message (the prompt's slot names it).
+    pub source_message_id: String,
+    /// Where the reply goes.
+    pub response_stream_id: String,
+    /// The trigger message's revision (the prompt's slot names it).
+    pub source_revision: u32,
+    /// Who triggered it: the owner the state pinned.
+    pub author_user_id: String,
+    /// The sealed context; absent on a plaintext invocation.
+    #[serde(default)]
+    pub sealed_context: Option<SealedContext>,
+}
+
+impl From<&Invocation> for InvocationToOpen {
+    fn from(invocation: &Invocation) -> Self {
+        Self {
+            id: invocation.id.clone(),
+            root_stream_id: invocation.root_stream_id.clone(),
+            active_stream_id: invocation.active_stream_id.clone(),
+            source_message_id: invocation.source_message_id.clone(),
+            response_stream_id: invocation.response_stream_id.clone(),
+            source_revision: invocation.source_revision,
+            author_user_id: invocation.author_user_id.clone(),
+            sealed_context: invocation.sealed_context.clone(),
+        }
+    }
+}
+
+/// The borrowed fields of an invocation that opening reads.
+#[derive(Clone, Copy)]
+struct InvocationParts<'a> {
+    id: &'a str,
+    root_stream_id: &'a str,
+    active_stream_id: &'a str,
+    source_message_id: &'a str,
+    response_stream_id: &'a str,
+    source_revision: u32,
+    author_user_id: &'a str,
+    sealed_context: Option<&'a SealedContext>,
+}
+
+impl<'a> InvocationParts<'a> {
+    fn of(invocation: &'a Invocation) -> Self {
+        Self {
+            id: &invocation.id,
+            root_stream_id: &invocation.root_stream_id,
+            active_stream_id: &invocation.active_stream_id,
+            source_message_id: &invocation.source_message_id,
+            response_stream_id: &invocation.response_stream_id,
+            source_revision: invocation.source_revision,
+            author_user_id: &invocation.author_user_id,
+            sealed_context: invocation.sealed_context.as_ref(),
+        }
+    }
+
+    fn to_open(invocation: &'a InvocationToOpen) -> Self {
+        Self {
+            id: &invocation.id,
+            root_stream_id: &invocation.root_stream_id,
+            active_stream_id: &invocation.active_stream_id,
+            source_message_id: &invocation.source_message_id,
+            response_stream_id: &invocation.response_stream_id,
+            source_revision: invocation.source_revision,
+            author_user_id: &invocation.author_user_id,
+            sealed_context: invocation.sealed_context.as_ref(),
+        }
+    }
 }
 
 /// A trace step, opened: its text and who sealed it.

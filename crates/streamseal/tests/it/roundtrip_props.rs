@@ -498,6 +498,96 @@ fn opened_invocation() -> (Invocation, OpenedInvocation, IdentityKey) {
     (invocation, opened, runtime)
 }
 
+/// What a binding deserializes of a claimed invocation (`InvocationToOpen`,
+/// from the same JSON, its other fields ignored) opens exactly as the whole
+/// invocation does: the same prompt, history, wraps and records; and an
+/// invocation whose other fields are missing or of another shape opens too.
+#[test]
+fn an_invocation_read_in_part_opens_as_the_whole() {
+    use streamseal::sealed::runtime::InvocationToOpen;
+    let vectors = streamseal_vectors::golden::invocations().unwrap();
+    let vector = &vectors["vectors"][0];
+    let json = vector["invocation"].clone();
+    let whole: Invocation = serde_json::from_value(json.clone()).unwrap();
+    let mut slim = json.clone();
+    for field in [
+        "workspaceId",
+        "actor",
+        "trigger",
+        "requiredCapability",
+        "mentionedActorSlugs",
+        "claimToken",
+        "claimExpiresAt",
+        "metadata",
+    ] {
+        slim.as_object_mut().unwrap().remove(field);
+    }
+    slim["context"] = json!("not an object: ignored");
+    let part: InvocationToOpen = serde_json::from_value(slim).unwrap();
+    assert_eq!(
+        serde_json::to_value(InvocationToOpen::from(&whole).sealed_context).unwrap(),
+        serde_json::to_value(&part.sealed_context).unwrap()
+    );
+    let secret = hex::decode(vector["runtimeSecretKeyHex"].as_str().unwrap()).unwrap();
+    let runtime = IdentityKey::from_secret(
+        RecipientKind::Bot,
+        KeyId::new(vector["runtimeKeyId"].as_str().unwrap()).unwrap(),
+        SecretKey::from_bytes(&secret.try_into().unwrap()),
+    );
+    let owner = vector["ownerUserId"].as_str().unwrap();
+    let owner_key = Recipient {
+        kind: RecipientKind::parse(vector["ownerKeyKind"].as_str().unwrap()),
+        key_id: KeyId::new(vector["ownerKeyId"].as_str().unwrap()).unwrap(),
+        public_key: PublicKey::from_base64(vector["ownerPublicKey"].as_str().unwrap()).unwrap(),
+    };
+    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+    let owner_key = trust.admit(owner, &owner_key).unwrap();
+    let fresh = || {
+        let mut state = StreamState::new(whole.root_stream_id.as_str()).unwrap();
+        state.set_owner(owner).unwrap();
+        state.accept_sender(&owner_key).unwrap();
+        state
+    };
+    let senders = SenderKeys::new(&trust);
+    let bot = vector["botId"].as_str().unwrap();
+    let mine = std::slice::from_ref(&runtime);
+    let (mut a, mut b) = (fresh(), fresh());
+    let by_whole = OpenedInvocation::open(&whole, &mut a, &senders, bot, mine).unwrap();
+    let by_part = OpenedInvocation::prepare_to_open(&part, &mut b, &senders, bot, mine)
+        .unwrap()
+        .finish_with(&mut b, |_, pending, keyring| pending.open(keyring))
+        .unwrap();
+    assert_eq!(by_whole.prompt, by_part.prompt);
+    assert_eq!(by_whole.history, by_part.history);
+    assert_eq!(by_whole.invocation_id(), by_part.invocation_id());
+    for state in [&a, &b] {
+        assert!(state.is_sealed());
+        assert!(state.was_acted_on(&whole.source_message_id, whole.source_revision));
+    }
+    assert_eq!(a.keyring().generations(), b.keyring().generations());
+    // The same prompt under another invocation is refused through the parts
+    // as through the whole.
+    let other = "inv_01JD3QR1G3J5M7Q9S1V3X5Z7B9";
+    let part = InvocationToOpen {
+        id: other.into(),
+        ..part
+    };
+    let whole = Invocation {
+        id: other.into(),
+        ..whole
+    };
+    let again = OpenedInvocation::prepare_to_open(&part, &mut b, &senders, bot, mine)
+        .unwrap()
+        .finish_with(&mut b, |_, pending, keyring| pending.open(keyring));
+    assert_eq!(again.unwrap_err().code(), ErrorCode::PromptReplayed);
+    assert_eq!(
+        OpenedInvocation::open(&whole, &mut a, &senders, bot, mine)
+            .unwrap_err()
+            .code(),
+        ErrorCode::PromptReplayed
+    );
+}
+
 /// Where a viewer expects a step of `bot` in `invocation_id`.
 fn step_placement<'a>(
     invocation_id: &'a str,

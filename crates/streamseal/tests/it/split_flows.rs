@@ -502,3 +502,49 @@ fn a_split_seal_refuses_the_plaintext_passed_through_a_wrong_length_and_a_key_go
         "UNKNOWN_KEY_GENERATION"
     );
 }
+
+/// An edit sealed from what a binding reads of the message
+/// (`MessageToEdit`, its other fields ignored) is the next revision of that
+/// message, by its author, and nobody else's.
+#[test]
+fn an_edit_of_a_message_read_in_part_is_its_next_revision() {
+    use streamseal::sealed::messages::{
+        MessageToEdit, MessageToOpen, open_message_to_open, prepare_seal_edit_of,
+    };
+    let fx = fixture();
+    let signer = Signer::new(USER, &fx.user).unwrap();
+    let id = "msg_01JD3R00000000000000000001";
+    let part: MessageToEdit = serde_json::from_value(serde_json::json!({
+        "id": id, "streamId": ROOT, "authorId": USER, "authorType": "user", "revision": 3,
+        "metadata": "not an object: ignored", "unknown": [1, 2],
+    }))
+    .unwrap();
+    let sealed = prepare_seal_edit_of(&fx.ring, &signer, &part, "edited")
+        .unwrap()
+        .encrypt(&fx.ring)
+        .unwrap();
+    let at = |revision: u32| -> MessageToOpen {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "authorId": USER, "authorType": "user", "revision": revision,
+            "sealed": sealed,
+        }))
+        .unwrap()
+    };
+    let senders = SenderKeys::new(&fx.trust);
+    assert_eq!(
+        open_message_to_open(&fx.ring, &senders, ROOT, &at(4))
+            .unwrap()
+            .text,
+        "edited"
+    );
+    assert_eq!(
+        code(open_message_to_open(&fx.ring, &senders, ROOT, &at(3)).unwrap_err()),
+        "AAD_MISMATCH"
+    );
+    // Another member cannot edit it.
+    let bot = Signer::new(BOT, &fx.bot).unwrap();
+    assert_eq!(
+        code(prepare_seal_edit_of(&fx.ring, &bot, &part, "x").unwrap_err()),
+        "UNEXPECTED_AUTHOR"
+    );
+}
