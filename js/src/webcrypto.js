@@ -52,8 +52,9 @@ const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0"))
 // cleared and replaced is never decrypted with under its old CryptoKey, and
 // a refused tag never exports the key again.
 // `owner` holds the cache: the keyring itself, or for a runtime's
-// invocation the StreamState whose keyring copy it opens under (so a key
-// leaves WASM once per state, not once per invocation).
+// invocation (its opens and its seals) the StreamState whose keyring copy
+// it works under (so a key leaves WASM once per state, not once per
+// invocation, and the state's `dropKeys()` drops it).
 function importedKey(subtle, keyring, generation, tag, owner = keyring) {
   let byKey = cryptoKeys.get(owner);
   if (byKey === undefined) {
@@ -92,6 +93,23 @@ export function forgetKeysOf(Keyring, methods = ["clear", "free"]) {
   }
   if (typeof Symbol.dispose === "symbol") proto[Symbol.dispose] = proto.free;
   Object.defineProperty(proto, "__streamsealForgets", { value: true });
+}
+
+// The StreamState each OpenedInvocation was opened through (by
+// `OpenedInvocation.open` or `openInvocationAsync`): its seals' CryptoKeys
+// are cached under that state, beside its opens'.
+const openedThrough = new WeakMap();
+
+/** Records the state of each invocation `OpenedInvocation.open` opens. */
+function recordStates(OpenedInvocation) {
+  if (OpenedInvocation.__streamsealRecordsStates) return;
+  const open = OpenedInvocation.open;
+  OpenedInvocation.open = function (invocation, state, ...rest) {
+    const opened = open.call(this, invocation, state, ...rest);
+    if (state !== null && typeof state === "object") openedThrough.set(opened, state);
+    return opened;
+  };
+  Object.defineProperty(OpenedInvocation, "__streamsealRecordsStates", { value: true });
 }
 
 // Ed25519 public keys (public: the sender's key as XEdDSA verifies under
@@ -274,6 +292,7 @@ export function asyncOpens(glue, auto) {
   forgetKeysOf(glue.Keyring);
   forgetKeysOf(glue.StreamState, ["dropKeys", "free"]);
   forgetKeysOf(glue.OpenedInvocation, ["free"]);
+  recordStates(glue.OpenedInvocation);
   const platformFrom = (options, count) => {
     const backend = backendOf(options);
     if (backend === "wasm") return Infinity;
@@ -290,12 +309,17 @@ export function asyncOpens(glue, auto) {
   };
   // A runtime's seal: under a copy of the invocation's keyring (freed here;
   // it shares the keys' seal counts and their clear), its CryptoKeys cached
-  // under the invocation (dropped by its `free()`).
+  // under the state the invocation was opened through, as its opens' are (so
+  // the key leaves WASM once per state, and the state's `dropKeys()` drops
+  // them), else under the invocation (dropped by its `free()`).
   const sealByInvocation = async (invocation, prepare, options) => {
     const from = sealFrom(options);
+    if (!(invocation instanceof glue.OpenedInvocation)) {
+      throw new StreamsealError("INVALID_FIELD", "field `invocation` is invalid: not an OpenedInvocation");
+    }
     const keyring = invocation.sealingKeyring();
     try {
-      return await completeSeal(prepare(), keyring, from, invocation);
+      return await completeSeal(prepare(), keyring, from, openedThrough.get(invocation) ?? invocation);
     } finally {
       keyring.free();
     }
@@ -379,7 +403,10 @@ export function asyncOpens(glue, auto) {
     },
     async sealStepStartedAsync(invocation, stepId, stepType, messageId, text, options) {
       // Without a text nothing is sealed: the synchronous call's body.
-      if (text === undefined || text === null) return invocation.sealStepStarted(stepId, stepType, messageId, text);
+      if (text === undefined || text === null) {
+        sealFrom(options);
+        return invocation.sealStepStarted(stepId, stepType, messageId, text);
+      }
       return sealByInvocation(invocation, () => invocation.prepareSealStepStarted(stepId, stepType, messageId, text), options);
     },
     async sealStepAsync(invocation, stepId, stepType, messageId, text, durationMs, options) {
@@ -415,7 +442,9 @@ export function asyncOpens(glue, auto) {
           pending.free();
           throw error;
         }
-        return await complete(pending, keyring, historyFrom, (decrypted, verified) => pending.hazmatFinishInvocation(decrypted, verified), state);
+        const opened = await complete(pending, keyring, historyFrom, (decrypted, verified) => pending.hazmatFinishInvocation(decrypted, verified), state);
+        openedThrough.set(opened, state);
+        return opened;
       } finally {
         keyring.free();
       }

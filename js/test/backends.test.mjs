@@ -1,7 +1,10 @@
 // Issue 20: the async opens (`openAsync`, `openMessageAsync`,
 // `openMessagesAsync`, `openStepAsync`, `openDecisionCardAsync`,
 // `openDecisionAnswerAsync`, `openInvocationAsync`) and seals (`sealAsync`,
-// `sealMessageAsync`, `sealEditAsync`, `sealDecisionNoteAsync`) give the
+// `sealMessageAsync`, `sealEditAsync`, `sealDecisionNoteAsync`,
+// `sealDecisionCardAsync`, and a runtime's `sealReplyAsync`,
+// `sealCompleteReplyAsync`, `sealFollowUpAsync`, `sealStepStartedAsync`,
+// `sealStepAsync`, `sealRuntimeDecisionCardAsync`) give the
 // results of the synchronous calls, byte for byte, whichever backend runs
 // AES-256-GCM: "wasm" (this module's) or "webcrypto" (the platform's). The golden envelopes, the hostile server's
 // forged prompt, tampered and moved ciphertexts, a random history and a
@@ -920,16 +923,39 @@ test("a runtime's async seals (sealReplyAsync, sealCompleteReplyAsync, sealFollo
       assert.deepEqual(await outcome(async), expected, backend);
     }
   }
-  // Through WebCrypto, the stream key leaves WASM once for the invocation's seals.
+  // Through WebCrypto, the stream key leaves WASM once per state: the seals of the invocations
+  // opened through it, and their opens, share its CryptoKeys.
   const exports = await countingExports(async () => {
     for (let i = 0; i < 4; i++) await pkg.sealReplyAsync(opened, "msg_01JD3R00000000000000000001", `#${i}`, { backend: "webcrypto" });
   });
-  assert.equal(exports, 0, "exported by the first webcrypto seal above, cached under the invocation");
+  assert.equal(exports, 0, "exported by the first webcrypto seal above, cached under the state");
+  const other = pkg.StreamState.fromBytes(server.unhex(s.runtimeStateHex), machine);
+  const shared = await countingExports(async () => {
+    const byAsync = await pkg.openInvocationAsync(honest, other, trust, s.botId, machine, null, { backend: "webcrypto" });
+    await pkg.sealReplyAsync(byAsync, "msg_01JD3R00000000000000000001", "once", { backend: "webcrypto" });
+    byAsync.free();
+    const bySync = pkg.OpenedInvocation.open(honest, other, trust, s.botId, [machine]);
+    await pkg.sealStepAsync(bySync, "step_1", "tool_call", undefined, "once", 1, { backend: "webcrypto" });
+    bySync.free();
+  });
+  assert.equal(shared, 1, "one export for the state's opens and seals");
+  other.free();
+  // Not an invocation, or an unknown backend (also where nothing is sealed): refused with a code.
+  await assert.rejects(pkg.sealReplyAsync({}, "msg_01JD3R00000000000000000001", "x"), (e) => e instanceof pkg.StreamsealError && e.code === "INVALID_FIELD");
+  await assert.rejects(pkg.sealStepStartedAsync(opened, "step_3", "thinking", undefined, undefined, { backend: "nope" }), (e) => e.code === "INVALID_FIELD");
   // The stream's keys dropped while WebCrypto encrypts (a revoke): the reply in flight is refused,
   // and so is every seal after.
   const inFlight = pkg.sealReplyAsync(opened, "msg_01JD3R00000000000000000001", "sealed before the revoke?", { backend: "webcrypto" });
   state.dropKeys();
   await assert.rejects(inFlight, (e) => e.code === "UNKNOWN_KEY_GENERATION");
   await assert.rejects(pkg.sealStepAsync(opened, "step_1", "tool_call", undefined, "x", 1, { backend: "webcrypto" }), (e) => e.code === "UNKNOWN_KEY_GENERATION");
+  // The state's CryptoKeys went with its keys: once the claim's wraps give the key again, the
+  // next seal exports it again (it was not kept under the old invocation).
+  const reopened = pkg.OpenedInvocation.open(honest, state, trust, s.botId, [machine]);
+  const again = await countingExports(async () => {
+    await pkg.sealReplyAsync(reopened, "msg_01JD3R00000000000000000001", "after the revoke", { backend: "webcrypto" });
+  });
+  assert.equal(again, 1);
+  reopened.free();
   for (const k of [ring, opened, machine, trust, state]) k.free();
 });

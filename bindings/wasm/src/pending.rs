@@ -15,7 +15,10 @@
 //! UTF-8, the card's JSON) run on completion.
 //!
 //! And seals whose AES-GCM runs elsewhere (`sealAsync`, `sealMessageAsync`,
-//! `sealEditAsync`, `sealDecisionNoteAsync`): `prepareSeal*` runs every step
+//! `sealEditAsync`, `sealDecisionNoteAsync`, `sealDecisionCardAsync`, and a
+//! runtime's `sealReplyAsync`, `sealCompleteReplyAsync`, `sealFollowUpAsync`,
+//! `sealStepStartedAsync`, `sealStepAsync`, `sealRuntimeDecisionCardAsync`
+//! through `OpenedInvocation.prepareSeal*`): `prepareSeal*` runs every step
 //! of the synchronous seal but AES-GCM (the signature, the seal counted, the
 //! iv and key commitment) and returns a [`PendingSeals`], whose
 //! `hazmatFinishSeal` takes the platform's ciphertext and gives the
@@ -752,7 +755,8 @@ impl PendingSeals {
 /// A seal with every step but AES-GCM done: the flow's checks, the AAD, the
 /// seal counted against the generation's budget, the iv, the key
 /// commitment, the signature. The package's async seals (`sealAsync`,
-/// `sealMessageAsync`, `sealEditAsync`, `sealDecisionNoteAsync`) drive it;
+/// `sealMessageAsync`, `sealEditAsync`, `sealDecisionNoteAsync`,
+/// `sealDecisionCardAsync` and a runtime's `sealReplyAsync`, ...) drive it;
 /// `hazmatFinishSeal` frees it. It holds the content in WASM memory (wiped
 /// when it is finished or freed).
 #[wasm_bindgen]
@@ -927,7 +931,9 @@ pub fn prepare_seal_decision_card(
 impl OpenedInvocation {
     /// The keyring this invocation seals and opens under: a copy, which
     /// shares its keys' seal counts and their clear (a `dropKeys` of the
-    /// state stops it too). Hand it to `job` and `hazmatFinishSeal`; free it.
+    /// state stops it too). Hand it to `job` and `hazmatFinishSeal`, then
+    /// free it; never `clear()` it: that clears the state's keys too (as a
+    /// revoke does), and the state then seals nothing more.
     #[wasm_bindgen(js_name = sealingKeyring)]
     pub fn sealing_keyring(&self) -> Keyring {
         Keyring::from_core(self.core().keyring().clone())

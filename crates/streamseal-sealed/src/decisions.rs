@@ -157,12 +157,7 @@ pub fn prepare_seal_decision_card(
             format!("label for `{stray}`, which is not an option"),
         ));
     }
-    let plaintext =
-        Zeroizing::new(
-            serde_json::to_vec(content).map_err(|e| Error::MalformedJson {
-                reason: e.to_string(),
-            })?,
-        );
+    let plaintext = json_exactly(content)?;
     let mut body = CreateDecisionRequest {
         decision_id: placement.decision_id.as_str().to_owned(),
         sealed: None,
@@ -178,6 +173,30 @@ pub fn prepare_seal_decision_card(
         body.validate()?;
         Ok(body)
     }))
+}
+
+/// `value` as JSON in a buffer of its exact size, wiped on drop: no
+/// reallocation leaves a copy of the plaintext behind.
+fn json_exactly(value: &DecisionCardContent) -> Result<Zeroizing<Vec<u8>>> {
+    /// Counts what is written.
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let malformed = |e: serde_json::Error| Error::MalformedJson {
+        reason: e.to_string(),
+    };
+    let mut size = Counter(0);
+    serde_json::to_writer(&mut size, value).map_err(malformed)?;
+    let mut bytes = Zeroizing::new(Vec::with_capacity(size.0));
+    serde_json::to_writer(&mut *bytes, value).map_err(malformed)?;
+    Ok(bytes)
 }
 
 /// Opens a sealed card as posted to `stream_id`, checking its clear options,

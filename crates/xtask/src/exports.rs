@@ -142,6 +142,7 @@ const AAD_INPUTS: &str = "the AAD and HPKE info bytes, for the Kotlin and Python
 const WEBCRYPTO: &str = "the async open of JS, whose AES-256-GCM and signature verify run in WebCrypto (hardware AES, native Ed25519; WASM has neither) with every other check in WASM; native code has both in the library";
 const PENDING: &str = "what the JS async opens drive: the checks before AES-GCM, then the jobs for WebCrypto and the hazmat finish in WASM";
 const WEBCRYPTO_SEAL: &str = "the async seal of JS, whose AES-256-GCM runs in WebCrypto (hardware AES) with the signature and every other step in WASM; native code has AES in hardware in the library";
+const SEALING_KEYRING: &str = "the keyring a runtime's JS async seals complete under (a copy sharing the invocation's seal counts and clear); native callers seal through the invocation itself";
 const PENDING_SEAL: &str = "what the JS async seals drive: every step but AES-GCM in WASM, the job for WebCrypto, the payload built in WASM from its output";
 const DECODED: &str = "the JS async opens decode a large ciphertext with the platform's native base64 (canonical only, checked by re-encoding); native code decodes in the library";
 const SECRET_OBJECT: &str = "UniFFI passes the secret as a `SecretKey` object that zeroizes on drop; JS passes its 32 bytes";
@@ -406,7 +407,7 @@ pub const EXPORTS: &[Export] = &[
     js_only(
         Kind::Method("OpenedInvocation"),
         "sealingKeyring",
-        PENDING_SEAL,
+        SEALING_KEYRING,
     ),
     js_only(
         Kind::Method("OpenedInvocation"),

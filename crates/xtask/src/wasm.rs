@@ -41,11 +41,12 @@ const TARGET: &str = "wasm32-unknown-unknown";
 /// `wasm-release` profile, root Cargo.toml): 323,140 bytes. 3% headroom,
 /// so that a regression fails the build (the async forms of every sealed
 /// open and the async seals then took 331,582 of it, and the budget was
-/// kept; the bot runtime's async seals then made it 334,568, and the
-/// budget rose to 337,000, 0.7% over); the history of the one-module
+/// kept; the bot runtime's async seals then made it 334,568, and reading
+/// an edited message and a claimed invocation as the fields they use
+/// brought it to 325,354, with the budget 3% over that); the history of the one-module
 /// budget (150 KB asked, 700, 800, 830, 834 KB) and of this one (506, 422,
 /// 382 KB) is in git.
-const FIRST_BUDGET: u64 = 337_000;
+const FIRST_BUDGET: u64 = 335_000;
 
 /// The budget of the second module (`streamseal_api_bg.wasm`:
 /// `streamseal/api`, the 58 endpoints' requests and responses, paging, the
