@@ -466,6 +466,14 @@ test("bad inputs: the right code, a StreamsealError, and the instance keeps work
     [() => pkg.sealMessage(ring, author, AUTHOR, ROOT, "not-a-message-id", "x"), "INVALID_FIELD"],
     [() => new pkg.Keyring(""), "INVALID_LENGTH"],
     [() => pkg.openBundle("user", "k", "AAAA", { encryptedPrivateBundle: "", kdfSalt: "", kdfParams: FLOOR }, utf8("pw")), "INVALID_LENGTH"],
+    // A number or an object where a string goes: it once trapped WebAssembly ("memory access out
+    // of bounds"); a string or a number where bytes go once sealed zeros or nothing, silently.
+    [() => pkg.sealMessage(ring, author, AUTHOR, ROOT, "msg_01JD3R00000000000000000001", 5), "INVALID_FIELD"],
+    [() => pkg.sealMessage(ring, author, AUTHOR, ROOT, "msg_01JD3R00000000000000000001", {}), "INVALID_FIELD"],
+    [() => new pkg.Keyring(42), "INVALID_FIELD"],
+    [() => pkg.seal(ring, author, AUTHOR, slot("msg_1"), "not bytes"), "INVALID_FIELD"],
+    [() => pkg.seal(ring, author, AUTHOR, slot("msg_1"), 5), "INVALID_FIELD"],
+    [() => pkg.seal(ring, author, AUTHOR, slot("msg_1"), [1, 2, 3]), "INVALID_FIELD"],
   ];
   for (const [fn, code] of hostile) {
     await throwsCode(assert, pkg, fn, code);

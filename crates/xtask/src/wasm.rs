@@ -216,6 +216,7 @@ pub fn build() -> Result {
         if i == 0 {
             patch_assert_class(&out)?;
         }
+        patch_input_checks(&out.join(format!("{name}.js")))?;
         let module = out.join(format!("{name}_bg.wasm"));
         optimise(&module)?;
         let (raw, gzip) = sizes(&module)?;
@@ -292,6 +293,39 @@ fn patch_assert_class(out: &Path) -> Result {
     }
     fs::write(&glue_path, glue.replace(original, patched))
         .map_err(|e| format!("cannot write the glue: {e}"))
+}
+
+/// The glue copies a `string` or a `Uint8Array` argument into WASM memory
+/// without looking at its type: a number where a string is expected traps
+/// WebAssembly ("memory access out of bounds"), and a string or a number
+/// where bytes are expected seals zeros or nothing, silently. Each copy
+/// now refuses anything else with a `StreamsealError` (`INVALID_FIELD`).
+/// Fails the build if the glue no longer has the expected functions.
+fn patch_input_checks(glue_path: &Path) -> Result {
+    let glue = fs::read_to_string(glue_path).map_err(|e| format!("cannot read the glue: {e}"))?;
+    let string = "function passStringToWasm0(arg, malloc, realloc) {\n";
+    let string_checked = "function passStringToWasm0(arg, malloc, realloc) {
+    if (typeof arg !== \"string\") {
+        throw makeStreamsealError(\"INVALID_FIELD\", `field is invalid: expected a string, not ${arg === null ? \"null\" : typeof arg}`, undefined);
+    }\n";
+    let bytes = "function passArray8ToWasm0(arg, malloc) {\n";
+    let bytes_checked = "function passArray8ToWasm0(arg, malloc) {
+    if (Object.prototype.toString.call(arg) !== \"[object Uint8Array]\") {
+        throw makeStreamsealError(\"INVALID_FIELD\", `field is invalid: expected a Uint8Array, not ${arg === null ? \"null\" : typeof arg}`, undefined);
+    }\n";
+    if glue.matches(string).count() != 1
+        || glue.matches(bytes).count() > 1
+        || !glue.contains("import { makeStreamsealError }")
+    {
+        return Err(format!(
+            "the wasm-bindgen glue changed: update patch_input_checks ({})",
+            glue_path.display()
+        ));
+    }
+    let patched = glue
+        .replace(string, string_checked)
+        .replace(bytes, bytes_checked);
+    fs::write(glue_path, patched).map_err(|e| format!("cannot write the glue: {e}"))
 }
 
 /// Raw and gzip -9 sizes of a file.
