@@ -451,30 +451,71 @@ proptest! {
     }
 }
 
+/// The runtime of `tests/vectors/streamseal/invocations.json`'s first
+/// claim: the vector, its invocation JSON, the runtime's key, a trust store
+/// that pinned the owner's key, and a fresh state of the root that names
+/// the owner and accepts that key as the stream's key sender.
+struct RuntimeVector {
+    vector: Value,
+    runtime: IdentityKey,
+    trust: TrustStore,
+    owner_key: streamseal::trust::TrustedKey,
+}
+
+impl RuntimeVector {
+    fn new() -> Self {
+        let vectors = streamseal_vectors::golden::invocations().unwrap();
+        let vector = vectors["vectors"][0].clone();
+        let secret = hex::decode(vector["runtimeSecretKeyHex"].as_str().unwrap()).unwrap();
+        let runtime = IdentityKey::from_secret(
+            RecipientKind::Bot,
+            KeyId::new(vector["runtimeKeyId"].as_str().unwrap()).unwrap(),
+            SecretKey::from_bytes(&secret.try_into().unwrap()),
+        );
+        let owner_key = Recipient {
+            kind: RecipientKind::parse(vector["ownerKeyKind"].as_str().unwrap()),
+            key_id: KeyId::new(vector["ownerKeyId"].as_str().unwrap()).unwrap(),
+            public_key: PublicKey::from_base64(vector["ownerPublicKey"].as_str().unwrap()).unwrap(),
+        };
+        let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let owner_key = trust
+            .admit(vector["ownerUserId"].as_str().unwrap(), &owner_key)
+            .unwrap();
+        Self {
+            vector,
+            runtime,
+            trust,
+            owner_key,
+        }
+    }
+
+    fn invocation_json(&self) -> Value {
+        self.vector["invocation"].clone()
+    }
+
+    fn bot(&self) -> &str {
+        self.vector["botId"].as_str().unwrap()
+    }
+
+    fn fresh_state(&self) -> StreamState {
+        let root = self.vector["invocation"]["rootStreamId"].as_str().unwrap();
+        let mut state = StreamState::new(root).unwrap();
+        state
+            .set_owner(self.vector["ownerUserId"].as_str().unwrap())
+            .unwrap();
+        state.accept_sender(&self.owner_key).unwrap();
+        state
+    }
+}
+
 /// The claimed invocation of `tests/vectors/streamseal/invocations.json`,
 /// opened with its runtime key by a runtime that pinned the owner's key and
 /// accepts it as the stream's key sender.
 fn opened_invocation() -> (Invocation, OpenedInvocation, IdentityKey) {
-    let vectors = streamseal_vectors::golden::invocations().unwrap();
-    let vector = &vectors["vectors"][0];
-    let invocation: Invocation = serde_json::from_value(vector["invocation"].clone()).unwrap();
-    let secret = hex::decode(vector["runtimeSecretKeyHex"].as_str().unwrap()).unwrap();
-    let runtime = IdentityKey::from_secret(
-        RecipientKind::Bot,
-        KeyId::new(vector["runtimeKeyId"].as_str().unwrap()).unwrap(),
-        SecretKey::from_bytes(&secret.try_into().unwrap()),
-    );
-    let owner = vector["ownerUserId"].as_str().unwrap();
-    let owner_key = Recipient {
-        kind: RecipientKind::parse(vector["ownerKeyKind"].as_str().unwrap()),
-        key_id: KeyId::new(vector["ownerKeyId"].as_str().unwrap()).unwrap(),
-        public_key: PublicKey::from_base64(vector["ownerPublicKey"].as_str().unwrap()).unwrap(),
-    };
-    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
-    let owner_key = trust.admit(owner, &owner_key).unwrap();
-    let mut state = StreamState::new(invocation.root_stream_id.as_str()).unwrap();
-    state.set_owner(owner).unwrap();
-    state.accept_sender(&owner_key).unwrap();
+    let fx = RuntimeVector::new();
+    let vector = &fx.vector;
+    let invocation: Invocation = serde_json::from_value(fx.invocation_json()).unwrap();
+    let mut state = fx.fresh_state();
     // The history's other member presents a key the runtime has not pinned.
     let member_secret = hex::decode(vector["memberSecretKeyHex"].as_str().unwrap()).unwrap();
     let member = IdentityKey::from_secret(
@@ -482,20 +523,19 @@ fn opened_invocation() -> (Invocation, OpenedInvocation, IdentityKey) {
         KeyId::new(vector["memberKeyId"].as_str().unwrap()).unwrap(),
         SecretKey::from_bytes(&member_secret.try_into().unwrap()),
     );
-    let senders = SenderKeys::new(&trust).with_presented(
+    let senders = SenderKeys::new(&fx.trust).with_presented(
         vector["memberUserId"].as_str().unwrap(),
         &Recipient::of(&member),
     );
-    let bot = vector["botId"].as_str().unwrap();
     let opened = OpenedInvocation::open(
         &invocation,
         &mut state,
         &senders,
-        bot,
-        std::slice::from_ref(&runtime),
+        fx.bot(),
+        std::slice::from_ref(&fx.runtime),
     )
     .unwrap();
-    (invocation, opened, runtime)
+    (invocation, opened, fx.runtime)
 }
 
 /// What a binding deserializes of a claimed invocation (`InvocationToOpen`,
@@ -505,9 +545,8 @@ fn opened_invocation() -> (Invocation, OpenedInvocation, IdentityKey) {
 #[test]
 fn an_invocation_read_in_part_opens_as_the_whole() {
     use streamseal::sealed::runtime::InvocationToOpen;
-    let vectors = streamseal_vectors::golden::invocations().unwrap();
-    let vector = &vectors["vectors"][0];
-    let json = vector["invocation"].clone();
+    let fx = RuntimeVector::new();
+    let json = fx.invocation_json();
     let whole: Invocation = serde_json::from_value(json.clone()).unwrap();
     let mut slim = json.clone();
     for field in [
@@ -528,30 +567,9 @@ fn an_invocation_read_in_part_opens_as_the_whole() {
         serde_json::to_value(InvocationToOpen::from(&whole).sealed_context).unwrap(),
         serde_json::to_value(&part.sealed_context).unwrap()
     );
-    let secret = hex::decode(vector["runtimeSecretKeyHex"].as_str().unwrap()).unwrap();
-    let runtime = IdentityKey::from_secret(
-        RecipientKind::Bot,
-        KeyId::new(vector["runtimeKeyId"].as_str().unwrap()).unwrap(),
-        SecretKey::from_bytes(&secret.try_into().unwrap()),
-    );
-    let owner = vector["ownerUserId"].as_str().unwrap();
-    let owner_key = Recipient {
-        kind: RecipientKind::parse(vector["ownerKeyKind"].as_str().unwrap()),
-        key_id: KeyId::new(vector["ownerKeyId"].as_str().unwrap()).unwrap(),
-        public_key: PublicKey::from_base64(vector["ownerPublicKey"].as_str().unwrap()).unwrap(),
-    };
-    let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
-    let owner_key = trust.admit(owner, &owner_key).unwrap();
-    let fresh = || {
-        let mut state = StreamState::new(whole.root_stream_id.as_str()).unwrap();
-        state.set_owner(owner).unwrap();
-        state.accept_sender(&owner_key).unwrap();
-        state
-    };
-    let senders = SenderKeys::new(&trust);
-    let bot = vector["botId"].as_str().unwrap();
-    let mine = std::slice::from_ref(&runtime);
-    let (mut a, mut b) = (fresh(), fresh());
+    let senders = SenderKeys::new(&fx.trust);
+    let (bot, mine) = (fx.bot(), std::slice::from_ref(&fx.runtime));
+    let (mut a, mut b) = (fx.fresh_state(), fx.fresh_state());
     let by_whole = OpenedInvocation::open(&whole, &mut a, &senders, bot, mine).unwrap();
     let by_part = OpenedInvocation::prepare_to_open(&part, &mut b, &senders, bot, mine)
         .unwrap()
