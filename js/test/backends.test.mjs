@@ -572,7 +572,7 @@ test("a runtime's invocation (prompt and history) through each backend: what Ope
   for (const k of [machine, trust, state]) k.free();
 });
 
-test("an invocation completes in two stages: the prompt alone (hazmatFinishPrompt: bytes that are not the owner's refused, nothing recorded; a state of another root refused), then the history (hazmatFinishInvocation), a refused item left null", async () => {
+test("an invocation completes in two stages: the prompt alone (hazmatFinishPrompt: bytes that are not the owner's refused, nothing recorded; a state of another root, or another state of the same root, refused), then the history (hazmatFinishInvocation), a refused item left null", async () => {
   const s = await server.stage(pkg);
   const machine = pkg.IdentityKey.fromSecretKey("bot", s.machine.keyId, server.unhex(s.machine.secretHex));
   const trust = pkg.TrustStore.fromBytes(server.unhex(s.runtimeTrustHex), machine);
@@ -606,6 +606,14 @@ test("an invocation completes in two stages: the prompt alone (hazmatFinishPromp
   const wrongState = prepare();
   assert.throws(() => wrongState.hazmatFinishPrompt([undefined], elsewhere), (e) => e.code === "INVALID_FIELD");
   wrongState.free();
+  // Another state of the same root (a second copy of the persisted state): recording the prompt
+  // there would leave the prepared state free to act on it again. Refused, nothing recorded.
+  const copy = pkg.StreamState.fromBytes(server.unhex(s.runtimeStateHex), machine);
+  const inCopy = prepare();
+  assert.throws(() => inCopy.hazmatFinishPrompt([undefined], copy), (e) => e.code === "INVALID_FIELD" && /prepared with/.test(e.message));
+  inCopy.free();
+  assert.equal(copy.wasActedOn(honest.sourceMessageId, 1), false);
+  copy.free();
   assert.throws(() => pending.hazmatFinishPrompt([undefined, undefined], state), (e) => e.code === "INVALID_FIELD");
 
   pending.hazmatFinishPrompt([undefined], state);

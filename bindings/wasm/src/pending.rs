@@ -639,8 +639,9 @@ impl PendingOpens {
 
     /// Completes an invocation's prompt (`prepareOpenInvocation`; its one
     /// job) as `hazmatFinishOne` does its job (read its hazard): the prompt
-    /// opens and must be UTF-8, then `state` (the one `prepareOpenInvocation`
-    /// was given; of another root: `INVALID_FIELD`) records it as acted on
+    /// opens and must be UTF-8, then `state` (the very object
+    /// `prepareOpenInvocation` was given; another, even of the same root:
+    /// `INVALID_FIELD`) records it as acted on
     /// (`PROMPT_REPLAYED`). Any failure is thrown and uses this object up.
     /// After it, `jobs` gives the history's jobs, and
     /// `hazmatFinishInvocation` completes them: nothing of the history is

@@ -201,6 +201,9 @@ struct PendingHistoryItem {
 /// verified before the prompt has opened and been recorded), then the
 /// history ([`PromptOpened::finish`]); [`Self::finish_with`] runs both.
 pub struct PendingInvocation {
+    /// The [`StreamState`] prepared against: the only one that may record
+    /// the prompt.
+    state_instance: u64,
     root_stream_id: String,
     source_message_id: String,
     skeleton: Skeleton,
@@ -232,15 +235,17 @@ impl PendingInvocation {
 
     /// Completes the prompt: `complete(pending, keyring)` opens it (here
     /// with [`Pending::open`], or with [`Pending::finish`] after a
-    /// platform's AES-GCM); it must be UTF-8; then `state` (the one
-    /// [`OpenedInvocation::prepare`] was given) records it as acted on.
+    /// platform's AES-GCM); it must be UTF-8; then `state`, the very object
+    /// [`OpenedInvocation::prepare`] was given, records it as acted on.
     ///
     /// # Errors
     ///
-    /// `INVALID_FIELD` when `state` is of another root stream, or the
-    /// prompt is not UTF-8; the prompt's refusal (`DECRYPTION_FAILED`,
-    /// `SENDER_MISMATCH`, ...); `PROMPT_REPLAYED` when another invocation
-    /// acted on it.
+    /// `INVALID_FIELD` when `state` is of another root stream, or is another
+    /// object than the one prepared against (a copy, or another state of the
+    /// same root: recording the prompt there would let the prepared state
+    /// act on it again), or the prompt is not UTF-8; the prompt's refusal
+    /// (`DECRYPTION_FAILED`, `SENDER_MISMATCH`, ...); `PROMPT_REPLAYED` when
+    /// another invocation acted on it.
     pub fn open_prompt(
         self,
         state: &mut StreamState,
@@ -250,6 +255,12 @@ impl PendingInvocation {
             return Err(Error::invalid(
                 "rootStreamId",
                 "the stream state is of another root stream",
+            ));
+        }
+        if state.instance() != self.state_instance {
+            return Err(Error::invalid(
+                "state",
+                "not the stream state this invocation was prepared with",
             ));
         }
         let opened = complete(self.prompt, &self.skeleton.keyring)?;
@@ -592,6 +603,7 @@ impl OpenedInvocation {
             })
             .collect();
         Ok(PendingInvocation {
+            state_instance: state.instance(),
             root_stream_id: invocation.root_stream_id.to_owned(),
             source_message_id: invocation.source_message_id.to_owned(),
             skeleton: Skeleton {

@@ -49,6 +49,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use zeroize::Zeroizing;
 
@@ -103,13 +104,36 @@ struct ActedPrompt {
 }
 
 /// What one member remembers of one sealed root stream (see the module docs).
-#[derive(Clone)]
 pub struct StreamState {
     keyring: Keyring,
     sealed: bool,
     owner_user_id: Option<String>,
     senders: Vec<KeySender>,
     acted: VecDeque<ActedPrompt>,
+    /// This object's own number in the process (never persisted; a clone
+    /// or a decoded copy gets another): what was prepared against one
+    /// state is completed against that state only.
+    instance: u64,
+}
+
+/// The next [`StreamState::instance`].
+static NEXT_INSTANCE: AtomicU64 = AtomicU64::new(1);
+
+fn next_instance() -> u64 {
+    NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed)
+}
+
+impl Clone for StreamState {
+    fn clone(&self) -> Self {
+        StreamState {
+            keyring: self.keyring.clone(),
+            sealed: self.sealed,
+            owner_user_id: self.owner_user_id.clone(),
+            senders: self.senders.clone(),
+            acted: self.acted.clone(),
+            instance: next_instance(),
+        }
+    }
 }
 
 impl fmt::Debug for StreamState {
@@ -221,7 +245,13 @@ impl StreamState {
             owner_user_id: None,
             senders: Vec::new(),
             acted: VecDeque::new(),
+            instance: next_instance(),
         })
+    }
+
+    /// This object's number in the process (see the field).
+    pub(crate) fn instance(&self) -> u64 {
+        self.instance
     }
 
     /// The root stream.

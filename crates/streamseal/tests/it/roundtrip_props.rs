@@ -19,7 +19,7 @@ use streamseal::sealed::decisions::{
     CardPlacement, DecisionAnswer, DecisionCardContent, open_decision_answer, open_decision_card,
     seal_decision_card, seal_decision_note,
 };
-use streamseal::sealed::runtime::{OpenedInvocation, StepPlacement, open_step};
+use streamseal::sealed::runtime::{OpenedInvocation, PendingInvocation, StepPlacement, open_step};
 use streamseal::sealed::state::StreamState;
 use streamseal::sealed::user_key::{change_passphrase, set_up, unlock};
 use streamseal::sender::{SealedBy, SenderKeys, Signer};
@@ -604,6 +604,37 @@ fn an_invocation_read_in_part_opens_as_the_whole() {
             .code(),
         ErrorCode::PromptReplayed
     );
+}
+
+/// A prepared invocation records its prompt in the very state it was
+/// prepared against: a copy of that state, or another state of the same
+/// root, is refused before anything opens, and records nothing (recording
+/// there would let the prepared state act on the prompt again).
+#[test]
+fn a_prepared_invocation_completes_only_in_its_own_state() {
+    let fx = RuntimeVector::new();
+    let whole: Invocation = serde_json::from_value(fx.invocation_json()).unwrap();
+    let senders = SenderKeys::new(&fx.trust);
+    let (bot, mine) = (fx.bot(), std::slice::from_ref(&fx.runtime));
+    let mut state = fx.fresh_state();
+    let prepare = |state: &mut StreamState| {
+        OpenedInvocation::prepare(&whole, state, &senders, bot, mine).unwrap()
+    };
+    let open = |pending: PendingInvocation, state: &mut StreamState| {
+        pending.finish_with(state, |_, pending, keyring| pending.open(keyring))
+    };
+    let mut copy = state.clone();
+    let mut other = fx.fresh_state();
+    for elsewhere in [&mut copy, &mut other] {
+        let pending = prepare(&mut state);
+        let refused = open(pending, elsewhere).unwrap_err();
+        assert_eq!(refused.code(), ErrorCode::InvalidField);
+        assert!(!elsewhere.was_acted_on(&whole.source_message_id, whole.source_revision));
+    }
+    assert!(!state.was_acted_on(&whole.source_message_id, whole.source_revision));
+    let pending = prepare(&mut state);
+    assert!(open(pending, &mut state).is_ok());
+    assert!(state.was_acted_on(&whole.source_message_id, whole.source_revision));
 }
 
 /// Where a viewer expects a step of `bot` in `invocation_id`.
