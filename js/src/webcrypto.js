@@ -312,11 +312,14 @@ export function asyncOpens(glue, auto) {
   // under the state the invocation was opened through, as its opens' are (so
   // the key leaves WASM once per state, and the state's `dropKeys()` drops
   // them), else under the invocation (dropped by its `free()`).
-  const sealByInvocation = async (invocation, prepare, options) => {
-    const from = sealFrom(options);
+  const anInvocation = (invocation) => {
     if (!(invocation instanceof glue.OpenedInvocation)) {
       throw new StreamsealError("INVALID_FIELD", "field `invocation` is invalid: not an OpenedInvocation");
     }
+  };
+  const sealByInvocation = async (invocation, prepare, options) => {
+    const from = sealFrom(options);
+    anInvocation(invocation);
     const keyring = invocation.sealingKeyring();
     try {
       return await completeSeal(prepare(), keyring, from, openedThrough.get(invocation) ?? invocation);
@@ -405,6 +408,7 @@ export function asyncOpens(glue, auto) {
       // Without a text nothing is sealed: the synchronous call's body.
       if (text === undefined || text === null) {
         sealFrom(options);
+        anInvocation(invocation);
         return invocation.sealStepStarted(stepId, stepType, messageId, text);
       }
       return sealByInvocation(invocation, () => invocation.prepareSealStepStarted(stepId, stepType, messageId, text), options);

@@ -950,6 +950,7 @@ test("a runtime's async seals (sealReplyAsync, sealCompleteReplyAsync, sealFollo
   other.free();
   // Not an invocation, or an unknown backend (also where nothing is sealed): refused with a code.
   await assert.rejects(pkg.sealReplyAsync({}, "msg_01JD3R00000000000000000001", "x"), (e) => e instanceof pkg.StreamsealError && e.code === "INVALID_FIELD");
+  await assert.rejects(pkg.sealStepStartedAsync({}, "step_3", "thinking"), (e) => e instanceof pkg.StreamsealError && e.code === "INVALID_FIELD");
   await assert.rejects(pkg.sealStepStartedAsync(opened, "step_3", "thinking", undefined, undefined, { backend: "nope" }), (e) => e.code === "INVALID_FIELD");
   // The stream's keys dropped while WebCrypto encrypts (a revoke): the reply in flight is refused,
   // and so is every seal after.

@@ -62,3 +62,27 @@ test("128 levels still read: the limit is serde_json's, as in the other bindings
   await throwsCode(assert, pkg, () => pkg.openKeyWraps(state, trust, { ...within, extra: nested(130) }, key), "MALFORMED_JSON");
   for (const k of [key, state, trust]) k.free();
 });
+
+test("a server's `__proto__` key, merged by the app with Object.assign, cannot hide a deep field from the check (an inherited or non-enumerable field is read, so it is walked)", async () => {
+  const deepJson = "[".repeat(30_000) + "]".repeat(30_000);
+  const claim = JSON.parse(
+    `{"id":"inv_1","rootStreamId":"${ROOT}","activeStreamId":"${ROOT}","sourceMessageId":"msg_01JD3QK7C9E1G3J5M7P9S1V3X5","responseStreamId":"${ROOT}","sourceRevision":1,"authorUserId":"usr_1","__proto__":{"sealedContext":{"junk":${deepJson}}}}`,
+  );
+  const merged = Object.assign({}, claim);
+  assert.ok("sealedContext" in merged && !Object.hasOwn(merged, "sealedContext"), "inherited, as the attack needs");
+  const hidden = Object.defineProperty({ ...message(undefined) }, "sealed", { value: { junk: JSON.parse(deepJson) }, enumerable: false });
+  const key = pkg.IdentityKey.generate("bot", "k");
+  const state = new pkg.StreamState(ROOT);
+  const trust = new pkg.TrustStore("tofu");
+  await throwsCode(assert, pkg, () => pkg.OpenedInvocation.open(merged, state, trust, "bot_1", [key]), "MALFORMED_JSON");
+  await throwsCode(assert, pkg, () => pkg.prepareOpenInvocation(merged, state, trust, "bot_1", key), "MALFORMED_JSON");
+  await throwsCode(assert, pkg, () => pkg.openMessages(state.keyring(), trust, ROOT, [hidden]), "MALFORMED_JSON");
+  // A getter that throws is refused the same way, not thrown through.
+  const throwing = Object.defineProperty({}, "sealed", { get() { throw new Error("no"); }, enumerable: true });
+  await throwsCode(assert, pkg, () => pkg.openMessages(state.keyring(), trust, ROOT, [{ ...message(undefined), ...{} }, throwing]), "MALFORMED_JSON");
+  // The instance keeps working.
+  assert.equal(pkg.encodeBase64(new Uint8Array([1, 2, 3])), "AQID");
+  // Bytes as the generated types allow them: a Uint8Array or an array of integers 0 to 255.
+  assert.equal(pkg.encodeBase64([1, 2, 3]), "AQID");
+  for (const k of [key, state, trust]) k.free();
+});

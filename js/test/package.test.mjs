@@ -473,7 +473,9 @@ test("bad inputs: the right code, a StreamsealError, and the instance keeps work
     [() => new pkg.Keyring(42), "INVALID_FIELD"],
     [() => pkg.seal(ring, author, AUTHOR, slot("msg_1"), "not bytes"), "INVALID_FIELD"],
     [() => pkg.seal(ring, author, AUTHOR, slot("msg_1"), 5), "INVALID_FIELD"],
-    [() => pkg.seal(ring, author, AUTHOR, slot("msg_1"), [1, 2, 3]), "INVALID_FIELD"],
+    [() => pkg.seal(ring, author, AUTHOR, slot("msg_1"), [1, 256]), "INVALID_FIELD"],
+    [() => pkg.seal(ring, author, AUTHOR, slot("msg_1"), ["a"]), "INVALID_FIELD"],
+    [() => pkg.seal(ring, author, AUTHOR, slot("msg_1"), { [Symbol.toStringTag]: "Uint8Array", length: -1 }), "INVALID_FIELD"],
   ];
   for (const [fn, code] of hostile) {
     await throwsCode(assert, pkg, fn, code);

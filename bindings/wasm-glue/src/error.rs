@@ -112,30 +112,64 @@ pub fn input<T: Tsify + DeserializeOwned>(param: &str, value: &Ts<T>) -> JsResul
 /// own limit, so that a value reads the same in every binding.
 pub const MAX_NESTING: usize = 128;
 
+// The walk of `check_nesting`, in JS: one call into JS per value read,
+// whatever its size. It visits what serde-wasm-bindgen reads: an array's
+// items, a map's own enumerable entries, and a struct's fields by name,
+// which JS looks up through the prototype chain, enumerable or not (an app
+// that merged a server's object with `Object.assign` can give it a
+// prototype the server chose, through the `__proto__` key `JSON.parse`
+// keeps). A value it cannot read (a getter that throws) counts as too deep.
+#[wasm_bindgen(inline_js = r#"
+export function nestedDeeperThan(value, max) {
+  try {
+    const values = [value];
+    const depths = [0];
+    while (values.length > 0) {
+      const v = values.pop();
+      const depth = depths.pop();
+      if (v === null || typeof v !== "object" || ArrayBuffer.isView(v)) continue;
+      if (depth >= max) return true;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          values.push(v[i]);
+          depths.push(depth + 1);
+        }
+        continue;
+      }
+      for (let o = v; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+        for (const key of Object.getOwnPropertyNames(o)) {
+          values.push(v[key]);
+          depths.push(depth + 1);
+        }
+      }
+    }
+    return false;
+  } catch {
+    return true;
+  }
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = nestedDeeperThan)]
+    fn nested_deeper_than(value: &JsValue, max: u32) -> bool;
+}
+
 /// Refuses (`MALFORMED_JSON`, naming `param`) a value nested deeper than
 /// [`MAX_NESTING`], before any deserializer sees it. serde-wasm-bindgen
 /// recurses once per level without a limit: a hostile server's message with
 /// an unknown field nested some thousands deep would overflow the WASM
 /// stack (a trap that can leave the instance's memory corrupt) or the JS
-/// stack. The walk here is iterative.
+/// stack. The walk is iterative, in JS, and reads what serde-wasm-bindgen
+/// reads, inherited and non-enumerable fields included.
 pub fn check_nesting(param: &str, value: &JsValue) -> JsResult<()> {
-    let mut pending: Vec<(JsValue, usize)> = vec![(value.clone(), 0)];
-    while let Some((value, depth)) = pending.pop() {
-        if !value.is_object() || value.is_instance_of::<js_sys::Uint8Array>() {
-            continue;
-        }
-        if depth >= MAX_NESTING {
-            return Err(error_with(
-                ErrorCode::MalformedJson,
-                &format!("malformed JSON: `{param}`: nested deeper than {MAX_NESTING} levels"),
-            ));
-        }
-        let children = if js_sys::Array::is_array(&value) {
-            js_sys::Array::from(&value)
-        } else {
-            js_sys::Object::values(value.unchecked_ref())
-        };
-        pending.extend(children.iter().map(|child| (child, depth + 1)));
+    #[allow(clippy::cast_possible_truncation)]
+    if nested_deeper_than(value, MAX_NESTING as u32) {
+        return Err(error_with(
+            ErrorCode::MalformedJson,
+            &format!(
+                "malformed JSON: `{param}`: nested deeper than {MAX_NESTING} levels, or not readable"
+            ),
+        ));
     }
     Ok(())
 }

@@ -216,7 +216,7 @@ pub fn build() -> Result {
         if i == 0 {
             patch_assert_class(&out)?;
         }
-        patch_input_checks(&out.join(format!("{name}.js")))?;
+        patch_input_checks(&out.join(format!("{name}.js")), i == 0)?;
         let module = out.join(format!("{name}_bg.wasm"));
         optimise(&module)?;
         let (raw, gzip) = sizes(&module)?;
@@ -295,13 +295,17 @@ fn patch_assert_class(out: &Path) -> Result {
         .map_err(|e| format!("cannot write the glue: {e}"))
 }
 
-/// The glue copies a `string` or a `Uint8Array` argument into WASM memory
-/// without looking at its type: a number where a string is expected traps
+/// The glue copies a `string` or a byte argument into WASM memory without
+/// looking at its type: a number where a string is expected traps
 /// WebAssembly ("memory access out of bounds"), and a string or a number
 /// where bytes are expected seals zeros or nothing, silently. Each copy
-/// now refuses anything else with a `StreamsealError` (`INVALID_FIELD`).
-/// Fails the build if the glue no longer has the expected functions.
-fn patch_input_checks(glue_path: &Path) -> Result {
+/// now takes only what its declared type says (a string; a `Uint8Array`,
+/// as the typed arrays' own tag getter tells, which no object can fake, or
+/// an array of integers 0 to 255, which the generated types allow) and
+/// refuses anything else with a `StreamsealError` (`INVALID_FIELD`). Fails
+/// the build if the glue no longer has the expected functions: both in the
+/// first module (`bytes_expected`), the string copy alone in the second.
+fn patch_input_checks(glue_path: &Path, bytes_expected: bool) -> Result {
     let glue = fs::read_to_string(glue_path).map_err(|e| format!("cannot read the glue: {e}"))?;
     let string = "function passStringToWasm0(arg, malloc, realloc) {\n";
     let string_checked = "function passStringToWasm0(arg, malloc, realloc) {
@@ -309,12 +313,18 @@ fn patch_input_checks(glue_path: &Path) -> Result {
         throw makeStreamsealError(\"INVALID_FIELD\", `field is invalid: expected a string, not ${arg === null ? \"null\" : typeof arg}`, undefined);
     }\n";
     let bytes = "function passArray8ToWasm0(arg, malloc) {\n";
-    let bytes_checked = "function passArray8ToWasm0(arg, malloc) {
-    if (Object.prototype.toString.call(arg) !== \"[object Uint8Array]\") {
-        throw makeStreamsealError(\"INVALID_FIELD\", `field is invalid: expected a Uint8Array, not ${arg === null ? \"null\" : typeof arg}`, undefined);
+    let bytes_checked = "const TYPED_ARRAY_TAG = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
+
+function passArray8ToWasm0(arg, malloc) {
+    if (TYPED_ARRAY_TAG.call(arg) !== \"Uint8Array\") {
+        if (!Array.isArray(arg) || !arg.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) {
+            throw makeStreamsealError(\"INVALID_FIELD\", `field is invalid: expected a Uint8Array, not ${arg === null ? \"null\" : Array.isArray(arg) ? \"an array of other than bytes\" : typeof arg}`, undefined);
+        }
+        arg = Uint8Array.from(arg);
     }\n";
+    let byte_copies = glue.matches(bytes).count();
     if glue.matches(string).count() != 1
-        || glue.matches(bytes).count() > 1
+        || byte_copies != usize::from(bytes_expected)
         || !glue.contains("import { makeStreamsealError }")
     {
         return Err(format!(
