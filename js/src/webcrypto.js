@@ -321,8 +321,12 @@ export function asyncOpens(glue, auto) {
     const from = sealFrom(options);
     anInvocation(invocation);
     const keyring = invocation.sealingKeyring();
+    // A state freed since (its CryptoKeys dropped then) holds no more: the
+    // invocation does, until its own free().
+    const state = openedThrough.get(invocation);
+    const owner = state !== undefined && state.__wbg_ptr !== 0 ? state : invocation;
     try {
-      return await completeSeal(prepare(), keyring, from, openedThrough.get(invocation) ?? invocation);
+      return await completeSeal(prepare(), keyring, from, owner);
     } finally {
       keyring.free();
     }

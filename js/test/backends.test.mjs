@@ -947,7 +947,19 @@ test("a runtime's async seals (sealReplyAsync, sealCompleteReplyAsync, sealFollo
     bySync.free();
   });
   assert.equal(shared, 1, "one export for the state's opens and seals");
+  // The state freed while its invocations live: their seals no longer cache under it (where
+  // nothing would drop the CryptoKeys again) but under each invocation, until its free().
+  const first = pkg.OpenedInvocation.open(honest, other, trust, s.botId, [machine]);
+  const second = pkg.OpenedInvocation.open(honest, other, trust, s.botId, [machine]);
   other.free();
+  const afterFree = await countingExports(async () => {
+    await pkg.sealReplyAsync(first, "msg_01JD3R00000000000000000001", "a", { backend: "webcrypto" });
+    await pkg.sealReplyAsync(first, "msg_01JD3R00000000000000000001", "b", { backend: "webcrypto" });
+    await pkg.sealReplyAsync(second, "msg_01JD3R00000000000000000001", "c", { backend: "webcrypto" });
+  });
+  assert.equal(afterFree, 2, "one per invocation");
+  first.free();
+  second.free();
   // Not an invocation, or an unknown backend (also where nothing is sealed): refused with a code.
   await assert.rejects(pkg.sealReplyAsync({}, "msg_01JD3R00000000000000000001", "x"), (e) => e instanceof pkg.StreamsealError && e.code === "INVALID_FIELD");
   await assert.rejects(pkg.sealStepStartedAsync({}, "step_3", "thinking"), (e) => e instanceof pkg.StreamsealError && e.code === "INVALID_FIELD");
