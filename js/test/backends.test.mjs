@@ -335,6 +335,43 @@ test("the webcrypto backend verifies the signature in WebCrypto (and says so to 
   for (const k of [me, ring, trust, impostor]) k.free();
 });
 
+test("webcrypto: a page's signatures are verified side by side through one reused input buffer: every honest one by the platform, each forged one refused, whatever the sizes (up to past the buffer's 1 MiB)", async () => {
+  const { asyncOpens } = await import("../src/webcrypto.js");
+  const glue = await import("../dist/streamseal_wasm.js");
+  const told = [];
+  const watched = {
+    ...glue,
+    prepareOpenMessages: (...args) => {
+      const real = glue.prepareOpenMessages(...args);
+      return {
+        jobs: (from, keyring) => real.jobs(from, keyring),
+        hazmatFinish: (decrypted, keyring, verified) => (told.push(verified), real.hazmatFinish(decrypted, keyring, verified)),
+      };
+    },
+  };
+  const opens = asyncOpens(watched, { minBytes: 0, minPage: 1 });
+  const { me, ring, trust } = aliceSetUp();
+  const impostor = pkg.IdentityKey.fromSecretKey("user", "key_alice", new Uint8Array(32).fill(5));
+  // Largest first, so the shorter inputs after it are written over its bytes.
+  const sizes = [1100 * 1024, 300 * 1024, 70_000, 5000, 512, 64, 0, 20_000, 1, 9000];
+  const messages = sizes.map((size, i) => {
+    const id = `msg_01JD3R000000000000000000${String(i).padStart(2, "0")}`;
+    const signer = i % 3 === 2 ? impostor : me;
+    const text = String.fromCharCode(97 + i).repeat(size);
+    return { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: pkg.sealMessage(ring, signer, ALICE, ROOT, id, text).sealed };
+  });
+  const results = await opens.openMessagesAsync(ring, trust, ROOT, messages, null, null, { backend: "webcrypto" });
+  const forged = sizes.map((_, i) => i % 3 === 2);
+  assert.deepEqual(told, [forged.map((f) => !f)]);
+  assert.deepEqual(
+    results.map((r) => (r.status === "opened" ? r.message.text.length : r.code)),
+    sizes.map((size, i) => (forged[i] ? "SENDER_MISMATCH" : size)),
+  );
+  for (const [i, r] of results.entries()) if (r.status === "opened") assert.equal(r.message.text, String.fromCharCode(97 + i).repeat(sizes[i]));
+  assert.deepEqual(results, pkg.openMessages(ring, trust, ROOT, messages));
+  for (const k of [me, ring, trust, impostor]) k.free();
+});
+
 test("webcrypto: an open in flight when the keyring is cleared is refused (UNKNOWN_KEY_GENERATION), as the synchronous open after clear() is, and the CryptoKeys go with clear()", async () => {
   const me = pkg.IdentityKey.generate("user", "key_alice");
   const ring = new pkg.Keyring(ROOT);
