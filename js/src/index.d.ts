@@ -55,11 +55,12 @@ export declare function init(source?: InitSource): Promise<void>;
 
 /**
  * Where the AES-256-GCM and the sender's signature of an async open run:
- * `"webcrypto"` (the platform's `crypto.subtle`: hardware AES, native
- * Ed25519, other threads), `"wasm"` (this module's, as the synchronous
- * calls), or `"auto"` (the default: the faster in this runtime by the
- * package's measurements, WebCrypto always in browsers; in Node, from 48 KiB
- * of ciphertext or a page of 32 messages). Every other check runs in
+ * `"webcrypto"` (the platform's native crypto, hardware AES and native
+ * Ed25519: `crypto.subtle` in browsers and workers; in Node, node:crypto,
+ * the same OpenSSL without `crypto.subtle`'s per-call promise and thread
+ * hop), `"wasm"` (this module's, as the synchronous calls), or `"auto"`
+ * (the default: the faster in this runtime by the package's measurements;
+ * the platform for every open, in browsers and in Node). Every other check runs in
  * WebAssembly whichever it is; both give the same results.
  */
 export type OpenBackend = "auto" | "webcrypto" | "wasm";

@@ -6,6 +6,7 @@ import * as glue from "../dist/streamseal_wasm.js";
 import { StreamsealError } from "./error.js";
 import { guardFreedObjects } from "./guard.js";
 import { asyncOpens } from "./webcrypto.js";
+import { NODE_CRYPTO } from "./node-crypto.js";
 import { nfcExports } from "./nfc.js";
 
 export * from "../dist/streamseal_wasm.js";
@@ -21,23 +22,21 @@ export function init() {
   return Promise.resolve();
 }
 
-// "auto" in Node: WebCrypto for a ciphertext from 48 KiB, or a page of 32
-// envelopes or more; WASM below, where Node's per-call WebCrypto cost
-// outweighs its native AES-GCM and Ed25519. From the "async open by
-// backend" rows of BENCHMARKS.md (`cargo xtask bench`, 2026-11-27): through
-// WebCrypto, one 32 KiB message took 1.09x and a page of 16 1.06x the WASM
-// time (about even, and 0.84x and 0.95x in an earlier run); a 64 KiB one
-// 0.75x, a page of 1000 0.83x. The margin keeps Node from ever being slower
-// than the WASM path.
-// Seals: WebCrypto from 32 KiB. "async seal by backend", `node bench/node.js
-// --quick` (2026-11-28): WebCrypto took 1.42x the WASM time at 1 KiB, 1.27x
-// at 4 KiB, 1.03x at 16 KiB, 0.79x at 32 KiB (and 0.75x at 64 KiB in
-// BENCHMARKS.md): the signature, in WASM either way, is most of a small seal.
-const NODE_AUTO = { minBytes: 48 * 1024, minPage: 32, minSealBytes: 32 * 1024 };
+// "auto" in Node: the platform always for opens, from 4 KiB for seals. The
+// platform here is node:crypto (js/src/node-crypto.js: OpenSSL's AES-GCM and
+// Ed25519 called on this thread, or in the thread pool for pages of 8 or
+// more), not Node's `crypto.subtle`, whose per-call cost (a promise and a
+// thread-pool hop each) had kept "auto" on WASM below 48 KiB. The "async
+// open by backend" rows (`node bench/node.js --quick`, 2026-11-28): one
+// 1 KiB message took 0.78x the WASM time, 16 KiB 0.51x, 32 KiB 0.53x, pages
+// of 4 and 16 0.75x and 0.77x. "async seal by backend": 1.02x at 1 KiB
+// (the signature, in WASM either way, is most of a small seal), 0.87x at
+// 4 KiB, 0.68x at 16 KiB.
+const NODE_AUTO = { minBytes: 0, minPage: 1, minSealBytes: 4 * 1024 };
 
 /**
- * The async opens: AES-256-GCM and the signature through Node's WebCrypto
- * or WASM ("auto": by size and page length), every check in WASM.
+ * The async opens and seals: AES-256-GCM and the signature through
+ * node:crypto or WASM ("auto": by measurement), every check in WASM.
  */
 export const {
   openAsync,
@@ -58,7 +57,7 @@ export const {
   sealStepStartedAsync,
   sealStepAsync,
   sealRuntimeDecisionCardAsync,
-} = asyncOpens(glue, NODE_AUTO);
+} = asyncOpens(glue, NODE_AUTO, NODE_CRYPTO);
 
 /** The passphrase-taking calls, their passphrases normalised to NFC in JS (js/src/nfc.js). */
 export const { unlock, setUp, changePassphrase, createBundle, openBundle, hazmatCreateBundleWithRandomness } =

@@ -45,6 +45,38 @@ function subtleCrypto() {
   return subtle && typeof subtle.decrypt === "function" ? subtle : undefined;
 }
 
+/**
+ * The platform's primitives the async calls use: AES-256-GCM under a key
+ * imported once, and Ed25519 verify. This one is WebCrypto (browsers,
+ * workers, Deno); the Node entry passes node:crypto's (js/src/node-crypto.js).
+ * `verify(key, signature, data, alongside)` reads `data` before it returns
+ * (the signed input's buffer is reused at once; `alongside`: how many
+ * verifies this call runs side by side); `decrypt` resolves to null when
+ * the tag is refused.
+ */
+export const WEBCRYPTO = Object.freeze({
+  id: "webcrypto",
+  available: () => subtleCrypto() !== undefined,
+  importAes: (raw) => subtleCrypto().importKey("raw", raw, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]),
+  async decrypt(key, iv, aad, ciphertext) {
+    try {
+      return new Uint8Array(
+        await subtleCrypto().decrypt({ name: "AES-GCM", iv, additionalData: aad, tagLength: 128 }, key, ciphertext),
+      );
+    } catch (error) {
+      if (error?.name === "OperationError") return null;
+      throw error;
+    }
+  },
+  async encrypt(key, iv, aad, input) {
+    return new Uint8Array(
+      await subtleCrypto().encrypt({ name: "AES-GCM", iv, additionalData: aad, tagLength: 128 }, key, input),
+    );
+  },
+  importEd25519: (raw) => subtleCrypto().importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]),
+  verify: (key, signature, data) => subtleCrypto().verify({ name: "Ed25519" }, key, signature, data),
+});
+
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
 // The CryptoKey of `keyring`'s key of `generation`, named by the key's tag
@@ -55,18 +87,18 @@ const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0"))
 // invocation (its opens and its seals) the StreamState whose keyring copy
 // it works under (so a key leaves WASM once per state, not once per
 // invocation, and the state's `dropKeys()` drops it).
-function importedKey(subtle, keyring, generation, tag, owner = keyring) {
+function importedKey(platform, keyring, generation, tag, owner = keyring) {
   let byKey = cryptoKeys.get(owner);
   if (byKey === undefined) {
     byKey = new Map();
     cryptoKeys.set(owner, byKey);
   }
-  const name = `${generation}:${hex(tag)}`;
+  const name = `${platform.id}:${generation}:${hex(tag)}`;
   let key = byKey.get(name);
   if (key === undefined) {
     const raw = keyring.exportKey(generation);
     try {
-      key = subtle.importKey("raw", raw, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]);
+      key = Promise.resolve(platform.importAes(raw));
     } finally {
       raw.fill(0);
     }
@@ -116,14 +148,14 @@ function recordStates(OpenedInvocation) {
 // it), imported once each. Once the platform has shown it has no Ed25519,
 // signatures are left to WASM.
 const ed25519Keys = new Map();
-let ed25519Supported = true;
+const ed25519Missing = new Set();
 
-function ed25519Key(subtle, raw) {
-  const id = Array.from(raw, (b) => b.toString(16).padStart(2, "0")).join("");
+function ed25519Key(platform, raw) {
+  const id = `${platform.id}:${hex(raw)}`;
   let key = ed25519Keys.get(id);
   if (key === undefined) {
     if (ed25519Keys.size >= 4096) ed25519Keys.clear();
-    key = subtle.importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]);
+    key = Promise.resolve().then(() => platform.importEd25519(raw));
     ed25519Keys.set(id, key);
     key.catch(() => ed25519Keys.delete(id));
   }
@@ -151,13 +183,13 @@ function signedInput(length) {
 // `signature` (the first 64 bytes) over `prefix || content` under `signer`.
 // True when it verified; false when it did not, or the platform has no
 // Ed25519 (WASM then verifies, and refuses what does not verify).
-async function verifiedByPlatform(subtle, signer, prefix, plain) {
-  if (!ed25519Supported || signer === null || prefix === null || plain.length < 64) return false;
+async function verifiedByPlatform(platform, signer, prefix, plain, alongside) {
+  if (ed25519Missing.has(platform.id) || signer === null || prefix === null || plain.length < 64) return false;
   let key;
   try {
-    key = await ed25519Key(subtle, signer);
+    key = await ed25519Key(platform, signer);
   } catch {
-    ed25519Supported = false;
+    ed25519Missing.add(platform.id);
     return false;
   }
   const signed = signedInput(prefix.length + plain.length - 64);
@@ -165,7 +197,7 @@ async function verifiedByPlatform(subtle, signer, prefix, plain) {
   try {
     signed.set(prefix, 0);
     signed.set(plain.subarray(64), prefix.length);
-    verified = subtle.verify({ name: "Ed25519" }, key, plain.subarray(0, 64), signed);
+    verified = platform.verify(key, plain.subarray(0, 64), signed, alongside);
   } catch {
     return false;
   } finally {
@@ -182,29 +214,24 @@ async function verifiedByPlatform(subtle, signer, prefix, plain) {
 // Resolves to `{plain, verified}` (the decrypted bytes, and whether the
 // platform's Ed25519 verified their signature), or null when WebCrypto
 // refuses the AES-GCM tag (DECRYPTION_FAILED).
-async function decryptJob(subtle, keyring, [generation, iv, aad, ciphertext, signer, prefix, tag], owner) {
-  const key = await importedKey(subtle, keyring, generation, tag, owner);
-  let plain;
-  try {
-    plain = new Uint8Array(
-      await subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad, tagLength: 128 }, key, ciphertext),
-    );
-  } catch (error) {
-    if (error?.name === "OperationError") return null;
-    throw error;
-  }
-  return { plain, verified: await verifiedByPlatform(subtle, signer, prefix, plain) };
+async function decryptJob(platform, keyring, [generation, iv, aad, ciphertext, signer, prefix, tag], owner, alongside) {
+  const key = await importedKey(platform, keyring, generation, tag, owner);
+  const plain = await platform.decrypt(key, iv, aad, ciphertext);
+  if (plain === null) return null;
+  return { plain, verified: await verifiedByPlatform(platform, signer, prefix, plain, alongside) };
 }
 
 // Runs on WebCrypto the jobs whose ciphertext is at least `platformFrom`
 // bytes (AES-GCM, then the signature), leaves the others to WASM, and
 // completes `pending` (which this consumes) with `finish(decrypted,
 // verified)`.
-async function complete(pending, keyring, platformFrom, finish, owner = keyring) {
-  const subtle = subtleCrypto();
-  const jobs = pending.jobs(subtle === undefined ? Infinity : platformFrom, keyring);
+async function complete(platform, pending, keyring, platformFrom, finish, owner = keyring) {
+  const jobs = pending.jobs(platform.available() ? platformFrom : Infinity, keyring);
+  // How many jobs the platform works side by side (its verify may pick a
+  // thread pool for many, its own thread for few).
+  const alongside = jobs.filter((job) => job != null).length;
   const settled = await Promise.allSettled(
-    jobs.map((job) => (job === null || job === undefined ? job : decryptJob(subtle, keyring, job, owner))),
+    jobs.map((job) => (job === null || job === undefined ? job : decryptJob(platform, keyring, job, owner, alongside))),
   );
   let decrypted = settled.map((s) => (s.value == null ? s.value : s.value.plain));
   let verified = settled.map((s) => s.value?.verified === true);
@@ -224,10 +251,10 @@ async function complete(pending, keyring, platformFrom, finish, owner = keyring)
 
 // One seal job: `[generation, iv, aad, input, tag]`. Resolves to the
 // platform's `ciphertext || tag` of `input`, which is wiped either way.
-async function encryptJob(subtle, keyring, [generation, iv, aad, input, tag], owner) {
+async function encryptJob(platform, keyring, [generation, iv, aad, input, tag], owner) {
   try {
-    const key = await importedKey(subtle, keyring, generation, tag, owner);
-    return new Uint8Array(await subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad, tagLength: 128 }, key, input));
+    const key = await importedKey(platform, keyring, generation, tag, owner);
+    return await platform.encrypt(key, iv, aad, input);
   } finally {
     input.fill(0);
   }
@@ -240,11 +267,10 @@ async function encryptJob(subtle, keyring, [generation, iv, aad, input, tag], ow
  * synchronous call's result or error. `owner` holds the CryptoKeys (see
  * `importedKey`).
  */
-export async function completeSeal(pending, keyring, platformFrom, owner = keyring) {
-  const subtle = subtleCrypto();
+export async function completeSeal(pending, keyring, platformFrom, owner = keyring, platform = WEBCRYPTO) {
   let job;
   try {
-    job = pending.job(subtle === undefined ? Infinity : platformFrom, keyring);
+    job = pending.job(platform.available() ? platformFrom : Infinity, keyring);
   } catch (error) {
     pending.free();
     throw error;
@@ -252,7 +278,7 @@ export async function completeSeal(pending, keyring, platformFrom, owner = keyri
   let sealed;
   if (job !== undefined) {
     try {
-      sealed = await encryptJob(subtle, keyring, job, owner);
+      sealed = await encryptJob(platform, keyring, job, owner);
     } catch {
       sealed = undefined;
     }
@@ -318,7 +344,7 @@ function backendOf(options) {
  * works a page's jobs on other threads); a seal's for an input of at least
  * `minSealBytes`; WASM otherwise.
  */
-export function asyncOpens(glue, auto) {
+export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
   forgetKeysOf(glue.Keyring);
   forgetKeysOf(glue.StreamState, ["dropKeys", "free"]);
   forgetKeysOf(glue.OpenedInvocation, ["free"]);
@@ -335,7 +361,7 @@ export function asyncOpens(glue, auto) {
   };
   const seal = (prepare, keyring, options) => {
     const from = sealFrom(options);
-    return completeSeal(prepare(), keyring, from);
+    return completeSeal(prepare(), keyring, from, keyring, platform);
   };
   // A runtime's seal: under a copy of the invocation's keyring (freed here;
   // it shares the keys' seal counts and their clear), its CryptoKeys cached
@@ -356,13 +382,13 @@ export function asyncOpens(glue, auto) {
     const state = openedThrough.get(invocation);
     const owner = state !== undefined && state.__wbg_ptr !== 0 ? state : invocation;
     try {
-      return await completeSeal(prepare(), keyring, from, owner);
+      return await completeSeal(prepare(), keyring, from, owner, platform);
     } finally {
       keyring.free();
     }
   };
   const one = (pending, keyring, from) =>
-    complete(pending, keyring, from, (decrypted, verified) => pending.hazmatFinishOne(decrypted, keyring, verified));
+    complete(platform, pending, keyring, from, (decrypted, verified) => pending.hazmatFinishOne(decrypted, keyring, verified));
   return {
     async openAsync(keyring, trust, slot, sealed, own, presented, options) {
       const from = platformFrom(options, 1);
@@ -393,7 +419,7 @@ export function asyncOpens(glue, auto) {
     async openMessagesAsync(keyring, trust, streamId, messages, own, presented, options) {
       const from = platformFrom(options, Array.isArray(messages) ? messages.length : 0);
       const pending = glue.prepareOpenMessages(keyring, trust, streamId, messages, own, presented);
-      return complete(pending, keyring, from, (decrypted, verified) => pending.hazmatFinish(decrypted, keyring, verified));
+      return complete(platform, pending, keyring, from, (decrypted, verified) => pending.hazmatFinish(decrypted, keyring, verified));
     },
     async openStepAsync(keyring, trust, placement, sealed, own, presented, options) {
       const from = platformFrom(options, 1);
@@ -475,12 +501,12 @@ export function asyncOpens(glue, auto) {
       }
       try {
         try {
-          await complete(pending, keyring, promptFrom, (decrypted, verified) => pending.hazmatFinishPrompt(decrypted, state, verified), state);
+          await complete(platform, pending, keyring, promptFrom, (decrypted, verified) => pending.hazmatFinishPrompt(decrypted, state, verified), state);
         } catch (error) {
           pending.free();
           throw error;
         }
-        const opened = await complete(pending, keyring, historyFrom, (decrypted, verified) => pending.hazmatFinishInvocation(decrypted, verified), state);
+        const opened = await complete(platform, pending, keyring, historyFrom, (decrypted, verified) => pending.hazmatFinishInvocation(decrypted, verified), state);
         openedThrough.set(opened, state);
         return opened;
       } finally {

@@ -16,7 +16,12 @@ import assert from "node:assert/strict";
 import { BACKEND, module as pkg, shipped, unhex, utf8, vectors } from "./load.mjs";
 import * as server from "./hostile-server.mjs";
 import { viaBackend } from "./backends.mjs";
-import { completeSeal, decodedHere } from "../src/webcrypto.js";
+import { WEBCRYPTO, completeSeal, decodedHere } from "../src/webcrypto.js";
+import { NODE_CRYPTO } from "../src/node-crypto.js";
+
+// The platforms the async calls run on: WebCrypto (browsers, workers) and
+// node:crypto (the Node entry's).
+const PLATFORMS = [WEBCRYPTO, NODE_CRYPTO];
 
 const ASYNC = ["wasm", "webcrypto"];
 const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
@@ -238,7 +243,7 @@ test("a PendingOpens is finished once, with one entry per job; hazmatFinish's 'v
   for (const k of [me, ring, trust]) k.free();
 });
 
-test("Ed25519 in WebCrypto: the key each job names verifies every golden envelope's XEdDSA signature over its signature input, and nothing else", async () => {
+test("Ed25519 in WebCrypto and node:crypto: the key each job names verifies every golden envelope's XEdDSA signature over its signature input, and nothing else", async () => {
   for (const v of vectors("envelopes").vectors) {
     const ring = new pkg.Keyring(v.rootStreamId);
     ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
@@ -248,14 +253,16 @@ test("Ed25519 in WebCrypto: the key each job names verifies every golden envelop
     const [, , aad, , signer, prefix] = pending.jobs(0, ring)[0];
     pending.free();
     assert.equal(server.hex(aad), v.aadHex, v.name);
-    const key = await crypto.subtle.importKey("raw", signer, { name: "Ed25519" }, false, ["verify"]);
     const input = unhex(v.signatureInputHex);
     assert.deepEqual(prefix, input.subarray(0, prefix.length), `${v.name}: the prefix starts the signature input`);
     const signature = unhex(v.signatureHex);
-    assert.ok(await crypto.subtle.verify({ name: "Ed25519" }, key, signature, input), v.name);
     const other = input.slice();
     other[other.length - 1] ^= 1;
-    assert.ok(!(await crypto.subtle.verify({ name: "Ed25519" }, key, signature, other)), v.name);
+    for (const platform of PLATFORMS) {
+      const key = await platform.importEd25519(signer);
+      assert.equal(await platform.verify(key, signature, input), true, `${v.name} (${platform.id})`);
+      assert.equal(await platform.verify(key, signature, other), false, `${v.name} (${platform.id})`);
+    }
     for (const k of [ring, trust]) k.free();
   }
 });
@@ -297,10 +304,12 @@ test("a malleated signature (s + L, which XEdDSA's own bound would let through) 
   const pending = pkg.prepareOpen(ring, trust, v.slot, malleated);
   const [, , , , signer, prefix] = pending.jobs(0, ring)[0];
   pending.free();
-  const ed = await crypto.subtle.importKey("raw", signer, { name: "Ed25519" }, false, ["verify"]);
   const signed = new Uint8Array([...prefix, ...inner.subarray(64)]);
-  assert.ok(!(await crypto.subtle.verify({ name: "Ed25519" }, ed, inner.subarray(0, 64), signed)));
-  assert.ok(await crypto.subtle.verify({ name: "Ed25519" }, ed, unhex(v.signatureHex), signed), "the honest signature verifies");
+  for (const platform of PLATFORMS) {
+    const ed = await platform.importEd25519(signer);
+    assert.equal(await platform.verify(ed, inner.subarray(0, 64), signed), false, platform.id);
+    assert.equal(await platform.verify(ed, unhex(v.signatureHex), signed), true, `the honest signature verifies (${platform.id})`);
+  }
   for (const k of [ring, trust]) k.free();
 });
 
@@ -674,13 +683,12 @@ test("webcrypto: a runtime's invocations export each stream key once per state, 
   const item = { ...first.sealReply("msg_01JD3QM8D0F2H4K6N8Q0T2W4Y6", "an earlier reply").reply, role: "assistant", sequence: "7" };
   first.free();
   const history = Array.from({ length: 8 }, (_, i) => ({ ...item, sequence: String(i) }));
+  // The Node entry's platform, its decrypts counted (the same cache of keys).
+  const { asyncOpens } = await import("../src/webcrypto.js");
   let decrypts = 0;
-  const decrypt = crypto.subtle.decrypt;
-  crypto.subtle.decrypt = function (...args) {
-    decrypts += 1;
-    return decrypt.apply(this, args);
-  };
-  try {
+  const counting = { ...NODE_CRYPTO, decrypt: (...args) => ((decrypts += 1), NODE_CRYPTO.decrypt(...args)) };
+  const opens = asyncOpens(await import("../dist/streamseal_wasm.js"), { minBytes: 0, minPage: 1 }, counting);
+  {
     const exports = await countingExports(async () => {
       for (let i = 0; i < 3; i++) {
         (await pkg.openInvocationAsync(honest, state, trust, s.botId, machine, null, { backend: "webcrypto" })).free();
@@ -688,12 +696,10 @@ test("webcrypto: a runtime's invocations export each stream key once per state, 
       decrypts = 0;
       // The same prompt under another invocation, with a history: refused at the prompt.
       const replay = { ...honest, id: "inv_01JD3QR1G3J5M7Q9S1V3X5Z7B9", sealedContext: { ...honest.sealedContext, history } };
-      await assert.rejects(pkg.openInvocationAsync(replay, state, trust, s.botId, machine, null, { backend: "webcrypto" }), (e) => e.code === "PROMPT_REPLAYED");
+      await assert.rejects(opens.openInvocationAsync(replay, state, trust, s.botId, machine, null, { backend: "webcrypto" }), (e) => e.code === "PROMPT_REPLAYED");
       assert.equal(decrypts, 1, "the prompt only");
     });
     assert.equal(exports, 0, "the key was exported by the first open of this state, and cached under it");
-  } finally {
-    crypto.subtle.decrypt = decrypt;
   }
   // Its keys dropped, the CryptoKeys go too: the next open (the claim's wraps give the key
   // again) exports it again.
