@@ -649,10 +649,12 @@ pub fn bench(args: &[String]) -> Result {
         doc,
         "\nFloor: for the JS opens, the same ratio for WebCrypto's AES-GCM decrypt followed by \
          its Ed25519 verify of what was decrypted (every envelope is signed since issue 16; the \
-         async opens verify with WebCrypto's Ed25519), measured beside ours in the same run. \
-         Where the floor is above the limit, no signed open through the platform's primitives \
-         can meet the budget; our ratio minus the floor is what the WASM side (base64, AAD, \
-         commitment, the crossing) adds, or saves where WASM's verify beats the platform's."
+         async opens verify with the platform's Ed25519: WebCrypto's in browsers, node:crypto's \
+         in Node), measured beside ours in the same run. Where the floor is above the limit, no \
+         signed open through WebCrypto's primitives can meet the budget; our ratio minus the \
+         floor is what the WASM side (base64, AAD, commitment, the crossing) adds, or saves \
+         where our platform's calls beat WebCrypto's (node:crypto in Node: no promise and \
+         thread-pool hop per call)."
     );
     let _ = writeln!(
         doc,
