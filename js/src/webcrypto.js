@@ -145,8 +145,8 @@ function recordStates(OpenedInvocation) {
 }
 
 // Ed25519 public keys (public: the sender's key as XEdDSA verifies under
-// it), imported once each. Once the platform has shown it has no Ed25519,
-// signatures are left to WASM.
+// it), imported once each. Once the platform has shown it has no Ed25519
+// (NotSupportedError), signatures are left to WASM.
 const ed25519Keys = new Map();
 const ed25519Missing = new Set();
 
@@ -188,8 +188,10 @@ async function verifiedByPlatform(platform, signer, prefix, plain, alongside) {
   let key;
   try {
     key = await ed25519Key(platform, signer);
-  } catch {
-    ed25519Missing.add(platform.id);
+  } catch (error) {
+    // No Ed25519 here at all: WASM verifies from now on. A key the platform
+    // refuses (a point it will not take) is left to WASM alone.
+    if (error?.name === "NotSupportedError") ed25519Missing.add(platform.id);
     return false;
   }
   const signed = signedInput(prefix.length + plain.length - 64);

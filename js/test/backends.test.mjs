@@ -381,6 +381,45 @@ test("webcrypto: a page's signatures are verified side by side through one reuse
   for (const k of [me, ring, trust, impostor]) k.free();
 });
 
+test("a key the platform's Ed25519 refuses to import is verified in WASM, and the platform keeps verifying the others; a platform without Ed25519 leaves every signature to WASM", async () => {
+  const { asyncOpens } = await import("../src/webcrypto.js");
+  const glue = await import("../dist/streamseal_wasm.js");
+  const { me, ring, trust } = aliceSetUp();
+  const ids = ["msg_01JD3R00000000000000000001", "msg_01JD3R00000000000000000002"];
+  const messages = ids.map((id) => ({ id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: pkg.sealMessage(ring, me, ALICE, ROOT, id, `text of ${id}`).sealed }));
+  const run = async (id, importEd25519) => {
+    const told = [];
+    const watched = {
+      ...glue,
+      prepareOpenMessage: (...args) => {
+        const real = glue.prepareOpenMessage(...args);
+        return {
+          jobs: (from, keyring) => real.jobs(from, keyring),
+          hazmatFinishOne: (decrypted, keyring, verified) => (told.push(...verified), real.hazmatFinishOne(decrypted, keyring, verified)),
+        };
+      },
+    };
+    let imports = 0;
+    const platform = { ...NODE_CRYPTO, id, importEd25519: (raw) => ((imports += 1), importEd25519(raw)) };
+    const opens = asyncOpens(watched, { minBytes: 0, minPage: 1 }, platform);
+    const texts = [];
+    for (const message of [...messages, ...messages]) texts.push((await opens.openMessageAsync(ring, trust, ROOT, message, null, null, { backend: "webcrypto" })).text);
+    assert.deepEqual(texts, [...ids, ...ids].map((i) => `text of ${i}`));
+    return { told, imports };
+  };
+  const refused = (name) => () => {
+    throw Object.assign(new Error("refused"), { name });
+  };
+  // A refused key: WASM verifies it each time (the import is tried again), and nothing else changes.
+  let first = true;
+  const once = await run("refuses-one-key", (raw) => (first ? ((first = false), refused("DataError")()) : NODE_CRYPTO.importEd25519(raw)));
+  assert.deepEqual(once.told, [false, true, true, true]);
+  // No Ed25519 at all: one import tried, every signature verified in WASM, each message opens.
+  const none = await run("no-ed25519", refused("NotSupportedError"));
+  assert.deepEqual(none, { told: [false, false, false, false], imports: 1 });
+  for (const k of [me, ring, trust]) k.free();
+});
+
 test("webcrypto: an open in flight when the keyring is cleared is refused (UNKNOWN_KEY_GENERATION), as the synchronous open after clear() is, and the CryptoKeys go with clear()", async () => {
   const me = pkg.IdentityKey.generate("user", "key_alice");
   const ring = new pkg.Keyring(ROOT);
