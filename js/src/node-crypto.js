@@ -1,7 +1,11 @@
 // The platform primitives of the Node entry's async calls: node:crypto's
-// AES-256-GCM and Ed25519 (OpenSSL, the same code Node's WebCrypto runs),
-// called synchronously. Node's `crypto.subtle` hands every call to its
-// thread pool and back through a promise: 70 to 110 µs per AES-GCM decrypt
+// AES-256-GCM and Ed25519 (OpenSSL, the same code Node's WebCrypto runs).
+// AES-GCM runs on this thread (26 µs at 64 KiB: a 4 MiB message holds the
+// event loop for about 2 ms, scaled from it); Ed25519 too, except for pages
+// of 8 or more and inputs from 256 KiB, which go to libuv's thread pool
+// (and so share it with the app's file and DNS work while they run).
+// Node's `crypto.subtle` hands every call to its thread pool and back
+// through a promise: 70 to 110 µs per AES-GCM decrypt
 // of 1 to 64 KiB on this project's bench machine, against 6 to 26 µs for
 // the same decrypt through `createDecipheriv` (`node bench/node.js
 // --quick`: the "async open by backend" rows).
@@ -19,6 +23,11 @@ const TAG = 16;
 // against its callback form, one run of each side by side): a page of 2
 // took 0.69x, of 4 0.81x, of 16 1.29x, of 1000 1.55x.
 const POOLED_FROM = 8;
+// A signed input this long verifies in the thread pool even alone, so a
+// large message does not hold the event loop for its verify (157 µs at
+// 64 KiB on this thread, most of it SHA-512 over the input, which grows
+// with it).
+const POOLED_FROM_BYTES = 256 * 1024;
 // SubjectPublicKeyInfo of an Ed25519 key (RFC 8410), before its 32 bytes.
 const ED25519_SPKI = Buffer.from("302a300506032b6570032100", "hex");
 
@@ -54,10 +63,13 @@ export const NODE_CRYPTO = Object.freeze({
   },
   importEd25519: (raw) => createPublicKey({ key: Buffer.concat([ED25519_SPKI, raw]), format: "der", type: "spki" }),
   // Alone or among a few, on this thread (a thread-pool hop costs more
-  // than the verify); from `POOLED_FROM` side by side, in libuv's thread
-  // pool, as WebCrypto's would (the callback form copies `data` first).
+  // than the verify); from `POOLED_FROM` side by side, or over a large
+  // input (which would hold the event loop), in libuv's thread pool, as
+  // WebCrypto's would.
   verify(key, signature, data, alongside = 1) {
-    if (alongside < POOLED_FROM) return Promise.resolve(verify(null, data, key, signature));
+    if (alongside < POOLED_FROM && data.length < POOLED_FROM_BYTES) {
+      return Promise.resolve(verify(null, data, key, signature));
+    }
     return new Promise((resolve) => {
       verify(null, data, key, signature, (error, verified) => resolve(error == null && verified === true));
     });

@@ -169,21 +169,28 @@ function ed25519Key(platform, raw) {
   return key;
 }
 
-// The signed input `prefix || content` is written into one scratch buffer
-// that every verify reuses, and wiped as soon as `subtle.verify` returns its
-// promise: WebCrypto copies its input before that (W3C Web Cryptography,
-// "verify": "get a copy of the bytes held by the data parameter"), so the
-// buffer is free again at once, also for verifies in flight side by side.
-// A fresh buffer per verify (64 KiB allocated and wiped per open) was a
-// tenth of an async 64 KiB open in Chromium. Inputs over `SCRATCH_UP_TO`
-// get a buffer of their own, so the scratch never holds more than that.
-const SCRATCH_UP_TO = 1024 * 1024;
-let scratch = new Uint8Array(0);
+// The signed input `prefix || content` is written into a buffer that this
+// verify alone holds until the platform's verify has settled, then wiped and
+// kept for the next (up to `KEPT` buffers of at most `KEPT_UP_TO` bytes
+// each): a fresh buffer per verify (64 KiB allocated and wiped per open) was
+// a tenth of an async 64 KiB open in Chromium. Held until settled, not just
+// until `verify` returns: no verify's input can be another's, even on a
+// platform that read its input late (WebCrypto and node:crypto copy it
+// first, but nothing here depends on that).
+const KEPT = 16;
+const KEPT_UP_TO = 1024 * 1024;
+const keptBuffers = [];
 
-function signedInput(length) {
-  if (length > SCRATCH_UP_TO) return new Uint8Array(length);
-  if (scratch.length < length) scratch = new Uint8Array(Math.max(length, 2 * scratch.length, 4096));
-  return scratch.subarray(0, length);
+function takeBuffer(length) {
+  for (let i = keptBuffers.length - 1; i >= 0; i--) {
+    if (keptBuffers[i].length >= length) return keptBuffers.splice(i, 1)[0];
+  }
+  return new Uint8Array(length);
+}
+
+function giveBack(buffer, used) {
+  buffer.fill(0, 0, used);
+  if (buffer.length <= KEPT_UP_TO && keptBuffers.length < KEPT) keptBuffers.push(buffer);
 }
 
 // The sender's signature of a decrypted job, by the platform's Ed25519:
@@ -201,21 +208,18 @@ async function verifiedByPlatform(platform, signer, prefix, plain, alongside) {
     if (error?.name === "NotSupportedError") ed25519Missing.add(platform.id);
     return false;
   }
-  const signed = signedInput(prefix.length + plain.length - 64);
-  let verified;
+  const length = prefix.length + plain.length - 64;
+  let buffer;
   try {
+    buffer = takeBuffer(length);
+    const signed = buffer.subarray(0, length);
     signed.set(prefix, 0);
     signed.set(plain.subarray(64), prefix.length);
-    verified = platform.verify(key, plain.subarray(0, 64), signed, alongside);
+    return (await platform.verify(key, plain.subarray(0, 64), signed, alongside)) === true;
   } catch {
     return false;
   } finally {
-    signed.fill(0);
-  }
-  try {
-    return await verified;
-  } catch {
-    return false;
+    if (buffer !== undefined) giveBack(buffer, length);
   }
 }
 
@@ -227,7 +231,12 @@ async function decryptJob(platform, keyring, [generation, iv, aad, ciphertext, s
   const key = await importedKey(platform, keyring, generation, tag, owner);
   const plain = await platform.decrypt(key, iv, aad, ciphertext);
   if (plain === null) return null;
-  return { plain, verified: await verifiedByPlatform(platform, signer, prefix, plain, alongside) };
+  try {
+    return { plain, verified: await verifiedByPlatform(platform, signer, prefix, plain, alongside) };
+  } catch (error) {
+    plain.fill(0);
+    throw error;
+  }
 }
 
 // Runs on WebCrypto the jobs whose ciphertext is at least `platformFrom`
@@ -311,18 +320,46 @@ export async function completeSeal(pending, keyring, platformFrom, owner = keyri
 const DECODE_HERE_FROM = 16 * 1024;
 const DECODE_HERE_UP_TO = 4 * 1024 * 1024;
 
+// The options, on no prototype: a polluted `Object.prototype.alphabet`
+// cannot reach them.
+const STRICT = Object.freeze({ __proto__: null, alphabet: "base64", lastChunkHandling: "strict" });
+
+// Whether this engine's `fromBase64` refuses, in strict mode, what the spec
+// says it does: padding bits set, and the URL-safe letters. Probed once.
+let strictProbed;
+function fromBase64IsStrict() {
+  if (strictProbed === undefined) {
+    const refuses = (text) => {
+      try {
+        Uint8Array.fromBase64(text, STRICT);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    strictProbed = refuses("QR==") && refuses("-_8=") && refuses("QQ") && !refuses("QQ==");
+  }
+  return strictProbed;
+}
+
 /** The canonical base64 `text` decoded with the platform's base64, or undefined. */
 export function decodedHere(text) {
   if (typeof text !== "string" || text.length < DECODE_HERE_FROM || text.length > DECODE_HERE_UP_TO) return undefined;
   try {
     if (typeof Uint8Array.fromBase64 === "function") {
-      // "strict": complete padded quanta, padding bits zero, the standard
-      // alphabet; it throws on anything else but skips ASCII whitespace,
-      // which canonical text has none of. Without whitespace, the text of n
-      // bytes is exactly 4 * ceil(n / 3) characters long, and with any it is
-      // longer: no re-encoding needed (it was most of this decode's time).
-      const bytes = Uint8Array.fromBase64(text, { lastChunkHandling: "strict" });
-      return text.length === 4 * Math.ceil(bytes.length / 3) ? bytes : undefined;
+      const bytes = Uint8Array.fromBase64(text, STRICT);
+      if (fromBase64IsStrict()) {
+        // "strict": complete padded quanta, padding bits zero, the standard
+        // alphabet; it throws on anything else but skips ASCII whitespace,
+        // which canonical text has none of. Without whitespace, the text of
+        // n bytes is exactly 4 * ceil(n / 3) characters long, and with any
+        // it is longer: no re-encoding needed (it was most of this decode's
+        // time).
+        return text.length === 4 * Math.ceil(bytes.length / 3) ? bytes : undefined;
+      }
+      // An engine (or a shim) that does not refuse as the spec says: the
+      // re-encoding decides.
+      return typeof bytes.toBase64 === "function" && bytes.toBase64() === text ? bytes : undefined;
     }
     if (typeof globalThis.Buffer === "function") {
       const buffer = globalThis.Buffer.from(text, "base64");

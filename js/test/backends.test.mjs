@@ -344,41 +344,89 @@ test("the webcrypto backend verifies the signature in WebCrypto (and says so to 
   for (const k of [me, ring, trust, impostor]) k.free();
 });
 
-test("webcrypto: a page's signatures are verified side by side through one reused input buffer: every honest one by the platform, each forged one refused, whatever the sizes (up to past the buffer's 1 MiB)", async () => {
+test("each platform verifies a page's signatures side by side (node:crypto in its thread pool from 8) and a large one alone: every honest one by the platform, each forged one refused, whatever the sizes (past the kept buffers' 1 MiB)", async () => {
   const { asyncOpens } = await import("../src/webcrypto.js");
   const glue = await import("../dist/streamseal_wasm.js");
-  const told = [];
-  const watched = {
-    ...glue,
-    prepareOpenMessages: (...args) => {
-      const real = glue.prepareOpenMessages(...args);
-      return {
-        jobs: (from, keyring) => real.jobs(from, keyring),
-        hazmatFinish: (decrypted, keyring, verified) => (told.push(verified), real.hazmatFinish(decrypted, keyring, verified)),
-      };
-    },
-  };
-  const opens = asyncOpens(watched, { minBytes: 0, minPage: 1 });
   const { me, ring, trust } = aliceSetUp();
   const impostor = pkg.IdentityKey.fromSecretKey("user", "key_alice", new Uint8Array(32).fill(5));
   // Largest first, so the shorter inputs after it are written over its bytes.
   const sizes = [1100 * 1024, 300 * 1024, 70_000, 5000, 512, 64, 0, 20_000, 1, 9000];
+  const forged = sizes.map((_, i) => i % 3 === 2);
   const messages = sizes.map((size, i) => {
     const id = `msg_01JD3R000000000000000000${String(i).padStart(2, "0")}`;
-    const signer = i % 3 === 2 ? impostor : me;
     const text = String.fromCharCode(97 + i).repeat(size);
-    return { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: pkg.sealMessage(ring, signer, ALICE, ROOT, id, text).sealed };
+    return { id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: pkg.sealMessage(ring, forged[i] ? impostor : me, ALICE, ROOT, id, text).sealed };
   });
-  const results = await opens.openMessagesAsync(ring, trust, ROOT, messages, null, null, { backend: "webcrypto" });
-  const forged = sizes.map((_, i) => i % 3 === 2);
-  assert.deepEqual(told, [forged.map((f) => !f)]);
-  assert.deepEqual(
-    results.map((r) => (r.status === "opened" ? r.message.text.length : r.code)),
-    sizes.map((size, i) => (forged[i] ? "SENDER_MISMATCH" : size)),
-  );
-  for (const [i, r] of results.entries()) if (r.status === "opened") assert.equal(r.message.text, String.fromCharCode(97 + i).repeat(sizes[i]));
-  assert.deepEqual(results, pkg.openMessages(ring, trust, ROOT, messages));
+  const synchronous = pkg.openMessages(ring, trust, ROOT, messages);
+  for (const platform of PLATFORMS) {
+    const told = [];
+    const watched = {
+      ...glue,
+      prepareOpenMessages: (...args) => {
+        const real = glue.prepareOpenMessages(...args);
+        return {
+          jobs: (from, keyring) => real.jobs(from, keyring),
+          hazmatFinish: (decrypted, keyring, verified) => (told.push(verified), real.hazmatFinish(decrypted, keyring, verified)),
+        };
+      },
+      // A large ciphertext is decoded in JS first (decodedHere).
+      prepareOpenMessageDecoded: (...args) => {
+        const real = glue.prepareOpenMessageDecoded(...args);
+        return {
+          jobs: (from, keyring) => real.jobs(from, keyring),
+          hazmatFinishOne: (decrypted, keyring, verified) => (told.push(verified), real.hazmatFinishOne(decrypted, keyring, verified)),
+        };
+      },
+    };
+    const opens = asyncOpens(watched, { minBytes: 0, minPage: 1 }, platform);
+    const results = await opens.openMessagesAsync(ring, trust, ROOT, messages, null, null, { backend: "webcrypto" });
+    assert.deepEqual(told, [forged.map((f) => !f)], platform.id);
+    assert.deepEqual(
+      results.map((r) => (r.status === "opened" ? r.message.text.length : r.code)),
+      sizes.map((size, i) => (forged[i] ? "SENDER_MISMATCH" : size)),
+      platform.id,
+    );
+    assert.deepEqual(results, synchronous, platform.id);
+    // Alone: the 300 KiB message (node:crypto's thread pool by its size), then a forged 70 000.
+    told.length = 0;
+    assert.equal((await opens.openMessageAsync(ring, trust, ROOT, messages[1], null, null, { backend: "webcrypto" })).text.length, 300 * 1024);
+    await assert.rejects(opens.openMessageAsync(ring, trust, ROOT, messages[2], null, null, { backend: "webcrypto" }), (e) => e.code === "SENDER_MISMATCH");
+    assert.deepEqual(told, [[true], [false]], platform.id);
+  }
   for (const k of [me, ring, trust, impostor]) k.free();
+});
+
+test("decodedHere on an engine whose Uint8Array.fromBase64 ignores its strict options (a shim): the probe sees it, and only canonical text is taken, by re-encoding", async () => {
+  const { me, ring, trust } = aliceSetUp();
+  const id = "msg_01JD3R00000000000000000001";
+  const canonical = pkg.sealMessage(ring, me, ALICE, ROOT, id, "y".repeat(16 * 1024 + 2)).sealed.ciphertext;
+  const lenient = (text) => new Uint8Array(Buffer.from(text, "base64"));
+  const had = [Uint8Array.fromBase64, Uint8Array.prototype.toBase64];
+  assert.equal(had[0], undefined, "Node 20 has no fromBase64 of its own");
+  Uint8Array.fromBase64 = (text) => lenient(text);
+  Uint8Array.prototype.toBase64 = function () {
+    return Buffer.from(this.buffer, this.byteOffset, this.length).toString("base64");
+  };
+  try {
+    const lastData = canonical.replace(/=+$/, "").length - 1;
+    const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const at = (s, i, c) => s.slice(0, i) + c + s.slice(i + 1);
+    const plus = canonical.search(/[+/]/);
+    assert.ok(plus >= 0);
+    for (const variant of [
+      at(canonical, lastData, ALPHABET[ALPHABET.indexOf(canonical[lastData]) ^ 1]), // padding bits set
+      at(canonical, plus, canonical[plus] === "+" ? "-" : "_"), // URL-safe
+      canonical.replace(/=+$/, ""), // padding dropped
+    ]) {
+      assert.equal(lenient(variant).length, lenient(canonical).length, "the shim decodes it as if canonical");
+      assert.equal(decodedHere(variant), undefined);
+    }
+    assert.deepEqual(decodedHere(canonical), server.unb64(canonical));
+  } finally {
+    delete Uint8Array.fromBase64;
+    delete Uint8Array.prototype.toBase64;
+  }
+  for (const k of [me, ring, trust]) k.free();
 });
 
 test("a key the platform's Ed25519 refuses to import is verified in WASM, and the platform keeps verifying the others; a platform without Ed25519 leaves every signature to WASM", async () => {
