@@ -17,17 +17,18 @@
 // `openDecisionAnswer` and `OpenedInvocation.open`: `prepareOpen*` checks each envelope up to its AES-GCM part (version,
 // base64 and sizes, the AAD and its slot, the key held, the sender's key, the
 // key commitment) and `finish` verifies the sender's signature over what was
-// decrypted and builds the results. Two primitives move to the platform's
-// WebCrypto (`crypto.subtle`: native code, hardware AES, other threads):
-// AES-256-GCM, and the sender's signature, which WebCrypto's Ed25519 checks
+// decrypted and builds the results. Two primitives move to the platform
+// (`WEBCRYPTO` below, `crypto.subtle`: native code, hardware AES; in Node,
+// node:crypto, js/src/node-crypto.js): AES-256-GCM, and the sender's
+// signature, which the platform's Ed25519 checks
 // (XEdDSA verifies under an Ed25519 key; WASM derives it and hands it over
 // with the exact signed input, and verifies itself where the platform has no
 // Ed25519). Or both stay in WebAssembly (backend "wasm"). Both give the same results,
 // byte for byte (js/test/backends.test.mjs runs the tests through each).
 //
 // Keys: a stream key crosses to JS once per keyring object and key (named
-// by its non-secret tag), is imported as a non-extractable CryptoKey, and
-// the copy is zeroed at once (WebCrypto copies the bytes before `importKey`
+// by its non-secret tag), is imported as a non-extractable CryptoKey (in
+// Node, a secret KeyObject), and the copy is zeroed at once (WebCrypto copies the bytes before `importKey`
 // returns; `exportKey` leaves no copy in WASM memory). The CryptoKeys are
 // held in a WeakMap of the keyring object, dropped by its `clear()` and
 // `free()` and gone when it is collected. `hazmatFinish` checks the key
@@ -49,10 +50,10 @@ function subtleCrypto() {
  * The platform's primitives the async calls use: AES-256-GCM under a key
  * imported once, and Ed25519 verify. This one is WebCrypto (browsers,
  * workers, Deno); the Node entry passes node:crypto's (js/src/node-crypto.js).
- * `verify(key, signature, data, alongside)` reads `data` before it returns
- * (the signed input's buffer is reused at once; `alongside`: how many
- * verifies this call runs side by side); `decrypt` resolves to null when
- * the tag is refused.
+ * `verify(key, signature, data, alongside)` resolves to whether the
+ * signature verified (`alongside`: how many verifies this call runs side by
+ * side; `data` is the caller's until it settles); `decrypt` resolves to
+ * null when the tag is refused.
  */
 export const WEBCRYPTO = Object.freeze({
   id: "webcrypto",
@@ -225,7 +226,7 @@ async function verifiedByPlatform(platform, signer, prefix, plain, alongside) {
 
 // One job: `[generation, iv, aad, ciphertext, signer, prefix, tag]`.
 // Resolves to `{plain, verified}` (the decrypted bytes, and whether the
-// platform's Ed25519 verified their signature), or null when WebCrypto
+// platform's Ed25519 verified their signature), or null when the platform
 // refuses the AES-GCM tag (DECRYPTION_FAILED).
 async function decryptJob(platform, keyring, [generation, iv, aad, ciphertext, signer, prefix, tag], owner, alongside) {
   const key = await importedKey(platform, keyring, generation, tag, owner);
@@ -239,7 +240,7 @@ async function decryptJob(platform, keyring, [generation, iv, aad, ciphertext, s
   }
 }
 
-// Runs on WebCrypto the jobs whose ciphertext is at least `platformFrom`
+// Runs on the platform the jobs whose ciphertext is at least `platformFrom`
 // bytes (AES-GCM, then the signature), leaves the others to WASM, and
 // completes `pending` (which this consumes) with `finish(decrypted,
 // verified)`.
@@ -279,9 +280,9 @@ async function encryptJob(platform, keyring, [generation, iv, aad, input, tag], 
 }
 
 /**
- * Completes `pending` (a `PendingSeals`, consumed): AES-256-GCM on WebCrypto
- * when its input is at least `platformFrom` bytes, else (or where WebCrypto
- * refuses: no AES-GCM, a freed keyring) in WASM, which then gives the
+ * Completes `pending` (a `PendingSeals`, consumed): AES-256-GCM on
+ * `platform` when its input is at least `platformFrom` bytes, else (or where
+ * the platform refuses: no AES-GCM, a freed keyring) in WASM, which then gives the
  * synchronous call's result or error. `owner` holds the CryptoKeys (see
  * `importedKey`).
  */
@@ -385,10 +386,9 @@ function backendOf(options) {
 /**
  * The async opens and seals over one entry's glue. Under "auto", `auto`
  * says where a job goes, measured per runtime (BENCHMARKS.md, `cargo xtask
- * bench`): an open's to WebCrypto for a ciphertext of at least `minBytes`,
- * and for every job of a page of at least `minPage` envelopes (WebCrypto
- * works a page's jobs on other threads); a seal's for an input of at least
- * `minSealBytes`; WASM otherwise.
+ * bench`): an open's to `platform` for a ciphertext of at least
+ * `minBytes`, and for every job of a page of at least `minPage` envelopes; a
+ * seal's for an input of at least `minSealBytes`; WASM otherwise.
  */
 export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
   forgetKeysOf(glue.Keyring);
