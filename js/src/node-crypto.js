@@ -5,10 +5,11 @@
 // of 8 or more and inputs from 256 KiB, which go to libuv's thread pool
 // (and so share it with the app's file and DNS work while they run).
 // Node's `crypto.subtle` hands every call to its thread pool and back
-// through a promise: 70 to 110 µs per AES-GCM decrypt
-// of 1 to 64 KiB on this project's bench machine, against 6 to 26 µs for
-// the same decrypt through `createDecipheriv` (`node bench/node.js
-// --quick`: the "async open by backend" rows).
+// through a promise: 72 and 102 µs per AES-GCM decrypt of 1 and 64 KiB
+// against 5.7 and 26 µs through `createDecipheriv`, and 143 and 189 µs per
+// Ed25519 verify against 83 and 157 µs through `crypto.verify` (a one-off
+// script on the bench machine, 200 calls x 9, medians). Against WASM, the
+// "async open by backend" rows of `node bench/node.js` choose "auto".
 //
 // Keys: a stream key is imported once per keyring object and key (as the
 // WebCrypto backend imports its CryptoKeys, js/src/webcrypto.js) into a
