@@ -3,7 +3,7 @@
 // that no bad input traps the instance.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { failsWith, shipped as pkg, throwsCode, utf8 } from "./load.mjs";
+import { failsWith, shipped as pkg, shippedApi as api, throwsCode, utf8 } from "./load.mjs";
 
 const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
 // The cheapest Argon2id parameters a new bundle may have (the creation floor,
@@ -252,7 +252,7 @@ test("createBundle / openBundle / setUp / unlock / changePassphrase", async () =
   for (const k of [key, unlocked, reopened, opened, stranger]) k.free();
 });
 
-test("a roll through the stream state, openKeyWraps, sealMessage, openMessages (a whole history in one call), sealEdit, checkSendRules", async () => {
+test("a roll through the stream state, openKeyWraps, sealMessage, openMessages (a whole history in one call), sealEdit, checkSendRules (streamseal/api)", async () => {
   const OWNER = "usr_01JD3QF0Z9Y8X7W6V5T4S3R2Q1";
   const BOT = "bot_01JD3QB0T0000000000000000B";
   const owner = pkg.IdentityKey.generate("user", "owner-key");
@@ -281,14 +281,14 @@ test("a roll through the stream state, openKeyWraps, sealMessage, openMessages (
   // The minted id travels as clientMessageId too: it survives a server that assigns its own id.
   assert.equal(body.clientMessageId, "msg_01JD3QH2A7C4E6G8J0K2M4P6R8");
   assert.equal(ring.sealCount(0), 1);
-  pkg.checkSendRules(true, true, body);
-  pkg.checkSendRules(false, true, body);
-  await throwsCode(assert, pkg, () => pkg.checkSendRules(false, false, body), "E2E_PAYLOAD_REQUIRES_E2E_STREAM");
-  await throwsCode(assert, pkg, () => pkg.checkSendRules(false, true, { content: "plain" }), "E2E_STREAM_REQUIRES_CIPHERTEXT");
+  api.checkSendRules(true, true, body);
+  api.checkSendRules(false, true, body);
+  await throwsCode(assert, pkg, () => api.checkSendRules(false, false, body), "E2E_PAYLOAD_REQUIRES_E2E_STREAM");
+  await throwsCode(assert, pkg, () => api.checkSendRules(false, true, { content: "plain" }), "E2E_STREAM_REQUIRES_CIPHERTEXT");
   // The server drops `e2eEnabled` from a stream this member knows is sealed: plaintext is refused.
-  await throwsCode(assert, pkg, () => pkg.checkSendRules(state.isSealed, undefined, { content: "plain" }), "SEALED_STREAM_DOWNGRADE");
-  await throwsCode(assert, pkg, () => pkg.checkSendRules(true, false, { content: "plain" }), "SEALED_STREAM_DOWNGRADE");
-  pkg.checkSendRules(false, undefined, { content: "plain" });
+  await throwsCode(assert, pkg, () => api.checkSendRules(state.isSealed, undefined, { content: "plain" }), "SEALED_STREAM_DOWNGRADE");
+  await throwsCode(assert, pkg, () => api.checkSendRules(true, false, { content: "plain" }), "SEALED_STREAM_DOWNGRADE");
+  api.checkSendRules(false, undefined, { content: "plain" });
 
   // The bot opens its wrap (it pinned the owner's key and accepts it as sender), then the whole history in one call.
   const botTrust = new pkg.TrustStore("tofu");
@@ -489,7 +489,7 @@ test("bad inputs: the right code, a StreamsealError, and the instance keeps work
 test("validation failures carry details", async () => {
   // An empty plaintext message: the send rules end with the API's own bounds.
   assert.throws(
-    () => pkg.checkSendRules(false, undefined, { content: "" }),
+    () => api.checkSendRules(false, undefined, { content: "" }),
     (e) => {
       assert.ok(e instanceof pkg.StreamsealError);
       assert.equal(e.code, "VALIDATION_FAILED");

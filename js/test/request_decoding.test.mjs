@@ -81,5 +81,5 @@ test("nextPage, nextMessageQuery and checkSendRules read requests the same way",
   assert.deepEqual(Object.keys(details), ["limit"]);
   const list = { data: [], hasMore: false, slots: {} };
   assert.deepEqual(Object.keys(validationDetails(() => api.nextMessageQuery({ limit: "2" }, list))), ["limit"]);
-  assert.deepEqual(Object.keys(validationDetails(() => pkg.checkSendRules(false, false, { content: 5 }))), ["content"]);
+  assert.deepEqual(Object.keys(validationDetails(() => api.checkSendRules(false, false, { content: 5 }))), ["content"]);
 });

@@ -159,20 +159,6 @@ pub fn seal_message(
         .seal_here(keyring.core())
 }
 
-/// Checks a send body against what the caller knows (`knownSealed`: its
-/// `StreamState.isSealed`) and the stream's `e2eEnabled` as the server gave
-/// it: plaintext to a known-sealed stream the server presents as plain is
-/// `SEALED_STREAM_DOWNGRADE`; otherwise the service's own codes.
-#[wasm_bindgen(js_name = checkSendRules)]
-pub fn check_send_rules(
-    known_sealed: bool,
-    e2e_enabled: Option<bool>,
-    body: Ts<SendMessageRequest>,
-) -> JsResult<()> {
-    let body: SendMessageRequest = crate::error::request_shape_input("body", body.js_value())?;
-    js(messages::check_send_rules(known_sealed, e2e_enabled, &body))
-}
-
 /// The sealed payload of an edit of `message` (its next revision), signed
 /// by `identity` as `subject`'s, who must be its author (`UNEXPECTED_AUTHOR`).
 #[wasm_bindgen(js_name = sealEdit)]
