@@ -391,8 +391,21 @@ test("decision cards and proven answers, steps, presence", async () => {
   // A step sealed by anyone but the invocation's bot.
   await throwsCode(assert, pkg, () => pkg.openStep(ring, trust, placement, pkg.seal(ring, decider, "usr_1", stepSlot, utf8("3 results"))), "UNEXPECTED_AUTHOR");
 
-  const presence = pkg.withMachineKey({ runtimeKind: "custom", instanceId: "machine-a", status: "available", acceptingInvocations: true }, machine);
-  assert.ok(JSON.stringify(presence).includes(machine.publicKey));
+  // withMachineKey (streamseal/api) reads only the public half of the first module's IdentityKey.
+  const base = { runtimeKind: "custom", instanceId: "machine-a", status: "available", acceptingInvocations: true };
+  const presence = api.withMachineKey(base, machine);
+  assert.equal(presence.publicKey, machine.publicKey);
+  assert.equal(presence.publicKeyId, machine.keyId);
+  assert.deepEqual(api.withMachineKey(base, { publicKey: machine.publicKey, keyId: machine.keyId }), presence);
+  await throwsCode(assert, pkg, () => api.withMachineKey(base, { publicKey: machine.publicKey.slice(1), keyId: "k" }), "INVALID_LENGTH");
+  await throwsCode(assert, pkg, () => api.withMachineKey(base, { publicKey: machine.publicKey.replace(/.=$/, "B="), keyId: "k" }), "MALFORMED_BASE64");
+  await throwsCode(assert, pkg, () => api.withMachineKey(base, { publicKey: machine.publicKey, keyId: "" }), "INVALID_LENGTH");
+  await throwsCode(assert, pkg, () => api.withMachineKey(base, { publicKey: machine.publicKey }), "INVALID_FIELD");
+  await throwsCode(assert, pkg, () => api.withMachineKey(base, "key"), "INVALID_FIELD");
+  await throwsCode(assert, pkg, () => api.withMachineKey({ ...base, instanceId: "" }, machine), "VALIDATION_FAILED");
+  const gone = pkg.IdentityKey.generate("bot", "gone");
+  gone.free();
+  await throwsCode(assert, pkg, () => api.withMachineKey(base, gone), "INVALID_FIELD");
   for (const k of [ring, machine, decider, trust]) k.free();
 });
 

@@ -2,7 +2,8 @@
 //! shares (UniFFI's snake_case names are these in Kotlin and Swift):
 //! `buildRequest`, `parseResponse`, the catalogue (`endpoints`, `endpoint`,
 //! `endpointCount`, `missingScope`), the send rules of a sealed stream
-//! (`checkSendRules`), the paging helpers (`nextCursor`,
+//! (`checkSendRules`), a presence body's machine key (`withMachineKey`),
+//! the paging helpers (`nextCursor`,
 //! `nextMessageQuery`, `nextPage`, `mintClientMessageId`) and the retry
 //! policy (`retryStep`, `noResponseRetryFacts`, `defaultRetryPolicy`). The app owns the
 //! network: it sends what `buildRequest` returns and hands the answer to
@@ -22,9 +23,11 @@ use streamseal::api::{
     paging::{self, PageView},
     retry::{RetryFacts, RetryPolicy, RetryStep},
 };
+use streamseal::identity::{KeyId, PublicKey};
 use streamseal::wire::error_body::RateLimitHeaders;
 use streamseal::wire::ids::WorkspaceId;
 use streamseal::wire::message::MessageList;
+use streamseal::wire::requests::bot_runtime::PresenceRequest;
 use streamseal::wire::requests::messages::{ListMessagesQuery, SendMessageRequest};
 use streamseal::wire::secret::ApiKey;
 use streamseal::wire::version::{ApiVersion, ServiceVersion};
@@ -32,8 +35,10 @@ use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{
-    JsResult, from_js, input, js, output, output_json, request_input, request_value, to_js,
+    JsResult, error_with, from_js, input, js, output, output_json, request_input, request_value,
+    to_js,
 };
+use streamseal::ErrorCode;
 
 /// Where requests go and as whom (`api::Context`). The key is given as text
 /// and checked by the core; it travels only in the built `Authorization`
@@ -318,4 +323,57 @@ pub fn check_send_rules(
         e2e_enabled,
         &body,
     ))
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const MACHINE_KEY_TS: &str = r#"
+/** The public half of a machine's key, as an `IdentityKey` of the first module has it. */
+export interface MachineKey {
+  /** 44 characters of padded base64 (X25519). */
+  readonly publicKey: string;
+  /** 1 to 128 characters. */
+  readonly keyId: string;
+}
+"#;
+
+/// A string property of the caller's key; a getter that throws (a freed
+/// `IdentityKey`) throws its own error.
+fn key_text(key: &JsValue, name: &str) -> JsResult<String> {
+    if !key.is_object() {
+        return Err(error_with(
+            ErrorCode::InvalidField,
+            "field `key` is invalid: expected an IdentityKey (its publicKey and keyId)",
+        ));
+    }
+    js_sys::Reflect::get(key, &JsValue::from_str(name))?
+        .as_string()
+        .ok_or_else(|| {
+            error_with(
+                ErrorCode::InvalidField,
+                &format!("field `key.{name}` is invalid: expected a string"),
+            )
+        })
+}
+
+/// `presence` with this machine's key set (`publicKey`, `publicKeyId`),
+/// validated: `key` is the runtime's `IdentityKey` (of the first module),
+/// of which only the public half is read. It lives in this module, next to
+/// the request it completes, because reading a whole presence body from JS
+/// cost the first module 30 KB of code (twiggy dominators).
+#[wasm_bindgen(js_name = withMachineKey)]
+pub fn with_machine_key(
+    presence: Ts<PresenceRequest>,
+    #[wasm_bindgen(unchecked_param_type = "MachineKey")] key: &JsValue,
+) -> JsResult<Ts<PresenceRequest>> {
+    let public_key = js(PublicKey::from_base64(&key_text(key, "publicKey")?))?;
+    let key_id = js(KeyId::new(key_text(key, "keyId")?))?;
+    // Read and written as `buildRequest` reads and writes a request body,
+    // with the decoder and serializer this module has for it already.
+    let presence: PresenceRequest =
+        crate::error::request_shape_input("presence", presence.js_value())?;
+    output_json(&js(streamseal::sealed::presence::with_public_key(
+        presence,
+        &public_key,
+        &key_id,
+    ))?)
 }

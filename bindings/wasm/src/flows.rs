@@ -1,7 +1,7 @@
 //! The sealed flows (`streamseal::sealed`): unlock a user's key, open key
 //! wraps, send/edit/open messages (one message or a whole history in one
 //! call), a runtime's opened invocation, generations, decision cards and
-//! notes, presence. Each export forwards to the core function of the same
+//! notes (a presence body's key is set in `streamseal/api`). Each export forwards to the core function of the same
 //! name. What the caller seals is signed by its `identity` as `subject`'s;
 //! what it opens is checked against its `trust` store, its `own` keys and
 //! the keys the server `presented` (`crate::sender`), and says who sealed
@@ -17,7 +17,6 @@ use streamseal::sealed::decisions::{
 };
 use streamseal::sealed::key_wraps::WrapsReport;
 use streamseal::sealed::messages::{self, MessageToOpen, OpenedMessage};
-use streamseal::sealed::presence;
 use streamseal::sealed::runtime::{self, HistoryItem, OpenedStep};
 use streamseal::sealed::session;
 use streamseal::sealed::user_key::{self, NewOwnKey};
@@ -28,7 +27,6 @@ use streamseal::wire::ids::MessageId;
 use streamseal::wire::invocation::Invocation;
 use streamseal::wire::keys::{OwnKey, OwnerKey};
 use streamseal::wire::message::Message;
-use streamseal::wire::requests::bot_runtime::PresenceRequest;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
 use streamseal::wire::requests::invocation::{
     CompleteSealedReply, SealedCompleteRequest, SealedMessageRequest, SealedStepRequest,
@@ -636,16 +634,4 @@ pub fn open_decision_answer(
         &card,
         &event,
     ))?)
-}
-
-// ---- presence ---------------------------------------------------------------
-
-/// Adds `key`'s public key to a presence request.
-#[wasm_bindgen(js_name = withMachineKey)]
-pub fn with_machine_key(
-    presence: Ts<PresenceRequest>,
-    key: &IdentityKey,
-) -> JsResult<Ts<PresenceRequest>> {
-    let presence = input("presence", &presence)?;
-    output(&js(presence::with_machine_key(presence, key.core()))?)
 }

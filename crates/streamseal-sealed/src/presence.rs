@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use streamseal_crypto::error::{CryptoError, Error, Result};
-use streamseal_crypto::identity::{IdentityKey, MAX_KEYS};
+use streamseal_crypto::identity::{IdentityKey, KeyId, MAX_KEYS, PublicKey};
 use streamseal_crypto::stream_key::Keyring;
 use streamseal_wire::events::{E2eRevoke, HelloAck};
 use streamseal_wire::requests::Validate;
@@ -51,12 +51,25 @@ pub struct RevokeOutcome {
 /// # Errors
 ///
 /// `VALIDATION_FAILED` when the body breaks the API's bounds.
-pub fn with_machine_key(
+pub fn with_machine_key(presence: PresenceRequest, key: &IdentityKey) -> Result<PresenceRequest> {
+    with_public_key(presence, &key.public_key(), key.key_id())
+}
+
+/// [`with_machine_key`] from the key's public half: what a binding that
+/// holds the key pair elsewhere (the npm package's endpoint module, whose
+/// caller passes the first module's `IdentityKey`) can give. Presence only
+/// announces a public key; the key pair stays where it is.
+///
+/// # Errors
+///
+/// `VALIDATION_FAILED` when the body breaks the API's bounds.
+pub fn with_public_key(
     mut presence: PresenceRequest,
-    key: &IdentityKey,
+    public_key: &PublicKey,
+    key_id: &KeyId,
 ) -> Result<PresenceRequest> {
-    presence.public_key = Some(key.public_key().to_base64());
-    presence.public_key_id = Some(key.key_id().as_str().to_owned());
+    presence.public_key = Some(public_key.to_base64());
+    presence.public_key_id = Some(key_id.as_str().to_owned());
     presence.validate()?;
     Ok(presence)
 }
