@@ -245,7 +245,14 @@ macro_rules! slots {
 
         /// Where a ciphertext belongs. See the module docs for which API surface
         /// uses which slot. Ids are the API's prefixed ids, compared byte for byte.
-        #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        ///
+        /// Read from JSON (or a JS object) as one flat object of every kind's
+        /// fields, then checked against its `kind`: a field another kind
+        /// names must still have that field's type, and unknown fields are
+        /// ignored. Serde's derive for an internally tagged enum buffers the
+        /// whole object first, once per deserializer: 41 KB of the browser
+        /// module's code for this one type (issue 20).
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
         #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
         #[serde(
             tag = "kind",
@@ -322,6 +329,16 @@ macro_rules! slots {
                     })+
                 }
                 Ok(())
+            }
+
+            /// The slot a flat object of fields makes for its `kind`; the
+            /// wire name of the first required field it lacks otherwise.
+            fn from_flat(f: SlotFields) -> Result<Slot, &'static str> {
+                Ok(match f.kind {
+                    $(SlotKind::$variant => Slot::$variant {
+                        $($field: FromFlat::from_flat(f.$field).ok_or($wire)?,)+
+                    },)+
+                })
             }
 
             /// Reads the kind-specific fields of a `kind` slot from the AAD.
@@ -416,6 +433,69 @@ slots! {
         decided_by: String = "decidedBy",
     }
 }
+/// Every field any slot kind has, by its wire name, and the kind: what a
+/// [`Slot`] is read from.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SlotFields {
+    kind: SlotKind,
+    #[serde(default)]
+    stream_id: Option<String>,
+    #[serde(default)]
+    message_id: Option<String>,
+    #[serde(default)]
+    author_id: Option<String>,
+    #[serde(default)]
+    author_type: Option<String>,
+    #[serde(default)]
+    revision: Option<u32>,
+    #[serde(default)]
+    invocation_id: Option<String>,
+    #[serde(default)]
+    step_id: Option<String>,
+    #[serde(default)]
+    step_type: Option<String>,
+    #[serde(default)]
+    phase: Option<StepPhase>,
+    #[serde(default)]
+    decision_id: Option<String>,
+    #[serde(default)]
+    runtime_session_id: Option<String>,
+    #[serde(default)]
+    options: Option<Vec<DecisionOption>>,
+    #[serde(default)]
+    allow_note: Option<bool>,
+    #[serde(default)]
+    option_id: Option<String>,
+    #[serde(default)]
+    decided_by: Option<String>,
+}
+
+/// A slot field from its flat form: a required field is `None` when
+/// absent, an optional one is whatever came (`TraceStep.messageId`).
+trait FromFlat<F>: Sized {
+    fn from_flat(value: Option<F>) -> Option<Self>;
+}
+
+impl<T> FromFlat<T> for T {
+    fn from_flat(value: Option<T>) -> Option<T> {
+        value
+    }
+}
+
+impl<T> FromFlat<T> for Option<T> {
+    fn from_flat(value: Option<T>) -> Option<Option<T>> {
+        Some(value)
+    }
+}
+
+impl<'de> Deserialize<'de> for Slot {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Slot::from_flat(SlotFields::deserialize(deserializer)?)
+            .map_err(<D::Error as serde::de::Error>::missing_field)
+    }
+}
+
 impl Slot {
     /// The slot of an invocation's sealed prompt.
     ///

@@ -217,6 +217,29 @@ proptest! {
         }
     }
 
+    /// A slot read from JSON lacking any field its kind requires is refused,
+    /// naming that field (`TraceStep.messageId` alone may be absent); a field
+    /// no kind has is ignored.
+    #[test]
+    fn slot_json_lacking_a_required_field_is_refused(slot in slot(), extra in text()) {
+        let value = serde_json::to_value(&slot).unwrap();
+        let object = value.as_object().unwrap();
+        for key in object.keys().filter(|k| *k != "kind") {
+            let mut less = object.clone();
+            less.remove(key);
+            let read = serde_json::from_value::<Slot>(Value::Object(less));
+            if key == "messageId" && slot.kind() == SlotKind::TraceStep {
+                prop_assert!(read.is_ok());
+            } else {
+                let shown = read.unwrap_err().to_string();
+                prop_assert!(shown.contains(&format!("missing field `{key}`")), "{}", shown);
+            }
+        }
+        let mut more = object.clone();
+        more.insert("notAField".into(), Value::String(extra));
+        prop_assert_eq!(serde_json::from_value::<Slot>(Value::Object(more)).unwrap(), slot);
+    }
+
     /// `Event::from_parts(name, payload)` -> `name()` / `payload()` -> `from_parts`.
     #[test]
     fn events_round_trip_through_their_parts(
@@ -884,4 +907,47 @@ mod erased {
             serde_json::to_value(self).unwrap()
         }
     }
+}
+
+/// What the kind decides when a slot is read: which fields are required,
+/// that `null` is absent, and that a field of another kind keeps its type.
+#[test]
+fn slot_json_is_read_by_its_kind() {
+    let read = |text: &str| serde_json::from_str::<Slot>(text).map_err(|e| e.to_string());
+    let step =
+        r#"{"kind":"traceStep","invocationId":"i","stepId":"s","stepType":"t","phase":"started""#;
+    assert_eq!(
+        read(&format!("{step}}}")).unwrap(),
+        read(&format!(r#"{step},"messageId":null}}"#)).unwrap()
+    );
+    assert!(matches!(
+        read(&format!(r#"{step},"messageId":"m"}}"#)).unwrap(),
+        Slot::TraceStep { message_id: Some(m), .. } if m == "m"
+    ));
+    // A message's messageId is required: `null` is its absence.
+    let message = r#""streamId":"s","authorId":"a","authorType":"user","revision":1"#;
+    let err = read(&format!(
+        r#"{{"kind":"message",{message},"messageId":null}}"#
+    ))
+    .unwrap_err();
+    assert!(err.contains("missing field `messageId`"), "{err}");
+    // The fields of a decision card mean nothing to a message, but keep their type.
+    let ok = format!(r#"{{"kind":"message",{message},"messageId":"m","allowNote":true}}"#);
+    assert!(read(&ok).is_ok());
+    let err = read(&format!(
+        r#"{{"kind":"message",{message},"messageId":"m","allowNote":"yes"}}"#
+    ))
+    .unwrap_err();
+    assert!(err.contains("invalid type"), "{err}");
+    // No kind, or one the format does not have.
+    let err = read(&format!(r#"{{{message},"messageId":"m"}}"#)).unwrap_err();
+    assert!(err.contains("missing field `kind`"), "{err}");
+    let err = read(&format!(
+        r#"{{"kind":"messages",{message},"messageId":"m"}}"#
+    ))
+    .unwrap_err();
+    assert!(err.contains("unknown variant `messages`"), "{err}");
+    // Not an object.
+    assert!(read(r#"["message"]"#).is_err());
+    assert!(read(r#""message""#).is_err());
 }
