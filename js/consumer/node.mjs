@@ -57,7 +57,7 @@ assert.equal(parsed.failure.status, 404);
 const require = createRequire(import.meta.url);
 const manifest = require.resolve("streamseal/package.json");
 const dir = manifest.slice(0, -"package.json".length);
-for (const file of ["src/index.d.ts", "src/api.d.ts", "dist/streamseal_wasm.d.ts", "dist/streamseal_wasm_bg.wasm", "dist/streamseal_api_bg.wasm", "README.md"]) {
+for (const file of ["src/index.d.ts", "src/bot.d.ts", "src/api.d.ts", "dist/streamseal_wasm.d.ts", "dist/streamseal_bot.d.ts", "dist/streamseal_wasm_bg.wasm", "dist/streamseal_bot_bg.wasm", "dist/streamseal_api_bg.wasm", "README.md"]) {
   assert.ok(existsSync(dir + file), `${file} is in the package`);
 }
 // A generation through the stream state and the trust store, persisted and restored.
@@ -73,4 +73,9 @@ assert.deepEqual(report.admitted.map((a) => a.sender), ["usr_1"]);
 const restored = StreamState.fromBytes(botState.toBytes(bot), bot);
 assert.equal(restored.highWater, 0);
 for (const k of [owner, ring, bot, ownerKey, pins, state, trust, self, roll, botState, restored]) k.free();
+// In Node, `streamseal` is the module with a bot runtime's calls, and `streamseal/bot` is the same entry.
+const main = await import("streamseal");
+const botEntry = await import("streamseal/bot");
+assert.equal(typeof main.OpenedInvocation, "function");
+assert.equal(botEntry.OpenedInvocation, main.OpenedInvocation);
 console.log("consumer: the packed package installs, imports and works");

@@ -133,7 +133,8 @@ test("without the application/wasm type the package falls back to bytes", async 
 test("in Chromium: a generation minted with @hpke/core and a prompt forged under it are refused", async () => {
   const scenario = await stage(pkg);
   const results = await inExamplePage(async (s) => {
-    const pkg = await import("/src/browser.js");
+    // Both parties in one page, the runtime among them: `streamseal/bot`.
+    const pkg = await import("/src/browser-bot.js");
     await pkg.init();
     const victims = await import("/test/victims.mjs");
     const { viaBackend } = await import("/test/backends.mjs");
@@ -153,7 +154,8 @@ test("in Chromium: a generation minted with @hpke/core and a prompt forged under
 
 test("in Chromium: the forgers of issue 16 are refused, statuses and bound fields as in Node", async () => {
   const results = await inExamplePage(async () => {
-    const pkg = await import("/src/browser.js");
+    // Both parties in one page, the runtime among them: `streamseal/bot`.
+    const pkg = await import("/src/browser-bot.js");
     await pkg.init();
     const forgers = await import("/test/forgers.mjs");
     const { viaBackend } = await import("/test/backends.mjs");
@@ -304,6 +306,9 @@ test("the chat page talks to streamseal serve: unlock, send sealed, the bot's se
         ["You said: Is the release on track?", `${bot.BOT} unverified`],
       ]);
       assert.ok(fetched.some((p) => p.endsWith("streamseal_api_bg.wasm")), "loaded on first use");
+      // A front end never downloads a bot runtime's calls (`streamseal/bot`'s module).
+      assert.ok(fetched.some((p) => p.endsWith("streamseal_wasm_bg.wasm")), "the first module");
+      assert.equal(fetched.some((p) => p.endsWith("streamseal_bot_bg.wasm")), false, "not the bot module");
       assert.deepEqual(errors, []);
     });
     assert.match(await bot.answered, /^inv_/);

@@ -5,23 +5,13 @@
 /// <reference lib="esnext.disposable" />
 // Every type below comes from the generated declarations of the WASM glue
 // (wasm-bindgen, and tsify for the wire types); nothing is restated here.
+// This is the front end's module (the browser's `streamseal`); bot.d.ts
+// adds a bot runtime's calls (`streamseal/bot`, and `streamseal` in Node).
 export * from "../dist/streamseal_wasm.js";
 import type {
-  CompleteSealedReply,
   CreateDecisionRequest,
-  DecisionCardContent,
-  DecisionOption,
-  SealedCompleteRequest,
-  SealedMessageRequest,
-  SealedStepRequest,
-  SealedStepStartedRequest,
-  DecisionAnswer,
-  DecisionResolved,
   IdentityKey,
-  Invocation,
   Keyring,
-  OpenedInvocation,
-  StreamState,
   Message,
   OpenedDecisionCard,
   OpenedStep,
@@ -141,37 +131,6 @@ export declare function openDecisionCardAsync(
   options?: OpenOptions,
 ): Promise<OpenedDecisionCard>;
 
-/**
- * `openDecisionAnswer`, with AES-256-GCM on `options.backend`: the proven
- * answer, or a rejection with the `StreamsealError` `openDecisionAnswer`
- * throws.
- */
-export declare function openDecisionAnswerAsync(
-  keyring: Keyring,
-  trust: TrustStore,
-  card: CreateDecisionRequest,
-  event: DecisionResolved,
-  own?: OwnKeys | null,
-  presented?: PresentedKey[] | null,
-  options?: OpenOptions,
-): Promise<DecisionAnswer>;
-
-/**
- * `OpenedInvocation.open`, with AES-256-GCM of the prompt and the history on
- * `options.backend`: the opened invocation, or a rejection with the
- * `StreamsealError` `OpenedInvocation.open` throws. `state` records what the
- * synchronous call records; persist it afterwards.
- */
-export declare function openInvocationAsync(
-  invocation: Invocation,
-  state: StreamState,
-  trust: TrustStore,
-  botId: string,
-  identities: IdentityKey | IdentityKey[],
-  presented?: PresentedKey[] | null,
-  options?: OpenOptions,
-): Promise<OpenedInvocation>;
-
 /** Options of the async seals. */
 export interface SealOptions {
   /** Where AES-256-GCM runs (default `"auto"`: WebCrypto from 16 KiB in browsers, from 32 KiB in Node). */
@@ -224,82 +183,3 @@ export declare function sealDecisionNoteAsync(
   options?: SealOptions,
 ): Promise<SealedPayload>;
 
-/** `sealDecisionCard`, with AES-256-GCM on `options.backend`. */
-export declare function sealDecisionCardAsync(
-  keyring: Keyring,
-  identity: IdentityKey,
-  subject: string,
-  streamId: string,
-  decisionId: string,
-  runtimeSessionId: string,
-  invocationId: string,
-  cardOptions: DecisionOption[],
-  allowNote: boolean,
-  content: DecisionCardContent,
-  options?: SealOptions,
-): Promise<CreateDecisionRequest>;
-
-/**
- * `invocation.sealReply`, with AES-256-GCM on `options.backend` (the
- * signature, the seal's count and the key commitment in WebAssembly, under
- * the invocation's keyring): the same body, or a rejection with the
- * `StreamsealError` `sealReply` throws.
- */
-export declare function sealReplyAsync(
-  invocation: OpenedInvocation,
-  messageId: string,
-  text: string,
-  options?: SealOptions,
-): Promise<SealedCompleteRequest>;
-
-/** `invocation.sealCompleteReply`, with AES-256-GCM on `options.backend`. */
-export declare function sealCompleteReplyAsync(
-  invocation: OpenedInvocation,
-  messageId: string,
-  text: string,
-  options?: SealOptions,
-): Promise<CompleteSealedReply>;
-
-/** `invocation.sealMessage` (a follow-up message), with AES-256-GCM on `options.backend`. */
-export declare function sealFollowUpAsync(
-  invocation: OpenedInvocation,
-  messageId: string,
-  text: string,
-  options?: SealOptions,
-): Promise<SealedMessageRequest>;
-
-/**
- * `invocation.sealStepStarted`, with AES-256-GCM on `options.backend`
- * (without a `text` nothing is sealed, as in the synchronous call).
- */
-export declare function sealStepStartedAsync(
-  invocation: OpenedInvocation,
-  stepId: string,
-  stepType: string,
-  messageId?: string | null,
-  text?: string | null,
-  options?: SealOptions,
-): Promise<SealedStepStartedRequest>;
-
-/** `invocation.sealStep`, with AES-256-GCM on `options.backend`. */
-export declare function sealStepAsync(
-  invocation: OpenedInvocation,
-  stepId: string,
-  stepType: string,
-  messageId: string | null | undefined,
-  text: string,
-  durationMs?: number | null,
-  options?: SealOptions,
-): Promise<SealedStepRequest>;
-
-/** `invocation.sealDecisionCard`, with AES-256-GCM on `options.backend`. */
-export declare function sealRuntimeDecisionCardAsync(
-  invocation: OpenedInvocation,
-  streamId: string,
-  decisionId: string,
-  cardOptions: DecisionOption[],
-  allowNote: boolean,
-  content: DecisionCardContent,
-  runtimeSessionId: string,
-  options?: SealOptions,
-): Promise<CreateDecisionRequest>;

@@ -1,20 +1,23 @@
-// The Node entry of `streamseal`: the module is read from disk and
-// instantiated on import (no fetch); `init()` exists for parity with the
-// browser entry and resolves at once.
+// The Node entry of `streamseal` (and of `streamseal/bot`): the module is
+// read from disk and instantiated on import (no fetch); `init()` exists for
+// parity with the browser entry and resolves at once. In Node the module is
+// the one with a bot runtime's calls (`OpenedInvocation`, a runtime's
+// decision cards and the answers to them): bot runtimes run here, and the
+// bytes the browser's first module saves by leaving them out matter less.
 import { readFileSync } from "node:fs";
-import * as glue from "../dist/streamseal_wasm.js";
+import * as glue from "../dist/streamseal_bot.js";
 import { StreamsealError } from "./error.js";
 import { guardFreedObjects } from "./guard.js";
 import { asyncOpens } from "./webcrypto.js";
 import { NODE_CRYPTO } from "./node-crypto.js";
 import { nfcExports } from "./nfc.js";
 
-export * from "../dist/streamseal_wasm.js";
+export * from "../dist/streamseal_bot.js";
 export { StreamsealError } from "./error.js";
 
 guardFreedObjects(glue, StreamsealError);
 glue.initSync({
-  module: readFileSync(new URL("../dist/streamseal_wasm_bg.wasm", import.meta.url)),
+  module: readFileSync(new URL("../dist/streamseal_bot_bg.wasm", import.meta.url)),
 });
 
 /** Already loaded on import in Node; resolves at once. */

@@ -393,8 +393,12 @@ function backendOf(options) {
 export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
   forgetKeysOf(glue.Keyring);
   forgetKeysOf(glue.StreamState, ["dropKeys", "free"]);
-  forgetKeysOf(glue.OpenedInvocation, ["free"]);
-  recordStates(glue.OpenedInvocation);
+  // A bot runtime's class: only in the module with its calls (the Node
+  // entry, `streamseal/bot`), not in the browser's first module.
+  if (glue.OpenedInvocation !== undefined) {
+    forgetKeysOf(glue.OpenedInvocation, ["free"]);
+    recordStates(glue.OpenedInvocation);
+  }
   const platformFrom = (options, count) => {
     const backend = backendOf(options);
     if (backend === "wasm") return Infinity;

@@ -334,7 +334,7 @@ function watchedGlue(glue, told, prepares) {
 
 test("the webcrypto backend verifies the signature in WebCrypto (and says so to finish only when it verified); the wasm backend never does", async () => {
   const { asyncOpens } = await import("../src/webcrypto.js");
-  const glue = await import("../dist/streamseal_wasm.js");
+  const glue = await import("../dist/streamseal_bot.js");
   const told = [];
   const watched = watchedGlue(glue, told, ["prepareOpen"]);
   const opens = asyncOpens(watched, { minBytes: 0, minPage: 1 });
@@ -356,7 +356,7 @@ test("the webcrypto backend verifies the signature in WebCrypto (and says so to 
 
 test("each platform verifies a page's signatures side by side (node:crypto in its thread pool from 8) and a large one alone: every honest one by the platform, each forged one refused, whatever the sizes (past the kept buffers' 1 MiB)", async () => {
   const { asyncOpens } = await import("../src/webcrypto.js");
-  const glue = await import("../dist/streamseal_wasm.js");
+  const glue = await import("../dist/streamseal_bot.js");
   const { me, ring, trust } = aliceSetUp();
   const impostor = pkg.IdentityKey.fromSecretKey("user", "key_alice", new Uint8Array(32).fill(5));
   // Largest first, so the shorter inputs after it are written over its bytes.
@@ -425,7 +425,7 @@ test("decodedHere on an engine whose Uint8Array.fromBase64 ignores its strict op
 
 test("a key the platform's Ed25519 refuses to import is verified in WASM, and the platform keeps verifying the others; a platform without Ed25519 leaves every signature to WASM", async () => {
   const { asyncOpens } = await import("../src/webcrypto.js");
-  const glue = await import("../dist/streamseal_wasm.js");
+  const glue = await import("../dist/streamseal_bot.js");
   const { me, ring, trust } = aliceSetUp();
   const ids = ["msg_01JD3R00000000000000000001", "msg_01JD3R00000000000000000002"];
   const messages = ids.map((id) => ({ id, streamId: ROOT, authorId: ALICE, authorType: "user", revision: 1, sealed: pkg.sealMessage(ring, me, ALICE, ROOT, id, `text of ${id}`).sealed }));
@@ -759,7 +759,7 @@ test("webcrypto: a runtime's invocations export each stream key once per state, 
   const { asyncOpens } = await import("../src/webcrypto.js");
   let decrypts = 0;
   const counting = { ...NODE_CRYPTO, decrypt: (...args) => ((decrypts += 1), NODE_CRYPTO.decrypt(...args)) };
-  const opens = asyncOpens(await import("../dist/streamseal_wasm.js"), { minBytes: 0, minPage: 1 }, counting);
+  const opens = asyncOpens(await import("../dist/streamseal_bot.js"), { minBytes: 0, minPage: 1 }, counting);
   {
     const exports = await countingExports(async () => {
       for (let i = 0; i < 3; i++) {

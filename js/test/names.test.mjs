@@ -7,6 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { module as pkg, shippedApi as api } from "./load.mjs";
 
 const read = (path) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
@@ -17,7 +18,8 @@ const functions = names(pkg);
 const apiFunctions = names(api).filter((k) => k !== "init" && k !== "initSync");
 
 test("each function of either module is declared in its .d.ts; no name is in both", () => {
-  const dts = read("js/dist/streamseal_wasm.d.ts") + read("js/src/index.d.ts");
+  // The Node entry's module is the one with a bot runtime's calls (bot.d.ts over index.d.ts).
+  const dts = read("js/dist/streamseal_bot.d.ts") + read("js/src/index.d.ts") + read("js/src/bot.d.ts");
   const apiDts = read("js/dist/streamseal_api.d.ts") + read("js/src/api.d.ts");
   assert.ok(functions.length >= 40, `found ${functions}`);
   assert.ok(apiFunctions.length >= 10, `found ${apiFunctions}`);
@@ -44,4 +46,50 @@ test("README.md's table of sans-IO differences names functions of the package, i
     assert.equal(camel(snake), name);
     assert.ok(apiFunctions.includes(name), `${name} is a function of streamseal/api`);
   }
+});
+
+// What only a bot runtime calls: in the Node entry and `streamseal/bot`,
+// not in the browser's first module.
+const RUNTIME = [
+  "OpenedInvocation",
+  "openDecisionAnswer",
+  "openDecisionAnswerAsync",
+  "openInvocationAsync",
+  "prepareOpenDecisionAnswer",
+  "prepareOpenInvocation",
+  "prepareSealDecisionCard",
+  "sealCompleteReplyAsync",
+  "sealDecisionCard",
+  "sealDecisionCardAsync",
+  "sealFollowUpAsync",
+  "sealReplyAsync",
+  "sealRuntimeDecisionCardAsync",
+  "sealStepAsync",
+  "sealStepStartedAsync",
+];
+
+test("the browser's `streamseal` is the Node entry without a bot runtime's calls, and works; `streamseal/bot` is the Node entry's set", async () => {
+  const wasm = (name) => readFileSync(fileURLToPath(new URL(`../dist/${name}_bg.wasm`, import.meta.url)));
+  const front = await import("../src/browser.js");
+  await front.init(wasm("streamseal_wasm"));
+  const bot = await import("../src/browser-bot.js");
+  await bot.init(wasm("streamseal_bot"));
+  const all = sorted(Object.keys(pkg));
+  assert.deepEqual(sorted(Object.keys(bot)), all);
+  assert.deepEqual(sorted(Object.keys(front)), all.filter((n) => !RUNTIME.includes(n)));
+  for (const name of RUNTIME) assert.ok(name in pkg && name in bot, name);
+  // The front end's module seals and opens on its own.
+  const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+  const me = front.IdentityKey.generate("user", "k1");
+  const ring = new front.Keyring(ROOT);
+  ring.generateKey(0);
+  const trust = new front.TrustStore("tofu");
+  const slot = { kind: "message", streamId: ROOT, messageId: "msg_01JD3QH2A7C4E6G8J0K2M4P6R8", authorId: "usr_1", authorType: "user", revision: 1 };
+  const sealed = front.seal(ring, me, "usr_1", slot, new TextEncoder().encode("hi"));
+  const opened = await front.openAsync(ring, trust, slot, sealed, { subject: "usr_1", keys: me });
+  assert.equal(new TextDecoder().decode(opened.plaintext), "hi");
+  // Its classes are its own: the Node module's Keyring is not one of them.
+  const nodeRing = new pkg.Keyring(ROOT);
+  assert.throws(() => front.seal(nodeRing, me, "usr_1", slot, new Uint8Array(1)), (e) => e.code === "INVALID_FIELD");
+  for (const o of [me, ring, trust, nodeRing]) o.free();
 });

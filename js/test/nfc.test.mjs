@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { shipped as pkg, throwsCode } from "./load.mjs";
-import * as glue from "../dist/streamseal_wasm.js";
+import * as glue from "../dist/streamseal_bot.js";
 import { nfcBytes, nfcExports } from "../src/nfc.js";
 
 const enc = (text) => new TextEncoder().encode(text);

@@ -6,15 +6,16 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-// The two modules' declarations: the first (keys, envelopes, sealed flows)
-// and `streamseal/api` (endpoints, events). Each must stand on its own.
+// The modules' declarations: the first (keys, envelopes, sealed flows),
+// the same with a bot runtime's calls (`streamseal/bot`, and `streamseal`
+// in Node) and `streamseal/api` (endpoints, events). Each must stand on its own.
 const read = (name) => readFileSync(new URL(`../dist/${name}.d.ts`, import.meta.url), "utf8");
 const strip = (text) =>
   text
     .replace(/\/\*[\s\S]*?\*\//g, "")
     .replace(/\/\/.*$/gm, "")
     .replace(/"(?:[^"\\]|\\.)*"/g, '""');
-const modules = [read("streamseal_wasm"), read("streamseal_api")];
+const modules = [read("streamseal_wasm"), read("streamseal_bot"), read("streamseal_api")];
 const dts = modules.join("\n");
 const code = strip(dts);
 const declaredIn = (text) => new Set([...strip(text).matchAll(/export (?:declare )?(?:type|interface|class|function|const) (\w+)/g)].map((m) => m[1]));
@@ -72,11 +73,20 @@ test("issue 16: sealing takes the signer, opening the trust store, own keys and 
   for (const field of ["streamId", "authorType", "keyGeneration", "sealedBy"]) assert.ok(fields("OpenedMessage").includes(field), field);
 });
 
-test("index.d.ts re-exports the generated declarations and adds only init and the async opens (written in JS)", () => {
+test("index.d.ts re-exports the generated declarations and adds only init and the async opens (written in JS); bot.d.ts adds a runtime's", () => {
   const index = readFileSync(new URL("../src/index.d.ts", import.meta.url), "utf8");
   assert.match(index, /export \* from "\.\.\/dist\/streamseal_wasm\.js";/);
   assert.deepEqual([...index.matchAll(/\binterface (\w+)/g)].map((m) => m[1]), ["OpenOptions", "SealOptions"]);
-  assert.deepEqual([...index.matchAll(/export declare function (\w+)/g)].map((m) => m[1]), ["init", "openAsync", "openMessagesAsync", "openMessageAsync", "openStepAsync", "openDecisionCardAsync", "openDecisionAnswerAsync", "openInvocationAsync", "sealAsync", "sealMessageAsync", "sealEditAsync", "sealDecisionNoteAsync", "sealDecisionCardAsync", "sealReplyAsync", "sealCompleteReplyAsync", "sealFollowUpAsync", "sealStepStartedAsync", "sealStepAsync", "sealRuntimeDecisionCardAsync"]);
+  assert.deepEqual([...index.matchAll(/export declare function (\w+)/g)].map((m) => m[1]), ["init", "openAsync", "openMessagesAsync", "openMessageAsync", "openStepAsync", "openDecisionCardAsync", "sealAsync", "sealMessageAsync", "sealEditAsync", "sealDecisionNoteAsync"]);
+  const bot = readFileSync(new URL("../src/bot.d.ts", import.meta.url), "utf8");
+  assert.match(bot, /export \* from "\.\/index\.js";/);
+  assert.doesNotMatch(bot, /\binterface /);
+  assert.deepEqual([...bot.matchAll(/export declare function (\w+)/g)].map((m) => m[1]), ["openDecisionAnswerAsync", "openInvocationAsync", "sealDecisionCardAsync", "sealReplyAsync", "sealCompleteReplyAsync", "sealFollowUpAsync", "sealStepStartedAsync", "sealStepAsync", "sealRuntimeDecisionCardAsync"]);
+  // The front end's module declares no runtime call; the bot module's adds exactly those.
+  const declared = (name) => declaredIn(read(name));
+  const added = [...declared("streamseal_bot")].filter((n) => !declared("streamseal_wasm").has(n)).sort();
+  assert.deepEqual(added, ["OpenedInvocation", "openDecisionAnswer", "prepareOpenDecisionAnswer", "prepareOpenInvocation", "prepareSealDecisionCard", "sealDecisionCard"]);
+  assert.deepEqual([...declared("streamseal_wasm")].filter((n) => !declared("streamseal_bot").has(n)), []);
 });
 
 test("every export of the package is exercised by a suite", async () => {

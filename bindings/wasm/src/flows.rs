@@ -12,26 +12,17 @@ use serde::{Deserialize, Serialize};
 use streamseal::envelope::SealedPayload;
 use streamseal::identity::{KeyId, Recipient};
 use streamseal::kdf::{KdfLimits, KdfParams};
-use streamseal::sealed::decisions::{
-    self, DecisionAnswer, DecisionCardContent, OpenedDecisionCard,
-};
-use streamseal::sealed::key_wraps::WrapsReport;
+use streamseal::sealed::decisions::{self, OpenedDecisionCard};
 use streamseal::sealed::messages::{self, MessageToOpen, OpenedMessage};
-use streamseal::sealed::runtime::{self, HistoryItem, OpenedStep};
+use streamseal::sealed::runtime::{self, OpenedStep};
 use streamseal::sealed::session;
 use streamseal::sealed::user_key::{self, NewOwnKey};
-use streamseal::sender::SealedBy;
 use streamseal::slot::StepPhase;
-use streamseal::wire::events::{DecisionResolved, SealedSteps};
 use streamseal::wire::ids::MessageId;
-use streamseal::wire::invocation::Invocation;
 use streamseal::wire::keys::{OwnKey, OwnerKey};
 use streamseal::wire::message::Message;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
-use streamseal::wire::requests::invocation::{
-    CompleteSealedReply, SealedCompleteRequest, SealedMessageRequest, SealedStepRequest,
-    SealedStepStartedRequest, StepType,
-};
+use streamseal::wire::requests::invocation::StepType;
 use streamseal::wire::requests::messages::SendMessageRequest;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
@@ -40,8 +31,23 @@ use crate::crypto::{kdf_limits, kdf_params};
 use crate::error::{JsResult, input, js, output, to_js};
 use crate::keys::{IdentityKey, Keyring};
 use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys};
-use crate::state::StreamState;
 use crate::trust::TrustStore;
+
+// A bot runtime's calls (the `runtime` feature).
+#[cfg(feature = "runtime")]
+use {
+    crate::state::StreamState,
+    streamseal::sealed::decisions::{DecisionAnswer, DecisionCardContent},
+    streamseal::sealed::key_wraps::WrapsReport,
+    streamseal::sealed::runtime::HistoryItem,
+    streamseal::sender::SealedBy,
+    streamseal::wire::events::{DecisionResolved, SealedSteps},
+    streamseal::wire::invocation::Invocation,
+    streamseal::wire::requests::invocation::{
+        CompleteSealedReply, SealedCompleteRequest, SealedMessageRequest, SealedStepRequest,
+        SealedStepStartedRequest,
+    },
+};
 
 // ---- user key -------------------------------------------------------------
 
@@ -258,11 +264,13 @@ pub fn open_messages(
 /// A claimed sealed invocation, opened: its prompt and history in plain
 /// text, and the keys to seal steps and the reply (in WASM memory; call
 /// `free()` when done).
+#[cfg(feature = "runtime")]
 #[wasm_bindgen]
 pub struct OpenedInvocation {
     inner: runtime::OpenedInvocation,
 }
 
+#[cfg(feature = "runtime")]
 impl OpenedInvocation {
     /// Wraps a core opened invocation.
     pub(crate) fn from_core(inner: runtime::OpenedInvocation) -> Self {
@@ -275,6 +283,7 @@ impl OpenedInvocation {
     }
 }
 
+#[cfg(feature = "runtime")]
 #[wasm_bindgen]
 impl OpenedInvocation {
     /// Opens the invocation's `sealedContext` for the runtime of bot
@@ -534,6 +543,7 @@ pub fn owner_recipient(owner: Ts<OwnerKey>) -> JsResult<Ts<Recipient>> {
 /// Seals a decision card (`placement`: where it is posted, for which
 /// invocation and runtime session, all bound), signed by `identity` as
 /// `subject`'s (the runtime's bot).
+#[cfg(feature = "runtime")]
 #[wasm_bindgen(js_name = sealDecisionCard)]
 #[allow(clippy::too_many_arguments)]
 pub fn seal_decision_card(
@@ -616,6 +626,7 @@ pub fn seal_decision_note(
 /// another decision; `SENDER_MISMATCH` for another key holder's signature;
 /// `STALE_KEY_GENERATION` under a generation older than the newest held).
 /// See `open` for `trust`, `own` and `presented`.
+#[cfg(feature = "runtime")]
 #[wasm_bindgen(js_name = openDecisionAnswer)]
 pub fn open_decision_answer(
     keyring: &Keyring,

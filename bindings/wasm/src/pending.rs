@@ -45,29 +45,35 @@ use zeroize::Zeroizing;
 
 use serde::Serialize;
 use streamseal::hazmat::finish_open_verified_elsewhere;
-use streamseal::sealed::decisions::{
-    self, CardPlacement, DecisionAnswer, DecisionCardContent, OpenedDecisionCard,
-};
+use streamseal::sealed::decisions::{self, OpenedDecisionCard};
 use streamseal::sealed::hazmat::finish_verified_elsewhere;
 use streamseal::sealed::pending::{Pending, PendingSealed};
-use streamseal::sealed::runtime::{self, OpenedStep, PendingInvocation, PromptOpened};
-use streamseal::slot::DecisionOption;
-use streamseal::wire::events::DecisionResolved;
-use streamseal::wire::ids::DecisionId;
+use streamseal::sealed::runtime::{self, OpenedStep};
 use streamseal::wire::ids::MessageId;
-use streamseal::wire::invocation::Invocation;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
-use streamseal::wire::requests::invocation::StepType;
 use tsify::Tsify;
 
 use crate::crypto::OpenedEnvelope;
 use crate::error::{JsResult, error_with, from_js, input, js, output, to_js, to_js_error};
-use crate::flows::{OpenResult, OpenedInvocation, StepPlacement, open_result};
+use crate::flows::{OpenResult, StepPlacement, open_result};
 use crate::keys::IdentityKey;
 use crate::keys::Keyring;
 use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys, signer};
-use crate::state::StreamState;
 use crate::trust::TrustStore;
+
+// A bot runtime's calls (the `runtime` feature).
+#[cfg(feature = "runtime")]
+use {
+    crate::flows::OpenedInvocation,
+    crate::state::StreamState,
+    streamseal::sealed::decisions::{CardPlacement, DecisionAnswer, DecisionCardContent},
+    streamseal::sealed::runtime::{PendingInvocation, PromptOpened},
+    streamseal::slot::DecisionOption,
+    streamseal::wire::events::DecisionResolved,
+    streamseal::wire::ids::DecisionId,
+    streamseal::wire::invocation::Invocation,
+    streamseal::wire::requests::invocation::StepType,
+};
 
 /// What was prepared: a page of messages, one message, one envelope, or
 /// one envelope of a flow.
@@ -77,11 +83,15 @@ enum Prepared {
     Envelope(PendingOpen),
     Step(Pending<OpenedStep>),
     Card(Pending<OpenedDecisionCard>),
+    #[cfg(feature = "runtime")]
     Answer(Pending<DecisionAnswer>),
     /// An invocation before its prompt opened: one job, the prompt.
+    #[cfg(feature = "runtime")]
     Invocation(Box<PendingInvocation>),
     /// An invocation whose prompt opened and was recorded: the history's jobs.
+    #[cfg(feature = "runtime")]
     InvocationHistory(Box<PromptOpened>),
+    #[cfg(feature = "runtime")]
     /// Used up by a failed `hazmatFinishPrompt`.
     Spent,
 }
@@ -278,6 +288,7 @@ pub fn prepare_open_decision_card(
 
 /// `openDecisionAnswer`'s checks before AES-GCM; a refusal throws here,
 /// with the code `openDecisionAnswer` gives.
+#[cfg(feature = "runtime")]
 #[wasm_bindgen(js_name = prepareOpenDecisionAnswer)]
 pub fn prepare_open_decision_answer(
     keyring: &Keyring,
@@ -306,6 +317,7 @@ pub fn prepare_open_decision_answer(
 /// synchronous call records before the prompt opens (the sealed flag, the
 /// generations the wraps gave). `hazmatFinishPrompt`, then
 /// `hazmatFinishInvocation`, complete it.
+#[cfg(feature = "runtime")]
 #[wasm_bindgen(js_name = prepareOpenInvocation)]
 pub fn prepare_open_invocation(
     invocation: Ts<Invocation>,
@@ -530,10 +542,13 @@ impl PendingOpens {
             Prepared::Envelope(pending) => Array::of1(&job(pending, platform_from, tags)),
             Prepared::Step(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
             Prepared::Card(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
+            #[cfg(feature = "runtime")]
             Prepared::Answer(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
+            #[cfg(feature = "runtime")]
             Prepared::Invocation(pending) => {
                 Array::of1(&job(pending.prompt(), platform_from, tags))
             }
+            #[cfg(feature = "runtime")]
             Prepared::InvocationHistory(opened) => opened
                 .history()
                 .map(|envelope| match envelope {
@@ -541,6 +556,7 @@ impl PendingOpens {
                     None => JsValue::NULL,
                 })
                 .collect(),
+            #[cfg(feature = "runtime")]
             Prepared::Spent => Array::new(),
         }
     }
@@ -566,7 +582,9 @@ impl PendingOpens {
     ) -> JsResult<JsValue> {
         let items = match self.prepared {
             Prepared::Messages(items) => items,
+            #[cfg(feature = "runtime")]
             Prepared::Invocation(_) => return Err(not_a("page", "hazmatFinishPrompt")),
+            #[cfg(feature = "runtime")]
             Prepared::InvocationHistory(_) => {
                 return Err(not_a("page", "hazmatFinishInvocation"));
             }
@@ -615,16 +633,26 @@ impl PendingOpens {
             Prepared::Card(pending) => {
                 Ok(output(&js(finish_flow(pending, done, keyring))?)?.into())
             }
+            #[cfg(feature = "runtime")]
             Prepared::Answer(pending) => {
                 Ok(output(&js(finish_flow(pending, done, keyring))?)?.into())
             }
             Prepared::Messages(_) => Err(not_a("single open", "hazmatFinish")),
+            #[cfg(feature = "runtime")]
             Prepared::Invocation(_) => Err(not_a("single open", "hazmatFinishPrompt")),
+            #[cfg(feature = "runtime")]
             Prepared::InvocationHistory(_) => Err(not_a("single open", "hazmatFinishInvocation")),
+            #[cfg(feature = "runtime")]
             Prepared::Spent => Err(not_a("pending open", "prepareOpenInvocation")),
         }
     }
+}
 
+/// The invocation steps of [`PendingOpens`] (a bot runtime's; the `runtime`
+/// feature).
+#[cfg(feature = "runtime")]
+#[wasm_bindgen]
+impl PendingOpens {
     /// The keyring an invocation's envelopes open under
     /// (`prepareOpenInvocation`; a copy, which the caller frees): hand it
     /// to `jobs`, whose key tags name its keys.
@@ -889,6 +917,7 @@ pub fn prepare_seal_decision_note(
 
 /// `sealDecisionCard`'s every step but AES-GCM; a refusal throws here,
 /// with the code `sealDecisionCard` gives.
+#[cfg(feature = "runtime")]
 #[wasm_bindgen(js_name = prepareSealDecisionCard)]
 #[allow(clippy::too_many_arguments)]
 pub fn prepare_seal_decision_card(
@@ -928,6 +957,7 @@ pub fn prepare_seal_decision_card(
 /// `sealStepAsync`, ...): each `prepareSeal*` runs every step of the
 /// synchronous method of the same name but AES-GCM, and throws its code.
 /// Complete them under `sealingKeyring()`.
+#[cfg(feature = "runtime")]
 #[wasm_bindgen]
 impl OpenedInvocation {
     /// The keyring this invocation seals and opens under: a copy, which

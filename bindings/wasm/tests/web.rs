@@ -287,6 +287,7 @@ fn js_value(json: serde_json::Value) -> JsValue {
     js_sys::JSON::parse(&json.to_string()).unwrap()
 }
 
+#[cfg(feature = "runtime")]
 fn rust_value<T: serde::de::DeserializeOwned>(value: JsValue) -> T {
     serde_wasm_bindgen::from_value(value).unwrap()
 }
@@ -296,7 +297,9 @@ fn rust_value<T: serde::de::DeserializeOwned>(value: JsValue) -> T {
 /// `UNTRUSTED_WRAP`; a prompt sealed under it is refused and never returned.
 /// The identity and trusted-key lists cross as JS arrays (copied in WASM
 /// memory by the hidden copy methods), so this runs the whole path under
-/// Node and in Chromium.
+/// Node and in Chromium. (A bot runtime's: `cargo xtask wasm-test` runs
+/// these tests with the `runtime` feature.)
+#[cfg(feature = "runtime")]
 #[wasm_bindgen_test]
 fn a_generation_and_a_prompt_the_server_minted_are_refused() {
     use streamseal::identity::{IdentityKey as CoreKey, KeyId, Recipient, RecipientKind};

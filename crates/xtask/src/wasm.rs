@@ -48,10 +48,12 @@ const TARGET: &str = "wasm32-unknown-unknown";
 /// and `withMachineKey` moved to the second module, whose request decoder
 /// they read with (297,223, then 288,227), and `Slot` read through one
 /// flat struct instead of serde's buffering of an internally tagged enum:
-/// 279,751, with the budget 3% over that. The history of the one-module
-/// budget (150 KB asked, 700, 800, 830, 834 KB) and of this one (506, 422,
-/// 382, 335 KB) is in git.
-const FIRST_BUDGET: u64 = 288_000;
+/// 279,751. Then a bot runtime's calls left it for a module of their own
+/// (the same crate with the `runtime` feature, `BOT_BUDGET`): 242,965,
+/// with the budget 3% over that. The history of the one-module budget
+/// (150 KB asked, 700, 800, 830, 834 KB) and of this one (506, 422, 382,
+/// 335, 288 KB) is in git.
+const FIRST_BUDGET: u64 = 250_000;
 
 /// The budget of the second module (`streamseal_api_bg.wasm`:
 /// `streamseal/api`, the 58 endpoints' requests and responses, paging, the
@@ -59,14 +61,24 @@ const FIRST_BUDGET: u64 = 288_000;
 /// 420,066 built for size (449,687 in the build before). 3% headroom.
 const API_BUDGET: u64 = 433_000;
 
-/// Both modules together (issue 20 asks for 400 KB): 932,527 bytes at the
+/// The budget of the first module with a bot runtime's calls
+/// (`streamseal_bot_bg.wasm`, the `runtime` feature: the Node entry and
+/// `streamseal/bot`), which a bot loads instead of the first: its size
+/// matters less (a server process, not a page), and the budget is there so
+/// that a regression is seen. 3% over its size when it was split off
+/// (279,762: what the first module was before).
+const BOT_BUDGET: u64 = 288_000;
+
+/// What a browser front end downloads, the first module and the second
+/// (issue 20 asks for 400 KB for both): 932,527 bytes at the
 /// split, 100 KB more than the one module was, as each module carries its
 /// own copy of what both use (serde, the standard library, the error
 /// glue, the core's error table). 851,421 bytes once the NFC tables left
 /// the first module; 820,240 with one curve and no tables in the first;
 /// 743,206 built for size; 700,111 once the first module lost the two
-/// request checks and serde's buffering of `Slot`. 3% headroom.
-const TOTAL_BUDGET: u64 = 721_000;
+/// request checks and serde's buffering of `Slot`; 663,325 without a bot
+/// runtime's calls. 3% headroom.
+const TOTAL_BUDGET: u64 = 684_000;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -166,46 +178,86 @@ fn modified(path: &Path) -> Option<std::time::SystemTime> {
     fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
-/// The package's two modules: (crate, the name wasm-bindgen writes it under).
-/// The first is what a front end downloads before it can open a message;
-/// the second (`streamseal/api`) is fetched on first use.
-const MODULES: [(&str, &str); 2] = [
-    ("streamseal-wasm", "streamseal_wasm"),
-    ("streamseal-wasm-api", "streamseal_api"),
+/// One WASM module of the package.
+struct Module {
+    /// The crate built.
+    krate: &'static str,
+    /// Its cargo features.
+    features: &'static str,
+    /// The name wasm-bindgen writes it under (`js/dist/{name}.js`, `{name}_bg.wasm`).
+    name: &'static str,
+    /// Whether it is the first module's crate (its glue gets the checks of
+    /// class and byte arguments, `patch_assert_class`, `patch_input_checks`).
+    sealed: bool,
+    /// Its budget, bytes gzip -9.
+    budget: u64,
+}
+
+/// The package's modules. The first is what a front end downloads before
+/// it can open a message (the browser entries); the second is the same
+/// crate with a bot runtime's calls (the `runtime` feature: the Node entry
+/// and `streamseal/bot`); the third (`streamseal/api`) is fetched on first
+/// use. A browser front end downloads the first and the third.
+const MODULES: [Module; 3] = [
+    Module {
+        krate: "streamseal-wasm",
+        features: "",
+        name: "streamseal_wasm",
+        sealed: true,
+        budget: FIRST_BUDGET,
+    },
+    Module {
+        krate: "streamseal-wasm",
+        features: "runtime",
+        name: "streamseal_bot",
+        sealed: true,
+        budget: BOT_BUDGET,
+    },
+    Module {
+        krate: "streamseal-wasm-api",
+        features: "",
+        name: "streamseal_api",
+        sealed: false,
+        budget: API_BUDGET,
+    },
 ];
 
 /// Builds the shipped package into `js/dist` (wasm-release profile,
-/// wasm-opt): both modules, each checked against its size budget and the
-/// two together against the package's.
+/// wasm-opt): every module, each checked against its size budget, and what
+/// a browser front end downloads (the first and the endpoint module)
+/// against the package's. One cargo build per module, in turn: the first
+/// two are one crate with other features, which cargo writes to one path.
 pub fn build() -> Result {
     let started = Instant::now();
     let profile = "wasm-release";
     let out = js_dir().join("dist");
     let target_dir = wasm_target_dir();
-    let mut args = vec![
-        "build",
-        "--locked",
-        "--target-dir",
-        path_str(&target_dir)?,
-        "--target",
-        TARGET,
-        "--profile",
-        profile,
-    ];
-    for (krate, _) in MODULES {
-        args.extend(["-p", krate]);
-    }
-    run("cargo", &args)?;
     if out.exists() {
         fs::remove_dir_all(&out).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
     }
-    let mut total = 0;
-    for (i, (krate, name)) in MODULES.into_iter().enumerate() {
+    let mut front_end = 0;
+    for module in MODULES {
+        let mut args = vec![
+            "build",
+            "--locked",
+            "--target-dir",
+            path_str(&target_dir)?,
+            "--target",
+            TARGET,
+            "--profile",
+            profile,
+            "-p",
+            module.krate,
+        ];
+        if !module.features.is_empty() {
+            args.extend(["--features", module.features]);
+        }
+        run("cargo", &args)?;
         let wasm = target_dir.join(format!(
             "{TARGET}/{profile}/{}.wasm",
-            krate.replace('-', "_")
+            module.krate.replace('-', "_")
         ));
-        eprintln!("xtask: {krate}:");
+        eprintln!("xtask: {} ({}):", module.krate, module.name);
         crate::wasm_size::breakdown(&wasm)?;
         run(
             path_str(&wasm_bindgen_bin())?,
@@ -215,19 +267,23 @@ pub fn build() -> Result {
                 "--out-dir",
                 path_str(&out)?,
                 "--out-name",
-                name,
+                module.name,
                 path_str(&wasm)?,
             ],
         )?;
-        if i == 0 {
-            patch_assert_class(&out)?;
+        let glue = out.join(format!("{}.js", module.name));
+        if module.sealed {
+            patch_assert_class(&glue)?;
         }
-        patch_input_checks(&out.join(format!("{name}.js")), i == 0)?;
-        let module = out.join(format!("{name}_bg.wasm"));
-        optimise(&module)?;
-        let (raw, gzip) = sizes(&module)?;
-        total += gzip;
-        let budget = if i == 0 { FIRST_BUDGET } else { API_BUDGET };
+        patch_input_checks(&glue, module.sealed)?;
+        let optimised = out.join(format!("{}_bg.wasm", module.name));
+        optimise(&optimised)?;
+        let (raw, gzip) = sizes(&optimised)?;
+        if module.name != "streamseal_bot" {
+            front_end += gzip;
+        }
+        let name = module.name;
+        let budget = module.budget;
         eprintln!("xtask: {name}_bg.wasm: {raw} bytes raw, {gzip} bytes gzip -9 (budget {budget})");
         if gzip > budget {
             return Err(format!(
@@ -235,10 +291,12 @@ pub fn build() -> Result {
             ));
         }
     }
-    eprintln!("xtask: both modules: {total} bytes gzip -9 (budget {TOTAL_BUDGET})");
-    if total > TOTAL_BUDGET {
+    eprintln!(
+        "xtask: a browser front end's two modules (streamseal_wasm, streamseal_api): {front_end} bytes gzip -9 (budget {TOTAL_BUDGET})"
+    );
+    if front_end > TOTAL_BUDGET {
         return Err(format!(
-            "the two modules are {total} bytes gzip -9, over the package's budget of {TOTAL_BUDGET}"
+            "a front end's two modules are {front_end} bytes gzip -9, over the package's budget of {TOTAL_BUDGET}"
         ));
     }
     eprintln!(
@@ -278,9 +336,8 @@ fn optimise(module: &Path) -> Result {
 /// and lets a freed object through (wasm-bindgen then throws "null pointer
 /// passed to rust"). Both become a `StreamsealError` (`INVALID_FIELD`).
 /// Fails the build if the glue no longer has the expected function.
-fn patch_assert_class(out: &Path) -> Result {
-    let glue_path = out.join("streamseal_wasm.js");
-    let glue = fs::read_to_string(&glue_path).map_err(|e| format!("cannot read the glue: {e}"))?;
+fn patch_assert_class(glue_path: &Path) -> Result {
+    let glue = fs::read_to_string(glue_path).map_err(|e| format!("cannot read the glue: {e}"))?;
     let original = "function _assertClass(instance, klass) {
     if (!(instance instanceof klass)) {
         throw new Error(`expected instance of ${klass.name}`);
@@ -297,7 +354,7 @@ fn patch_assert_class(out: &Path) -> Result {
     if glue.matches(original).count() != 1 || !glue.contains("import { makeStreamsealError }") {
         return Err("the wasm-bindgen glue changed: update patch_assert_class".to_owned());
     }
-    fs::write(&glue_path, glue.replace(original, patched))
+    fs::write(glue_path, glue.replace(original, patched))
         .map_err(|e| format!("cannot write the glue: {e}"))
 }
 
@@ -398,10 +455,10 @@ pub fn test() -> Result {
     let runner = path_str(&runner)?;
     let target_dir = wasm_target_dir();
     // Clippy over what compiles only for wasm32 (the binding's engine
-    // tests); the workspace clippy checks everything else natively.
-    run(
-        "cargo",
-        &[
+    // tests), with and without a bot runtime's calls; the workspace clippy
+    // checks everything else natively.
+    for features in ["", "streamseal-wasm/runtime"] {
+        let mut args = vec![
             "clippy",
             "--locked",
             "--target-dir",
@@ -415,11 +472,14 @@ pub fn test() -> Result {
             "--target",
             TARGET,
             "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    )?;
+        ];
+        if !features.is_empty() {
+            args.extend(["--features", features]);
+        }
+        args.extend(["--", "-D", "warnings"]);
+        run("cargo", &args)?;
+    }
+    // The engine tests, a bot runtime's among them.
     let test_args = [
         "test",
         "--locked",
@@ -427,6 +487,8 @@ pub fn test() -> Result {
         path_str(&target_dir)?,
         "-p",
         "streamseal-wasm",
+        "--features",
+        "runtime",
         "--target",
         TARGET,
         "--test",

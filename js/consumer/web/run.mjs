@@ -64,11 +64,13 @@ try {
   // comes on first use.
   // (The page's worker fetches the first module too.)
   const isApi = (path) => path.includes("streamseal_api_bg");
-  if (wasm.length === 0 || wasm.some(isApi)) {
+  // Nor, ever, the module with a bot runtime's calls (`streamseal/bot`).
+  const isBot = (path) => path.includes("streamseal_bot_bg");
+  if (wasm.length === 0 || wasm.some(isApi) || wasm.some(isBot)) {
     throw new Error(`before first use the page fetched ${JSON.stringify(wasm)}, not the first module alone`);
   }
   const called = await page.evaluate(() => window.loadApi());
-  if (!called.endsWith("/streams/stream_01J80000000000000000000010") || !wasm.some(isApi)) {
+  if (!called.endsWith("/streams/stream_01J80000000000000000000010") || !wasm.some(isApi) || wasm.some(isBot)) {
     throw new Error(`streamseal/api on first use: ${called}; fetched ${JSON.stringify(wasm)}`);
   }
   console.log(`the page fetched ${wasm[0]} first and ${wasm.find(isApi)} on first use of streamseal/api`);

@@ -163,7 +163,8 @@ fn uniffi_library() -> Result<Vec<String>> {
 
 /// Prints `fn x`, `class X`, `ctor X.y` (statics) and `method X.y` for what
 /// the package's two entries (`streamseal`, `streamseal/api`) export at run
-/// time.
+/// time in Node, where `streamseal` has a bot runtime's calls (the
+/// browser's leaves them out: js/test/names.test.mjs).
 const JS_NAMES: &str = r#"
 const main = await import("streamseal");
 // The second module re-exports the one error class and has its own loader.
@@ -239,9 +240,12 @@ fn js_declared_types(dir: &Path) -> Result<Declared> {
     };
     let mut names = BTreeSet::new();
     let mut constructors = Names::new();
+    // `streamseal` as Node resolves it: the module with a bot runtime's
+    // calls (bot.d.ts over index.d.ts), a superset of the browser's.
     for file in [
-        "dist/streamseal_wasm.d.ts",
+        "dist/streamseal_bot.d.ts",
         "src/index.d.ts",
+        "src/bot.d.ts",
         "dist/streamseal_api.d.ts",
         "src/api.d.ts",
     ] {

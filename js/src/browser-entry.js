@@ -1,0 +1,34 @@
+// What the two browser entries share: `streamseal` (js/src/browser.js, the
+// module a front end needs to unlock, open and seal) and `streamseal/bot`
+// (js/src/browser-bot.js, the same module with a bot runtime's calls).
+import { StreamsealError } from "./error.js";
+import { guardFreedObjects } from "./guard.js";
+import { asyncOpens } from "./webcrypto.js";
+import { nfcExports } from "./nfc.js";
+import { loadOnce } from "./once.js";
+
+// "auto" in browsers: WebCrypto always. In Chromium 156 (the "async open by
+// backend" rows of BENCHMARKS.md, 2026-11-27) AES-GCM and Ed25519 through
+// WebCrypto took 0.66x to 0.73x the WASM time at every size measured: one
+// 1, 16 or 32 KiB message, pages of 4 and 16.
+// Seals: WebCrypto from 16 KiB. "async seal by backend", `node
+// bench/chromium.js --quick` (2026-11-28): WebCrypto took 1.10x the WASM
+// time at 1 KiB, 0.97x at 4 KiB, 0.78x at 16 KiB, 0.76x at 32 KiB: the
+// signature, in WASM either way, is most of a small seal.
+const BROWSER_AUTO = { minBytes: 0, minPage: 1, minSealBytes: 16 * 1024 };
+
+/**
+ * An entry over one module's glue: `init` (loads the module, once: later
+ * calls return the same promise; `source` is a URL, a Request, a Response
+ * or a promise of one, the bytes, or a WebAssembly.Module, and omitted, the
+ * .wasm shipped next to the glue is fetched, streaming, with a fallback to
+ * bytes when the server does not send `Content-Type: application/wasm`),
+ * the async opens and seals (AES-256-GCM through the browser's WebCrypto,
+ * hardware AES and native Ed25519, under "auto"; every check in WASM), and
+ * the passphrase-taking calls with their passphrases normalised to NFC in
+ * JS (js/src/nfc.js).
+ */
+export function browserEntry(initWasm, glue) {
+  guardFreedObjects(glue, StreamsealError);
+  return { init: loadOnce(initWasm), opens: asyncOpens(glue, BROWSER_AUTO), nfc: nfcExports(glue) };
+}
