@@ -6,10 +6,18 @@
 // Every type comes from the generated declarations; nothing is restated.
 export * from "./index.js";
 // What only this module has, and `PendingOpens` with the invocation's
-// steps: these shadow the front end module's declarations.
+// steps with every prepare that returns one: these shadow the front end
+// module's declarations.
 export {
   OpenedInvocation,
   PendingOpens,
+  prepareOpen,
+  prepareOpenDecoded,
+  prepareOpenMessage,
+  prepareOpenMessageDecoded,
+  prepareOpenMessages,
+  prepareOpenStep,
+  prepareOpenDecisionCard,
   openDecisionAnswer,
   prepareOpenDecisionAnswer,
   prepareOpenInvocation,

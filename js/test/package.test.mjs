@@ -402,6 +402,8 @@ test("decision cards and proven answers, steps, presence", async () => {
   await throwsCode(assert, pkg, () => api.withMachineKey(base, { publicKey: machine.publicKey, keyId: "" }), "INVALID_LENGTH");
   await throwsCode(assert, pkg, () => api.withMachineKey(base, { publicKey: machine.publicKey }), "INVALID_FIELD");
   await throwsCode(assert, pkg, () => api.withMachineKey(base, "key"), "INVALID_FIELD");
+  const throwing = { get publicKey() { throw new TypeError("not today"); }, keyId: "k" };
+  await throwsCode(assert, pkg, () => api.withMachineKey(base, throwing), "INVALID_FIELD");
   await throwsCode(assert, pkg, () => api.withMachineKey({ ...base, instanceId: "" }, machine), "VALIDATION_FAILED");
   const gone = pkg.IdentityKey.generate("bot", "gone");
   gone.free();

@@ -337,7 +337,7 @@ export interface MachineKey {
 "#;
 
 /// A string property of the caller's key; a getter that throws (a freed
-/// `IdentityKey`) throws its own error.
+/// `IdentityKey`, a revoked proxy) is `INVALID_FIELD` too.
 fn key_text(key: &JsValue, name: &str) -> JsResult<String> {
     if !key.is_object() {
         return Err(error_with(
@@ -345,12 +345,15 @@ fn key_text(key: &JsValue, name: &str) -> JsResult<String> {
             "field `key` is invalid: expected an IdentityKey (its publicKey and keyId)",
         ));
     }
-    js_sys::Reflect::get(key, &JsValue::from_str(name))?
-        .as_string()
+    js_sys::Reflect::get(key, &JsValue::from_str(name))
+        .ok()
+        .and_then(|value| value.as_string())
         .ok_or_else(|| {
             error_with(
                 ErrorCode::InvalidField,
-                &format!("field `key.{name}` is invalid: expected a string"),
+                &format!(
+                    "field `key.{name}` is invalid: expected a string (an IdentityKey not freed)"
+                ),
             )
         })
 }

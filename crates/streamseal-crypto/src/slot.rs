@@ -245,13 +245,6 @@ macro_rules! slots {
 
         /// Where a ciphertext belongs. See the module docs for which API surface
         /// uses which slot. Ids are the API's prefixed ids, compared byte for byte.
-        ///
-        /// Read from JSON (or a JS object) as one flat object of every kind's
-        /// fields, then checked against its `kind`: a field another kind
-        /// names must still have that field's type, and unknown fields are
-        /// ignored. Serde's derive for an internally tagged enum buffers the
-        /// whole object first, once per deserializer: 41 KB of the browser
-        /// module's code for this one type (issue 20).
         #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
         #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
         #[serde(
@@ -434,7 +427,11 @@ slots! {
     }
 }
 /// Every field any slot kind has, by its wire name, and the kind: what a
-/// [`Slot`] is read from.
+/// [`Slot`] is read from (JSON, a JS object), then checked against its
+/// `kind`. A field another kind names must still have that field's type;
+/// unknown fields are ignored. Serde's derive for an internally tagged enum
+/// buffers the whole object first, once per deserializer: 41 KB of the
+/// browser module's code for this one type (issue 20).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct SlotFields {
@@ -489,9 +486,26 @@ impl<T> FromFlat<T> for Option<T> {
     }
 }
 
+/// A slot is an object: the derive of [`SlotFields`] would also take an
+/// array of its fields in declaration order, a second spelling no kind's
+/// order matches.
+struct SlotObject;
+
+impl<'de> serde::de::Visitor<'de> for SlotObject {
+    type Value = SlotFields;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a slot object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<SlotFields, A::Error> {
+        SlotFields::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+    }
+}
+
 impl<'de> Deserialize<'de> for Slot {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Slot::from_flat(SlotFields::deserialize(deserializer)?)
+        Slot::from_flat(deserializer.deserialize_map(SlotObject)?)
             .map_err(<D::Error as serde::de::Error>::missing_field)
     }
 }

@@ -508,7 +508,13 @@ pub fn bench(args: &[String]) -> Result {
     // budget) still leaves a package to measure; the report says so.
     let mut notes = Vec::new();
     if let Err(e) = run("cargo", &["xtask", "wasm"]) {
-        if root().join("js/dist/streamseal_wasm_bg.wasm").exists() {
+        // Every module: the Node entry loads the bot runtime's, the browser
+        // bench the first, the endpoint rows the second.
+        let dist = root().join("js/dist");
+        if ["streamseal_wasm", "streamseal_bot", "streamseal_api"]
+            .iter()
+            .all(|m| dist.join(format!("{m}_bg.wasm")).exists())
+        {
             eprintln!("xtask: note: {e}; measuring the package it wrote");
             notes.push(format!(
                 "`cargo xtask wasm` reported: {e}; the package it wrote was measured."

@@ -947,7 +947,13 @@ fn slot_json_is_read_by_its_kind() {
     ))
     .unwrap_err();
     assert!(err.contains("unknown variant `messages`"), "{err}");
-    // Not an object.
-    assert!(read(r#"["message"]"#).is_err());
-    assert!(read(r#""message""#).is_err());
+    // Not an object: neither a kind alone nor every field in a row.
+    for text in [
+        r#"["message"]"#,
+        r#"["botReply","s","m","a",null,null,"i",null,null,null,null,null,null,null,null,null]"#,
+        r#""message""#,
+    ] {
+        let err = read(text).unwrap_err();
+        assert!(err.contains("expected a slot object"), "{text}: {err}");
+    }
 }

@@ -1,7 +1,12 @@
 // Type-checked by `tsc --strict` (not bundled: index.html loads main.ts):
 // a bot runtime's calls, which only `streamseal/bot` declares (and
 // `streamseal` in Node); the browser's `streamseal` leaves them out.
-import { openInvocationAsync, sealReplyAsync, type IdentityKey, type Invocation, type OpenedInvocation, type SealedCompleteRequest, type StreamState, type TrustStore } from "streamseal/bot";
+import { openInvocationAsync, prepareOpenMessages, sealReplyAsync, type IdentityKey, type Invocation, type Keyring, type Message, type OpenedInvocation, type PendingOpens, type SealedCompleteRequest, type StreamState, type TrustStore } from "streamseal/bot";
+
+// The prepares give this module's `PendingOpens` (with the invocation's steps).
+export function prepared(keyring: Keyring, trust: TrustStore, streamId: string, messages: Message[]): PendingOpens {
+  return prepareOpenMessages(keyring, trust, streamId, messages);
+}
 
 export async function reply(
   invocation: Invocation,
