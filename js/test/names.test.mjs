@@ -88,6 +88,28 @@ test("the browser's `streamseal` is the Node entry without a bot runtime's calls
   const sealed = front.seal(ring, me, "usr_1", slot, new TextEncoder().encode("hi"));
   const opened = await front.openAsync(ring, trust, slot, sealed, { subject: "usr_1", keys: me });
   assert.equal(new TextDecoder().decode(opened.plaintext), "hi");
+  // ... and refuses what a forging server would try, with the codes of the Node module.
+  const own = { subject: "usr_1", keys: me };
+  const code = async (fn) => {
+    try {
+      await fn();
+    } catch (e) {
+      assert.ok(e instanceof front.StreamsealError, String(e));
+      return e.code;
+    }
+    return "opened";
+  };
+  const moved = { ...slot, messageId: "msg_01JD3QH2A7C4E6G8J0K2M4P6R9" };
+  assert.equal(await code(() => front.open(ring, trust, moved, sealed, own)), "AAD_MISMATCH");
+  assert.equal(await code(() => front.openAsync(ring, trust, moved, sealed, own)), "AAD_MISMATCH");
+  const bent = sealed.ciphertext[0] === "A" ? `B${sealed.ciphertext.slice(1)}` : `A${sealed.ciphertext.slice(1)}`;
+  const forged = { ...sealed, ciphertext: bent };
+  assert.equal(await code(() => front.open(ring, trust, slot, forged, own)), "DECRYPTION_FAILED");
+  assert.equal(await code(() => front.openAsync(ring, trust, slot, forged, own)), "DECRYPTION_FAILED");
+  const mallory = front.IdentityKey.generate("user", "k1");
+  const signedByMallory = front.seal(ring, mallory, "usr_1", slot, new TextEncoder().encode("hi"));
+  assert.equal(await code(() => front.openAsync(ring, trust, slot, signedByMallory, own)), "SENDER_MISMATCH");
+  mallory.free();
   // Its classes are its own: the Node module's Keyring is not one of them.
   const nodeRing = new pkg.Keyring(ROOT);
   assert.throws(() => front.seal(nodeRing, me, "usr_1", slot, new Uint8Array(1)), (e) => e.code === "INVALID_FIELD");
