@@ -87,9 +87,39 @@ pub fn test() -> Result {
 }
 
 /// The bindgen CLI (its own crate, built once: later runs find it fresh).
+///
+/// Built as maturin runs it (`cargo run --bin uniffi-bindgen` in the
+/// workspace root, no `-p`): cargo then unifies features over the
+/// default members, so `-p uniffi-bindgen` would build other copies of syn
+/// and uniffi_bindgen and the wheel would compile them again (105 s in the
+/// fresh-clone CI of 34c5026).
 pub fn bindgen() -> Result<PathBuf> {
-    run("cargo", &["build", "--locked", "-p", "uniffi-bindgen"])?;
+    run("cargo", &["build", "--locked", "--bin", "uniffi-bindgen"])?;
     Ok(root().join("target/debug/uniffi-bindgen"))
+}
+
+/// The release library (`target/release/libstreamseal_ffi.so`), built by
+/// the command maturin runs for the wheel (`cargo rustc --profile release
+/// --lib --crate-type cdylib`). With the cdylib as the only output, cargo
+/// builds the dependencies for the library's thin LTO alone; `cargo build
+/// --release` (lib, cdylib and staticlib) builds them all again (166 s in
+/// the fresh-clone CI of 34c5026). The jar and the names check share it.
+pub fn release_library() -> Result<PathBuf> {
+    run(
+        "cargo",
+        &[
+            "rustc",
+            "--profile",
+            "release",
+            "--locked",
+            "-p",
+            "streamseal-ffi",
+            "--lib",
+            "--crate-type",
+            "cdylib",
+        ],
+    )?;
+    Ok(root().join("target/release/libstreamseal_ffi.so"))
 }
 
 /// Builds the cdylib and copies it to `dir`, beside the generated sources.

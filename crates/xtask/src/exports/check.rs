@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 #[cfg(test)]
 use super::camel;
 use super::{EXPORTS, Export, Kind};
-use crate::cmd::{Result, output_in, path_str, root, run};
+use crate::cmd::{Result, output_in, path_str, root};
 
 /// One exported name as a comparable key: `fn x`, `class X`, `ctor X.y`,
 /// `method X.y` or `type X`.
@@ -103,11 +103,7 @@ fn upper(name: &str) -> String {
 }
 
 fn uniffi_library() -> Result<Vec<String>> {
-    run(
-        "cargo",
-        &["build", "--release", "--locked", "-p", "streamseal-ffi"],
-    )?;
-    let lib = root().join("target/release/libstreamseal_ffi.so");
+    let lib = crate::ffi::release_library()?;
     let symbols = output_in(&root(), "nm", &["-D", "--defined-only", path_str(&lib)?])?;
     let mut found = Names::new();
     for symbol in symbols.lines().filter_map(|l| l.split_whitespace().nth(2)) {

@@ -80,12 +80,8 @@ pub fn jar(out: &Path) -> Result {
         fs::read_to_string(&pom).map_err(|e| format!("cannot read {}: {e}", pom.display()))?;
     check_pom(&pom_text)?;
 
-    run(
-        "cargo",
-        &["build", "--locked", "--release", "-p", "streamseal-ffi"],
-    )?;
+    let release = ffi::release_library()?;
     let bindgen = ffi::bindgen()?;
-    let release = root().join("target/release/libstreamseal_ffi.so");
 
     // Inputs and Maven's build directory, new each time: the jar is
     // compiled from scratch (no incremental state).
