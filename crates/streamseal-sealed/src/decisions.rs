@@ -1,7 +1,8 @@
 //! Sealed decision cards and their notes.
 //!
-//! A card's title, body and option labels are the plaintext (a JSON
-//! [`DecisionCardContent`]); its option ids, tones and `allowNote` travel in
+//! A card's title, body and option labels are the plaintext (a
+//! [`DecisionCardContent`] as canonical JSON: one content, one spelling, read
+//! strictly; `card_json.rs` says which); its option ids, tones and `allowNote` travel in
 //! the clear and are bound in the AAD, so the server cannot swap, reorder,
 //! restyle or drop options. The answer (`decision:resolved`) carries the
 //! chosen option in the clear; it counts only with the decider's sealed note
@@ -46,7 +47,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::pending::{Pending, PendingSealed};
-use crate::{plaintext_json, refuse_stale, utf8};
+use crate::{refuse_stale, utf8};
 use streamseal_crypto::envelope::{SealedPayload, prepare_open, prepare_seal};
 use streamseal_crypto::error::{Error, Result};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
@@ -56,7 +57,6 @@ use streamseal_wire::events::DecisionResolved;
 use streamseal_wire::ids::DecisionId;
 use streamseal_wire::requests::Validate;
 use streamseal_wire::requests::decisions::CreateDecisionRequest;
-use zeroize::Zeroizing;
 
 /// What a sealed card hides: title, body and a label per option id.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,7 +157,7 @@ pub fn prepare_seal_decision_card(
             format!("label for `{stray}`, which is not an option"),
         ));
     }
-    let plaintext = json_exactly(content)?;
+    let plaintext = crate::card_json::encode(content);
     let mut body = CreateDecisionRequest {
         decision_id: placement.decision_id.as_str().to_owned(),
         sealed: None,
@@ -175,30 +175,6 @@ pub fn prepare_seal_decision_card(
     }))
 }
 
-/// `value` as JSON in a buffer of its exact size, wiped on drop: no
-/// reallocation leaves a copy of the plaintext behind.
-fn json_exactly(value: &DecisionCardContent) -> Result<Zeroizing<Vec<u8>>> {
-    /// Counts what is written.
-    struct Counter(usize);
-    impl std::io::Write for Counter {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let malformed = |e: serde_json::Error| Error::MalformedJson {
-        reason: e.to_string(),
-    };
-    let mut size = Counter(0);
-    serde_json::to_writer(&mut size, value).map_err(malformed)?;
-    let mut bytes = Zeroizing::new(Vec::with_capacity(size.0));
-    serde_json::to_writer(&mut *bytes, value).map_err(malformed)?;
-    Ok(bytes)
-}
-
 /// Opens a sealed card as posted to `stream_id`, checking its clear options,
 /// `allowNote`, `invocationId` and `runtimeSessionId` are the ones sealed,
 /// and who signed it.
@@ -212,7 +188,8 @@ fn json_exactly(value: &DecisionCardContent) -> Result<Zeroizing<Vec<u8>>> {
 /// the key (`UNKNOWN_KEY_GENERATION`, `DECRYPTION_FAILED`) and the signer
 /// (`UNKNOWN_KEY`, `KEY_CHANGED`, `KEY_NOT_VERIFIED`, `SENDER_MISMATCH` for
 /// another key holder's signature); `MALFORMED_JSON` when the plaintext is not
-/// a [`DecisionCardContent`].
+/// a [`DecisionCardContent`]'s canonical JSON (the bytes a sealer writes,
+/// and no other spelling of them).
 pub fn open_decision_card(
     keyring: &Keyring,
     senders: &SenderKeys<'_>,
@@ -224,7 +201,7 @@ pub fn open_decision_card(
 
 /// [`open_decision_card`]'s checks before AES-GCM (sealed at all, the slot
 /// its clear fields and `stream_id` make, the envelope, the key, the
-/// signer's key and commitment); the content's JSON is read on completion.
+/// signer's key and commitment); the content is read on completion.
 ///
 /// # Errors
 ///
@@ -244,8 +221,8 @@ pub fn prepare_decision_card(
     let envelope = prepare_open(keyring, senders, sealed, |s| *s == slot)?;
     Ok(Pending::new(envelope, |opened| {
         Ok(OpenedDecisionCard {
-            // The error names the failure's kind and position, never the content.
-            content: plaintext_json(&opened.plaintext)?,
+            // The error names where the bytes stopped being a card, never the content.
+            content: crate::card_json::decode(&opened.plaintext)?,
             sealed_by: opened.sealed_by,
         })
     }))
@@ -477,7 +454,7 @@ mod tests {
             for word in ["launch", "7216", "ALPHA"] {
                 assert!(!shown.contains(word), "{shown}");
             }
-            assert!(shown.contains("line 1 column"), "{shown}");
+            assert!(shown.contains("at byte"), "{shown}");
         }
     }
 }

@@ -50,6 +50,7 @@
 
 #![forbid(unsafe_code)]
 
+mod card_json;
 pub mod decisions;
 pub mod hazmat;
 pub mod key_wraps;
@@ -88,31 +89,6 @@ pub(crate) fn utf8(plain: Plaintext) -> Result<String> {
         let mut bytes = e.into_bytes();
         bytes.zeroize();
         Error::invalid("plaintext", "is not UTF-8")
-    })
-}
-
-/// A decrypted plaintext parsed as JSON (a card's content, ...).
-///
-/// A parse failure is `MALFORMED_JSON` carrying only what kind of failure it
-/// was and where (serde_json's category, line and column), never serde_json's
-/// message: that message quotes the input (`invalid type: string "..."`,
-/// `unknown variant `...``), and the input is the content the envelope kept
-/// from the server. Errors get logged, shown and sent to crash reporters.
-pub(crate) fn plaintext_json<T: serde::de::DeserializeOwned>(plain: &[u8]) -> Result<T> {
-    serde_json::from_slice(plain).map_err(|e| {
-        let category = match e.classify() {
-            serde_json::error::Category::Io => "read error",
-            serde_json::error::Category::Syntax => "syntax error",
-            serde_json::error::Category::Data => "wrong type or shape",
-            serde_json::error::Category::Eof => "unexpected end",
-        };
-        Error::MalformedJson {
-            reason: format!(
-                "decrypted content: {category} at line {} column {}",
-                e.line(),
-                e.column()
-            ),
-        }
     })
 }
 

@@ -18,6 +18,7 @@ mod api_errors;
 mod api_retry;
 mod bad_inputs;
 mod base64_oracle;
+mod card_json_oracle;
 mod crypto_props;
 mod fuzz_regressions;
 mod golden_vectors;
