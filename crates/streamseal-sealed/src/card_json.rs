@@ -139,11 +139,6 @@ pub(crate) fn encode(content: &DecisionCardContent) -> Zeroizing<Vec<u8>> {
 /// not write: `MALFORMED_JSON` naming the byte where it stopped, never
 /// quoting the content.
 pub(crate) fn decode(plaintext: &[u8]) -> Result<DecisionCardContent> {
-    if std::str::from_utf8(plaintext).is_err() {
-        return Err(Error::MalformedJson {
-            reason: "decrypted content: not UTF-8".to_owned(),
-        });
-    }
     let mut r = Reader {
         bytes: plaintext,
         at: 0,
@@ -244,8 +239,10 @@ impl Reader<'_> {
                 }
             }
         }
-        // The plaintext is UTF-8 and escapes decode to ASCII, so this holds;
-        // refused rather than trusted all the same.
+        // The one UTF-8 check: outside strings every byte is matched against
+        // ASCII tokens, escapes decode to ASCII, and a quote or backslash is
+        // never part of a multi-byte character, so a string's bytes are whole
+        // characters exactly when the plaintext is UTF-8.
         String::from_utf8(std::mem::take(&mut *out)).map_err(|e| {
             let mut bytes = e.into_bytes();
             zeroize::Zeroize::zeroize(&mut bytes);

@@ -83,7 +83,12 @@ pub struct CardPlacement<'a> {
     pub invocation_id: &'a str,
 }
 
-fn card_slot(stream_id: &str, card: &CreateDecisionRequest) -> Slot {
+/// The slot a card's content is sealed under (FORMAT.md section 2,
+/// `decisionCard`): its stream, ids, options and `allowNote`, taken from
+/// the card as posted. [`open_decision_card`] recomputes it so, and so can
+/// a caller that opens the envelope itself.
+#[must_use]
+pub fn card_slot(stream_id: &str, card: &CreateDecisionRequest) -> Slot {
     Slot::DecisionCard {
         stream_id: stream_id.to_owned(),
         decision_id: card.decision_id.clone(),

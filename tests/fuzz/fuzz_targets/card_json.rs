@@ -14,10 +14,10 @@ use streamseal::ErrorCode;
 use streamseal::envelope::open;
 use streamseal::hazmat::{self, FixedRandomness};
 use streamseal::sealed::decisions::{
-    CardPlacement, DecisionCardContent, open_decision_card, seal_decision_card,
+    CardPlacement, DecisionCardContent, card_slot, open_decision_card, seal_decision_card,
 };
 use streamseal::sender::Signer;
-use streamseal::slot::{DecisionOption, Slot};
+use streamseal::slot::DecisionOption;
 use streamseal::trust::{TrustPolicy, TrustStore};
 use streamseal::wire::ids::DecisionId;
 use streamseal::wire::requests::decisions::CreateDecisionRequest;
@@ -26,17 +26,6 @@ use streamseal_fuzz::{
 };
 
 const DECISION: &str = "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T";
-
-fn card_slot(card: &CreateDecisionRequest) -> Slot {
-    Slot::DecisionCard {
-        stream_id: ROOT.to_owned(),
-        decision_id: card.decision_id.clone(),
-        invocation_id: card.invocation_id.clone(),
-        runtime_session_id: card.runtime_session_id.clone(),
-        options: card.options.clone(),
-        allow_note: card.allow_note,
-    }
-}
 
 fuzz_target!(|plaintext: &[u8]| {
     let ring = envelope_keyring();
@@ -60,7 +49,7 @@ fuzz_target!(|plaintext: &[u8]| {
         runtime_session_id: "session-1".into(),
         invocation_id: "inv_1".into(),
     };
-    let slot = card_slot(&card);
+    let slot = card_slot(ROOT, &card);
     let Ok(sealed) = hazmat::seal_envelope_with(
         &mut FixedRandomness::new(&seal_randomness(&[7; 12])),
         &ring,
@@ -108,7 +97,7 @@ fuzz_target!(|plaintext: &[u8]| {
                 let reopened = open(
                     &ring,
                     &keys,
-                    &card_slot(&again),
+                    &card_slot(ROOT, &again),
                     again.sealed.as_ref().unwrap(),
                 )
                 .expect("a card sealed here opens");

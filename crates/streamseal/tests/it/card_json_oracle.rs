@@ -17,10 +17,10 @@ use proptest::prelude::*;
 use streamseal::envelope::{open, seal};
 use streamseal::identity::{IdentityKey, KeyId, RecipientKind};
 use streamseal::sealed::decisions::{
-    CardPlacement, DecisionCardContent, open_decision_card, seal_decision_card,
+    CardPlacement, DecisionCardContent, card_slot, open_decision_card, seal_decision_card,
 };
 use streamseal::sender::{SenderKeys, Signer};
-use streamseal::slot::{DecisionOption, Slot};
+use streamseal::slot::DecisionOption;
 use streamseal::stream_key::{Keyring, StreamKey};
 use streamseal::trust::{TrustPolicy, TrustStore};
 use streamseal::wire::ids::DecisionId;
@@ -216,7 +216,7 @@ impl Fixture {
             runtime_session_id: "session-1".into(),
             invocation_id: "inv_1".into(),
         };
-        let slot = card_slot(&card);
+        let slot = card_slot(ROOT, &card);
         card.sealed = Some(seal(&self.ring, &self.signer(), &slot, plaintext).unwrap());
         card
     }
@@ -224,17 +224,6 @@ impl Fixture {
     fn open(&self, plaintext: &[u8]) -> Result<DecisionCardContent, Error> {
         let card = self.card_with(plaintext);
         open_decision_card(&self.ring, &self.keys(), ROOT, &card).map(|opened| opened.content)
-    }
-}
-
-fn card_slot(card: &CreateDecisionRequest) -> Slot {
-    Slot::DecisionCard {
-        stream_id: ROOT.to_owned(),
-        decision_id: card.decision_id.clone(),
-        invocation_id: card.invocation_id.clone(),
-        runtime_session_id: card.runtime_session_id.clone(),
-        options: card.options.clone(),
-        allow_note: card.allow_note,
     }
 }
 
@@ -261,7 +250,7 @@ proptest! {
         };
         let options = Fixture::options(&content.labels);
         let card = seal_decision_card(&fx.ring, &fx.signer(), placement, options, true, &content).unwrap();
-        let opened = open(&fx.ring, &fx.keys(), &card_slot(&card), card.sealed.as_ref().unwrap()).unwrap();
+        let opened = open(&fx.ring, &fx.keys(), &card_slot(ROOT, &card), card.sealed.as_ref().unwrap()).unwrap();
         prop_assert_eq!(&opened.plaintext[..], &serde_json::to_vec(&content).unwrap()[..]);
         prop_assert_eq!(open_decision_card(&fx.ring, &fx.keys(), ROOT, &card).unwrap().content, content);
     }
