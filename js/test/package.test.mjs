@@ -501,6 +501,29 @@ test("bad inputs: the right code, a StreamsealError, and the instance keeps work
   ring.free();
 });
 
+test("a field of the wrong type: MALFORMED_JSON naming what came, a number as the engine writes it", async () => {
+  const ring = new pkg.Keyring(ROOT);
+  ring.generateKey(0);
+  // serde's words for what came, with a float written by the engine's
+  // String(number) (vendor/serde-wasm-bindgen/PATCHED.md: no float
+  // formatting of core's in the module).
+  const cases = [
+    [{ ...slot("msg_1"), revision: 1.5 }, "invalid type: floating point `1.5`, expected u32"],
+    [{ ...slot("msg_1"), revision: Number.NaN }, "invalid type: floating point `NaN`, expected u32"],
+    [{ ...slot("msg_1"), revision: 1e21 }, "invalid type: floating point `1e+21`, expected u32"],
+    [{ ...slot("msg_1"), revision: true }, "invalid type: boolean `true`, expected u32"],
+    [{ ...slot("msg_1"), messageId: 7 }, "invalid type: floating point `7`, expected a string"],
+    [{ ...slot("msg_1"), revision: "1" }, 'invalid type: string "1", expected u32'],
+  ];
+  for (const [bad, words] of cases) {
+    await failsWith(assert, () => sealAs(ring, bad, "x"), (err) => {
+      assert.equal(err.code, "MALFORMED_JSON", err.message);
+      assert.ok(err.message.includes(words), `${err.message} lacks ${words}`);
+    });
+  }
+  ring.free();
+});
+
 test("validation failures carry details", async () => {
   // An empty plaintext message: the send rules end with the API's own bounds.
   assert.throws(
