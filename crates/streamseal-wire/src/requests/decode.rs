@@ -45,9 +45,10 @@
 //! body's and the query's fields by their path inside the body or query,
 //! as the service names them.
 
+use std::cell::RefCell;
+
 use serde::de::{self, DeserializeOwned};
 use serde_json::Value;
-use serde_path_to_error::{Path, Segment};
 
 use crate::requests::Validate;
 use crate::validate::Check;
@@ -122,11 +123,16 @@ pub fn decode_in<T: DeserializeOwned>(
     prefix: &str,
     whole: &str,
 ) -> Option<T> {
-    match serde_path_to_error::deserialize::<_, T>(Strict(value)) {
+    let track = Track::default();
+    match T::deserialize(Strict {
+        value,
+        track: &track,
+    }) {
         Ok(decoded) => Some(decoded),
         Err(err) => {
-            let inner = render(err.path());
-            let failure = reason(&err.inner().to_string());
+            track.failed();
+            let inner = track.failed_at.into_inner().unwrap_or_default();
+            let failure = reason(&err.to_string());
             let inner = match &failure.child {
                 Some(child) => join(&inner, child),
                 None => inner,
@@ -142,12 +148,68 @@ pub fn decode_in<T: DeserializeOwned>(
     }
 }
 
+/// Where the reading is in the document, and where it failed.
+///
+/// Each array item and object value is read under its index or key; when
+/// a read fails, the first [`Track::failed`] (the innermost: an error
+/// passes the outer ones on its way up) writes the path in the service's
+/// syntax. A read that succeeds clears it, so a failure a type recovered
+/// from is never reported for another.
+#[derive(Default)]
+struct Track {
+    path: RefCell<Vec<Step>>,
+    failed_at: RefCell<Option<String>>,
+}
+
+/// One step of a path.
+enum Step {
+    Index(usize),
+    Key(String),
+}
+
+impl Track {
+    /// Reads one item or value under `step`: [`Track::enter`], the read,
+    /// [`Track::leave`] (the generic part is this one line, so each type
+    /// read adds no more code than that).
+    fn under<T, E>(&self, step: Step, read: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+        self.enter(step);
+        let result = read();
+        self.leave(result.is_ok());
+        result
+    }
+
+    fn enter(&self, step: Step) {
+        self.path.borrow_mut().push(step);
+    }
+
+    fn leave(&self, read: bool) {
+        if read {
+            *self.failed_at.borrow_mut() = None;
+        } else {
+            self.failed();
+        }
+        self.path.borrow_mut().pop();
+    }
+
+    /// Notes that the read at the current path failed, unless one inside
+    /// it already did.
+    fn failed(&self) {
+        let mut failed_at = self.failed_at.borrow_mut();
+        if failed_at.is_none() {
+            *failed_at = Some(render(&self.path.borrow()));
+        }
+    }
+}
+
 /// A JSON value as a deserializer that reads objects only as objects:
 /// serde's derived structs also take an array of the fields in order (and
 /// `[]` for a struct whose fields all have defaults), which the service
 /// refuses. Everything else is `serde_json::Value`'s own reading, with the
-/// same messages.
-struct Strict(Value);
+/// same messages. Arrays and objects are read under their [`Track`].
+struct Strict<'t> {
+    value: Value,
+    track: &'t Track,
+}
 
 /// `serde::de::Unexpected` of a value, for the "invalid type" message.
 fn unexpected(value: &Value) -> de::Unexpected<'_> {
@@ -166,16 +228,20 @@ fn unexpected(value: &Value) -> de::Unexpected<'_> {
     }
 }
 
-impl<'de> de::Deserializer<'de> for Strict {
+impl<'de> de::Deserializer<'de> for Strict<'_> {
     type Error = serde_json::Error;
 
     fn deserialize_any<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        match self.0 {
+        match self.value {
             Value::Array(items) => {
                 let len = items.len();
-                let mut seq = StrictSeq(items.into_iter());
+                let mut seq = StrictSeq {
+                    items: items.into_iter(),
+                    index: 0,
+                    track: self.track,
+                };
                 let out = visitor.visit_seq(&mut seq)?;
-                match seq.0.len() {
+                match seq.items.len() {
                     0 => Ok(out),
                     _ => Err(de::Error::invalid_length(len, &"fewer elements in array")),
                 }
@@ -184,7 +250,8 @@ impl<'de> de::Deserializer<'de> for Strict {
                 let len = map.len();
                 let mut access = StrictMap {
                     entries: map.into_iter(),
-                    value: None,
+                    next: None,
+                    track: self.track,
                 };
                 let out = visitor.visit_map(&mut access)?;
                 match access.entries.len() {
@@ -197,9 +264,12 @@ impl<'de> de::Deserializer<'de> for Strict {
     }
 
     fn deserialize_option<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        match self.0 {
+        match self.value {
             Value::Null => visitor.visit_none(),
-            other => visitor.visit_some(Strict(other)),
+            other => visitor.visit_some(Strict {
+                value: other,
+                track: self.track,
+            }),
         }
     }
 
@@ -209,7 +279,7 @@ impl<'de> de::Deserializer<'de> for Strict {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        match self.0 {
+        match self.value {
             Value::Object(_) => self.deserialize_any(visitor),
             other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
         }
@@ -230,7 +300,7 @@ impl<'de> de::Deserializer<'de> for Strict {
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         // Request enums are unit variants written as strings.
-        self.0.deserialize_enum(name, variants, visitor)
+        self.value.deserialize_enum(name, variants, visitor)
     }
 
     fn deserialize_ignored_any<V: de::Visitor<'de>>(
@@ -246,34 +316,47 @@ impl<'de> de::Deserializer<'de> for Strict {
     }
 }
 
-/// The items of an array, each read strictly.
-struct StrictSeq(std::vec::IntoIter<Value>);
+/// The items of an array, each read strictly under its index.
+struct StrictSeq<'t> {
+    items: std::vec::IntoIter<Value>,
+    index: usize,
+    track: &'t Track,
+}
 
-impl<'de> de::SeqAccess<'de> for StrictSeq {
+impl<'de> de::SeqAccess<'de> for StrictSeq<'_> {
     type Error = serde_json::Error;
 
     fn next_element_seed<S: de::DeserializeSeed<'de>>(
         &mut self,
         seed: S,
     ) -> Result<Option<S::Value>, Self::Error> {
-        self.0
-            .next()
-            .map(|v| seed.deserialize(Strict(v)))
-            .transpose()
+        let Some(value) = self.items.next() else {
+            return Ok(None);
+        };
+        let index = self.index;
+        self.index += 1;
+        let track = self.track;
+        track
+            .under(Step::Index(index), || {
+                seed.deserialize(Strict { value, track })
+            })
+            .map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.0.len())
+        Some(self.items.len())
     }
 }
 
-/// The entries of an object, each value read strictly.
-struct StrictMap {
+/// The entries of an object, each value read strictly under its key.
+struct StrictMap<'t> {
     entries: serde_json::map::IntoIter,
-    value: Option<Value>,
+    /// The key and value of the entry whose key was just read.
+    next: Option<(String, Value)>,
+    track: &'t Track,
 }
 
-impl<'de> de::MapAccess<'de> for StrictMap {
+impl<'de> de::MapAccess<'de> for StrictMap<'_> {
     type Error = serde_json::Error;
 
     fn next_key_seed<S: de::DeserializeSeed<'de>>(
@@ -282,8 +365,9 @@ impl<'de> de::MapAccess<'de> for StrictMap {
     ) -> Result<Option<S::Value>, Self::Error> {
         match self.entries.next() {
             Some((key, value)) => {
-                self.value = Some(value);
-                seed.deserialize(Value::String(key)).map(Some)
+                let read = seed.deserialize(Value::String(key.clone()));
+                self.next = Some((key, value));
+                read.map(Some)
             }
             None => Ok(None),
         }
@@ -294,7 +378,12 @@ impl<'de> de::MapAccess<'de> for StrictMap {
         seed: S,
     ) -> Result<S::Value, Self::Error> {
         // serde calls this once after each key.
-        seed.deserialize(Strict(self.value.take().unwrap_or(Value::Null)))
+        let (key, value) = self
+            .next
+            .take()
+            .unwrap_or_else(|| (String::new(), Value::Null));
+        let track = self.track;
+        track.under(Step::Key(key), || seed.deserialize(Strict { value, track }))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -313,15 +402,13 @@ fn join(parent: &str, child: &str) -> String {
     }
 }
 
-/// A path in the service's syntax (`wraps[0].recipientKeyId`), up to the
-/// first segment serde could not name.
-fn render(path: &Path) -> String {
+/// A path in the service's syntax (`wraps[0].recipientKeyId`).
+fn render(path: &[Step]) -> String {
     let mut out = String::new();
-    for segment in path.iter() {
-        match segment {
-            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
-            Segment::Map { key } | Segment::Enum { variant: key } => out = join(&out, key),
-            Segment::Unknown => break,
+    for step in path {
+        match step {
+            Step::Index(index) => out.push_str(&format!("[{index}]")),
+            Step::Key(key) => out = join(&out, key),
         }
     }
     out
@@ -443,7 +530,245 @@ fn expectation(expected: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
     use super::*;
+    use crate::requests::decisions::CreateDecisionRequest;
+    use crate::requests::invocation::{ClaimRequest, SealedCompleteRequest};
+    use crate::requests::messages::{SearchMessagesRequest, SendMessageRequest};
+    use crate::requests::streams::PostKeyWrapsRequest;
+
+    /// What the decoder reported before it tracked paths itself:
+    /// `serde_path_to_error` over the same strict reading, its path
+    /// rendered as the decoder did then. The oracle of the tracking.
+    fn oracle_in<T: DeserializeOwned>(value: Value) -> Reported {
+        let track = Track::default();
+        let err = serde_path_to_error::deserialize::<_, T>(Strict {
+            value,
+            track: &track,
+        })
+        .err()?;
+        let mut inner = String::new();
+        for segment in err.path().iter() {
+            match segment {
+                serde_path_to_error::Segment::Seq { index } => {
+                    inner.push_str(&format!("[{index}]"))
+                }
+                serde_path_to_error::Segment::Map { key }
+                | serde_path_to_error::Segment::Enum { variant: key } => inner = join(&inner, key),
+                serde_path_to_error::Segment::Unknown => break,
+            }
+        }
+        let failure = reason(&err.inner().to_string());
+        let inner = match &failure.child {
+            Some(child) => join(&inner, child),
+            None => inner,
+        };
+        Some((inner, failure.reason))
+    }
+
+    /// What [`decode_in`] reports: the failing path and its reason.
+    fn tracked<T: DeserializeOwned>(value: Value) -> Reported {
+        let mut check = Check::new();
+        if decode_in::<T>(&mut check, value, "", "").is_some() {
+            return None;
+        }
+        let error = check.into_error();
+        let details = error.details().expect("a decoding failure has details");
+        assert_eq!(details.len(), 1, "{details:?}");
+        let (path, reasons) = details.iter().next()?;
+        assert_eq!(reasons.len(), 1, "{details:?}");
+        Some((path.clone(), reasons.first()?.clone()))
+    }
+
+    /// Valid bodies with arrays of objects, nested objects, options,
+    /// enums, maps and flattened extras.
+    fn bodies() -> Vec<(&'static str, Value)> {
+        let envelope = json!({"v": 2, "keyGeneration": 0, "iv": "AAAAAAAAAAAAAAAA", "aad": "AAAA"});
+        vec![
+            (
+                "wraps",
+                json!({"keyGeneration": 1, "wraps": [
+                {"recipientKind": "user", "recipientKeyId": "laptop", "wrapEnc": "AAAA", "wrapCt": "AAAA"},
+                {"recipientKind": "bot", "recipientKeyId": "runner", "wrapEnc": "AAAA", "wrapCt": "AAAA"}]}),
+            ),
+            (
+                "send",
+                json!({"content": "hi", "clientMessageId": "cmid_1", "metadata": {"ticket": "T-1"},
+                "conversation": {"intent": "existing", "conversationId": "conversation_1"}}),
+            ),
+            (
+                "send",
+                json!({"sealed": {"ciphertext": "AAAA", "envelope": envelope}}),
+            ),
+            (
+                "search",
+                json!({"query": "roadmap", "semantic": true, "exact": false, "streams": ["stream_1"],
+                "from": "usr_1", "type": ["channel", "dm"], "before": "2026-07-12T09:30:00Z", "limit": 20}),
+            ),
+            (
+                "claim",
+                json!({"runtimeKind": "custom", "instanceId": "machine-a",
+                "supportedCapabilities": ["mentionable"], "claimTtlSeconds": 60}),
+            ),
+            (
+                "decision",
+                json!({"decisionId": "dreq_01JD3QQB2C4E6G8J0K2M4P6R8T", "invocationId": "inv_1",
+                "runtimeSessionId": "s-1", "options": [{"id": "a", "tone": "primary"}, {"id": "b", "tone": "neutral"}],
+                "allowNote": true, "sealed": {"ciphertext": "AAAA", "envelope": envelope}}),
+            ),
+            (
+                "complete",
+                json!({"finalMessage": {"clientMessageId": "cmid_1",
+                "sealed": {"ciphertext": "AAAA", "envelope": envelope}}, "summary": "done"}),
+            ),
+        ]
+    }
+
+    /// The failing path and its reason, if the body did not decode.
+    type Reported = Option<(String, String)>;
+
+    fn both(kind: &str, value: Value) -> (Reported, Reported) {
+        macro_rules! pair {
+            ($t:ty) => {
+                (oracle_in::<$t>(value.clone()), tracked::<$t>(value))
+            };
+        }
+        match kind {
+            "wraps" => pair!(PostKeyWrapsRequest),
+            "send" => pair!(SendMessageRequest),
+            "search" => pair!(SearchMessagesRequest),
+            "claim" => pair!(ClaimRequest),
+            "decision" => pair!(CreateDecisionRequest),
+            _ => pair!(SealedCompleteRequest),
+        }
+    }
+
+    /// Every place in `value`: the JSON pointer of each node.
+    fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    pointers(child, format!("{at}/{key}"), out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, child) in items.iter().enumerate() {
+                    pointers(child, format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+        out.push(at);
+    }
+
+    fn replacement() -> impl Strategy<Value = Option<Value>> {
+        prop_oneof![
+            Just(None),
+            Just(Some(Value::Null)),
+            any::<bool>().prop_map(|b| Some(json!(b))),
+            any::<i64>().prop_map(|n| Some(json!(n))),
+            Just(Some(json!(1.5))),
+            "[a-z]{0,6}".prop_map(|s| Some(json!(s))),
+            Just(Some(json!([]))),
+            Just(Some(json!([1, "x", {}]))),
+            Just(Some(json!({}))),
+            Just(Some(json!({"zz": 1, "id": 5}))),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 768, ..ProptestConfig::default() })]
+
+        /// One node of a valid body replaced (another type, an empty or
+        /// odd container) or removed: the path and reason reported are
+        /// serde_path_to_error's, and a body still valid decodes.
+        #[test]
+        fn the_tracked_path_is_serde_path_to_errors(
+            which in any::<prop::sample::Index>(),
+            node in any::<prop::sample::Index>(),
+            new in replacement(),
+            extra in any::<bool>(),
+        ) {
+            let all = bodies();
+            let (kind, mut body) = all[which.index(all.len())].clone();
+            let mut places = Vec::new();
+            pointers(&body, String::new(), &mut places);
+            let place = places[node.index(places.len())].clone();
+            match (place.rsplit_once('/'), new) {
+                (None, Some(v)) => body = v,
+                (None, None) => body = json!([]),
+                (Some((parent, last)), new) => match (body.pointer_mut(parent), new) {
+                    (Some(Value::Object(map)), None) => { map.remove(last); }
+                    (Some(Value::Array(items)), None) => { items.remove(last.parse::<usize>().unwrap()); }
+                    (_, Some(v)) => *body.pointer_mut(&place).unwrap() = v,
+                    _ => {}
+                },
+            }
+            if extra && let Some(map) = body.as_object_mut() {
+                map.insert("unknownField".to_owned(), json!(1));
+            }
+            let (want, got) = both(kind, body.clone());
+            prop_assert_eq!(got, want, "{}", body);
+        }
+    }
+
+    /// A list that reads as `None` when it does not read: it recovers
+    /// from a failure inside it.
+    struct Lenient(#[allow(dead_code)] Option<Vec<u32>>);
+
+    impl<'de> de::Deserialize<'de> for Lenient {
+        fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            Ok(Lenient(Vec::<u32>::deserialize(d).ok()))
+        }
+    }
+
+    #[derive(serde::Deserialize)]
+    struct Recovering {
+        #[allow(dead_code)]
+        first: Lenient,
+        #[allow(dead_code)]
+        second: u32,
+    }
+
+    #[test]
+    fn a_failure_recovered_from_is_not_reported_for_a_later_one() {
+        // Read in key order (serde_json's map is sorted).
+        let body = json!({"first": [1, "x"], "second": "y"});
+        let mut check = Check::new();
+        assert!(decode_in::<Recovering>(&mut check, body, "", "").is_none());
+        let error = check.into_error();
+        let keys: Vec<&String> = error.details().unwrap().keys().collect();
+        assert_eq!(keys, ["second"]);
+    }
+
+    #[test]
+    fn valid_bodies_decode_under_both() {
+        for (kind, body) in bodies() {
+            assert_eq!(both(kind, body.clone()), (None, None), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_failure_deep_in_an_array_is_named_by_its_full_path() {
+        let mut body = bodies()[0].1.clone();
+        body["wraps"][1]["recipientKeyId"] = json!(7);
+        let (want, got) = both("wraps", body.clone());
+        assert_eq!(got, want);
+        assert_eq!(
+            got.map(|(path, _)| path).as_deref(),
+            Some("wraps[1].recipientKeyId")
+        );
+        let mut body = bodies()[0].1.clone();
+        body["wraps"][1].as_object_mut().unwrap().remove("wrapEnc");
+        let (want, got) = both("wraps", body);
+        assert_eq!(got, want);
+        assert_eq!(
+            got,
+            Some(("wraps[1].wrapEnc".to_owned(), "is required".to_owned()))
+        );
+    }
 
     fn one(message: &str) -> (Option<String>, String) {
         let f = reason(message);
