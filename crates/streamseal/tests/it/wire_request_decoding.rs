@@ -118,6 +118,31 @@ fn an_unknown_value_of_a_closed_request_enum() {
 }
 
 #[test]
+fn a_closed_request_enum_is_a_string_and_nothing_else() {
+    // serde_json's own reading would take `{"new": null}` for `"new"`: a
+    // second spelling, which the service refuses.
+    for intent in [
+        json!({"new": null}),
+        json!({"existing": {}}),
+        json!(1),
+        json!(["new"]),
+    ] {
+        let r = json!({"endpoint": "sendMessage", "streamId": STREAM,
+            "body": {"content": "hi", "conversation": {"intent": intent}}});
+        let d = details(request(r));
+        assert_eq!(
+            d.keys().collect::<Vec<_>>(),
+            ["conversation.intent"],
+            "{intent}"
+        );
+        assert_eq!(d["conversation.intent"], ["has the wrong type"], "{intent}");
+    }
+    let r = json!({"endpoint": "sendMessage", "streamId": STREAM,
+        "body": {"content": "hi", "conversation": {"intent": "new"}}});
+    assert!(request(r).is_ok());
+}
+
+#[test]
 fn an_unknown_value_of_an_open_request_enum_is_refused_by_validate_in_the_same_shape() {
     // Open enums keep any string when read, and validate() names the allowed ones.
     let r = json!({"endpoint": "claimInvocation", "body": {
