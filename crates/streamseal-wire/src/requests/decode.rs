@@ -130,22 +130,29 @@ pub fn decode_in<T: DeserializeOwned>(
     }) {
         Ok(decoded) => Some(decoded),
         Err(err) => {
-            track.failed();
-            let inner = track.failed_at.into_inner().unwrap_or_default();
-            let failure = reason(&err.to_string());
-            let inner = match &failure.child {
-                Some(child) => join(&inner, child),
-                None => inner,
-            };
-            let key = if inner.is_empty() {
-                whole.to_owned()
-            } else {
-                join(prefix, &inner)
-            };
-            check.fail(&key, failure.reason);
+            report(check, track, &err, prefix, whole);
             None
         }
     }
+}
+
+/// Records the failure of [`decode_in`] (one copy of this, not one per
+/// type decoded).
+#[inline(never)]
+fn report(check: &mut Check, track: Track, err: &serde_json::Error, prefix: &str, whole: &str) {
+    track.failed();
+    let inner = track.failed_at.into_inner().unwrap_or_default();
+    let failure = reason(&err.to_string());
+    let inner = match &failure.child {
+        Some(child) => join(&inner, child),
+        None => inner,
+    };
+    let key = if inner.is_empty() {
+        whole.to_owned()
+    } else {
+        join(prefix, &inner)
+    };
+    check.fail(&key, failure.reason);
 }
 
 /// Where the reading is in the document, and where it failed.
@@ -178,10 +185,12 @@ impl Track {
         result
     }
 
+    #[inline(never)]
     fn enter(&self, step: Step) {
         self.path.borrow_mut().push(step);
     }
 
+    #[inline(never)]
     fn leave(&self, read: bool) {
         if read {
             *self.failed_at.borrow_mut() = None;
