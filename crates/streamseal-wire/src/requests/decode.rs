@@ -8,7 +8,8 @@
 //! path in the syntax of the service's 400 body (see
 //! [`crate::validate`]): a fraction where an integer is required,
 //! a negative number for an unsigned one, a string for a boolean, `null`
-//! for a required field, an unknown value of a closed enum, a missing field
+//! for a required field, an unknown value of a closed enum (or anything
+//! but a string for one: request enums are unit variants), a missing field
 //! (keyed by its own path, `wraps[0].recipientKeyId`), an array for an
 //! object. The decoded document's own [`Validate::validate`] runs next, so
 //! a caller meets one error shape whatever the mistake.
@@ -161,7 +162,9 @@ fn report(check: &mut Check, track: Track, err: &serde_json::Error, prefix: &str
 /// a read fails, the first [`Track::failed`] (the innermost: an error
 /// passes the outer ones on its way up) writes the path in the service's
 /// syntax. A read that succeeds clears it, so a failure a type recovered
-/// from is never reported for another.
+/// from is not reported for a later one (as with `serde_path_to_error`,
+/// a type that recovers and then fails on its own, reading nothing more,
+/// is reported where its inner read failed).
 #[derive(Default)]
 struct Track {
     path: RefCell<Vec<Step>>,
@@ -213,8 +216,12 @@ impl Track {
 /// A JSON value as a deserializer that reads objects only as objects:
 /// serde's derived structs also take an array of the fields in order (and
 /// `[]` for a struct whose fields all have defaults), which the service
-/// refuses. Everything else is `serde_json::Value`'s own reading, with the
-/// same messages. Arrays and objects are read under their [`Track`].
+/// refuses. An enum is read from a string only: request enums are unit
+/// variants, and serde_json would also take `{"new": null}` for `"new"`
+/// (any other value is "invalid type: ..., expected enum X": "has the
+/// wrong type"). Everything else is `serde_json::Value`'s own reading,
+/// with the same messages. Arrays and objects are read under their
+/// [`Track`].
 struct Strict<'t> {
     value: Value,
     track: &'t Track,
@@ -763,6 +770,56 @@ mod tests {
         let error = check.into_error();
         let keys: Vec<&String> = error.details().unwrap().keys().collect();
         assert_eq!(keys, ["second"]);
+    }
+
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    enum WithData {
+        A(u32),
+        B,
+    }
+
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Closed {
+        a: u32,
+        e: Option<WithData>,
+    }
+
+    /// What the tracker reports where serde_path_to_error reported
+    /// otherwise, for shapes no request type has (pinned here).
+    #[test]
+    fn where_the_tracker_and_the_oracle_part() {
+        // An unknown field of a closed struct is named once (the oracle:
+        // `zz.zz`, the key captured and then named again by the message).
+        let body = json!({"a": 1, "zz": 1});
+        assert_eq!(
+            tracked::<Closed>(body.clone()),
+            Some(("zz".to_owned(), "is not a field of this request".to_owned()))
+        );
+        assert_eq!(
+            oracle_in::<Closed>(body).map(|(path, _)| path).as_deref(),
+            Some("zz.zz")
+        );
+        // An enum is a string only: a variant with data cannot be given,
+        // in either form.
+        for e in [json!({"A": 1}), json!({"B": null}), json!(["B"])] {
+            assert_eq!(
+                tracked::<Closed>(json!({"a": 1, "e": e})),
+                Some(("e".to_owned(), "has the wrong type".to_owned())),
+                "{e}"
+            );
+        }
+        // serde_json's own reading, which the decoder used for enums, takes it.
+        assert!(serde_json::from_value::<Closed>(json!({"a": 1, "e": {"A": 1}})).is_ok());
+        assert_eq!(
+            tracked::<Closed>(json!({"a": 1, "e": "A"}))
+                .map(|(path, _)| path)
+                .as_deref(),
+            Some("e")
+        );
+        assert_eq!(tracked::<Closed>(json!({"a": 1, "e": "B"})), None);
     }
 
     #[test]
