@@ -97,7 +97,7 @@ test("buildRequest: validation before sending, with details; bad shapes", () => 
   // An unknown endpoint is a validation failure of `endpoint` (issue 17; request_decoding.test.mjs).
   throwsCode(assert, pkg, () => pkg.buildRequest(ctx, { endpoint: "nope" }), "VALIDATION_FAILED");
   throwsCode(assert, pkg, () => pkg.buildRequest({ ...ctx, workspaceId: "nope" }, { endpoint: "getMe" }), "INVALID_FIELD");
-  throwsCode(assert, pkg, () => pkg.buildRequest(ctx, { endpoint: "getStream", streamId: ".." }), "INVALID_FIELD");
+  throwsCode(assert, pkg, () => pkg.buildRequest(ctx, { endpoint: "getStream", streamId: ".." }), "VALIDATION_FAILED");
 });
 
 test("parseResponse: a typed 2xx, the resolved version and rate limits", () => {

@@ -239,10 +239,10 @@ macro_rules! decode_field {
 /// A request field's part of what the builder needs, by its kind.
 macro_rules! build_field {
     ($p:ident, $v:ident: $fty:ty = path($name:literal)) => {
-        $p = $p.param($v)
+        $p = $p.param($name, $v)?
     };
     ($p:ident, $v:ident: $fty:ty = token($name:literal)) => {
-        $p = $p.token($v.expose())
+        $p = $p.token($name, $v.expose())?
     };
     ($p:ident, $v:ident: $fty:ty = body()) => {
         $p = $p.json($v)?

@@ -315,10 +315,11 @@ impl HttpResponse {
 ///
 /// # Errors
 ///
-/// `VALIDATION_FAILED` when the body, query or a path parameter breaks its
-/// bounds; `INVALID_FIELD` when a path parameter is empty, `.` or `..`
-/// (`path`), `ctx` has no API key for an endpoint that needs one (`apiKey`),
-/// or the per-claim token is empty (`X-Service-Callback-Token`).
+/// `VALIDATION_FAILED`, as [`EndpointRequest::validate`], when the body or
+/// query breaks its bounds, a path parameter is empty, `.` or `..` (keyed
+/// by its name, `streamId`), or the per-claim token is empty;
+/// `INVALID_FIELD` when `ctx` has no API key for an endpoint that needs one
+/// (`apiKey`).
 pub fn build_request(ctx: &Context, request: &EndpointRequest) -> Result<HttpRequest> {
     let parts = request.parts()?;
     let endpoint = parts.endpoint;
@@ -349,12 +350,6 @@ pub fn build_request(ctx: &Context, request: &EndpointRequest) -> Result<HttpReq
         ));
     }
     if let Some(token) = parts.callback_token {
-        if token.is_empty() {
-            return Err(Error::invalid(
-                "X-Service-Callback-Token",
-                "the per-claim token must not be empty",
-            ));
-        }
         headers.push((CALLBACK_TOKEN_HEADER.to_owned(), token));
     }
     if let Some(RequestBody::Json(_)) = &parts.body {
@@ -382,7 +377,8 @@ pub fn build_request(ctx: &Context, request: &EndpointRequest) -> Result<HttpReq
     })
 }
 
-/// Fills the endpoint's path template with the encoded parameters.
+/// Fills the endpoint's path template with the encoded parameters (each
+/// checked by `Parts::param`: never empty, `.` or `..`).
 fn fill_template(endpoint: Endpoint, params: &[String]) -> Result<String> {
     let names = endpoint.path_params();
     if names.len() != params.len() {
@@ -390,13 +386,6 @@ fn fill_template(endpoint: Endpoint, params: &[String]) -> Result<String> {
     }
     let mut out = endpoint.path_template().to_owned();
     for (name, value) in names.iter().zip(params) {
-        if value.is_empty() || value == "." || value == ".." {
-            // `.` and `..` would be resolved away by URL normalisation.
-            return Err(Error::invalid(
-                "path",
-                format!("path parameter `{name}` must not be empty, `.` or `..`"),
-            ));
-        }
         out = out.replacen(&format!("{{{name}}}"), &encode_component(value), 1);
     }
     Ok(out)

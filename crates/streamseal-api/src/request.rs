@@ -233,10 +233,18 @@ impl Parts {
         }
     }
 
-    /// The next path parameter, in the order of the path template.
-    pub(crate) fn param(mut self, value: &str) -> Self {
+    /// The next path parameter, in the order of the path template:
+    /// `VALIDATION_FAILED` keyed by its name (`streamId`) when it is empty,
+    /// `.` or `..` (URL normalisation would resolve those away: the call
+    /// would reach another resource).
+    pub(crate) fn param(mut self, name: &str, value: &str) -> Result<Self> {
+        if value.is_empty() || value == "." || value == ".." {
+            let mut check = Check::new();
+            check.fail(name, "must not be empty, `.` or `..`");
+            check.finish()?;
+        }
         self.params.push(value.to_owned());
-        self
+        Ok(self)
     }
 
     pub(crate) fn json<T: Validate + Serialize>(mut self, body: &T) -> Result<Self> {
@@ -258,8 +266,15 @@ impl Parts {
         Ok(self)
     }
 
-    pub(crate) fn token(mut self, token: &str) -> Self {
+    /// The per-claim token (`X-Service-Callback-Token`):
+    /// `VALIDATION_FAILED` keyed by its name when it is empty.
+    pub(crate) fn token(mut self, name: &str, token: &str) -> Result<Self> {
+        if token.is_empty() {
+            let mut check = Check::new();
+            check.fail(name, "must not be empty");
+            check.finish()?;
+        }
         self.callback_token = Some(token.to_owned());
-        self
+        Ok(self)
     }
 }

@@ -467,9 +467,60 @@ fn path_parameters_are_escaped_and_checked() {
         r.path,
         format!("/api/v1/workspaces/{WS}/streams/a%2Fb%3Fc%23d%20e")
     );
+    // Refused by validation, keyed by the parameter's name: `validate()`
+    // and `build_request` refuse the same requests.
     for bad in ["", ".", ".."] {
-        assert!(build(bad).is_err(), "{bad:?}");
+        let request = EndpointRequest::GetStream {
+            stream_id: bad.into(),
+        };
+        for err in [build(bad).unwrap_err(), request.validate().unwrap_err()] {
+            match err {
+                Error::ValidationFailed { details } => assert_eq!(
+                    details.into_iter().collect::<Vec<_>>(),
+                    [(
+                        "streamId".to_owned(),
+                        vec!["must not be empty, `.` or `..`".to_owned()]
+                    )],
+                    "{bad:?}"
+                ),
+                other => panic!("{bad:?}: {other:?}"),
+            }
+        }
+        let text = json!({"endpoint": "getStream", "streamId": bad}).to_string();
+        assert!(
+            matches!(
+                EndpointRequest::from_json(&text),
+                Err(Error::ValidationFailed { .. })
+            ),
+            "{bad:?}"
+        );
     }
+}
+
+#[test]
+fn an_empty_callback_token_is_refused_by_validation() {
+    let text = |token: &str| {
+        json!({"endpoint": "sealedStepStarted", "invocationId": "inv_1", "callbackToken": token,
+            "body": {"stepId": "01J8STEP000000000000000001", "stepType": "thinking"}})
+        .to_string()
+    };
+    match EndpointRequest::from_json(&text("")) {
+        Err(Error::ValidationFailed { details }) => assert_eq!(
+            details.into_iter().collect::<Vec<_>>(),
+            [(
+                "callbackToken".to_owned(),
+                vec!["must not be empty".to_owned()]
+            )]
+        ),
+        other => panic!("{other:?}"),
+    }
+    let request = EndpointRequest::from_json(&text("cbt_1")).unwrap();
+    let built = build_request(&ctx(), &request).unwrap();
+    assert!(
+        built
+            .headers
+            .contains(&("X-Service-Callback-Token".to_owned(), "cbt_1".to_owned()))
+    );
 }
 
 #[test]
