@@ -31,7 +31,10 @@ fuzz_target!(|data: &[u8]| {
         Ok(request) => request,
         Err(Error::ValidationFailed { details }) => {
             assert!(!details.is_empty(), "no details");
-            assert!(details.values().all(|reasons| !reasons.is_empty()), "{details:?}");
+            assert!(
+                details.values().all(|reasons| !reasons.is_empty()),
+                "{details:?}"
+            );
             assert!(
                 matches!(EndpointRequest::from_value(value), Err(Error::ValidationFailed { details: again }) if again == details),
                 "the value read otherwise"
@@ -54,5 +57,9 @@ fuzz_target!(|data: &[u8]| {
     let ctx = Context::new("https://chat.example.test", workspace, Some(key));
     let built = build_request(&ctx, &request);
     assert!(built.is_ok(), "decoded and validated, yet {built:?}");
-    assert_eq!(build_request(&ctx, &request).ok(), built.ok(), "not deterministic");
+    assert_eq!(
+        build_request(&ctx, &request).ok(),
+        built.ok(),
+        "not deterministic"
+    );
 });
