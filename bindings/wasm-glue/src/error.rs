@@ -78,9 +78,14 @@ pub fn serializer() -> serde_wasm_bindgen::Serializer {
 
 /// A plain JS object of a core value.
 pub fn to_js<T: Serialize>(value: &T) -> JsResult<JsValue> {
-    value
-        .serialize(&serializer())
-        .map_err(|e| error_with(ErrorCode::MalformedJson, &e.to_string()))
+    value.serialize(&serializer()).map_err(not_written)
+}
+
+/// The error of a value serde could not write (one copy of this, not one
+/// per type written).
+#[inline(never)]
+fn not_written(error: impl std::fmt::Display) -> JsValue {
+    error_with(ErrorCode::MalformedJson, &error.to_string())
 }
 
 /// A typed plain JS object of a core value.
@@ -95,8 +100,7 @@ pub fn output<T: Tsify + Serialize>(value: &T) -> JsResult<Ts<T>> {
 /// module. Used for the large type trees (responses, requests), where that
 /// serializer costs the most bytes (issue 20).
 pub fn output_json<T: Tsify + Serialize>(value: &T) -> JsResult<Ts<T>> {
-    let text = serde_json::to_string(value)
-        .map_err(|e| error_with(ErrorCode::MalformedJson, &e.to_string()))?;
+    let text = serde_json::to_string(value).map_err(not_written)?;
     js_sys::JSON::parse(&text)
         .map(Ts::new_unchecked)
         .map_err(|_| error_with(ErrorCode::MalformedJson, "a result did not cross as JSON"))
@@ -178,12 +182,17 @@ pub fn check_nesting(param: &str, value: &JsValue) -> JsResult<()> {
 /// [`MAX_NESTING`], is `MALFORMED_JSON`.
 pub fn from_js<T: DeserializeOwned>(param: &str, value: JsValue) -> JsResult<T> {
     check_nesting(param, &value)?;
-    serde_wasm_bindgen::from_value(value).map_err(|e| {
-        error_with(
-            ErrorCode::MalformedJson,
-            &format!("malformed JSON: `{param}`: {e}"),
-        )
-    })
+    serde_wasm_bindgen::from_value(value).map_err(|e| not_read(param, &e))
+}
+
+/// The error of a value serde could not read as `param` (one copy of
+/// this, not one per type read).
+#[inline(never)]
+fn not_read(param: &str, error: &serde_wasm_bindgen::Error) -> JsValue {
+    error_with(
+        ErrorCode::MalformedJson,
+        &format!("malformed JSON: `{param}`: {error}"),
+    )
 }
 
 /// A plain JS value as JSON, for the core's request decoding
