@@ -19,6 +19,13 @@
 //!   verify, over exactly the signed input the core names, under exactly the
 //!   key it names; anything else hands out an unauthenticated plaintext
 //!   under a sender's name.
+//! - **X25519 a platform computed** ([`PlatformDh`]): the npm package's
+//!   async key-wrap opens run the X25519 of HPKE's `AuthDecap` in WebCrypto
+//!   (native, off the main thread) and hand the results in. Sound only when
+//!   each result is X25519 of exactly the key and public key it is filed
+//!   under. A wrong result makes a wrap fail to open; it cannot open a wrap
+//!   its sender did not make, as that needs `DH(skR, pkS)`, which only the
+//!   two key holders can compute.
 //!
 //! What each operation draws, in order:
 //! - [`seal_envelope_with`] and [`prepare_seal_with`]: 12 iv bytes, then
@@ -43,6 +50,7 @@
 //! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
+use std::collections::HashMap;
 use std::fmt;
 
 use crate::bundle::SealedBundle;
@@ -317,6 +325,100 @@ pub fn finish_open_verified_elsewhere(
     decrypted: zeroize::Zeroizing<Vec<u8>>,
 ) -> CryptoResult<Opened> {
     pending.finish_verified_elsewhere(keyring, decrypted)
+}
+
+/// X25519 results of one call, filed by (index of the caller's key, public
+/// key): those a platform computed, and those computed here, kept for the
+/// next wrap of the same call (the accepted senders are the same for every
+/// wrap of a list, so `DH(skR, pkS)` is computed once per key and sender,
+/// not once per wrap). Results are zeroized on drop, never printed.
+#[derive(Default)]
+pub struct PlatformDh {
+    results: HashMap<(usize, [u8; 32]), zeroize::Zeroizing<[u8; 32]>>,
+}
+
+impl fmt::Debug for PlatformDh {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PlatformDh({} results)", self.results.len())
+    }
+}
+
+impl PlatformDh {
+    /// No results yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Files `result` as `X25519(mine[key]'s secret, public)`.
+    pub fn insert(&mut self, key: usize, public: [u8; 32], result: zeroize::Zeroizing<[u8; 32]>) {
+        self.results.insert((key, public), result);
+    }
+
+    /// How many results are filed.
+    pub fn len(&self) -> usize {
+        self.results.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.results.is_empty()
+    }
+}
+
+impl crate::wrap::DhSource for PlatformDh {
+    fn dh(
+        &mut self,
+        key: usize,
+        mine: &IdentityKey,
+        public: &[u8; 32],
+    ) -> zeroize::Zeroizing<[u8; 32]> {
+        self.results
+            .entry((key, *public))
+            .or_insert_with(|| mine.secret_key().diffie_hellman(public))
+            .clone()
+    }
+}
+
+/// X25519 requests without repeats, in their first order (the requests of
+/// several wraps name the same senders).
+pub fn distinct_dh_requests(requests: Vec<(usize, [u8; 32])>) -> Vec<(usize, [u8; 32])> {
+    let mut seen = std::collections::HashSet::with_capacity(requests.len());
+    requests.into_iter().filter(|r| seen.insert(*r)).collect()
+}
+
+/// The X25519 operations [`crate::wrap::unwrap_stream_key`] may do for
+/// `wrap`, as (index in `mine`, public key), each once: what a platform
+/// computes for [`unwrap_stream_key_with_platform_dh`]. Empty for a wrap
+/// refused before any.
+///
+/// # Errors
+///
+/// `TOO_MANY_KEYS`, as [`crate::wrap::unwrap_stream_key`].
+pub fn unwrap_dh_requests(
+    wrap: &KeyWrap,
+    mine: &[IdentityKey],
+    senders: &[Recipient],
+) -> CryptoResult<Vec<(usize, [u8; 32])>> {
+    let mut out = Vec::new();
+    crate::wrap::dh_requests(wrap, mine, senders, &mut out)?;
+    Ok(distinct_dh_requests(out))
+}
+
+/// [`crate::wrap::unwrap_stream_key`] with its X25519 results from `dh`
+/// (what is not filed there computed here): the same result and the same
+/// errors.
+///
+/// # Errors
+///
+/// As [`crate::wrap::unwrap_stream_key`].
+pub fn unwrap_stream_key_with_platform_dh(
+    root_stream_id: &str,
+    wrap: &KeyWrap,
+    mine: &[IdentityKey],
+    senders: &[Recipient],
+    dh: &mut PlatformDh,
+) -> CryptoResult<crate::wrap::Unwrapped> {
+    crate::wrap::unwrap_stream_key_with_dh(root_stream_id, wrap, mine, senders, dh)
 }
 
 #[cfg(test)]

@@ -123,6 +123,15 @@ impl SecretKey {
         PublicKey(x25519_dalek::PublicKey::from(self.0.as_ref()).to_bytes())
     }
 
+    /// `X25519(self, public)`, in a buffer that zeroizes itself (all zero
+    /// for a low-order `public`: the caller refuses that).
+    pub(crate) fn diffie_hellman(&self, public: &[u8; KEY_LEN]) -> Zeroizing<[u8; KEY_LEN]> {
+        let shared = self
+            .0
+            .diffie_hellman(&x25519_dalek::PublicKey::from(*public));
+        Zeroizing::new(shared.to_bytes())
+    }
+
     /// The raw secret bytes, in a buffer that zeroizes itself.
     ///
     /// Only the private-key bundle and explicit export paths call this.

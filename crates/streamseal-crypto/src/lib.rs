@@ -71,6 +71,7 @@ pub mod aad;
 mod aead;
 pub mod bundle;
 pub mod codec;
+mod dhkem;
 pub mod encoding;
 pub mod envelope;
 pub mod error;

@@ -56,11 +56,12 @@ use crate::extra::Extra;
 use std::convert::Infallible;
 
 use hpke::rand_core::{TryCryptoRng, TryRng};
-use hpke::{Deserializable as _, OpModeR, OpModeS, Serializable as _};
+use hpke::{Deserializable as _, OpModeS, Serializable as _};
 use serde::{Deserialize, Serialize};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::codec::Writer;
+use crate::dhkem;
 use crate::encoding::{decode_base64_array, encode_base64};
 use crate::error::{CryptoError, CryptoResult};
 use crate::identity::{IdentityKey, MAX_KEYS, Recipient, RecipientKind};
@@ -255,17 +256,43 @@ pub fn unwrap_stream_key(
     mine: &[IdentityKey],
     senders: &[Recipient],
 ) -> CryptoResult<Unwrapped> {
+    unwrap_stream_key_with_dh(root_stream_id, wrap, mine, senders, &mut Computed)
+}
+
+/// Where the X25519 results of opening a wrap come from: computed here
+/// ([`Computed`]), or looked up among those a platform computed
+/// ([`crate::hazmat::PlatformDh`]).
+pub(crate) trait DhSource {
+    /// `X25519(mine[key]'s secret, public)`; all zero for a low-order
+    /// `public` (the caller refuses that).
+    fn dh(&mut self, key: usize, mine: &IdentityKey, public: &[u8; 32]) -> Zeroizing<[u8; 32]>;
+}
+
+/// Every X25519 computed here.
+pub(crate) struct Computed;
+
+impl DhSource for Computed {
+    fn dh(&mut self, _key: usize, mine: &IdentityKey, public: &[u8; 32]) -> Zeroizing<[u8; 32]> {
+        mine.secret_key().diffie_hellman(public)
+    }
+}
+
+fn check_key_counts(mine: &[IdentityKey], senders: &[Recipient]) -> CryptoResult<()> {
     for (limit, actual) in [(MAX_KEYS, mine.len()), (MAX_KEYS, senders.len())] {
         if actual > limit {
             return Err(CryptoError::TooManyKeys { limit, actual });
         }
     }
-    let enc_bytes = decode_base64_array::<WRAP_ENC_LEN>("wrapEnc", &wrap.wrap_enc)?;
-    let ct = decode_base64_array::<WRAP_CT_LEN>("wrapCt", &wrap.wrap_ct)?;
-    let enc = <Kem as hpke::Kem>::EncappedKey::from_bytes(&enc_bytes)
-        .map_err(|_| CryptoError::UntrustedWrap)?;
+    Ok(())
+}
 
-    let candidates: Vec<(usize, &IdentityKey)> = match &wrap.recipient_key_id {
+/// The keys of `mine` a wrap is tried under, with their indices: the one it
+/// names (by id, and by kind if it names one), else every key.
+fn candidates<'k>(
+    wrap: &KeyWrap,
+    mine: &'k [IdentityKey],
+) -> CryptoResult<Vec<(usize, &'k IdentityKey)>> {
+    match &wrap.recipient_key_id {
         Some(id) => {
             let named: Vec<(usize, &IdentityKey)> = mine
                 .iter()
@@ -280,19 +307,77 @@ pub fn unwrap_stream_key(
             if named.is_empty() {
                 return Err(CryptoError::NoMatchingKey { key_id: id.clone() });
             }
-            named
+            Ok(named)
         }
-        None => mine.iter().enumerate().collect(),
+        None => Ok(mine.iter().enumerate().collect()),
+    }
+}
+
+/// The X25519 operations [`unwrap_stream_key`] may do for `wrap`, as
+/// `(index in mine, public key)`, appended to `out`: `DH(skR, enc)` for each
+/// key it would try, and `DH(skR, pkS)` for each of those keys and each
+/// sender. Nothing for a wrap it would refuse before any (an undecodable
+/// `wrapEnc` or `wrapCt`, no key of `mine` named): [`unwrap_stream_key`]
+/// gives that error again.
+///
+/// # Errors
+///
+/// `TOO_MANY_KEYS`, as [`unwrap_stream_key`].
+pub(crate) fn dh_requests(
+    wrap: &KeyWrap,
+    mine: &[IdentityKey],
+    senders: &[Recipient],
+    out: &mut Vec<(usize, [u8; 32])>,
+) -> CryptoResult<()> {
+    check_key_counts(mine, senders)?;
+    let (Ok(enc), Ok(_)) = (
+        decode_base64_array::<WRAP_ENC_LEN>("wrapEnc", &wrap.wrap_enc),
+        decode_base64_array::<WRAP_CT_LEN>("wrapCt", &wrap.wrap_ct),
+    ) else {
+        return Ok(());
     };
-    for (recipient, candidate) in candidates {
+    let Ok(keys) = candidates(wrap, mine) else {
+        return Ok(());
+    };
+    for (index, _) in keys {
+        out.push((index, enc));
+        for sender in senders {
+            out.push((index, *sender.public_key.as_bytes()));
+        }
+    }
+    Ok(())
+}
+
+/// [`unwrap_stream_key`] with its X25519 results from `dh`.
+pub(crate) fn unwrap_stream_key_with_dh(
+    root_stream_id: &str,
+    wrap: &KeyWrap,
+    mine: &[IdentityKey],
+    senders: &[Recipient],
+    dh: &mut dyn DhSource,
+) -> CryptoResult<Unwrapped> {
+    check_key_counts(mine, senders)?;
+    let enc_bytes = decode_base64_array::<WRAP_ENC_LEN>("wrapEnc", &wrap.wrap_enc)?;
+    let ct = decode_base64_array::<WRAP_CT_LEN>("wrapCt", &wrap.wrap_ct)?;
+    // RFC 9180's AuthDecap for each (key, sender) pair, with each X25519
+    // done once: DH(skR, enc) per key of mine, DH(skR, pkS) per pair, pkR
+    // the key's own public half (`dhkem`).
+    for (recipient, candidate) in candidates(wrap, mine)? {
+        let dh_e = dh.dh(recipient, candidate, &enc_bytes);
+        if dhkem::all_zero(&dh_e) {
+            // A low-order enc: no sender's wrap opens under this key.
+            continue;
+        }
         for (sender, from) in senders.iter().enumerate() {
+            let dh_s = dh.dh(recipient, candidate, from.public_key.as_bytes());
             if let Some(key) = try_open(
                 root_stream_id,
                 wrap.key_generation,
                 candidate,
                 from,
-                &enc,
+                &enc_bytes,
                 &ct,
+                [&dh_e, &dh_s],
             )? {
                 return Ok(Unwrapped {
                     key,
@@ -305,13 +390,16 @@ pub fn unwrap_stream_key(
     Err(CryptoError::UntrustedWrap)
 }
 
+/// Opens the wrap as made by `sender` to `mine`, from the two DH results
+/// `[DH(skR, enc), DH(skR, pkS)]`: `None` when it does not open.
 fn try_open(
     root_stream_id: &str,
     generation: u32,
     mine: &IdentityKey,
     sender: &Recipient,
-    enc: &<Kem as hpke::Kem>::EncappedKey,
+    enc: &[u8; WRAP_ENC_LEN],
     ct: &[u8],
+    [dh_e, dh_s]: [&[u8; dhkem::LEN]; 2],
 ) -> CryptoResult<Option<StreamKey>> {
     // A key whose kind cannot be framed (an empty `Other` kind) cannot be the
     // recipient or sender of any wrap: skip it rather than stop trying the others.
@@ -325,16 +413,18 @@ fn try_open(
     ) else {
         return Ok(None);
     };
-    let sk = kem_secret(mine).map_err(|_| CryptoError::UntrustedWrap)?;
-    let Ok(pk_s) = kem_public(sender) else {
+    let Some(shared) = dhkem::auth_shared_secret(
+        dh_e,
+        dh_s,
+        enc,
+        mine.public_key().as_bytes(),
+        sender.public_key.as_bytes(),
+    ) else {
         return Ok(None);
     };
-    let Ok(plain) =
-        hpke::single_shot_open::<Aead, Kdf, Kem>(&OpModeR::Auth(pk_s), &sk, enc, &info, ct, b"")
-    else {
+    let Some(plain) = dhkem::open(shared, &info, ct) else {
         return Ok(None);
     };
-    let plain = Zeroizing::new(plain);
     let bytes: Zeroizing<[u8; STREAM_KEY_LEN]> = Zeroizing::new(
         plain
             .as_slice()
@@ -347,14 +437,14 @@ fn try_open(
 /// Serves hpke the 32 ephemeral bytes drawn beforehand. hpke's RNG interface
 /// is infallible; drawing first lets an OS RNG failure surface as an error
 /// instead of a panic inside hpke.
-struct SeedRng {
+pub(crate) struct SeedRng {
     seed: [u8; 32],
     pos: usize,
     overrun: bool,
 }
 
 impl SeedRng {
-    fn new(seed: [u8; 32]) -> Self {
+    pub(crate) fn new(seed: [u8; 32]) -> Self {
         SeedRng {
             seed,
             pos: 0,
@@ -402,3 +492,147 @@ impl TryRng for SeedRng {
 }
 
 impl TryCryptoRng for SeedRng {}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+    use crate::hazmat::{PlatformDh, unwrap_dh_requests, unwrap_stream_key_with_platform_dh};
+    use crate::identity::KeyId;
+    use proptest::prelude::*;
+
+    /// Records every X25519 an unwrap does, computing each here.
+    #[derive(Default)]
+    struct Recording(Vec<(usize, [u8; 32])>);
+
+    impl DhSource for Recording {
+        fn dh(&mut self, key: usize, mine: &IdentityKey, public: &[u8; 32]) -> Zeroizing<[u8; 32]> {
+            self.0.push((key, *public));
+            Computed.dh(key, mine, public)
+        }
+    }
+
+    fn key(kind: RecipientKind, id: &str, seed: u8) -> IdentityKey {
+        IdentityKey::from_secret(
+            kind,
+            KeyId::new(id).unwrap(),
+            crate::identity::SecretKey::from_bytes(&[seed; 32]),
+        )
+    }
+
+    fn view(r: &CryptoResult<Unwrapped>) -> Result<(Vec<u8>, usize, usize), CryptoError> {
+        r.as_ref()
+            .map(|u| (u.key.to_bytes().to_vec(), u.sender, u.recipient))
+            .map_err(Clone::clone)
+    }
+
+    fn platform(requests: &[(usize, [u8; 32])], mine: &[IdentityKey]) -> PlatformDh {
+        let mut dh = PlatformDh::new();
+        for (k, public) in requests {
+            dh.insert(*k, *public, mine[*k].secret_key().diffie_hellman(public));
+        }
+        dh
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// Whoever made the wrap (one of the senders, or a key not among
+        /// them), however it is addressed, and however it was altered: the
+        /// requests cover every X25519 the unwrap does, and the unwrap with
+        /// the platform's results (all, none, or all but one) gives exactly
+        /// the result and the error of `unwrap_stream_key`.
+        #[test]
+        fn platform_results_give_the_same_unwrap(
+            seeds in proptest::collection::vec(1u8..=250, 5),
+            made_by in 0usize..4,
+            named in any::<bool>(),
+            alter in 0u8..4,
+            drop_one in any::<prop::sample::Index>(),
+        ) {
+            let mine = [key(RecipientKind::User, "k1", seeds[0]), key(RecipientKind::Bot, "k2", seeds[1])];
+            let senders: Vec<IdentityKey> = (2..5)
+                .map(|i| key(RecipientKind::User, &format!("s{i}"), seeds[i]))
+                .collect();
+            let accepted: Vec<Recipient> = senders.iter().map(Recipient::of).collect();
+            let outsider = key(RecipientKind::User, "s0", 251);
+            let maker = senders.get(made_by).unwrap_or(&outsider);
+            let stream_key = StreamKey::from_bytes(&[seeds[4]; 32]);
+            let mut wrap = wrap_stream_key("stream_r", 3, &stream_key, maker, &Recipient::of(&mine[1])).unwrap();
+            if !named {
+                wrap.recipient_key_id = None;
+                wrap.recipient_kind = None;
+            }
+            match alter {
+                1 => wrap.wrap_enc = encode_base64(&[0u8; 32]),
+                2 => wrap.wrap_ct.replace_range(0..1, if wrap.wrap_ct.starts_with('A') { "B" } else { "A" }),
+                3 => wrap.wrap_enc.push('='),
+                _ => {}
+            }
+            let plain = unwrap_stream_key("stream_r", &wrap, &mine, &accepted);
+            let requests = unwrap_dh_requests(&wrap, &mine, &accepted).unwrap();
+            let mut recorded = Recording::default();
+            let recorded_result = unwrap_stream_key_with_dh("stream_r", &wrap, &mine, &accepted, &mut recorded);
+            prop_assert_eq!(view(&recorded_result), view(&plain));
+            for op in &recorded.0 {
+                prop_assert!(requests.contains(op), "an X25519 not requested: {:?}", op.0);
+            }
+            let full = unwrap_stream_key_with_platform_dh("stream_r", &wrap, &mine, &accepted, &mut platform(&requests, &mine));
+            prop_assert_eq!(view(&full), view(&plain));
+            let none = unwrap_stream_key_with_platform_dh("stream_r", &wrap, &mine, &accepted, &mut PlatformDh::new());
+            prop_assert_eq!(view(&none), view(&plain));
+            if !requests.is_empty() {
+                let mut partial = requests.clone();
+                partial.remove(drop_one.index(requests.len()));
+                let some = unwrap_stream_key_with_platform_dh("stream_r", &wrap, &mine, &accepted, &mut platform(&partial, &mine));
+                prop_assert_eq!(view(&some), view(&plain));
+            }
+            // Opens exactly when an accepted sender made it, unaltered.
+            prop_assert_eq!(plain.is_ok(), made_by < 3 && alter == 0);
+        }
+    }
+
+    /// A wrong platform result never opens a wrap: with `DH(skR, pkS)`
+    /// replaced, the sender's genuine wrap is `UNTRUSTED_WRAP`.
+    #[test]
+    fn a_wrong_platform_result_does_not_open() {
+        let me = key(RecipientKind::Bot, "k", 9);
+        let sender = key(RecipientKind::User, "s", 10);
+        let wrap = wrap_stream_key(
+            "stream_r",
+            1,
+            &StreamKey::from_bytes(&[1; 32]),
+            &sender,
+            &Recipient::of(&me),
+        )
+        .unwrap();
+        let accepted = [Recipient::of(&sender)];
+        let mine = [me];
+        let requests = unwrap_dh_requests(&wrap, &mine, &accepted).unwrap();
+        assert_eq!(requests.len(), 2, "DH(skR, enc) and DH(skR, pkS)");
+        for wrong in 0..requests.len() {
+            let mut dh = PlatformDh::new();
+            for (i, (k, public)) in requests.iter().enumerate() {
+                let mut result = mine[*k].secret_key().diffie_hellman(public);
+                if i == wrong {
+                    result[0] ^= 1;
+                }
+                dh.insert(*k, *public, result);
+            }
+            let err =
+                unwrap_stream_key_with_platform_dh("stream_r", &wrap, &mine, &accepted, &mut dh)
+                    .unwrap_err();
+            assert_eq!(err, CryptoError::UntrustedWrap);
+        }
+        assert!(
+            unwrap_stream_key_with_platform_dh(
+                "stream_r",
+                &wrap,
+                &mine,
+                &accepted,
+                &mut platform(&requests, &mine)
+            )
+            .is_ok()
+        );
+    }
+}

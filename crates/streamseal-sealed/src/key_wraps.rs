@@ -49,9 +49,10 @@
 
 use crate::state::{AdmittedGeneration, StreamState};
 use streamseal_crypto::error::{CryptoError, Error, ErrorCode, Result};
+use streamseal_crypto::hazmat::{self, PlatformDh};
 use streamseal_crypto::identity::IdentityKey;
 use streamseal_crypto::trust::TrustStore;
-use streamseal_crypto::wrap::{KeyWrap, unwrap_stream_key};
+use streamseal_crypto::wrap::KeyWrap;
 use streamseal_wire::keys::KeyWraps;
 
 /// A wrap addressed to the caller that was not admitted.
@@ -114,28 +115,53 @@ pub fn admit_wraps(
     wraps: &[KeyWrap],
     mine: &[IdentityKey],
 ) -> Result<WrapsReport> {
+    admit_wraps_with_platform_dh(state, trust, wraps, mine, &mut PlatformDh::new())
+}
+
+/// The X25519 operations [`admit_wraps`] may do for `wraps`, as (index in
+/// `mine`, public key), each once: what a platform computes for
+/// [`admit_wraps_with_platform_dh`] (see
+/// [`streamseal_crypto::hazmat::PlatformDh`]).
+///
+/// # Errors
+///
+/// As [`admit_wraps`]: `TOO_MANY_KEYS`, `INPUT_TOO_LARGE`.
+pub fn admit_dh_requests(
+    state: &StreamState,
+    trust: &TrustStore,
+    wraps: &[KeyWrap],
+    mine: &[IdentityKey],
+) -> Result<Vec<(usize, [u8; 32])>> {
+    let senders = state.sender_keys(trust, mine)?;
+    let keys: Vec<_> = senders.into_iter().map(|(r, _, _)| r).collect();
+    check_trials(wraps, mine, keys.len())?;
+    let mut out = Vec::new();
+    for wrap in wraps.iter().filter(|w| addressed_to(w, mine)) {
+        out.extend(hazmat::unwrap_dh_requests(wrap, mine, &keys)?);
+    }
+    Ok(hazmat::distinct_dh_requests(out))
+}
+
+/// [`admit_wraps`] with the X25519 results of `dh` (what is not filed there
+/// computed here): the same report and the same errors.
+///
+/// # Errors
+///
+/// As [`admit_wraps`].
+pub fn admit_wraps_with_platform_dh(
+    state: &mut StreamState,
+    trust: &TrustStore,
+    wraps: &[KeyWrap],
+    mine: &[IdentityKey],
+    dh: &mut PlatformDh,
+) -> Result<WrapsReport> {
     let senders = state.sender_keys(trust, mine)?;
     let keys: Vec<_> = senders.iter().map(|(r, _, _)| r.clone()).collect();
-    let trials = wraps
-        .iter()
-        .filter(|w| addressed_to(w, mine))
-        .map(|w| match &w.recipient_key_id {
-            Some(id) => mine.iter().filter(|k| k.key_id().as_str() == id).count(),
-            None => mine.len(),
-        })
-        .fold(0usize, usize::saturating_add)
-        .saturating_mul(keys.len());
-    if trials > MAX_WRAP_TRIALS {
-        return Err(Error::Crypto(CryptoError::InputTooLarge {
-            field: "wraps",
-            limit: MAX_WRAP_TRIALS,
-            actual: trials,
-        }));
-    }
+    check_trials(wraps, mine, keys.len())?;
     let mut report = WrapsReport::default();
     for wrap in wraps.iter().filter(|w| addressed_to(w, mine)) {
         let root = state.root_stream_id().to_owned();
-        match unwrap_stream_key(&root, wrap, mine, &keys) {
+        match hazmat::unwrap_stream_key_with_platform_dh(&root, wrap, mine, &keys, dh) {
             Ok(opened) => {
                 let generation = wrap.key_generation;
                 match state.keyring_mut().insert(generation, opened.key) {
@@ -179,6 +205,28 @@ pub fn admit_wraps(
     Ok(report)
 }
 
+/// `INPUT_TOO_LARGE` when opening `wraps` could cost more than
+/// [`MAX_WRAP_TRIALS`] HPKE opens with `senders` accepted senders.
+fn check_trials(wraps: &[KeyWrap], mine: &[IdentityKey], senders: usize) -> Result<()> {
+    let trials = wraps
+        .iter()
+        .filter(|w| addressed_to(w, mine))
+        .map(|w| match &w.recipient_key_id {
+            Some(id) => mine.iter().filter(|k| k.key_id().as_str() == id).count(),
+            None => mine.len(),
+        })
+        .fold(0usize, usize::saturating_add)
+        .saturating_mul(senders);
+    if trials > MAX_WRAP_TRIALS {
+        return Err(Error::Crypto(CryptoError::InputTooLarge {
+            field: "wraps",
+            limit: MAX_WRAP_TRIALS,
+            actual: trials,
+        }));
+    }
+    Ok(())
+}
+
 /// Opens the key-wraps list of the state's root stream with the caller's
 /// keys: admits what accepted senders made, records the owner (pinned the
 /// first time: a different `ownerUserId` later is `UNEXPECTED_AUTHOR`),
@@ -195,10 +243,26 @@ pub fn open_key_wraps(
     wraps: &KeyWraps,
     mine: &[IdentityKey],
 ) -> Result<WrapsReport> {
+    open_key_wraps_with_platform_dh(state, trust, wraps, mine, &mut PlatformDh::new())
+}
+
+/// [`open_key_wraps`] with the X25519 results of `dh` (see
+/// [`admit_wraps_with_platform_dh`]): the same report, state and errors.
+///
+/// # Errors
+///
+/// As [`open_key_wraps`].
+pub fn open_key_wraps_with_platform_dh(
+    state: &mut StreamState,
+    trust: &TrustStore,
+    wraps: &KeyWraps,
+    mine: &[IdentityKey],
+    dh: &mut PlatformDh,
+) -> Result<WrapsReport> {
     state.set_owner(&wraps.owner_user_id)?;
     // The list exists only for an encrypted stream (400 otherwise).
     state.mark_sealed();
-    let report = admit_wraps(state, trust, &wraps.wraps, mine)?;
+    let report = admit_wraps_with_platform_dh(state, trust, &wraps.wraps, mine, dh)?;
     state.keyring_mut().announce(wraps.current_key_generation);
     Ok(report)
 }
@@ -209,6 +273,98 @@ mod tests {
     use super::*;
     use streamseal_crypto::identity::{KeyId, RecipientKind};
     use streamseal_crypto::trust::TrustPolicy;
+
+    /// The platform's X25519 results (all of them, none, or all but one)
+    /// give exactly the report, the state and the errors of `open_key_wraps`:
+    /// over a list with wraps from two accepted senders, one the server
+    /// minted, a garbage one and one addressed to someone else.
+    #[test]
+    fn platform_results_give_the_same_admission() {
+        use streamseal_crypto::identity::Recipient;
+        use streamseal_crypto::stream_key::StreamKey;
+        use streamseal_crypto::wrap::wrap_stream_key;
+        let owner = IdentityKey::generate(RecipientKind::User, KeyId::new("k1").unwrap()).unwrap();
+        let other = IdentityKey::generate(RecipientKind::User, KeyId::new("k2").unwrap()).unwrap();
+        let bot = IdentityKey::generate(RecipientKind::Bot, KeyId::new("m-a").unwrap()).unwrap();
+        let admin = IdentityKey::generate(RecipientKind::User, KeyId::new("a-1").unwrap()).unwrap();
+        let server =
+            IdentityKey::generate(RecipientKind::User, KeyId::new("a-1").unwrap()).unwrap();
+        let mut trust = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        let bot_key = trust.admit("bot_1", &Recipient::of(&bot)).unwrap();
+        let admin_key = trust.admit("usr_2", &Recipient::of(&admin)).unwrap();
+        let to_owner = Recipient::of(&owner);
+        let key = |b: u8| StreamKey::from_bytes(&[b; 32]);
+        let mut garbage = wrap_stream_key("stream_r", 4, &key(4), &admin, &to_owner).unwrap();
+        garbage.wrap_ct = "!".into();
+        let wraps = vec![
+            wrap_stream_key("stream_r", 0, &key(0), &bot, &to_owner).unwrap(),
+            wrap_stream_key("stream_r", 1, &key(1), &admin, &to_owner).unwrap(),
+            wrap_stream_key("stream_r", 2, &key(2), &server, &to_owner).unwrap(),
+            wrap_stream_key("stream_r", 3, &key(3), &admin, &Recipient::of(&other)).unwrap(),
+            garbage,
+        ];
+        let listed = KeyWraps {
+            current_key_generation: 2,
+            owner_user_id: "usr_1".into(),
+            wraps,
+            extra: Default::default(),
+        };
+        let fresh = || {
+            let mut state = StreamState::new("stream_r").unwrap();
+            state.accept_sender(&bot_key).unwrap();
+            state.accept_sender(&admin_key).unwrap();
+            state
+        };
+        let second = IdentityKey::generate(RecipientKind::User, KeyId::new("k3").unwrap()).unwrap();
+        let mine = [owner, second];
+        let mut plain_state = fresh();
+        let plain = open_key_wraps(&mut plain_state, &trust, &listed, &mine).unwrap();
+        assert_eq!(plain.admitted.len(), 2);
+        assert_eq!(plain.skipped.len(), 2, "the minted one and the garbage one");
+        let requests = admit_dh_requests(&fresh(), &trust, &listed.wraps, &mine).unwrap();
+        let file = |requests: &[(usize, [u8; 32])]| {
+            let mut dh = PlatformDh::new();
+            for (k, public) in requests {
+                let secret = mine[*k].secret_key().to_bytes();
+                let result = x25519_dalek::StaticSecret::from(*secret)
+                    .diffie_hellman(&x25519_dalek::PublicKey::from(*public));
+                dh.insert(*k, *public, zeroize::Zeroizing::new(result.to_bytes()));
+            }
+            dh
+        };
+        let mut partial = requests.clone();
+        partial.remove(1);
+        for mut dh in [file(&requests), PlatformDh::new(), file(&partial)] {
+            let mut state = fresh();
+            let report =
+                open_key_wraps_with_platform_dh(&mut state, &trust, &listed, &mine, &mut dh)
+                    .unwrap();
+            assert_eq!(report, plain);
+            assert_eq!(
+                *state.encode_body().unwrap(),
+                *plain_state.encode_body().unwrap()
+            );
+        }
+        // Over the trial budget, both refuse alike, before any work.
+        let many = vec![listed.wraps[0].clone(); MAX_WRAP_TRIALS];
+        let code = |r: Result<WrapsReport>| r.unwrap_err().code();
+        assert_eq!(
+            admit_dh_requests(&fresh(), &trust, &many, &mine)
+                .unwrap_err()
+                .code(),
+            code(admit_wraps(&mut fresh(), &trust, &many, &mine))
+        );
+        assert_eq!(
+            code(admit_wraps_with_platform_dh(
+                &mut fresh(),
+                &trust,
+                &many,
+                &mine,
+                &mut PlatformDh::new()
+            )),
+            ErrorCode::InputTooLarge
+        );
+    }
 
     #[test]
     fn a_list_costing_more_than_the_trial_budget_is_refused_before_any_work() {

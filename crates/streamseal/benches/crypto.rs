@@ -249,6 +249,21 @@ fn wrap_unwrap(c: &mut Criterion) {
     g.bench_function("unwrap", |b| {
         b.iter(|| unwrap_stream_key(ROOT, black_box(&record), &mine, &senders).unwrap());
     });
+    // A stream with four key distributors the caller accepts, the wrap made
+    // by the last: each is tried in turn.
+    let others: Vec<Recipient> = (0..3)
+        .map(|i| {
+            let key = IdentityKey::generate(
+                RecipientKind::User,
+                KeyId::new(format!("admin-{i}")).unwrap(),
+            );
+            Recipient::of(&key.unwrap())
+        })
+        .chain([Recipient::of(&owner)])
+        .collect();
+    g.bench_function("unwrap, the 4th of 4 senders", |b| {
+        b.iter(|| unwrap_stream_key(ROOT, black_box(&record), &mine, &others).unwrap());
+    });
     g.finish();
 }
 
