@@ -5,7 +5,7 @@
 // here from FORMAT.md section 3, the key commitment (the ciphertext's first
 // 32 bytes) checked with HKDF, and the sender's 64-byte signature ahead of
 // the content (FORMAT.md section 2).
-import { init, unlock, openKeyWraps, openMessagesAsync, seal, StreamState, TrustStore, StreamsealError } from "../src/browser.js";
+import { init, unlock, openKeyWrapsAsync, openMessagesAsync, seal, StreamState, TrustStore, StreamsealError } from "../src/browser.js";
 
 const $ = (id) => document.getElementById(id);
 const fixture = await (await fetch("./fixture.json")).json();
@@ -64,7 +64,8 @@ $("unlock").addEventListener("submit", async (event) => {
     // user's own key, which is always an accepted sender.
     state = new StreamState(fixture.rootStreamId);
     trust = new TrustStore("tofu");
-    openKeyWraps(state, trust, fixture.keyWraps, key);
+    // The X25519 of each wrap's HPKE AuthDecap runs in the browser's WebCrypto.
+    await openKeyWrapsAsync(state, trust, fixture.keyWraps, key, { backend: "webcrypto" });
     ring = state.keyring();
     // The history of the stream asked for; the user's own key checks what it signed ("verified").
     // AES-256-GCM runs in the browser's WebCrypto (hardware AES), every check in WASM.

@@ -318,3 +318,47 @@ test("the chat page talks to streamseal serve: unlock, send sealed, the bot's se
     stop();
   }
 });
+
+test("in Chromium: a key wrap opens with X25519 in WebCrypto (the three AuthDecap operations there), to the synchronous result; a wrap the server minted is refused alike", async () => {
+  const results = await inExamplePage(async () => {
+    const pkg = await import("/src/browser.js");
+    await pkg.init();
+    const glue = await import("/dist/streamseal_wasm.js");
+    const { asyncOpens, WEBCRYPTO } = await import("/src/webcrypto.js");
+    const ROOT = "stream_01JD3QG1YB5V6Z8R9T0W2X4K7M";
+    const me = pkg.IdentityKey.generate("user", "key_me");
+    const owner = pkg.IdentityKey.generate("user", "key_owner");
+    const admin = pkg.IdentityKey.generate("user", "key_admin");
+    const server = pkg.IdentityKey.generate("user", "key_owner");
+    const ring = new pkg.Keyring(ROOT);
+    ring.generateKey(3);
+    const wrap = pkg.wrapStreamKey(ring, 3, owner, me.recipient());
+    const minted = pkg.wrapStreamKey(ring, 3, server, me.recipient());
+    const senders = [admin.recipient(), owner.recipient()];
+    let computed = 0;
+    const counting = { ...WEBCRYPTO, id: "counting", x25519: (s, p) => ((computed += 1), WEBCRYPTO.x25519(s, p)) };
+    const opens = asyncOpens(glue, { x25519: true }, counting);
+    const code = async (f) => {
+      try {
+        await f();
+        return "opened";
+      } catch (e) {
+        return e.code;
+      }
+    };
+    const into = new pkg.Keyring(ROOT);
+    const viaWebCrypto = await opens.unwrapStreamKeyAsync(into, wrap, me, senders);
+    const sync = pkg.unwrapStreamKey(new pkg.Keyring(ROOT), wrap, me, senders);
+    const same = Array.from(into.exportKey(3)).join() === Array.from(ring.exportKey(3)).join();
+    const computedForOne = computed;
+    const mintedCodes = [await code(() => opens.unwrapStreamKeyAsync(new pkg.Keyring(ROOT), minted, me, senders)), await code(() => pkg.unwrapStreamKey(new pkg.Keyring(ROOT), minted, me, senders))];
+    const auto = await pkg.unwrapStreamKeyAsync(new pkg.Keyring(ROOT), wrap, me, senders);
+    return { viaWebCrypto, sync, same, computedForOne, mintedCodes, auto };
+  });
+  assert.deepEqual(results.viaWebCrypto, { sender: 1, recipient: 0 });
+  assert.deepEqual(results.sync, results.viaWebCrypto);
+  assert.equal(results.same, true, "the key unwrapped is the key wrapped");
+  assert.equal(results.computedForOne, 3, "DH(skR, enc) and DH(skR, pkS) for each of two senders, in WebCrypto");
+  assert.deepEqual(results.mintedCodes, ["UNTRUSTED_WRAP", "UNTRUSTED_WRAP"]);
+  assert.deepEqual(results.auto, results.sync);
+});

@@ -17,6 +17,7 @@ export { init };
 /** The async opens and seals, a runtime's among them: AES-256-GCM through WebCrypto under "auto". */
 export const { openAsync, openMessageAsync, openMessagesAsync, openStepAsync, openDecisionCardAsync } = opens;
 export const { sealAsync, sealMessageAsync, sealEditAsync, sealDecisionNoteAsync } = opens;
+export const { unwrapStreamKeyAsync, openKeyWrapsAsync } = opens;
 export const { openDecisionAnswerAsync, openInvocationAsync, sealDecisionCardAsync, sealReplyAsync } = opens;
 export const { sealCompleteReplyAsync, sealFollowUpAsync, sealStepStartedAsync, sealStepAsync } = opens;
 export const { sealRuntimeDecisionCardAsync } = opens;

@@ -18,6 +18,7 @@ export { init };
 /** The async opens and seals: AES-256-GCM through WebCrypto under "auto", every check in WASM. */
 export const { openAsync, openMessageAsync, openMessagesAsync, openStepAsync, openDecisionCardAsync } = opens;
 export const { sealAsync, sealMessageAsync, sealEditAsync, sealDecisionNoteAsync } = opens;
+export const { unwrapStreamKeyAsync, openKeyWrapsAsync } = opens;
 
 /** The passphrase-taking calls, their passphrases normalised to NFC in JS. */
 export const { unlock, setUp, changePassphrase, createBundle, openBundle, hazmatCreateBundleWithRandomness } = nfc;

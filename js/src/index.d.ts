@@ -11,6 +11,8 @@ export * from "../dist/streamseal_wasm.js";
 import type {
   CreateDecisionRequest,
   IdentityKey,
+  KeyWrap,
+  KeyWraps,
   Keyring,
   Message,
   OpenedDecisionCard,
@@ -24,7 +26,11 @@ import type {
   OpenedMessage,
   OwnKeys,
   PresentedKey,
+  Recipient,
+  StreamState,
   TrustStore,
+  Unwrapped,
+  WrapsReport,
 } from "../dist/streamseal_wasm.js";
 
 /** What `init` loads the module from. */
@@ -183,3 +189,33 @@ export declare function sealDecisionNoteAsync(
   options?: SealOptions,
 ): Promise<SealedPayload>;
 
+
+/**
+ * `unwrapStreamKey`, with the X25519 of HPKE's AuthDecap on
+ * `options.backend` (`"webcrypto"`: the platform's X25519, `crypto.subtle`
+ * in browsers, node:crypto in Node; `"wasm"`; `"auto"`: the faster here by
+ * the package's measurements). Every other step runs in WebAssembly; the
+ * same result and the same errors either way. The identity's secret key
+ * is imported into the platform once per IdentityKey object
+ * (non-extractable), and dropped by its `free()`.
+ */
+export declare function unwrapStreamKeyAsync(
+  keyring: Keyring,
+  record: KeyWrap,
+  identities: IdentityKey | IdentityKey[],
+  senders: Recipient[],
+  options?: OpenOptions,
+): Promise<Unwrapped>;
+
+/**
+ * `openKeyWraps`, with the X25519 of each wrap's AuthDecap on
+ * `options.backend` (see `unwrapStreamKeyAsync`): the same report, state and
+ * errors.
+ */
+export declare function openKeyWrapsAsync(
+  state: StreamState,
+  trust: TrustStore,
+  keyWraps: KeyWraps,
+  identities: IdentityKey | IdentityKey[],
+  options?: OpenOptions,
+): Promise<WrapsReport>;

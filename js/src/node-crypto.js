@@ -16,7 +16,7 @@
 // secret `KeyObject`, which copies it into OpenSSL's memory; the caller
 // zeroes its copy at once. The KeyObjects are held where the CryptoKeys
 // would be and dropped with them.
-import { createCipheriv, createDecipheriv, createPublicKey, createSecretKey, verify } from "node:crypto";
+import { createCipheriv, createDecipheriv, createPrivateKey, createPublicKey, createSecretKey, diffieHellman, verify } from "node:crypto";
 
 const TAG = 16;
 // Pages of this many platform jobs or more verify in the thread pool.
@@ -31,6 +31,8 @@ const POOLED_FROM = 8;
 const POOLED_FROM_BYTES = 256 * 1024;
 // SubjectPublicKeyInfo of an Ed25519 key (RFC 8410), before its 32 bytes.
 const ED25519_SPKI = Buffer.from("302a300506032b6570032100", "hex");
+// SubjectPublicKeyInfo of an X25519 key (RFC 8410), before its 32 bytes.
+const X25519_SPKI = Buffer.from("302a300506032b656e032100", "hex");
 
 /** node:crypto as the async calls' platform (see `WEBCRYPTO` in webcrypto.js). */
 export const NODE_CRYPTO = Object.freeze({
@@ -61,6 +63,16 @@ export const NODE_CRYPTO = Object.freeze({
     sealed.set(body, 0);
     sealed.set(cipher.getAuthTag(), body.length);
     return sealed;
+  },
+  // X25519 on this thread (one scalar multiplication: no thread-pool hop).
+  // The PKCS #8 is read in place (OpenSSL copies it), so the caller's
+  // zeroing of it leaves no copy behind.
+  importX25519Secret: (pkcs8) =>
+    createPrivateKey({ key: Buffer.from(pkcs8.buffer, pkcs8.byteOffset, pkcs8.length), format: "der", type: "pkcs8" }),
+  importX25519Public: (raw) => createPublicKey({ key: Buffer.concat([X25519_SPKI, raw]), format: "der", type: "spki" }),
+  async x25519(secret, publicKey) {
+    const out = diffieHellman({ privateKey: secret, publicKey });
+    return new Uint8Array(out.buffer, out.byteOffset, out.length);
   },
   importEd25519: (raw) => createPublicKey({ key: Buffer.concat([ED25519_SPKI, raw]), format: "der", type: "spki" }),
   // Alone or among a few, on this thread (a thread-pool hop costs more

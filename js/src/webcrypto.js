@@ -76,6 +76,14 @@ export const WEBCRYPTO = Object.freeze({
   },
   importEd25519: (raw) => subtleCrypto().importKey("raw", raw, { name: "Ed25519" }, false, ["verify"]),
   verify: (key, signature, data) => subtleCrypto().verify({ name: "Ed25519" }, key, signature, data),
+  // X25519: a secret key from its PKCS #8 (RFC 8410), non-extractable; a
+  // public key from its 32 bytes; `x25519` resolves to the 32-byte result
+  // (WebCrypto refuses an all-zero one: the call then leaves it to WASM).
+  importX25519Secret: (pkcs8) => subtleCrypto().importKey("pkcs8", pkcs8, { name: "X25519" }, false, ["deriveBits"]),
+  importX25519Public: (raw) => subtleCrypto().importKey("raw", raw, { name: "X25519" }, true, []),
+  async x25519(secret, publicKey) {
+    return new Uint8Array(await subtleCrypto().deriveBits({ name: "X25519", public: publicKey }, secret, 256));
+  },
 });
 
 // Lower-case hex, through a table (a Chromium profile of a 1 KiB async open
@@ -168,6 +176,111 @@ function ed25519Key(platform, raw) {
     key.catch(() => ed25519Keys.delete(id));
   }
   return key;
+}
+
+// X25519 for the async key-wrap opens (`unwrapStreamKeyAsync`,
+// `openKeyWrapsAsync`): WASM lists the X25519 operations HPKE's AuthDecap
+// may need (`hazmatUnwrapDhRequests`, `hazmatKeyWrapsDhRequests`: a key's
+// index and a public key each), the platform computes them side by side,
+// and WASM runs the synchronous open with those results
+// (`hazmatUnwrapStreamKeyWithDh`, `hazmatOpenKeyWrapsWithDh`: the same
+// result and errors; any result missing, it computes itself). A secret key
+// leaves WASM once per IdentityKey object (`exportSecretKey`), is imported
+// as a non-extractable CryptoKey (in Node, a private KeyObject) and the
+// copies are zeroed at once; the CryptoKeys are held in the WeakMap of the
+// IdentityKey object, dropped by its `free()` and gone when it is
+// collected. The results are secrets: zeroed once WASM has read them.
+
+// PKCS #8 of an X25519 secret key (RFC 8410), before its 32 bytes.
+const X25519_PKCS8 = Uint8Array.of(0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x04, 0x22, 0x04, 0x20);
+const DH_REQUEST = 33;
+const x25519Missing = new Set();
+const x25519Publics = new Map();
+
+function x25519Secret(platform, identity) {
+  let byKey = cryptoKeys.get(identity);
+  if (byKey === undefined) {
+    byKey = new Map();
+    cryptoKeys.set(identity, byKey);
+  }
+  const name = `${platform.id}:x25519`;
+  let key = byKey.get(name);
+  if (key === undefined) {
+    const secret = identity.exportSecretKey();
+    const pkcs8 = new Uint8Array(X25519_PKCS8.length + secret.length);
+    try {
+      pkcs8.set(X25519_PKCS8, 0);
+      pkcs8.set(secret, X25519_PKCS8.length);
+      key = Promise.resolve(platform.importX25519Secret(pkcs8));
+    } catch (error) {
+      key = Promise.reject(error);
+    } finally {
+      secret.fill(0);
+      pkcs8.fill(0);
+    }
+    byKey.set(name, key);
+    key.catch(() => byKey.delete(name));
+  }
+  return key;
+}
+
+function x25519Public(platform, raw) {
+  const id = `${platform.id}:${hex(raw)}`;
+  let key = x25519Publics.get(id);
+  if (key === undefined) {
+    if (x25519Publics.size >= 4096) x25519Publics.clear();
+    key = Promise.resolve().then(() => platform.importX25519Public(raw.slice()));
+    x25519Publics.set(id, key);
+    key.catch(() => x25519Publics.delete(id));
+  }
+  return key;
+}
+
+/**
+ * The platform's answers to packed X25519 `requests` for `identities` (an
+ * IdentityKey or an array of them): 33 bytes each, 1 and the result where
+ * the platform computed it, 0 and zeros where it did not (WASM then does).
+ */
+async function platformX25519(platform, identities, requests) {
+  const count = Math.floor(requests.length / DH_REQUEST);
+  const results = new Uint8Array(count * DH_REQUEST);
+  if (!platform.available() || typeof platform.x25519 !== "function" || x25519Missing.has(platform.id)) return results;
+  const keys = Array.isArray(identities) ? identities : [identities];
+  await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const at = i * DH_REQUEST;
+      const identity = keys[requests[at]];
+      if (identity === undefined) return;
+      try {
+        const [secret, publicKey] = await Promise.all([
+          x25519Secret(platform, identity),
+          x25519Public(platform, requests.subarray(at + 1, at + DH_REQUEST)),
+        ]);
+        const out = await platform.x25519(secret, publicKey);
+        if (out.length === 32) {
+          results[at] = 1;
+          results.set(out, at + 1);
+        }
+        out.fill(0);
+      } catch (error) {
+        // No X25519 here at all: WASM computes from now on. A result the
+        // platform refuses (all zero, a key it will not take) is left to WASM.
+        if (error?.name === "NotSupportedError") x25519Missing.add(platform.id);
+      }
+    }),
+  );
+  return results;
+}
+
+// Runs `finish(requests, results)` with the platform's X25519 results for
+// `requests`, then zeroes them.
+async function withPlatformX25519(platform, identities, requests, finish) {
+  const results = await platformX25519(platform, identities, requests);
+  try {
+    return finish(requests, results);
+  } finally {
+    results.fill(0);
+  }
 }
 
 // The signed input `prefix || content` is written into a buffer that this
@@ -393,6 +506,7 @@ function backendOf(options) {
 export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
   forgetKeysOf(glue.Keyring);
   forgetKeysOf(glue.StreamState, ["dropKeys", "free"]);
+  forgetKeysOf(glue.IdentityKey, ["free"]);
   // A bot runtime's class: only in the module with its calls (the Node
   // entry, `streamseal/bot`), not in the browser's first module.
   if (glue.OpenedInvocation !== undefined) {
@@ -404,6 +518,11 @@ export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
     if (backend === "wasm") return Infinity;
     if (backend === "webcrypto" || count >= auto.minPage) return 0;
     return auto.minBytes;
+  };
+  // Where an async key-wrap open's X25519 runs.
+  const x25519Here = (options) => {
+    const backend = backendOf(options);
+    return backend === "webcrypto" || (backend === "auto" && auto.x25519 === true);
   };
   const sealFrom = (options) => {
     const backend = backendOf(options);
@@ -470,6 +589,20 @@ export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
       const from = platformFrom(options, Array.isArray(messages) ? messages.length : 0);
       const pending = glue.prepareOpenMessages(keyring, trust, streamId, messages, own, presented);
       return complete(platform, pending, keyring, from, (decrypted, verified) => pending.hazmatFinish(decrypted, keyring, verified));
+    },
+    async unwrapStreamKeyAsync(keyring, record, identities, senders, options) {
+      if (!x25519Here(options)) return glue.unwrapStreamKey(keyring, record, identities, senders);
+      const requests = glue.hazmatUnwrapDhRequests(record, identities, senders);
+      return withPlatformX25519(platform, identities, requests, (requests, results) =>
+        glue.hazmatUnwrapStreamKeyWithDh(keyring, record, identities, senders, requests, results),
+      );
+    },
+    async openKeyWrapsAsync(state, trust, keyWraps, identities, options) {
+      if (!x25519Here(options)) return glue.openKeyWraps(state, trust, keyWraps, identities);
+      const requests = glue.hazmatKeyWrapsDhRequests(state, trust, keyWraps, identities);
+      return withPlatformX25519(platform, identities, requests, (requests, results) =>
+        glue.hazmatOpenKeyWrapsWithDh(state, trust, keyWraps, identities, requests, results),
+      );
     },
     async openStepAsync(keyring, trust, placement, sealed, own, presented, options) {
       const from = platformFrom(options, 1);

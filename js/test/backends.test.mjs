@@ -1095,3 +1095,229 @@ test("a runtime's async seals (sealReplyAsync, sealCompleteReplyAsync, sealFollo
   reopened.free();
   for (const k of [ring, opened, machine, trust, state]) k.free();
 });
+
+// The async key-wrap opens: the X25519 of HPKE's AuthDecap on the platform.
+
+/** Wraps to `me` (named and unnamed) and what a forging server or a broken record gives. */
+function wrapCases(me, owner, admin, stranger) {
+  const ring = new pkg.Keyring(ROOT);
+  ring.importKey(4, new Uint8Array(32).fill(4));
+  ring.importKey(5, new Uint8Array(32).fill(5));
+  const byOwner = pkg.wrapStreamKey(ring, 4, owner, me.recipient());
+  const byAdmin = pkg.wrapStreamKey(ring, 5, admin, me.recipient());
+  const minted = pkg.wrapStreamKey(ring, 5, stranger, me.recipient());
+  const unnamed = { ...byAdmin };
+  delete unnamed.recipientKeyId;
+  delete unnamed.recipientKind;
+  const cases = {
+    byOwner,
+    byAdmin,
+    unnamed,
+    minted,
+    lowOrderEnc: { ...byOwner, wrapEnc: Buffer.alloc(32).toString("base64") },
+    bentCt: { ...byOwner, wrapCt: byOwner.wrapCt[0] === "A" ? `B${byOwner.wrapCt.slice(1)}` : `A${byOwner.wrapCt.slice(1)}` },
+    badBase64: { ...byOwner, wrapEnc: `${byOwner.wrapEnc.slice(0, -1)}!` },
+    shortCt: { ...byOwner, wrapCt: "AAAA" },
+    otherKey: { ...byOwner, recipientKeyId: "key_nobody" },
+    notAWrap: { keyGeneration: "four" },
+  };
+  ring.free();
+  return cases;
+}
+
+test("unwrapStreamKeyAsync and openKeyWrapsAsync on every backend and platform: the synchronous results and errors (accepted senders, a wrap the server minted, a low-order enc, bent and malformed records, a freed identity)", async () => {
+  const { asyncOpens } = await import("../src/webcrypto.js");
+  const glue = await import("../dist/streamseal_bot.js");
+  const me = pkg.IdentityKey.generate("user", "key_me");
+  const second = pkg.IdentityKey.generate("user", "key_second");
+  const owner = pkg.IdentityKey.generate("user", "key_owner");
+  const admin = pkg.IdentityKey.generate("user", "key_admin");
+  const stranger = pkg.IdentityKey.generate("user", "key_admin");
+  const cases = wrapCases(me, owner, admin, stranger);
+  const senders = [stranger.recipient(), owner.recipient(), admin.recipient()].slice(1);
+  const trust = new pkg.TrustStore("tofu");
+  const ownerKey = trust.admit("usr_owner", owner.recipient());
+  const adminKey = trust.admit("usr_admin", admin.recipient());
+  const state = () => {
+    const s = new pkg.StreamState(ROOT);
+    s.acceptSender(ownerKey);
+    s.acceptSender(adminKey);
+    return s;
+  };
+  const freed = pkg.IdentityKey.generate("user", "key_me");
+  freed.free();
+  const runs = [
+    ["sync", null],
+    ...PLATFORMS.flatMap((platform) => ["wasm", "webcrypto", "auto"].map((backend) => [backend, platform])),
+  ];
+  const identities = [[me], [second, me], me, [freed], [second]];
+  for (const [name, record] of Object.entries(cases)) {
+    for (const mine of identities) {
+      const results = [];
+      for (const [backend, platform] of runs) {
+        const ring = new pkg.Keyring(ROOT);
+        const opens = platform && asyncOpens(glue, { minBytes: 0, minPage: 1, x25519: true }, platform);
+        const got = await outcome(() =>
+          platform === null ? pkg.unwrapStreamKey(ring, record, mine, senders) : opens.unwrapStreamKeyAsync(ring, record, mine, senders, { backend }),
+        );
+        results.push({ got, held: got.value && Buffer.from(ring.exportKey(record.keyGeneration)).toString("hex") });
+        ring.free();
+      }
+      for (const [i, [backend, platform]] of runs.entries()) {
+        assert.deepEqual(results[i], results[0], `${name}, ${mine.length ?? 1} keys, ${backend} on ${platform?.id}`);
+      }
+    }
+  }
+  // Expected outcomes, from the synchronous call.
+  const code = async (record, mine = [me]) => (await outcome(() => pkg.unwrapStreamKey(new pkg.Keyring(ROOT), record, mine, senders))).code;
+  assert.equal(await code(cases.byOwner), undefined);
+  assert.equal(await code(cases.unnamed, [second, me]), undefined);
+  for (const bad of ["minted", "lowOrderEnc", "bentCt"]) assert.equal(await code(cases[bad]), "UNTRUSTED_WRAP", bad);
+  assert.equal(await code(cases.badBase64), "MALFORMED_BASE64");
+  assert.equal(await code(cases.shortCt), "INVALID_LENGTH");
+  assert.equal(await code(cases.otherKey), "NO_MATCHING_KEY");
+  assert.equal(await code(cases.byOwner, [freed]), "INVALID_FIELD");
+
+  // The list: the same report and the same state on every run.
+  const list = { currentKeyGeneration: 5, ownerUserId: "usr_owner", wraps: Object.values(cases).filter((w) => w.wrapCt !== undefined) };
+  const reports = [];
+  for (const [backend, platform] of runs) {
+    const s = state();
+    const opens = platform && asyncOpens(glue, { minBytes: 0, minPage: 1, x25519: true }, platform);
+    const report = await outcome(() =>
+      platform === null ? pkg.openKeyWraps(s, trust, list, [second, me]) : opens.openKeyWrapsAsync(s, trust, list, [second, me], { backend }),
+    );
+    reports.push({ report, generations: s.keyring().generations(), keys: [4, 5].map((g) => Buffer.from(s.keyring().exportKey(g)).toString("hex")) });
+    s.free();
+  }
+  for (const [i, [backend, platform]] of runs.entries()) assert.deepEqual(reports[i], reports[0], `the list, ${backend} on ${platform?.id}`);
+  assert.deepEqual(reports[0].report.value.admitted.map((a) => [a.keyGeneration, a.sender]), [[4, "usr_owner"], [5, "usr_admin"], [5, "usr_admin"]]);
+  assert.deepEqual(reports[0].report.value.skipped.map((s) => s.code).sort(), ["INVALID_LENGTH", "MALFORMED_BASE64", "UNTRUSTED_WRAP", "UNTRUSTED_WRAP", "UNTRUSTED_WRAP"]);
+  const badList = await outcome(() => asyncOpens(glue, { x25519: true }, WEBCRYPTO).openKeyWrapsAsync(state(), trust, { wraps: "x" }, me));
+  assert.equal(badList.code, "MALFORMED_JSON");
+  for (const k of [me, second, owner, admin, stranger, trust]) k.free();
+});
+
+test("the platform's X25519: the secret key imported once per IdentityKey object (a copy imports its own), the results wiped once WASM read them, a platform without X25519 or refusing a point left to WASM, a lying one never opening a wrap", async () => {
+  const { asyncOpens } = await import("../src/webcrypto.js");
+  const glue = await import("../dist/streamseal_bot.js");
+  const me = pkg.IdentityKey.generate("user", "key_me");
+  const owner = pkg.IdentityKey.generate("user", "key_owner");
+  const admin = pkg.IdentityKey.generate("user", "key_admin");
+  const cases = wrapCases(me, owner, admin, pkg.IdentityKey.generate("user", "key_admin"));
+  const senders = [admin.recipient(), owner.recipient()];
+  let kept = [];
+  const watched = {
+    ...glue,
+    hazmatUnwrapStreamKeyWithDh: (...args) => {
+      kept.push(args[5]);
+      return glue.hazmatUnwrapStreamKeyWithDh(...args);
+    },
+  };
+  const run = async (platform, record = cases.byOwner, identity = me) => {
+    kept = [];
+    const ring = new pkg.Keyring(ROOT);
+    const opens = asyncOpens(watched, { x25519: true }, platform);
+    try {
+      return await outcome(() => opens.unwrapStreamKeyAsync(ring, record, identity, senders));
+    } finally {
+      ring.free();
+    }
+  };
+  for (const base of PLATFORMS) {
+    let secrets = 0;
+    let computed = 0;
+    const counting = {
+      ...base,
+      id: `counting-${base.id}`,
+      importX25519Secret: (pkcs8) => ((secrets += 1), base.importX25519Secret(pkcs8)),
+      x25519: async (secret, publicKey) => ((computed += 1), base.x25519(secret, publicKey)),
+    };
+    assert.deepEqual(await run(counting), { value: { sender: 1, recipient: 0 } });
+    // DH(skR, enc), then DH(skR, pkS) for each accepted sender: 3, computed side by side.
+    assert.equal(computed, 3);
+    const results = kept[0];
+    assert.equal(results.length, 3 * 33);
+    assert.ok(results.every((b) => b === 0), "the results are wiped once WASM read them");
+    await run(counting);
+    await run(counting, cases.byAdmin);
+    assert.equal(secrets, 1, "one import per IdentityKey object");
+    // free() drops the CryptoKey: a copy of the key (another object) imports its own.
+    const copy = pkg.IdentityKey.fromSecretKey("user", "key_me", me.exportSecretKey());
+    await run(counting, cases.byOwner, copy);
+    assert.equal(secrets, 2);
+    copy.free();
+    // No X25519 at all: each result computed in WASM; the same unwrap.
+    const none = { ...base, id: `none-${base.id}`, importX25519Secret: () => Promise.reject(Object.assign(new Error("no"), { name: "NotSupportedError" })) };
+    assert.deepEqual(await run(none), { value: { sender: 1, recipient: 0 } });
+    assert.ok(kept[0].every((b) => b === 0));
+    // A point the platform refuses (here every one): left to WASM.
+    const refusing = { ...base, id: `refusing-${base.id}`, x25519: () => Promise.reject(Object.assign(new Error("bad point"), { name: "OperationError" })) };
+    assert.deepEqual(await run(refusing), { value: { sender: 1, recipient: 0 } });
+    assert.deepEqual((await run(refusing, cases.lowOrderEnc)).code, "UNTRUSTED_WRAP");
+    // A platform that lies (a result with one bit flipped): the wrap does not open.
+    const lying = {
+      ...base,
+      id: `lying-${base.id}`,
+      x25519: async (secret, publicKey) => {
+        const out = await base.x25519(secret, publicKey);
+        out[7] ^= 1;
+        return out;
+      },
+    };
+    assert.equal((await run(lying)).code, "UNTRUSTED_WRAP");
+  }
+  for (const k of [me, owner, admin]) k.free();
+});
+
+test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once (33 bytes: key index, public key); hazmatUnwrapStreamKeyWithDh and hazmatOpenKeyWrapsWithDh check the results' shape", async () => {
+  const me = pkg.IdentityKey.generate("user", "key_me");
+  const owner = pkg.IdentityKey.generate("user", "key_owner");
+  const admin = pkg.IdentityKey.generate("user", "key_admin");
+  const cases = wrapCases(me, owner, admin, pkg.IdentityKey.generate("user", "key_admin"));
+  const senders = [owner.recipient(), admin.recipient()];
+  const unb64 = (t) => new Uint8Array(Buffer.from(t, "base64"));
+  const requests = pkg.hazmatUnwrapDhRequests(cases.byOwner, me, senders);
+  const expected = [unb64(cases.byOwner.wrapEnc), unb64(owner.publicKey), unb64(admin.publicKey)];
+  assert.deepEqual(requests, new Uint8Array(expected.flatMap((p) => [0, ...p])));
+  // Nothing for a wrap refused before any X25519; the refusal is the unwrap's.
+  assert.equal(pkg.hazmatUnwrapDhRequests(cases.badBase64, me, senders).length, 0);
+  assert.equal(pkg.hazmatUnwrapDhRequests(cases.otherKey, me, senders).length, 0);
+  // Results: 33 bytes per request, a flag of 0 or 1, a key index of `identities`.
+  const ring = () => new pkg.Keyring(ROOT);
+  const none = new Uint8Array(requests.length);
+  assert.deepEqual(pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, requests, none), { sender: 0, recipient: 0 });
+  const code = (fn) => {
+    try {
+      fn();
+    } catch (e) {
+      return e.code;
+    }
+    return "none";
+  };
+  assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, requests, none.subarray(1))), "INVALID_LENGTH");
+  assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, requests.subarray(1), none)), "INVALID_LENGTH");
+  const flagged = none.slice();
+  flagged[0] = 2;
+  assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, requests, flagged)), "INVALID_FIELD");
+  const pastKeys = requests.slice();
+  pastKeys[33] = 1;
+  assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, pastKeys, none)), "INVALID_FIELD");
+  assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.minted, me, senders, pkg.hazmatUnwrapDhRequests(cases.minted, me, senders), none)), "UNTRUSTED_WRAP");
+
+  // A list: each wrap's enc, and each accepted sender once for all of them.
+  const trust = new pkg.TrustStore("tofu");
+  const state = new pkg.StreamState(ROOT);
+  state.acceptSender(trust.admit("usr_owner", owner.recipient()));
+  state.acceptSender(trust.admit("usr_admin", admin.recipient()));
+  const list = { currentKeyGeneration: 5, ownerUserId: "usr_owner", wraps: [cases.byOwner, cases.byAdmin, cases.minted] };
+  const listed = pkg.hazmatKeyWrapsDhRequests(state, trust, list, [me]);
+  // Accepted senders: the two, and the caller's own key.
+  assert.equal(listed.length, (3 + 3) * 33, "three encs, three senders");
+  assert.deepEqual(state.keyring().generations(), [], "listing changes nothing");
+  const report = pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [me], listed, new Uint8Array(listed.length));
+  assert.deepEqual(report.admitted.map((a) => a.keyGeneration), [4, 5]);
+  assert.deepEqual(report.skipped.map((s) => s.code), ["UNTRUSTED_WRAP"]);
+  assert.equal(code(() => pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [me], listed, new Uint8Array(33))), "INVALID_LENGTH");
+  for (const k of [me, owner, admin, trust, state]) k.free();
+});

@@ -237,20 +237,152 @@ pub fn unwrap_stream_key(
     #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Recipient[]")] senders: JsValue,
 ) -> JsResult<Ts<Unwrapped>> {
+    unwrap_with(keyring, record, identities, senders, None)
+}
+
+/// `unwrapStreamKey`, with the X25519 results of a platform when given
+/// (`requests` and `results`, see `platform_dh`).
+fn unwrap_with(
+    keyring: &mut Keyring,
+    record: Ts<KeyWrap>,
+    identities: JsValue,
+    senders: JsValue,
+    platform: Option<(&[u8], &Uint8Array)>,
+) -> JsResult<Ts<Unwrapped>> {
     let record = input("record", &record)?;
     let mine = IdentityKey::list("identities", &identities)?;
     let senders: Vec<Recipient> = from_js("senders", senders)?;
-    let opened = js(wrap::unwrap_stream_key(
+    let mut dh = match platform {
+        Some((requests, results)) => platform_dh(requests, results, mine.len())?,
+        None => hazmat::PlatformDh::new(),
+    };
+    let opened = js(hazmat::unwrap_stream_key_with_platform_dh(
         keyring.core().root_stream_id(),
         &record,
         &mine,
         &senders,
+        &mut dh,
     ))?;
     js(keyring.core_mut().insert(record.key_generation, opened.key))?;
     output(&Unwrapped {
         sender: index(opened.sender),
         recipient: index(opened.recipient),
     })
+}
+
+/// The X25519 operations a key-wrap open may do, packed for the platform:
+/// 33 bytes each, the index of the key in `identities`, then the public key.
+pub(crate) fn pack_dh_requests(requests: &[(usize, [u8; 32])]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(requests.len() * DH_REQUEST_LEN);
+    for (key, public) in requests {
+        out.push(u8::try_from(*key).unwrap_or(u8::MAX));
+        out.extend_from_slice(public);
+    }
+    out
+}
+
+/// One packed X25519 request: a key index and a public key.
+const DH_REQUEST_LEN: usize = 33;
+
+/// The platform's answers to `requests` (packed as `pack_dh_requests`
+/// gives them), in `results`: for each request in order, one byte (1: the
+/// platform computed it, 0: it did not, WASM computes it) and the 32 bytes
+/// of `X25519(key, public)`. Copied into a buffer zeroized when dropped (the
+/// caller wipes its own). `INVALID_LENGTH` when the lengths do not fit,
+/// `INVALID_FIELD` for a key index past `keys` or another flag.
+pub(crate) fn platform_dh(
+    requests: &[u8],
+    results: &Uint8Array,
+    keys: usize,
+) -> JsResult<hazmat::PlatformDh> {
+    let count = requests.len() / DH_REQUEST_LEN;
+    if !requests.len().is_multiple_of(DH_REQUEST_LEN) {
+        js(Err::<(), _>(streamseal::CryptoError::length(
+            "requests",
+            count.saturating_add(1).saturating_mul(DH_REQUEST_LEN),
+            requests.len(),
+        )))?;
+    }
+    let expected = count * (1 + 32);
+    if results.length() as usize != expected {
+        js(Err::<(), _>(streamseal::CryptoError::length(
+            "results",
+            expected,
+            results.length() as usize,
+        )))?;
+    }
+    let mut bytes = Zeroizing::new(vec![0u8; expected]);
+    results.copy_to(&mut bytes);
+    let mut dh = hazmat::PlatformDh::new();
+    for (request, result) in requests
+        .chunks_exact(DH_REQUEST_LEN)
+        .zip(bytes.chunks_exact(1 + 32))
+    {
+        let (Some((&key, public)), Some((&flag, value))) =
+            (request.split_first(), result.split_first())
+        else {
+            continue;
+        };
+        let key = usize::from(key);
+        if key >= keys || flag > 1 {
+            return Err(error_with(
+                ErrorCode::InvalidField,
+                "field `results` is invalid: a key index or a flag out of range",
+            ));
+        }
+        if flag == 1 {
+            let (Ok(public), Ok(value)) =
+                (<[u8; 32]>::try_from(public), <[u8; 32]>::try_from(value))
+            else {
+                continue;
+            };
+            dh.insert(key, public, Zeroizing::new(value));
+        }
+    }
+    Ok(dh)
+}
+
+/// **Hazmat** (`streamseal::hazmat::PlatformDh`): the X25519 operations
+/// `unwrapStreamKey` may do for `record`, packed for a platform's X25519
+/// (33 bytes each: the index of the key in `identities`, then the public
+/// key). The async unwrap computes them with WebCrypto and hands them to
+/// `hazmatUnwrapStreamKeyWithDh`.
+#[wasm_bindgen(js_name = hazmatUnwrapDhRequests)]
+pub fn hazmat_unwrap_dh_requests(
+    record: Ts<KeyWrap>,
+    #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Recipient[]")] senders: JsValue,
+) -> JsResult<Vec<u8>> {
+    let record = input("record", &record)?;
+    let mine = IdentityKey::list("identities", &identities)?;
+    let senders: Vec<Recipient> = from_js("senders", senders)?;
+    Ok(pack_dh_requests(&js(hazmat::unwrap_dh_requests(
+        &record, &mine, &senders,
+    ))?))
+}
+
+/// **Hazmat**: `unwrapStreamKey` with the X25519 results a platform
+/// computed for `requests` (what `hazmatUnwrapDhRequests` gave), in
+/// `results` (33 bytes per request: 1 when computed, else 0, then the 32
+/// result bytes; a request not computed is computed here). The same result
+/// and errors as `unwrapStreamKey`. `results` holds secrets: wipe it
+/// (`fill(0)`) after the call.
+#[wasm_bindgen(js_name = hazmatUnwrapStreamKeyWithDh)]
+pub fn hazmat_unwrap_stream_key_with_dh(
+    keyring: &mut Keyring,
+    record: Ts<KeyWrap>,
+    #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Recipient[]")] senders: JsValue,
+    requests: &[u8],
+    results: &Uint8Array,
+) -> JsResult<Ts<Unwrapped>> {
+    unwrap_with(
+        keyring,
+        record,
+        identities,
+        senders,
+        Some((requests, results)),
+    )
 }
 
 /// Seals `key`'s secret under `passphrase` (a `Uint8Array` of its UTF-8,

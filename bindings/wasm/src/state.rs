@@ -229,12 +229,66 @@ pub fn open_key_wraps(
     key_wraps: Ts<KeyWraps>,
     #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
 ) -> JsResult<Ts<WrapsReport>> {
+    open_key_wraps_with(state, trust, key_wraps, identities, None)
+}
+
+/// `openKeyWraps`, with the X25519 results of a platform when given.
+fn open_key_wraps_with(
+    state: &mut StreamState,
+    trust: &TrustStore,
+    key_wraps: Ts<KeyWraps>,
+    identities: JsValue,
+    platform: Option<(&[u8], &js_sys::Uint8Array)>,
+) -> JsResult<Ts<WrapsReport>> {
     let key_wraps = input("keyWraps", &key_wraps)?;
     let mine = IdentityKey::list("identities", &identities)?;
-    output(&js(key_wraps::open_key_wraps(
+    let mut dh = match platform {
+        Some((requests, results)) => crate::crypto::platform_dh(requests, results, mine.len())?,
+        None => streamseal::hazmat::PlatformDh::new(),
+    };
+    output(&js(key_wraps::open_key_wraps_with_platform_dh(
         state.core_mut(),
         trust.core(),
         &key_wraps,
         &mine,
+        &mut dh,
     ))?)
+}
+
+/// **Hazmat** (`streamseal::hazmat::PlatformDh`): the X25519 operations
+/// `openKeyWraps` may do for `keyWraps`, packed for a platform's X25519
+/// (see `hazmatUnwrapDhRequests`). Changes nothing.
+#[wasm_bindgen(js_name = hazmatKeyWrapsDhRequests)]
+pub fn hazmat_key_wraps_dh_requests(
+    state: &StreamState,
+    trust: &TrustStore,
+    key_wraps: Ts<KeyWraps>,
+    #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
+) -> JsResult<Vec<u8>> {
+    let key_wraps = input("keyWraps", &key_wraps)?;
+    let mine = IdentityKey::list("identities", &identities)?;
+    Ok(crate::crypto::pack_dh_requests(&js(
+        key_wraps::admit_dh_requests(&state.inner, trust.core(), &key_wraps.wraps, &mine),
+    )?))
+}
+
+/// **Hazmat**: `openKeyWraps` with the X25519 results a platform computed
+/// for `requests` (see `hazmatUnwrapStreamKeyWithDh`): the same report,
+/// state and errors. `results` holds secrets: wipe it after the call.
+#[wasm_bindgen(js_name = hazmatOpenKeyWrapsWithDh)]
+pub fn hazmat_open_key_wraps_with_dh(
+    state: &mut StreamState,
+    trust: &TrustStore,
+    key_wraps: Ts<KeyWraps>,
+    #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
+    requests: &[u8],
+    results: &js_sys::Uint8Array,
+) -> JsResult<Ts<WrapsReport>> {
+    open_key_wraps_with(
+        state,
+        trust,
+        key_wraps,
+        identities,
+        Some((requests, results)),
+    )
 }

@@ -145,6 +145,8 @@ const WEBCRYPTO_SEAL: &str = "the async seal of JS, whose AES-256-GCM runs in We
 const SEALING_KEYRING: &str = "the keyring a runtime's JS async seals complete under (a copy sharing the invocation's seal counts and clear); native callers seal through the invocation itself";
 const PENDING_SEAL: &str = "what the JS async seals drive: every step but AES-GCM in WASM, the job for WebCrypto, the payload built in WASM from its output";
 const DECODED: &str = "the JS async opens decode a large ciphertext with the platform's native base64 (canonical only, checked by re-encoding); native code decodes in the library";
+const WEBCRYPTO_X25519: &str = "the async key-wrap open of JS, whose X25519 runs in the platform (WebCrypto, node:crypto) with every other step in WASM; native code has X25519 in the library";
+const PLATFORM_DH: &str = "what the JS async key-wrap opens drive: the X25519 operations listed in WASM, computed by the platform, then the open in WASM with their results";
 const SECRET_OBJECT: &str = "UniFFI passes the secret as a `SecretKey` object that zeroizes on drop; JS passes its 32 bytes";
 
 /// Every exported name, grouped as the README table shows them.
@@ -284,6 +286,9 @@ pub const EXPORTS: &[Export] = &[
     ty("Unwrapped"),
     func("wrap_stream_key"),
     func("unwrap_stream_key"),
+    js_only(Kind::Function, "unwrapStreamKeyAsync", WEBCRYPTO_X25519),
+    js_only(Kind::Function, "hazmatUnwrapDhRequests", PLATFORM_DH),
+    js_only(Kind::Function, "hazmatUnwrapStreamKeyWithDh", PLATFORM_DH),
     uniffi_only(Kind::Function, "wrap_info", AAD_INPUTS),
     // Trust.
     class("TrustStore"),
@@ -351,6 +356,9 @@ pub const EXPORTS: &[Export] = &[
     ty("SkippedWrap"),
     ty("WrapsReport"),
     func("open_key_wraps"),
+    js_only(Kind::Function, "openKeyWrapsAsync", WEBCRYPTO_X25519),
+    js_only(Kind::Function, "hazmatKeyWrapsDhRequests", PLATFORM_DH),
+    js_only(Kind::Function, "hazmatOpenKeyWrapsWithDh", PLATFORM_DH),
     // Messages and history.
     ty("KeySender"),
     ty("OwnKeys"),
