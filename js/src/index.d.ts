@@ -50,7 +50,9 @@ export type InitSource =
 export declare function init(source?: InitSource): Promise<void>;
 
 /**
- * Where the AES-256-GCM and the sender's signature of an async open run:
+ * Where the AES-256-GCM and the sender's signature of an async open run
+ * (for the key-wrap opens, the X25519 of HPKE's decapsulation; in Node
+ * through node:crypto):
  * `"webcrypto"` (the platform's native crypto, hardware AES and native
  * Ed25519: `crypto.subtle` in browsers and workers; in Node, node:crypto,
  * the same OpenSSL without `crypto.subtle`'s per-call promise and thread

@@ -660,14 +660,18 @@ pub fn bench(args: &[String]) -> Result {
          signed open through WebCrypto's primitives can meet the budget; our ratio minus the \
          floor is what the WASM side (base64, AAD, commitment, the crossing) adds, or saves \
          where our platform's calls beat WebCrypto's (node:crypto in Node: no promise and \
-         thread-pool hop per call)."
+         thread-pool hop per call). For the HPKE unwrap, the ratio of the two X25519 \
+         operations of an auth-mode decapsulation alone (WebCrypto's deriveBits, side by \
+         side): the async unwrap runs exactly those on the platform (in Node, node:crypto's), \
+         and the key schedule, the AES-GCM of the wrapped key and every check in WASM."
     );
     let _ = writeln!(
         doc,
         "\nWhere the time goes: the native open's parts are measured in this run \
          (\"What a 64 KiB envelope open spends\" below); `node --cpu-prof` profiles of \
-         the WASM open, history and HPKE unwrap, and each speed change tried with its \
-         before/after figures, are in `bindings/wasm/README.md` (\"Speed work\")."
+         the WASM open, history and HPKE unwrap, Chromium profiles (`node \
+         bench/profile.mjs`), and each speed change tried with its before/after figures, are \
+         in `bindings/wasm/README.md` (\"Speed work\")."
     );
     let _ = writeln!(
         doc,
