@@ -94,10 +94,15 @@ impl IdentityKey {
     }
 
     /// The 32 secret bytes. The only way a secret key leaves WASM memory:
-    /// for the app's own secure storage; zero the array after use.
+    /// for the app's own secure storage (and, inside the package, for the
+    /// platform's X25519 of the async key-wrap opens); zero the array after
+    /// use.
     #[wasm_bindgen(js_name = exportSecretKey)]
-    pub fn export_secret_key(&self) -> Vec<u8> {
-        self.inner.secret_key().to_bytes().to_vec()
+    pub fn export_secret_key(&self) -> js_sys::Uint8Array {
+        // Copied straight into a JS array from a buffer wiped on drop: no
+        // copy is left in freed WASM memory (a `Vec` return would leave one).
+        let bytes = self.inner.secret_key().to_bytes();
+        js_sys::Uint8Array::from(&bytes[..])
     }
 
     /// A copy in WASM memory, for the binding's own use (`copies_of`): the

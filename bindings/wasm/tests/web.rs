@@ -141,7 +141,8 @@ fn who_sealed_it_is_checked_in_the_engine() {
         "key_author",
         &IdentityKey::generate("user", "x")
             .unwrap()
-            .export_secret_key(),
+            .export_secret_key()
+            .to_vec(),
     )
     .unwrap();
     let mut ring = Keyring::new(ROOT).unwrap();
@@ -161,7 +162,8 @@ fn who_sealed_it_is_checked_in_the_engine() {
     let own = js_sys::Object::new();
     js_sys::Reflect::set(&own, &"subject".into(), &AUTHOR.into()).unwrap();
     let copy =
-        IdentityKey::from_secret_key("user", "key_author", &author.export_secret_key()).unwrap();
+        IdentityKey::from_secret_key("user", "key_author", &author.export_secret_key().to_vec())
+            .unwrap();
     js_sys::Reflect::set(&own, &"keys".into(), &JsValue::from(copy)).unwrap();
     let opened = open(Some(JsValue::from(own).unchecked_into()), None).unwrap();
     assert_eq!(status(&opened.js_value()), "verified");
@@ -316,12 +318,14 @@ fn a_generation_and_a_prompt_the_server_minted_are_refused() {
     let machine = IdentityKey::generate("bot", "machine-a").unwrap();
     let owner_js = || {
         JsValue::from(
-            IdentityKey::from_secret_key("user", "owner-key", &owner.export_secret_key()).unwrap(),
+            IdentityKey::from_secret_key("user", "owner-key", &owner.export_secret_key().to_vec())
+                .unwrap(),
         )
     };
     let machine_js = || {
         JsValue::from(
-            IdentityKey::from_secret_key("bot", "machine-a", &machine.export_secret_key()).unwrap(),
+            IdentityKey::from_secret_key("bot", "machine-a", &machine.export_secret_key().to_vec())
+                .unwrap(),
         )
     };
 
@@ -338,8 +342,12 @@ fn a_generation_and_a_prompt_the_server_minted_are_refused() {
         &JsValue::from(owner_trusted),
         &JsValue::from(TrustedKey::own(
             BOT,
-            &IdentityKey::from_secret_key("bot", "machine-a", &machine.export_secret_key())
-                .unwrap(),
+            &IdentityKey::from_secret_key(
+                "bot",
+                "machine-a",
+                &machine.export_secret_key().to_vec(),
+            )
+            .unwrap(),
         )),
     );
     let mut roll = runtime.prepare_roll(&machine, recipients.into()).unwrap();
