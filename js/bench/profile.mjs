@@ -9,37 +9,11 @@
 // inclusive time. For names of the WASM functions, build the module with
 // its name section kept (wasm-bindgen --keep-debug, wasm-opt -g) in its
 // place in js/dist.
-import { createServer } from "node:http";
-import { readFile } from "node:fs/promises";
-import { extname, join, normalize } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launchChromium, serveJs } from "./serve.js";
 
 const [what = "open", size = "1024", backend = "auto", n = "1000"] = process.argv.slice(2);
-const root = fileURLToPath(new URL("..", import.meta.url)); // js/
-const types = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm" };
-const server = createServer(async (req, res) => {
-  const file = join(root, normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)));
-  if (!file.startsWith(root)) return void res.writeHead(403).end();
-  try {
-    const body = await readFile(file);
-    res.writeHead(200, {
-      "Content-Type": types[extname(file)] ?? "application/octet-stream",
-      "Cross-Origin-Opener-Policy": "same-origin",
-      "Cross-Origin-Embedder-Policy": "require-corp",
-      "Cache-Control": "no-store",
-    });
-    res.end(body);
-  } catch {
-    res.writeHead(404).end();
-  }
-});
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu"],
-});
+const server = await serveJs();
+const browser = await launchChromium();
 try {
   const page = await browser.newPage();
   page.on("pageerror", (e) => console.error(`[chromium] ${e}`));
@@ -51,7 +25,7 @@ try {
     await cdp.send("Profiler.start");
   });
   const query = new URLSearchParams({ what, size, backend, n });
-  await page.goto(`http://127.0.0.1:${server.address().port}/bench/profile.html?${query}`);
+  await page.goto(`http://127.0.0.1:${server.port}/bench/profile.html?${query}`);
   const out = await done;
   if (out.error) throw new Error(out.error);
   const { profile } = await cdp.send("Profiler.stop");
