@@ -590,14 +590,18 @@ export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
       const pending = glue.prepareOpenMessages(keyring, trust, streamId, messages, own, presented);
       return complete(platform, pending, keyring, from, (decrypted, verified) => pending.hazmatFinish(decrypted, keyring, verified));
     },
-    async unwrapStreamKeyAsync(keyring, record, identities, senders, options) {
+    // The identities are read once (a copy of the array): the listing, the
+    // platform and the finish see the same keys at the same indices.
+    async unwrapStreamKeyAsync(keyring, record, given, senders, options) {
+      const identities = Array.isArray(given) ? [...given] : given;
       if (!x25519Here(options)) return glue.unwrapStreamKey(keyring, record, identities, senders);
       const requests = glue.hazmatUnwrapDhRequests(record, identities, senders);
       return withPlatformX25519(platform, identities, requests, (requests, results) =>
         glue.hazmatUnwrapStreamKeyWithDh(keyring, record, identities, senders, requests, results),
       );
     },
-    async openKeyWrapsAsync(state, trust, keyWraps, identities, options) {
+    async openKeyWrapsAsync(state, trust, keyWraps, given, options) {
+      const identities = Array.isArray(given) ? [...given] : given;
       if (!x25519Here(options)) return glue.openKeyWraps(state, trust, keyWraps, identities);
       const requests = glue.hazmatKeyWrapsDhRequests(state, trust, keyWraps, identities);
       return withPlatformX25519(platform, identities, requests, (requests, results) =>

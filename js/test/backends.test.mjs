@@ -1193,6 +1193,26 @@ test("unwrapStreamKeyAsync and openKeyWrapsAsync on every backend and platform: 
   for (const [i, [backend, platform]] of runs.entries()) assert.deepEqual(reports[i], reports[0], `the list, ${backend} on ${platform?.id}`);
   assert.deepEqual(reports[0].report.value.admitted.map((a) => [a.keyGeneration, a.sender]), [[4, "usr_owner"], [5, "usr_admin"], [5, "usr_admin"]]);
   assert.deepEqual(reports[0].report.value.skipped.map((s) => s.code).sort(), ["INVALID_LENGTH", "MALFORMED_BASE64", "UNTRUSTED_WRAP", "UNTRUSTED_WRAP", "UNTRUSTED_WRAP"]);
+  // Lists refused as a whole: too many trials (INPUT_TOO_LARGE, after the owner and the
+  // sealed flag are recorded), and another owner than the one pinned (UNEXPECTED_AUTHOR,
+  // before): the same error and the same state on every run.
+  const tooMany = { ...list, wraps: Array(Math.ceil(16384 / 3) + 1).fill(cases.byOwner) };
+  for (const [refused, pinned, expected] of [
+    [tooMany, null, "INPUT_TOO_LARGE"],
+    [tooMany, "usr_other", "UNEXPECTED_AUTHOR"],
+  ]) {
+    for (const [backend, platform] of runs) {
+      const s = state();
+      if (pinned) s.setOwner(pinned);
+      const opens = platform && asyncOpens(glue, { x25519: true }, platform);
+      const got = await outcome(() =>
+        platform === null ? pkg.openKeyWraps(s, trust, refused, [me]) : opens.openKeyWrapsAsync(s, trust, refused, [me], { backend }),
+      );
+      assert.equal(got.code, expected, `${expected}, ${backend} on ${platform?.id}`);
+      assert.deepEqual([s.ownerUserId, s.isSealed], [pinned ?? "usr_owner", pinned === null], `${expected}, ${backend} on ${platform?.id}`);
+      s.free();
+    }
+  }
   const badList = await outcome(() => asyncOpens(glue, { x25519: true }, WEBCRYPTO).openKeyWrapsAsync(state(), trust, { wraps: "x" }, me));
   assert.equal(badList.code, "MALFORMED_JSON");
   for (const k of [me, second, owner, admin, stranger, trust]) k.free();
@@ -1270,7 +1290,7 @@ test("the platform's X25519: the secret key imported once per IdentityKey object
   for (const k of [me, owner, admin]) k.free();
 });
 
-test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once (33 bytes: key index, public key); hazmatUnwrapStreamKeyWithDh and hazmatOpenKeyWrapsWithDh check the results' shape", async () => {
+test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once (33 bytes: key index, public key), and nothing for a list openKeyWraps refuses; hazmatUnwrapStreamKeyWithDh and hazmatOpenKeyWrapsWithDh check the results' shape", async () => {
   const me = pkg.IdentityKey.generate("user", "key_me");
   const owner = pkg.IdentityKey.generate("user", "key_owner");
   const admin = pkg.IdentityKey.generate("user", "key_admin");
@@ -1300,9 +1320,14 @@ test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once 
   const flagged = none.slice();
   flagged[0] = 2;
   assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, requests, flagged)), "INVALID_FIELD");
+  // A key index past `identities` names no key: its result is passed over (here a wrong
+  // one), and the open computes what it needs itself.
   const pastKeys = requests.slice();
   pastKeys[33] = 1;
-  assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, pastKeys, none)), "INVALID_FIELD");
+  const wrongResult = new Uint8Array(requests.length);
+  wrongResult[33] = 1;
+  wrongResult.fill(7, 34, 66);
+  assert.deepEqual(pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, pastKeys, wrongResult), { sender: 0, recipient: 0 });
   assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.minted, me, senders, pkg.hazmatUnwrapDhRequests(cases.minted, me, senders), none)), "UNTRUSTED_WRAP");
 
   // A list: each wrap's enc, and each accepted sender once for all of them.
@@ -1319,5 +1344,8 @@ test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once 
   assert.deepEqual(report.admitted.map((a) => a.keyGeneration), [4, 5]);
   assert.deepEqual(report.skipped.map((s) => s.code), ["UNTRUSTED_WRAP"]);
   assert.equal(code(() => pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [me], listed, new Uint8Array(33))), "INVALID_LENGTH");
+  // A list openKeyWraps refuses before any X25519 lists nothing (it gives the error itself).
+  const tooMany = { ...list, wraps: Array(Math.ceil(16384 / 3) + 1).fill(cases.byOwner) };
+  assert.equal(pkg.hazmatKeyWrapsDhRequests(state, trust, tooMany, [me]).length, 0);
   for (const k of [me, owner, admin, trust, state]) k.free();
 });

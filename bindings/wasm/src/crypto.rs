@@ -289,7 +289,8 @@ const DH_REQUEST_LEN: usize = 33;
 /// platform computed it, 0: it did not, WASM computes it) and the 32 bytes
 /// of `X25519(key, public)`. Copied into a buffer zeroized when dropped (the
 /// caller wipes its own). `INVALID_LENGTH` when the lengths do not fit,
-/// `INVALID_FIELD` for a key index past `keys` or another flag.
+/// `INVALID_FIELD` for a flag other than 0 or 1; a key index past `keys` is
+/// passed over.
 pub(crate) fn platform_dh(
     requests: &[u8],
     results: &Uint8Array,
@@ -323,20 +324,22 @@ pub(crate) fn platform_dh(
         else {
             continue;
         };
-        let key = usize::from(key);
-        if key >= keys || flag > 1 {
+        if flag > 1 {
             return Err(error_with(
                 ErrorCode::InvalidField,
-                "field `results` is invalid: a key index or a flag out of range",
+                "field `results` is invalid: a flag other than 0 or 1",
             ));
         }
-        if flag == 1 {
+        // A key index past `identities` names none of them: nothing to file
+        // (the open computes what it needs itself).
+        let key = usize::from(key);
+        if flag == 1 && key < keys {
             let (Ok(public), Ok(value)) =
-                (<[u8; 32]>::try_from(public), <[u8; 32]>::try_from(value))
+                (<[u8; 32]>::try_from(public), <&[u8; 32]>::try_from(value))
             else {
                 continue;
             };
-            dh.insert(key, public, Zeroizing::new(value));
+            dh.insert(key, public, value);
         }
     }
     Ok(dh)

@@ -257,7 +257,8 @@ fn open_key_wraps_with(
 
 /// **Hazmat** (`streamseal::hazmat::PlatformDh`): the X25519 operations
 /// `openKeyWraps` may do for `keyWraps`, packed for a platform's X25519
-/// (see `hazmatUnwrapDhRequests`). Changes nothing.
+/// (see `hazmatUnwrapDhRequests`). Changes nothing; empty for a list
+/// `openKeyWraps` refuses before any X25519 (it then gives that error).
 #[wasm_bindgen(js_name = hazmatKeyWrapsDhRequests)]
 pub fn hazmat_key_wraps_dh_requests(
     state: &StreamState,
@@ -267,9 +268,9 @@ pub fn hazmat_key_wraps_dh_requests(
 ) -> JsResult<Vec<u8>> {
     let key_wraps = input("keyWraps", &key_wraps)?;
     let mine = IdentityKey::list("identities", &identities)?;
-    Ok(crate::crypto::pack_dh_requests(&js(
-        key_wraps::admit_dh_requests(&state.inner, trust.core(), &key_wraps.wraps, &mine),
-    )?))
+    Ok(crate::crypto::pack_dh_requests(
+        &key_wraps::admit_dh_requests(&state.inner, trust.core(), &key_wraps.wraps, &mine),
+    ))
 }
 
 /// **Hazmat**: `openKeyWraps` with the X25519 results a platform computed

@@ -334,8 +334,13 @@ pub fn finish_open_verified_elsewhere(
 /// not once per wrap). Results are zeroized on drop, never printed.
 #[derive(Default)]
 pub struct PlatformDh {
-    results: HashMap<(usize, [u8; 32]), zeroize::Zeroizing<[u8; 32]>>,
+    // Each result in a box of its own: when the map grows, it moves the
+    // boxes, not the secrets, so no copy is left in the memory it frees.
+    results: HashMap<(usize, [u8; 32]), BoxedResult>,
 }
+
+/// One X25519 result, on the heap alone, zeroized on drop.
+type BoxedResult = Box<zeroize::Zeroizing<[u8; 32]>>;
 
 impl fmt::Debug for PlatformDh {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -350,8 +355,10 @@ impl PlatformDh {
     }
 
     /// Files `result` as `X25519(mine[key]'s secret, public)`.
-    pub fn insert(&mut self, key: usize, public: [u8; 32], result: zeroize::Zeroizing<[u8; 32]>) {
-        self.results.insert((key, public), result);
+    pub fn insert(&mut self, key: usize, public: [u8; 32], result: &[u8; 32]) {
+        let mut boxed = Box::new(zeroize::Zeroizing::new([0u8; 32]));
+        **boxed = *result;
+        self.results.insert((key, public), boxed);
     }
 
     /// How many results are filed.
@@ -372,10 +379,11 @@ impl crate::wrap::DhSource for PlatformDh {
         mine: &IdentityKey,
         public: &[u8; 32],
     ) -> zeroize::Zeroizing<[u8; 32]> {
-        self.results
+        let result = self
+            .results
             .entry((key, *public))
-            .or_insert_with(|| mine.secret_key().diffie_hellman(public))
-            .clone()
+            .or_insert_with(|| Box::new(mine.secret_key().diffie_hellman(public)));
+        zeroize::Zeroizing::new(***result)
     }
 }
 

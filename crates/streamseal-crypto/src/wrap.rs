@@ -529,7 +529,7 @@ mod tests {
     fn platform(requests: &[(usize, [u8; 32])], mine: &[IdentityKey]) -> PlatformDh {
         let mut dh = PlatformDh::new();
         for (k, public) in requests {
-            dh.insert(*k, *public, mine[*k].secret_key().diffie_hellman(public));
+            dh.insert(*k, *public, &mine[*k].secret_key().diffie_hellman(public));
         }
         dh
     }
@@ -617,7 +617,7 @@ mod tests {
                 if i == wrong {
                     result[0] ^= 1;
                 }
-                dh.insert(*k, *public, result);
+                dh.insert(*k, *public, &result);
             }
             let err =
                 unwrap_stream_key_with_platform_dh("stream_r", &wrap, &mine, &accepted, &mut dh)
