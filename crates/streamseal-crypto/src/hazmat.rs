@@ -50,7 +50,7 @@
 //! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use crate::bundle::SealedBundle;
@@ -332,11 +332,17 @@ pub fn finish_open_verified_elsewhere(
 /// next wrap of the same call (the accepted senders are the same for every
 /// wrap of a list, so `DH(skR, pkS)` is computed once per key and sender,
 /// not once per wrap). Results are zeroized on drop, never printed.
+///
+/// Results with senders' identity keys that opened a wrap can be kept
+/// across calls in a [`SenderDh`] per key ([`Self::seed`],
+/// [`Self::keep_opened`]).
 #[derive(Default)]
 pub struct PlatformDh {
     // Each result in a box of its own: when the map grows, it moves the
     // boxes, not the secrets, so no copy is left in the memory it frees.
     results: HashMap<(usize, [u8; 32]), BoxedResult>,
+    // The (key, sender's identity key) pairs a wrap opened under (a few).
+    opened: Vec<(usize, [u8; 32])>,
 }
 
 /// One X25519 result, on the heap alone, zeroized on drop.
@@ -370,6 +376,91 @@ impl PlatformDh {
     pub fn is_empty(&self) -> bool {
         self.results.is_empty()
     }
+
+    /// Files every result `kept` holds as a result of `mine[key]` (the key
+    /// `kept` belongs to): a wrap from one of those senders then costs one
+    /// X25519, `DH(skR, enc)`, instead of two.
+    pub fn seed(&mut self, key: usize, kept: &SenderDh) {
+        for (sender, result) in &kept.results {
+            self.insert(key, *sender, result);
+        }
+    }
+
+    /// Moves into `kept` (the cache of `mine[key]`) each result of
+    /// `mine[key]` with a sender's identity key under which a wrap opened in
+    /// this call. Only those: a result no wrap confirmed (a platform's
+    /// answer for a wrap that did not open) is never kept.
+    pub fn keep_opened(&mut self, key: usize, kept: &mut SenderDh) {
+        let results = &mut self.results;
+        self.opened.retain(|&(k, sender)| {
+            if k != key {
+                return true;
+            }
+            if let Some(result) = results.remove(&(k, sender)) {
+                kept.keep(sender, result);
+            }
+            false
+        });
+    }
+}
+
+/// X25519 results of one identity key with the identity keys of senders it
+/// opened wraps from, kept across calls (NaCl's `crypto_box_beforenm` keeps
+/// the same kind of value): `DH(skR, pkS)` is the same for every wrap a
+/// sender makes to this key, so a key distributor's later wraps open with
+/// one X25519 each. Filled only by [`PlatformDh::keep_opened`], so each
+/// result held was confirmed by a wrap's AEAD tag.
+///
+/// It holds secrets as sensitive as the key's own for these pairs: keep it
+/// with the key, never outside the memory the key lives in. Zeroized on
+/// drop, never printed, not `Clone`; at most [`SenderDh::MAX`] results (it
+/// starts over when full).
+#[derive(Default)]
+pub struct SenderDh {
+    // A few senders (a stream's key distributors): a list, searched.
+    results: Vec<([u8; 32], BoxedResult)>,
+}
+
+impl fmt::Debug for SenderDh {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SenderDh({} results)", self.results.len())
+    }
+}
+
+impl SenderDh {
+    /// How many senders' results a cache holds at most.
+    pub const MAX: usize = 256;
+
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether the result with `sender`'s identity key is held.
+    pub fn contains(&self, sender: &[u8; 32]) -> bool {
+        self.results.iter().any(|(held, _)| held == sender)
+    }
+
+    /// How many results are held.
+    pub fn len(&self) -> usize {
+        self.results.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.results.is_empty()
+    }
+
+    fn keep(&mut self, sender: [u8; 32], result: BoxedResult) {
+        if let Some(held) = self.results.iter_mut().find(|(held, _)| *held == sender) {
+            held.1 = result;
+            return;
+        }
+        if self.results.len() >= Self::MAX {
+            self.results.clear();
+        }
+        self.results.push((sender, result));
+    }
 }
 
 impl crate::wrap::DhSource for PlatformDh {
@@ -385,12 +476,16 @@ impl crate::wrap::DhSource for PlatformDh {
             .or_insert_with(|| Box::new(mine.secret_key().diffie_hellman(public)));
         zeroize::Zeroizing::new(***result)
     }
+
+    fn opened(&mut self, key: usize, sender: &[u8; 32]) {
+        self.opened.push((key, *sender));
+    }
 }
 
 /// X25519 requests without repeats, in their first order (the requests of
 /// several wraps name the same senders).
 pub fn distinct_dh_requests(requests: Vec<(usize, [u8; 32])>) -> Vec<(usize, [u8; 32])> {
-    let mut seen = std::collections::HashSet::with_capacity(requests.len());
+    let mut seen = HashSet::with_capacity(requests.len());
     requests.into_iter().filter(|r| seen.insert(*r)).collect()
 }
 
@@ -465,5 +560,32 @@ mod tests {
             CryptoError::length("randomness", 32, 33),
             "names what was drawn and what was given"
         );
+    }
+
+    /// The cache holds at most `SenderDh::MAX` results: one more starts it
+    /// over, keeping the newest; a sender already held is replaced in place.
+    #[test]
+    fn the_sender_cache_is_bounded() {
+        let mut kept = SenderDh::new();
+        let result = |i: u32| {
+            let mut boxed = Box::new(zeroize::Zeroizing::new([0u8; 32]));
+            boxed[..4].copy_from_slice(&i.to_le_bytes());
+            boxed
+        };
+        let sender = |i: u32| {
+            let mut pk = [0u8; 32];
+            pk[..4].copy_from_slice(&i.to_le_bytes());
+            pk
+        };
+        for i in 0..SenderDh::MAX as u32 {
+            kept.keep(sender(i), result(i));
+        }
+        assert_eq!(kept.len(), SenderDh::MAX);
+        kept.keep(sender(0), result(7));
+        assert_eq!(kept.len(), SenderDh::MAX, "a held sender is replaced");
+        kept.keep(sender(SenderDh::MAX as u32), result(1));
+        assert_eq!(kept.len(), 1);
+        assert!(kept.contains(&sender(SenderDh::MAX as u32)));
+        assert!(!kept.contains(&sender(1)));
     }
 }

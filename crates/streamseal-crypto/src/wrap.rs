@@ -266,6 +266,12 @@ pub(crate) trait DhSource {
     /// `X25519(mine[key]'s secret, public)`; all zero for a low-order
     /// `public` (the caller refuses that).
     fn dh(&mut self, key: usize, mine: &IdentityKey, public: &[u8; 32]) -> Zeroizing<[u8; 32]>;
+
+    /// A wrap opened with `X25519(mine[key]'s secret, sender)` for the
+    /// sender's identity key `sender`: that result is right (the AEAD tag
+    /// it led to verified), so a source may keep it for later wraps from
+    /// the same sender ([`crate::hazmat::SenderDh`]).
+    fn opened(&mut self, _key: usize, _sender: &[u8; 32]) {}
 }
 
 /// Every X25519 computed here.
@@ -379,6 +385,7 @@ pub(crate) fn unwrap_stream_key_with_dh(
                 &ct,
                 [&dh_e, &dh_s],
             )? {
+                dh.opened(recipient, from.public_key.as_bytes());
                 return Ok(Unwrapped {
                     key,
                     sender,
@@ -497,7 +504,9 @@ impl TryCryptoRng for SeedRng {}
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
-    use crate::hazmat::{PlatformDh, unwrap_dh_requests, unwrap_stream_key_with_platform_dh};
+    use crate::hazmat::{
+        PlatformDh, SenderDh, unwrap_dh_requests, unwrap_stream_key_with_platform_dh,
+    };
     use crate::identity::KeyId;
     use proptest::prelude::*;
 
@@ -633,6 +642,145 @@ mod tests {
                 &mut platform(&requests, &mine)
             )
             .is_ok()
+        );
+    }
+
+    fn wrap_from(sender: &IdentityKey, to: &IdentityKey, generation: u8) -> KeyWrap {
+        wrap_stream_key(
+            "stream_r",
+            u32::from(generation),
+            &StreamKey::from_bytes(&[generation; 32]),
+            sender,
+            &Recipient::of(to),
+        )
+        .unwrap()
+    }
+
+    fn open_with(
+        wrap: &KeyWrap,
+        mine: &[IdentityKey],
+        accepted: &[Recipient],
+        dh: &mut PlatformDh,
+    ) -> CryptoResult<Unwrapped> {
+        unwrap_stream_key_with_platform_dh("stream_r", wrap, mine, accepted, dh)
+    }
+
+    /// What a wrap opened with is kept, and only that: the result with the
+    /// sender that made it, not those tried before it. Seeded from the
+    /// cache, the sender's next wrap opens to what `unwrap_stream_key` gives
+    /// with one X25519 (`DH(skR, enc)`).
+    #[test]
+    fn a_kept_result_opens_the_next_wrap_with_one_x25519() {
+        let owner = key(RecipientKind::User, "owner", 10);
+        let other = key(RecipientKind::User, "other", 11);
+        let mine = [key(RecipientKind::Bot, "k", 9)];
+        let mut kept = SenderDh::new();
+
+        let first = wrap_from(&owner, &mine[0], 1);
+        let tried_first = [Recipient::of(&other), Recipient::of(&owner)];
+        let mut dh = PlatformDh::new();
+        open_with(&first, &mine, &tried_first, &mut dh).unwrap();
+        assert_eq!(
+            dh.len(),
+            3,
+            "enc, the other sender's (tried first), the owner's"
+        );
+        dh.keep_opened(0, &mut kept);
+        assert_eq!(kept.len(), 1);
+        assert!(kept.contains(owner.public_key().as_bytes()));
+        assert!(
+            !kept.contains(other.public_key().as_bytes()),
+            "a result no wrap confirmed is not kept"
+        );
+        assert_eq!(
+            format!("{kept:?}"),
+            "SenderDh(1 results)",
+            "no secret printed"
+        );
+
+        let next = wrap_from(&owner, &mine[0], 2);
+        let accepted = [Recipient::of(&owner), Recipient::of(&other)];
+        let mut dh = PlatformDh::new();
+        dh.seed(0, &kept);
+        assert_eq!(dh.len(), 1);
+        let got = open_with(&next, &mine, &accepted, &mut dh);
+        assert_eq!(dh.len(), 2, "one X25519 computed: DH(skR, enc)");
+        assert_eq!(
+            view(&got),
+            view(&unwrap_stream_key("stream_r", &next, &mine, &accepted))
+        );
+        assert_eq!(got.unwrap().key.to_bytes().as_slice(), &[2; 32]);
+    }
+
+    /// The server's wraps gain nothing from a warm cache: a wrap it minted
+    /// (made by a key no accepted sender holds) or moved to another
+    /// generation stays `UNTRUSTED_WRAP` with the owner's result seeded, and
+    /// leaves nothing new in the cache.
+    #[test]
+    fn a_warm_cache_opens_no_minted_or_moved_wrap() {
+        let owner = key(RecipientKind::User, "owner", 10);
+        let mallory = key(RecipientKind::User, "owner", 66);
+        let mine = [key(RecipientKind::Bot, "k", 9)];
+        let accepted = [Recipient::of(&owner)];
+        let mut kept = SenderDh::new();
+        let mut dh = PlatformDh::new();
+        open_with(&wrap_from(&owner, &mine[0], 1), &mine, &accepted, &mut dh).unwrap();
+        dh.keep_opened(0, &mut kept);
+
+        let minted = wrap_from(&mallory, &mine[0], 2);
+        let mut moved = wrap_from(&owner, &mine[0], 3);
+        moved.key_generation = 4;
+        for wrap in [minted, moved] {
+            let mut dh = PlatformDh::new();
+            dh.seed(0, &kept);
+            assert_eq!(
+                open_with(&wrap, &mine, &accepted, &mut dh).unwrap_err(),
+                CryptoError::UntrustedWrap
+            );
+            let mut after = SenderDh::new();
+            dh.keep_opened(0, &mut after);
+            assert!(after.is_empty(), "nothing confirmed, nothing kept");
+        }
+    }
+
+    /// A platform's wrong result is never kept: the wrap it was for does not
+    /// open, so a later open computes the result again. And a cache used
+    /// for another key (the caller's mistake) opens nothing: the results it
+    /// holds are not that key's.
+    #[test]
+    fn wrong_results_are_not_kept_and_a_misfiled_cache_opens_nothing() {
+        let owner = key(RecipientKind::User, "owner", 10);
+        let mine = [
+            key(RecipientKind::Bot, "k", 9),
+            key(RecipientKind::Bot, "j", 12),
+        ];
+        let accepted = [Recipient::of(&owner)];
+        let wrap = wrap_from(&owner, &mine[0], 1);
+        let requests = unwrap_dh_requests(&wrap, &mine, &accepted).unwrap();
+        let mut dh = platform(&requests, &mine);
+        let pk = *owner.public_key().as_bytes();
+        let mut wrong = mine[0].secret_key().diffie_hellman(&pk);
+        wrong[31] ^= 0x40;
+        dh.insert(0, pk, &wrong);
+        assert_eq!(
+            open_with(&wrap, &mine, &accepted, &mut dh).unwrap_err(),
+            CryptoError::UntrustedWrap
+        );
+        let mut kept = SenderDh::new();
+        dh.keep_opened(0, &mut kept);
+        assert!(kept.is_empty());
+
+        // Kept for key 0, then seeded as key 1's: key 1's wrap does not open.
+        let mut dh = PlatformDh::new();
+        open_with(&wrap, &mine, &accepted, &mut dh).unwrap();
+        dh.keep_opened(0, &mut kept);
+        assert_eq!(kept.len(), 1);
+        let to_j = wrap_from(&owner, &mine[1], 2);
+        let mut dh = PlatformDh::new();
+        dh.seed(1, &kept);
+        assert_eq!(
+            open_with(&to_j, &mine, &accepted, &mut dh).unwrap_err(),
+            CryptoError::UntrustedWrap
         );
     }
 }
