@@ -190,12 +190,15 @@ function ed25519Key(platform, raw) {
 // copies are zeroed at once; the CryptoKeys are held in the WeakMap of the
 // IdentityKey object, dropped by its `free()` and gone when it is
 // collected. The results are secrets: zeroed once WASM has read them.
+// WASM keeps, with each IdentityKey, the result with the identity key of
+// each sender whose wrap opened (`DH(skR, pkS)`, the same for all of that
+// sender's wraps), and lists only what it does not hold: a wrap from a
+// sender seen before asks for one X25519, `DH(skR, enc)`.
 
 // PKCS #8 of an X25519 secret key (RFC 8410), before its 32 bytes.
 const X25519_PKCS8 = Uint8Array.of(0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x04, 0x22, 0x04, 0x20);
 const DH_REQUEST = 33;
 const x25519Missing = new Set();
-const x25519Publics = new Map();
 
 function x25519Secret(platform, identity) {
   let byKey = cryptoKeys.get(identity);
@@ -224,16 +227,11 @@ function x25519Secret(platform, identity) {
   return key;
 }
 
+// Imported per request, not cached: a wrap's `enc` is new with every wrap,
+// and a sender's key is asked for only until a wrap of theirs opened (WASM
+// keeps that result with the IdentityKey, `SenderDh`).
 function x25519Public(platform, raw) {
-  const id = `${platform.id}:${hex(raw)}`;
-  let key = x25519Publics.get(id);
-  if (key === undefined) {
-    if (x25519Publics.size >= 4096) x25519Publics.clear();
-    key = Promise.resolve().then(() => platform.importX25519Public(raw.slice()));
-    x25519Publics.set(id, key);
-    key.catch(() => x25519Publics.delete(id));
-  }
-  return key;
+  return Promise.resolve().then(() => platform.importX25519Public(raw.slice()));
 }
 
 /**

@@ -1253,20 +1253,54 @@ test("the platform's X25519: the secret key imported once per IdentityKey object
       importX25519Secret: (pkcs8) => ((secrets += 1), base.importX25519Secret(pkcs8)),
       x25519: async (secret, publicKey) => ((computed += 1), base.x25519(secret, publicKey)),
     };
-    assert.deepEqual(await run(counting), { value: { sender: 1, recipient: 0 } });
+    const fresh = () => pkg.IdentityKey.fromSecretKey("user", "key_me", me.exportSecretKey());
+    const mine = fresh();
+    assert.deepEqual(await run(counting, cases.byOwner, mine), { value: { sender: 1, recipient: 0 } });
     // DH(skR, enc), then DH(skR, pkS) for each accepted sender: 3, computed side by side.
     assert.equal(computed, 3);
     const results = kept[0];
     assert.equal(results.length, 3 * 33);
     assert.ok(results.every((b) => b === 0), "the results are wiped once WASM read them");
-    await run(counting);
-    await run(counting, cases.byAdmin);
+    // The owner's wrap opened: DH(skR, pkS) with the owner is kept with the key, so
+    // the next wrap asks for the enc and the admin's key only; once the admin's wrap
+    // opened too, for DH(skR, enc) alone.
+    computed = 0;
+    assert.deepEqual(await run(counting, cases.byAdmin, mine), { value: { sender: 0, recipient: 0 } });
+    assert.equal(computed, 2);
+    for (const [wrap, sender] of [[cases.byOwner, 1], [cases.byAdmin, 0]]) {
+      computed = 0;
+      assert.deepEqual(await run(counting, wrap, mine), { value: { sender, recipient: 0 } });
+      assert.equal(computed, 1);
+    }
     assert.equal(secrets, 1, "one import per IdentityKey object");
-    // free() drops the CryptoKey: a copy of the key (another object) imports its own.
-    const copy = pkg.IdentityKey.fromSecretKey("user", "key_me", me.exportSecretKey());
+    // free() drops the CryptoKey: a copy of the key (another object) imports its own,
+    // and keeps its own results.
+    const copy = fresh();
+    computed = 0;
     await run(counting, cases.byOwner, copy);
     assert.equal(secrets, 2);
+    assert.equal(computed, 3);
     copy.free();
+    mine.free();
+    // A lying result is never kept: the wrap it was for did not open, and the
+    // next open asks for every X25519 again, and opens.
+    const lied = fresh();
+    const liar = {
+      ...base,
+      id: `liar-${base.id}`,
+      x25519: async (secret, publicKey) => {
+        const out = await base.x25519(secret, publicKey);
+        out[31] ^= 0x40;
+        return out;
+      },
+    };
+    assert.equal((await run(liar, cases.byOwner, lied)).code, "UNTRUSTED_WRAP");
+    computed = 0;
+    assert.deepEqual(await run(counting, cases.byOwner, lied), { value: { sender: 1, recipient: 0 } });
+    assert.equal(computed, 3);
+    // Kept results open nothing the server made: a minted wrap stays UNTRUSTED_WRAP.
+    assert.equal((await run(counting, cases.minted, lied)).code, "UNTRUSTED_WRAP");
+    lied.free();
     // No X25519 at all: each result computed in WASM; the same unwrap.
     const none = { ...base, id: `none-${base.id}`, importX25519Secret: () => Promise.reject(Object.assign(new Error("no"), { name: "NotSupportedError" })) };
     assert.deepEqual(await run(none), { value: { sender: 1, recipient: 0 } });
@@ -1307,6 +1341,13 @@ test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once 
   const ring = () => new pkg.Keyring(ROOT);
   const none = new Uint8Array(requests.length);
   assert.deepEqual(pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, requests, none), { sender: 0, recipient: 0 });
+  // The owner's wrap opened: DH(skR, pkS) with the owner is kept with the key (and
+  // the copies the binding makes of it, as in an array), and the next listing asks
+  // for the enc and the admin's key only. Another object holding the same secret
+  // keeps its own.
+  assert.deepEqual(pkg.hazmatUnwrapDhRequests(cases.byOwner, [me], senders), new Uint8Array([...requests.subarray(0, 33), ...requests.subarray(66)]));
+  const twin = pkg.IdentityKey.fromSecretKey("user", "key_me", me.exportSecretKey());
+  assert.deepEqual(pkg.hazmatUnwrapDhRequests(cases.byOwner, twin, senders), requests);
   const code = (fn) => {
     try {
       fn();
@@ -1328,7 +1369,9 @@ test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once 
   wrongResult[33] = 1;
   wrongResult.fill(7, 34, 66);
   assert.deepEqual(pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, pastKeys, wrongResult), { sender: 0, recipient: 0 });
-  assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.minted, me, senders, pkg.hazmatUnwrapDhRequests(cases.minted, me, senders), none)), "UNTRUSTED_WRAP");
+  const mintedRequests = pkg.hazmatUnwrapDhRequests(cases.minted, me, senders);
+  assert.equal(mintedRequests.length, 2 * 33, "the enc, and the admin (the owner kept)");
+  assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.minted, me, senders, mintedRequests, new Uint8Array(mintedRequests.length))), "UNTRUSTED_WRAP");
 
   // A list: each wrap's enc, and each accepted sender once for all of them.
   const trust = new pkg.TrustStore("tofu");
@@ -1336,16 +1379,23 @@ test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once 
   state.acceptSender(trust.admit("usr_owner", owner.recipient()));
   state.acceptSender(trust.admit("usr_admin", admin.recipient()));
   const list = { currentKeyGeneration: 5, ownerUserId: "usr_owner", wraps: [cases.byOwner, cases.byAdmin, cases.minted] };
-  const listed = pkg.hazmatKeyWrapsDhRequests(state, trust, list, [me]);
+  const listed = pkg.hazmatKeyWrapsDhRequests(state, trust, list, [twin]);
   // Accepted senders: the two, and the caller's own key.
   assert.equal(listed.length, (3 + 3) * 33, "three encs, three senders");
   assert.deepEqual(state.keyring().generations(), [], "listing changes nothing");
-  const report = pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [me], listed, new Uint8Array(listed.length));
+  assert.equal(code(() => pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [twin], listed, new Uint8Array(33))), "INVALID_LENGTH");
+  const report = pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [twin], listed, new Uint8Array(listed.length));
   assert.deepEqual(report.admitted.map((a) => a.keyGeneration), [4, 5]);
   assert.deepEqual(report.skipped.map((s) => s.code), ["UNTRUSTED_WRAP"]);
-  assert.equal(code(() => pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [me], listed, new Uint8Array(33))), "INVALID_LENGTH");
+  // Both senders' wraps opened: their results are kept; the caller's own key made
+  // no wrap here, and is still asked for.
+  const again = new pkg.StreamState(ROOT);
+  again.acceptSender(trust.admit("usr_owner", owner.recipient()));
+  again.acceptSender(trust.admit("usr_admin", admin.recipient()));
+  assert.equal(pkg.hazmatKeyWrapsDhRequests(again, trust, list, [twin]).length, (3 + 1) * 33);
+  again.free();
   // A list openKeyWraps refuses before any X25519 lists nothing (it gives the error itself).
   const tooMany = { ...list, wraps: Array(Math.ceil(16384 / 3) + 1).fill(cases.byOwner) };
   assert.equal(pkg.hazmatKeyWrapsDhRequests(state, trust, tooMany, [me]).length, 0);
-  for (const k of [me, owner, admin, trust, state]) k.free();
+  for (const k of [me, twin, owner, admin, trust, state]) k.free();
 });

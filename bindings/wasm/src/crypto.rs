@@ -250,19 +250,22 @@ fn unwrap_with(
     platform: Option<(&[u8], &Uint8Array)>,
 ) -> JsResult<Ts<Unwrapped>> {
     let record = input("record", &record)?;
-    let mine = IdentityKey::list("identities", &identities)?;
+    let mine = IdentityKey::mine("identities", &identities)?;
     let senders: Vec<Recipient> = from_js("senders", senders)?;
     let mut dh = match platform {
-        Some((requests, results)) => platform_dh(requests, results, mine.len())?,
+        Some((requests, results)) => platform_dh(requests, results, mine.keys.len())?,
         None => hazmat::PlatformDh::new(),
     };
-    let opened = js(hazmat::unwrap_stream_key_with_platform_dh(
+    mine.seed(&mut dh);
+    let opened = hazmat::unwrap_stream_key_with_platform_dh(
         keyring.core().root_stream_id(),
         &record,
-        &mine,
+        &mine.keys,
         &senders,
         &mut dh,
-    ))?;
+    );
+    mine.keep(&mut dh);
+    let opened = js(opened)?;
     js(keyring.core_mut().insert(record.key_generation, opened.key))?;
     output(&Unwrapped {
         sender: index(opened.sender),
@@ -357,11 +360,11 @@ pub fn hazmat_unwrap_dh_requests(
     #[wasm_bindgen(unchecked_param_type = "Recipient[]")] senders: JsValue,
 ) -> JsResult<Vec<u8>> {
     let record = input("record", &record)?;
-    let mine = IdentityKey::list("identities", &identities)?;
+    let mine = IdentityKey::mine("identities", &identities)?;
     let senders: Vec<Recipient> = from_js("senders", senders)?;
-    Ok(pack_dh_requests(&js(hazmat::unwrap_dh_requests(
-        &record, &mine, &senders,
-    ))?))
+    Ok(pack_dh_requests(&mine.not_kept(js(
+        hazmat::unwrap_dh_requests(&record, &mine.keys, &senders),
+    )?)))
 }
 
 /// **Hazmat**: `unwrapStreamKey` with the X25519 results a platform

@@ -3,6 +3,10 @@
 //! the core zeroizes their secrets on drop. Only the explicit
 //! `exportSecretKey` / `exportKey` hand secret bytes to JS.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use streamseal::hazmat::{PlatformDh, SenderDh};
 use streamseal::identity::{self, KeyId, PublicKey, RecipientKind, SecretKey};
 use streamseal::stream_key::{self, STREAM_KEY_LEN, StreamKey};
 use tsify::Ts;
@@ -16,12 +20,63 @@ use crate::error::{JsResult, copies_of, js, output};
 #[wasm_bindgen]
 pub struct IdentityKey {
     inner: identity::IdentityKey,
+    /// `X25519(secret, pkS)` for each sender whose wrap this key opened
+    /// (`streamseal::hazmat::SenderDh`): that sender's next wrap opens with
+    /// one X25519. Shared with the copies the binding makes of this object,
+    /// which hold the same secret; zeroized when the last is dropped.
+    senders_dh: Rc<RefCell<SenderDh>>,
+}
+
+/// The caller's keys for a key-wrap open, each with its cache of results
+/// with senders (`IdentityKey::senders_dh`).
+pub(crate) struct Mine {
+    /// The keys, in the caller's order.
+    pub(crate) keys: Vec<identity::IdentityKey>,
+    kept: Vec<Rc<RefCell<SenderDh>>>,
+}
+
+impl Mine {
+    /// Files each key's kept results into `dh` under the key's index.
+    pub(crate) fn seed(&self, dh: &mut PlatformDh) {
+        for (key, kept) in self.kept.iter().enumerate() {
+            dh.seed(key, &kept.borrow());
+        }
+    }
+
+    /// Keeps, in each key's cache, the results with senders that opened a
+    /// wrap in the call `dh` served.
+    pub(crate) fn keep(&self, dh: &mut PlatformDh) {
+        for (key, kept) in self.kept.iter().enumerate() {
+            dh.keep_opened(key, &mut kept.borrow_mut());
+        }
+    }
+
+    /// `requests` without those a key's cache answers.
+    pub(crate) fn not_kept(&self, mut requests: Vec<(usize, [u8; 32])>) -> Vec<(usize, [u8; 32])> {
+        requests.retain(|(key, public)| {
+            self.kept
+                .get(*key)
+                .is_none_or(|kept| !kept.borrow().contains(public))
+        });
+        requests
+    }
 }
 
 impl IdentityKey {
     /// Wraps a core key.
     pub(crate) fn from_core(inner: identity::IdentityKey) -> Self {
-        IdentityKey { inner }
+        IdentityKey {
+            inner,
+            senders_dh: Rc::default(),
+        }
+    }
+
+    /// The caller's keys from an `IdentityKey` or an array of them, with
+    /// their caches of results with senders.
+    pub(crate) fn mine(param: &str, value: &JsValue) -> JsResult<Mine> {
+        let copies: Vec<IdentityKey> = copies_of(param, "IdentityKey", COPY_IDENTITY_KEY, value)?;
+        let (keys, kept) = copies.into_iter().map(|k| (k.inner, k.senders_dh)).unzip();
+        Ok(Mine { keys, kept })
     }
 
     /// The core key.
@@ -32,8 +87,7 @@ impl IdentityKey {
     /// The caller's keys from an `IdentityKey` or an array of them (copied
     /// inside WASM memory; the caller keeps its objects).
     pub(crate) fn list(param: &str, value: &JsValue) -> JsResult<Vec<identity::IdentityKey>> {
-        let keys: Vec<IdentityKey> = copies_of(param, "IdentityKey", COPY_IDENTITY_KEY, value)?;
-        Ok(keys.into_iter().map(|k| k.inner).collect())
+        Self::mine(param, value).map(|mine| mine.keys)
     }
 }
 
@@ -109,7 +163,10 @@ impl IdentityKey {
     /// secret never crosses to JS.
     #[wasm_bindgen(js_name = __streamsealCopyIdentityKey, skip_typescript)]
     pub fn copy_for_binding(&self) -> IdentityKey {
-        Self::from_core(self.inner.clone())
+        IdentityKey {
+            inner: self.inner.clone(),
+            senders_dh: Rc::clone(&self.senders_dh),
+        }
     }
 }
 

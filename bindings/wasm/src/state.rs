@@ -241,18 +241,23 @@ fn open_key_wraps_with(
     platform: Option<(&[u8], &js_sys::Uint8Array)>,
 ) -> JsResult<Ts<WrapsReport>> {
     let key_wraps = input("keyWraps", &key_wraps)?;
-    let mine = IdentityKey::list("identities", &identities)?;
+    let mine = IdentityKey::mine("identities", &identities)?;
     let mut dh = match platform {
-        Some((requests, results)) => crate::crypto::platform_dh(requests, results, mine.len())?,
+        Some((requests, results)) => {
+            crate::crypto::platform_dh(requests, results, mine.keys.len())?
+        }
         None => streamseal::hazmat::PlatformDh::new(),
     };
-    output(&js(key_wraps::open_key_wraps_with_platform_dh(
+    mine.seed(&mut dh);
+    let report = key_wraps::open_key_wraps_with_platform_dh(
         state.core_mut(),
         trust.core(),
         &key_wraps,
-        &mine,
+        &mine.keys,
         &mut dh,
-    ))?)
+    );
+    mine.keep(&mut dh);
+    output(&js(report)?)
 }
 
 /// **Hazmat** (`streamseal::hazmat::PlatformDh`): the X25519 operations
@@ -267,10 +272,10 @@ pub fn hazmat_key_wraps_dh_requests(
     #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
 ) -> JsResult<Vec<u8>> {
     let key_wraps = input("keyWraps", &key_wraps)?;
-    let mine = IdentityKey::list("identities", &identities)?;
-    Ok(crate::crypto::pack_dh_requests(
-        &key_wraps::admit_dh_requests(&state.inner, trust.core(), &key_wraps.wraps, &mine),
-    ))
+    let mine = IdentityKey::mine("identities", &identities)?;
+    Ok(crate::crypto::pack_dh_requests(&mine.not_kept(
+        key_wraps::admit_dh_requests(&state.inner, trust.core(), &key_wraps.wraps, &mine.keys),
+    )))
 }
 
 /// **Hazmat**: `openKeyWraps` with the X25519 results a platform computed
