@@ -29,10 +29,10 @@ const POOLED_FROM = 8;
 // 64 KiB on this thread, most of it SHA-512 over the input, which grows
 // with it).
 const POOLED_FROM_BYTES = 256 * 1024;
-// SubjectPublicKeyInfo of an Ed25519 key (RFC 8410), before its 32 bytes.
-const ED25519_SPKI = Buffer.from("302a300506032b6570032100", "hex");
-// SubjectPublicKeyInfo of an X25519 key (RFC 8410), before its 32 bytes.
-const X25519_SPKI = Buffer.from("302a300506032b656e032100", "hex");
+// A raw 32-byte public key of curve `crv` as a JWK (RFC 8037).
+function okp(crv, raw) {
+  return { kty: "OKP", crv, x: Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString("base64url") };
+}
 
 /** node:crypto as the async calls' platform (see `WEBCRYPTO` in webcrypto.js). */
 export const NODE_CRYPTO = Object.freeze({
@@ -69,12 +69,14 @@ export const NODE_CRYPTO = Object.freeze({
   // zeroing of it leaves no copy behind.
   importX25519Secret: (pkcs8) =>
     createPrivateKey({ key: Buffer.from(pkcs8.buffer, pkcs8.byteOffset, pkcs8.length), format: "der", type: "pkcs8" }),
-  importX25519Public: (raw) => createPublicKey({ key: Buffer.concat([X25519_SPKI, raw]), format: "der", type: "spki" }),
+  // Public keys as JWK: Node 20 reads one in about 6 µs, against about 80 µs
+  // for the same key as SubjectPublicKeyInfo DER (measured, bindings/wasm/README.md).
+  importX25519Public: (raw) => createPublicKey({ key: okp("X25519", raw), format: "jwk" }),
   async x25519(secret, publicKey) {
     const out = diffieHellman({ privateKey: secret, publicKey });
     return new Uint8Array(out.buffer, out.byteOffset, out.length);
   },
-  importEd25519: (raw) => createPublicKey({ key: Buffer.concat([ED25519_SPKI, raw]), format: "der", type: "spki" }),
+  importEd25519: (raw) => createPublicKey({ key: okp("Ed25519", raw), format: "jwk" }),
   // Alone or among a few, on this thread (a thread-pool hop costs more
   // than the verify); from `POOLED_FROM` side by side, or over a large
   // input (which would hold the event loop), in libuv's thread pool, as
