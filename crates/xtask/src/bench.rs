@@ -660,10 +660,14 @@ pub fn bench(args: &[String]) -> Result {
          signed open through WebCrypto's primitives can meet the budget; our ratio minus the \
          floor is what the WASM side (base64, AAD, commitment, the crossing) adds, or saves \
          where our platform's calls beat WebCrypto's (node:crypto in Node: no promise and \
-         thread-pool hop per call). For the HPKE unwrap, the ratio of the two X25519 \
-         operations of an auth-mode decapsulation alone (WebCrypto's deriveBits, side by \
-         side): the async unwrap runs exactly those on the platform (in Node, node:crypto's), \
-         and the key schedule, the AES-GCM of the wrapped key and every check in WASM."
+         thread-pool hop per call). For the HPKE unwrap, the ratio of the X25519 it cannot \
+         avoid alone (WebCrypto's importKey of the wrap's new enc, then deriveBits): the \
+         budget's case is a wrap from a sender whose wrap the IdentityKey object opened \
+         before (a member receiving the next generation from the stream's owner), where \
+         `DH(skR, pkS)` is kept with the key (`hazmat::SenderDh`) and the async unwrap runs \
+         `DH(skR, enc)` on the platform (in Node, node:crypto's) and the key schedule, the \
+         AES-GCM of the wrapped key and every check in WASM. The first wrap from a sender \
+         runs both X25519: its row and its floor (2 x) are in the tables below."
     );
     let _ = writeln!(
         doc,
