@@ -199,7 +199,10 @@ export declare function sealDecisionNoteAsync(
  * the package's measurements). Every other step runs in WebAssembly; the
  * same result and the same errors either way. The identity's secret key
  * is imported into the platform once per IdentityKey object
- * (non-extractable), and dropped by its `free()`.
+ * (non-extractable), and dropped by its `free()`. A wrap from a sender
+ * whose wrap this IdentityKey object opened before costs one X25519, not
+ * two: the object keeps that result (see `IdentityKey`), on every backend
+ * and in `unwrapStreamKey` and `openKeyWraps` too.
  */
 export declare function unwrapStreamKeyAsync(
   keyring: Keyring,

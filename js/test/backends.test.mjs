@@ -631,6 +631,34 @@ test("a flow's checks after decryption hold past hazmatFinishOne's 'verified' fl
   for (const k of [me, ring, trust, machine]) k.free();
 });
 
+test("an invocation's key wraps keep DH(skR, pkS) with the runtime's IdentityKey object (OpenedInvocation.open, openInvocationAsync): the sender's next wrap lists one X25519 fewer", async () => {
+  const s = await server.stage(pkg);
+  const { asyncOpens } = await import("../src/webcrypto.js");
+  const glue = await import("../dist/streamseal_bot.js");
+  const opens = asyncOpens(glue, { minBytes: 0, minPage: 1, x25519: true }, NODE_CRYPTO);
+  const ways = [
+    ["OpenedInvocation.open", (inv, state, trust, machine) => pkg.OpenedInvocation.open(inv, state, trust, s.botId, [machine])],
+    ["openInvocationAsync", (inv, state, trust, machine) => opens.openInvocationAsync(inv, state, trust, s.botId, [machine])],
+  ];
+  for (const [way, open] of ways) {
+    const machine = pkg.IdentityKey.fromSecretKey("bot", s.machine.keyId, server.unhex(s.machine.secretHex));
+    const trust = pkg.TrustStore.fromBytes(server.unhex(s.runtimeTrustHex), machine);
+    const state = pkg.StreamState.fromBytes(server.unhex(s.runtimeStateHex), machine);
+    const wraps = s.invocations.honest.sealedContext.wraps;
+    // The keys an invocation's wraps are tried under: the accepted senders, then the
+    // runtime's own keys (here the wrap is the runtime's own).
+    const senders = [...state.senders.map((k) => k.recipient), machine.recipient()];
+    assert.ok(wraps.length > 0 && senders.length > 1);
+    const listed = () => pkg.hazmatUnwrapDhRequests(wraps[0], machine, senders).length / 33;
+    assert.equal(listed(), 1 + senders.length, `${way}: the enc and each sender`);
+    const opened = await open(s.invocations.honest, state, trust, machine);
+    assert.deepEqual(opened.wraps.admitted.map((a) => a.sender), ["self"], way);
+    opened.free();
+    assert.equal(listed(), senders.length, `${way}: the sender whose wrap opened is kept`);
+    for (const k of [machine, trust, state]) k.free();
+  }
+});
+
 test("a runtime's invocation (prompt and history) through each backend: what OpenedInvocation.open gives, its refusals with their codes, the state recording alike", async () => {
   const s = await server.stage(pkg);
   const machine = pkg.IdentityKey.fromSecretKey("bot", s.machine.keyId, server.unhex(s.machine.secretHex));

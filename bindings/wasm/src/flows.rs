@@ -312,16 +312,21 @@ impl OpenedInvocation {
         // Only what opening reads crosses (`InvocationToOpen`).
         let invocation: runtime::InvocationToOpen =
             crate::error::from_js("invocation", invocation.into())?;
-        let mine = IdentityKey::list("identities", &identities)?;
+        let mine = IdentityKey::mine("identities", &identities)?;
         let senders = sender_keys(trust, None, presented)?;
         let state = state.core_mut();
-        let pending = js(runtime::OpenedInvocation::prepare_to_open(
+        let mut dh = streamseal::hazmat::PlatformDh::new();
+        mine.seed(&mut dh);
+        let pending = runtime::OpenedInvocation::prepare_to_open_with_platform_dh(
             &invocation,
             state,
             &senders,
             bot_id,
-            &mine,
-        ))?;
+            &mine.keys,
+            &mut dh,
+        );
+        mine.keep(&mut dh);
+        let pending = js(pending)?;
         js(pending.finish_with(state, |_, pending, keyring| pending.open(keyring)))
             .map(OpenedInvocation::from_core)
     }

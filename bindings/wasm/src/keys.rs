@@ -17,6 +17,11 @@ use crate::error::{JsResult, copies_of, js, output};
 
 /// An X25519 identity key (a user's key or a runtime machine's key). The
 /// secret stays in WASM memory; call `free()` when done.
+///
+/// Once a key wrap from a sender opened with it, the object also keeps
+/// `X25519(secret, sender's key)` (in WASM memory, at most 256 senders,
+/// zeroized by `free()`), so that sender's next wraps open with one X25519
+/// instead of two. Another object made from the same secret keeps its own.
 #[wasm_bindgen]
 pub struct IdentityKey {
     inner: identity::IdentityKey,

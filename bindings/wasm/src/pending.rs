@@ -329,15 +329,20 @@ pub fn prepare_open_invocation(
 ) -> JsResult<PendingOpens> {
     // Only what opening reads crosses (`InvocationToOpen`).
     let invocation: runtime::InvocationToOpen = from_js("invocation", invocation.into())?;
-    let mine = IdentityKey::list("identities", &identities)?;
+    let mine = IdentityKey::mine("identities", &identities)?;
     let senders = sender_keys(trust, None, presented)?;
-    let pending = js(runtime::OpenedInvocation::prepare_to_open(
+    let mut dh = streamseal::hazmat::PlatformDh::new();
+    mine.seed(&mut dh);
+    let pending = runtime::OpenedInvocation::prepare_to_open_with_platform_dh(
         &invocation,
         state.core_mut(),
         &senders,
         bot_id,
-        &mine,
-    ))?;
+        &mine.keys,
+        &mut dh,
+    );
+    mine.keep(&mut dh);
+    let pending = js(pending)?;
     Ok(PendingOpens {
         prepared: Prepared::Invocation(Box::new(pending)),
     })

@@ -44,7 +44,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use crate::key_wraps::{WrapsReport, admit_wraps};
+use crate::key_wraps::{WrapsReport, admit_wraps_with_platform_dh};
 use crate::state::StreamState;
 use crate::{refuse_stale, utf8};
 use streamseal_crypto::envelope::{
@@ -53,7 +53,7 @@ use streamseal_crypto::envelope::{
 
 use crate::pending::{Pending, PendingSealed};
 use streamseal_crypto::error::{CryptoError, Error, ErrorCode, Result};
-use streamseal_crypto::hazmat::prepare_seal_with;
+use streamseal_crypto::hazmat::{PlatformDh, prepare_seal_with};
 use streamseal_crypto::identity::{IdentityKey, MAX_KEYS};
 use streamseal_crypto::random::{OsRng, Source};
 use streamseal_crypto::sender::{SealedBy, SenderKeys, Signer};
@@ -460,6 +460,7 @@ impl OpenedInvocation {
             senders,
             bot_id,
             mine,
+            &mut PlatformDh::new(),
         )
     }
 
@@ -476,12 +477,40 @@ impl OpenedInvocation {
         bot_id: &str,
         mine: &[IdentityKey],
     ) -> Result<PendingInvocation> {
+        Self::prepare_to_open_with_platform_dh(
+            invocation,
+            state,
+            senders,
+            bot_id,
+            mine,
+            &mut PlatformDh::new(),
+        )
+    }
+
+    /// [`Self::prepare_to_open`] with the X25519 results of the context's
+    /// key wraps from `dh` (what is not filed there computed here; e.g.
+    /// results kept in a [`streamseal_crypto::hazmat::SenderDh`], so the
+    /// owner's wraps open with one X25519 each): the same checks, codes and
+    /// records.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::prepare`].
+    pub fn prepare_to_open_with_platform_dh(
+        invocation: &InvocationToOpen,
+        state: &mut StreamState,
+        senders: &SenderKeys<'_>,
+        bot_id: &str,
+        mine: &[IdentityKey],
+        dh: &mut PlatformDh,
+    ) -> Result<PendingInvocation> {
         Self::prepare_parts(
             InvocationParts::to_open(invocation),
             state,
             senders,
             bot_id,
             mine,
+            dh,
         )
     }
 
@@ -491,6 +520,7 @@ impl OpenedInvocation {
         senders: &SenderKeys<'_>,
         bot_id: &str,
         mine: &[IdentityKey],
+        dh: &mut PlatformDh,
     ) -> Result<PendingInvocation> {
         let Some(signer) = mine.first() else {
             return Err(Error::invalid("keys", "the runtime needs a key"));
@@ -561,7 +591,7 @@ impl OpenedInvocation {
             });
         }
         state.mark_sealed();
-        let wraps = admit_wraps(state, senders.trust(), &ctx.wraps, mine)?;
+        let wraps = admit_wraps_with_platform_dh(state, senders.trust(), &ctx.wraps, mine, dh)?;
         if state.keyring().generations().is_empty() {
             return Err(Error::Crypto(CryptoError::UntrustedWrap));
         }
