@@ -12,6 +12,7 @@ use streamseal::aad::{self, AadContents, AadSender};
 use streamseal::bundle::{self, SealedBundle};
 use streamseal::encoding;
 use streamseal::envelope::{self, Envelope, SealedPayload};
+use streamseal::hazmat;
 use streamseal::identity::{PublicKey, RecipientKind};
 use streamseal::kdf::KdfParams;
 use streamseal::sender::SealedBy;
@@ -20,7 +21,8 @@ use streamseal::wrap::{self, KeyWrap};
 
 use crate::error::Result;
 use crate::keys::{
-    IdentityKey, KdfLimits, Keyring, Recipient, SecretKey, StreamKey, identity_keys, recipients,
+    IdentityKey, KdfLimits, Keyring, Recipient, SecretKey, StreamKey, identity_keys, keep_dh,
+    kept_dh, recipients,
 };
 use crate::sender::{OwnKeys, PresentedKey, sender_keys, signer};
 use crate::trust::TrustStore;
@@ -80,12 +82,17 @@ pub fn unwrap_stream_key(
     mine: Vec<Arc<IdentityKey>>,
     senders: Vec<Recipient>,
 ) -> Result<Unwrapped> {
-    let opened = wrap::unwrap_stream_key(
+    let senders = recipients(&senders)?;
+    let mut dh = kept_dh(&mine);
+    let opened = hazmat::unwrap_stream_key_with_platform_dh(
         &root_stream_id,
         &wrap,
         &identity_keys(&mine),
-        &recipients(&senders)?,
-    )?;
+        &senders,
+        &mut dh,
+    );
+    keep_dh(&mine, &mut dh);
+    let opened = opened?;
     Ok(Unwrapped {
         key: Arc::new(StreamKey(opened.key)),
         sender: u32::try_from(opened.sender).unwrap_or(u32::MAX),

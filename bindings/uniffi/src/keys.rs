@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use streamseal::CryptoError;
+use streamseal::hazmat::{PlatformDh, SenderDh};
 
 use streamseal::identity::{self, KeyId, PublicKey, RecipientKind};
 use streamseal::kdf;
@@ -58,28 +59,62 @@ impl SecretKey {
 
 /// One of the caller's own keys: a secret key with the kind and id it is
 /// registered under. Key wraps are addressed to (kind, id).
+///
+/// Once a key wrap from a sender opened with it, the object also keeps
+/// `X25519(secret, sender's key)` (`streamseal::hazmat::SenderDh`: at most
+/// 256 senders, zeroized with the key), so that sender's next wraps open
+/// with one X25519 instead of two. Another object made from the same
+/// secret keeps its own.
 #[derive(uniffi::Object)]
-pub struct IdentityKey(pub(crate) identity::IdentityKey);
+pub struct IdentityKey(pub(crate) identity::IdentityKey, Mutex<SenderDh>);
+
+impl IdentityKey {
+    /// A handle on a core key, with nothing kept yet.
+    pub(crate) fn wrap(key: identity::IdentityKey) -> Arc<Self> {
+        Arc::new(IdentityKey(key, Mutex::default()))
+    }
+}
+
+/// The X25519 results `keys` keep with senders, filed under each key's
+/// index: what a key-wrap open seeds its `PlatformDh` with.
+pub(crate) fn kept_dh(keys: &[Arc<IdentityKey>]) -> PlatformDh {
+    let mut dh = PlatformDh::new();
+    for (index, key) in keys.iter().enumerate() {
+        dh.seed(index, &key.1.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+    dh
+}
+
+/// Keeps, with each of `keys`, its results with senders under which a wrap
+/// opened in the call `dh` served.
+pub(crate) fn keep_dh(keys: &[Arc<IdentityKey>], dh: &mut PlatformDh) {
+    for (index, key) in keys.iter().enumerate() {
+        dh.keep_opened(
+            index,
+            &mut key.1.lock().unwrap_or_else(PoisonError::into_inner),
+        );
+    }
+}
 
 #[uniffi::export]
 impl IdentityKey {
     /// A fresh key of `kind` (`user`, `bot`, ...) registered as `key_id`.
     #[uniffi::constructor]
     pub fn generate(kind: String, key_id: String) -> Result<Arc<Self>> {
-        Ok(Arc::new(IdentityKey(identity::IdentityKey::generate(
+        Ok(IdentityKey::wrap(identity::IdentityKey::generate(
             RecipientKind::parse(&kind),
             KeyId::new(key_id)?,
-        )?)))
+        )?))
     }
 
     /// A key from an existing secret.
     #[uniffi::constructor]
     pub fn from_secret(kind: String, key_id: String, secret: Arc<SecretKey>) -> Result<Arc<Self>> {
-        Ok(Arc::new(IdentityKey(identity::IdentityKey::from_secret(
+        Ok(IdentityKey::wrap(identity::IdentityKey::from_secret(
             RecipientKind::parse(&kind),
             KeyId::new(key_id)?,
             identity::SecretKey::from_bytes(&secret.0.to_bytes()),
-        ))))
+        )))
     }
 
     /// The kind's wire spelling.
@@ -372,4 +407,58 @@ pub(crate) fn passphrase(bytes: Vec<u8>) -> Result<Zeroizing<String>> {
 #[uniffi::export]
 pub fn check_public_key(public_key: String) -> Result<String> {
     Ok(PublicKey::from_base64(&public_key)?.to_base64())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::crypto::unwrap_stream_key;
+    use streamseal::wrap::{KeyWrap, wrap_stream_key};
+
+    fn key(kind: &str, id: &str) -> Arc<IdentityKey> {
+        IdentityKey::generate(kind.into(), id.into()).unwrap()
+    }
+
+    fn kept(key: &IdentityKey) -> usize {
+        key.1.lock().unwrap().len()
+    }
+
+    /// A handle keeps the result with the sender whose wrap opened, and only
+    /// that: not a sender tried before it, nothing from a wrap the server
+    /// minted (under the owner's key id, with a key of its own), before or
+    /// after. With the result kept, the owner's next wrap opens to its key.
+    #[test]
+    fn a_handle_keeps_the_result_with_the_sender_whose_wrap_opened() {
+        let me = key("bot", "machine");
+        let owner = key("user", "owner");
+        let other = key("user", "other");
+        let server = key("user", "owner");
+        let wrap_from = |from: &IdentityKey, generation: u8| -> KeyWrap {
+            wrap_stream_key(
+                "stream_r",
+                generation.into(),
+                &stream_key::StreamKey::from_bytes(&[generation; 32]),
+                &from.0,
+                &identity::Recipient::of(&me.0),
+            )
+            .unwrap()
+        };
+        let senders = vec![other.recipient(), owner.recipient()];
+        let open = |wrap: KeyWrap| {
+            unwrap_stream_key("stream_r".into(), wrap, vec![Arc::clone(&me)], senders.clone())
+        };
+        let minted = |generation| open(wrap_from(&server, generation)).err().unwrap();
+
+        assert_eq!(minted(1).code(), "UNTRUSTED_WRAP");
+        assert_eq!(kept(&me), 0);
+        let first = open(wrap_from(&owner, 2)).unwrap();
+        assert_eq!((first.sender, first.recipient), (1, 0));
+        assert_eq!(kept(&me), 1, "the owner's, not the other sender's tried first");
+        let next = open(wrap_from(&owner, 3)).unwrap();
+        assert_eq!(next.key.to_bytes(), vec![3; 32]);
+        assert_eq!(minted(4).code(), "UNTRUSTED_WRAP");
+        assert_eq!(kept(&me), 1);
+        assert_eq!(kept(&key("bot", "machine")), 0, "each handle keeps its own");
+    }
 }

@@ -27,7 +27,7 @@ use streamseal::wire::requests::invocation::{SealedStepRequest, StepType};
 use streamseal::wire::requests::messages::SendMessageRequest;
 
 use crate::error::{Result, from_json, request_shape_from_json, to_json};
-use crate::keys::{IdentityKey, KdfLimits, Keyring, Recipient, identity_keys};
+use crate::keys::{IdentityKey, KdfLimits, Keyring, Recipient, identity_keys, keep_dh, kept_dh};
 use crate::sender::{OwnKeys, PresentedKey, sender_keys, signer};
 use crate::state::{StreamState, WrapsReport};
 use crate::trust::{TrustStore, TrustedKey};
@@ -54,7 +54,7 @@ pub fn set_up_user_key(
     let passphrase = crate::keys::passphrase(passphrase)?;
     let (key, record) = user_key::set_up(KeyId::new(key_id)?, &passphrase, &params)?;
     Ok(NewUserKey {
-        key: Arc::new(IdentityKey(key)),
+        key: IdentityKey::wrap(key),
         record_json: to_json(&record)?,
     })
 }
@@ -70,11 +70,11 @@ pub fn unlock(
 ) -> Result<Arc<IdentityKey>> {
     let passphrase = crate::keys::passphrase(passphrase)?;
     let record: OwnKey = from_json(&record_json)?;
-    Ok(Arc::new(IdentityKey(user_key::unlock(
+    Ok(IdentityKey::wrap(user_key::unlock(
         &record,
         &passphrase,
         &limits.into(),
-    )?)))
+    )?))
 }
 
 /// Re-protects the user's key with a new passphrase (both as UTF-8 bytes,
@@ -124,8 +124,12 @@ pub fn open_key_wraps(
     let mine = identity_keys(&identities);
     let mut state = state.lock();
     let trust = trust.lock();
-    let report = sealed_key_wraps::open_key_wraps(&mut state, &trust, &wraps, &mine)?;
-    Ok(WrapsReport::from(&report))
+    let mut dh = kept_dh(&identities);
+    let report = sealed_key_wraps::open_key_wraps_with_platform_dh(
+        &mut state, &trust, &wraps, &mine, &mut dh,
+    );
+    keep_dh(&identities, &mut dh);
+    Ok(WrapsReport::from(&report?))
 }
 
 /// The owner's key (`GET bot-runtime/owner-e2e-key`, JSON `{keyId,
@@ -335,13 +339,17 @@ impl OpenedInvocation {
         let mut state = state.lock();
         let trust = trust.lock();
         let senders = sender_keys(&trust, None, &presented)?;
-        Ok(Arc::new(OpenedInvocation(runtime::OpenedInvocation::open(
+        let mut dh = kept_dh(&identities);
+        let opened = runtime::OpenedInvocation::open_with_platform_dh(
             &invocation,
             &mut state,
             &senders,
             &bot_id,
             &mine,
-        )?)))
+            &mut dh,
+        );
+        keep_dh(&identities, &mut dh);
+        Ok(Arc::new(OpenedInvocation(opened?)))
     }
 
     /// The prompt's plaintext.

@@ -431,8 +431,39 @@ impl OpenedInvocation {
         bot_id: &str,
         mine: &[IdentityKey],
     ) -> Result<Self> {
-        Self::prepare(invocation, state, senders, bot_id, mine)?
-            .finish_with(state, |_, pending, keyring| pending.open(keyring))
+        Self::open_with_platform_dh(
+            invocation,
+            state,
+            senders,
+            bot_id,
+            mine,
+            &mut PlatformDh::new(),
+        )
+    }
+
+    /// [`Self::open`] with the X25519 results of the context's key wraps
+    /// from `dh` (see [`Self::prepare_to_open_with_platform_dh`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::open`].
+    pub fn open_with_platform_dh(
+        invocation: &Invocation,
+        state: &mut StreamState,
+        senders: &SenderKeys<'_>,
+        bot_id: &str,
+        mine: &[IdentityKey],
+        dh: &mut PlatformDh,
+    ) -> Result<Self> {
+        Self::prepare_parts(
+            InvocationParts::of(invocation),
+            state,
+            senders,
+            bot_id,
+            mine,
+            dh,
+        )?
+        .finish_with(state, |_, pending, keyring| pending.open(keyring))
     }
 
     /// [`Self::open`] up to the AES-GCM of the prompt and the history: every

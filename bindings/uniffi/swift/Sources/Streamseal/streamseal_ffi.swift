@@ -620,6 +620,12 @@ fileprivate struct FfiConverterData: FfiConverterRustBuffer {
 /**
  * One of the caller's own keys: a secret key with the kind and id it is
  * registered under. Key wraps are addressed to (kind, id).
+ *
+ * Once a key wrap from a sender opened with it, the object also keeps
+ * `X25519(secret, sender's key)` (`streamseal::hazmat::SenderDh`: at most
+ * 256 senders, zeroized with the key), so that sender's next wraps open
+ * with one X25519 instead of two. Another object made from the same
+ * secret keeps its own.
  */
 public protocol IdentityKeyProtocol: AnyObject, Sendable {
     
@@ -652,6 +658,12 @@ public protocol IdentityKeyProtocol: AnyObject, Sendable {
 /**
  * One of the caller's own keys: a secret key with the kind and id it is
  * registered under. Key wraps are addressed to (kind, id).
+ *
+ * Once a key wrap from a sender opened with it, the object also keeps
+ * `X25519(secret, sender's key)` (`streamseal::hazmat::SenderDh`: at most
+ * 256 senders, zeroized with the key), so that sender's next wraps open
+ * with one X25519 instead of two. Another object made from the same
+ * secret keeps its own.
  */
 open class IdentityKey: IdentityKeyProtocol, @unchecked Sendable {
     fileprivate let handle: UInt64
