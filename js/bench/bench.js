@@ -432,10 +432,11 @@ export async function runAll(lib, deps, log, opts = {}) {
       },
     ],
   ];
-  // The floors of an auth-mode unwrap on the platform's X25519 (WebCrypto's
-  // importKey and deriveBits): a wrap from a sender seen before needs
-  // DH(skR, enc) of the wrap's new enc; a first wrap from a sender needs
-  // DH(skR, pkS) too, issued side by side as the async unwrap issues them.
+  // The floor of an auth-mode unwrap on the platform's X25519 (WebCrypto's
+  // importKey and deriveBits): DH(skR, enc) of the wrap's new enc, all a
+  // wrap from a sender seen before needs. A first wrap from a sender also
+  // computes DH(skR, pkS), in WASM (never the platform's); two WebCrypto
+  // X25519 side by side are a reference for it.
   const x25519Pair = await subtle.generateKey({ name: "X25519" }, false, ["deriveBits"]).catch(() => null);
   if (x25519Pair) {
     const peers = await Promise.all([0, 1].map(() => subtle.generateKey({ name: "X25519" }, true, ["deriveBits"])));
@@ -497,7 +498,7 @@ export async function runAll(lib, deps, log, opts = {}) {
   );
   if (unwrap["floor: 1 x WebCrypto X25519"] !== undefined) {
     row("HPKE unwrap (open a 32-byte key)", "floor: 1 x WebCrypto X25519 (import the enc, deriveBits)", unwrap["floor: 1 x WebCrypto X25519"], hpkeBase && unwrap[hpkeBase]);
-    row("HPKE unwrap (open a 32-byte key)", "floor, first wrap from a sender: 2 x WebCrypto X25519", unwrap["floor: 2 x WebCrypto X25519"], hpkeBase && unwrap[hpkeBase]);
+    row("HPKE unwrap (open a 32-byte key)", "reference: 2 x WebCrypto X25519 (import, deriveBits; side by side)", unwrap["floor: 2 x WebCrypto X25519"], hpkeBase && unwrap[hpkeBase]);
   }
 
   // --- Argon2id m=64 MiB t=3 p=1 -------------------------------------------

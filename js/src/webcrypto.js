@@ -179,21 +179,20 @@ function ed25519Key(platform, raw) {
 }
 
 // X25519 for the async key-wrap opens (`unwrapStreamKeyAsync`,
-// `openKeyWrapsAsync`): WASM lists the X25519 operations HPKE's AuthDecap
-// may need (`hazmatUnwrapDhRequests`, `hazmatKeyWrapsDhRequests`: a key's
-// index and a public key each), the platform computes them side by side,
-// and WASM runs the synchronous open with those results
-// (`hazmatUnwrapStreamKeyWithDh`, `hazmatOpenKeyWrapsWithDh`: the same
-// result and errors; any result missing, it computes itself). A secret key
-// leaves WASM once per IdentityKey object (`exportSecretKey`), is imported
-// as a non-extractable CryptoKey (in Node, a private KeyObject) and the
-// copies are zeroed at once; the CryptoKeys are held in the WeakMap of the
-// IdentityKey object, dropped by its `free()` and gone when it is
-// collected. The results are secrets: zeroed once WASM has read them.
-// WASM keeps, with each IdentityKey, the result with the identity key of
-// each sender whose wrap opened (`DH(skR, pkS)`, the same for all of that
-// sender's wraps), and lists only what it does not hold: a wrap from a
-// sender seen before asks for one X25519, `DH(skR, enc)`.
+// `openKeyWrapsAsync`): WASM lists the X25519 of each wrap's enc
+// (`hazmatUnwrapDhRequests`, `hazmatKeyWrapsDhRequests`: a key's index and
+// the enc each), the platform computes them side by side, and WASM runs the
+// synchronous open with those results (`hazmatUnwrapStreamKeyWithDh`,
+// `hazmatOpenKeyWrapsWithDh`: the same result and errors; any result
+// missing, it computes itself). DH(skR, pkS) is never the platform's: a
+// wrong value the server could predict there would open the server's own
+// wrap as the sender's. WASM computes it once per sender and keeps it with
+// the IdentityKey (`SenderDh`). A secret key leaves WASM once per
+// IdentityKey object (`exportSecretKey`), is imported as a non-extractable
+// CryptoKey (in Node, a private KeyObject) and the copies are zeroed at
+// once; the CryptoKeys are held in the WeakMap of the IdentityKey object,
+// dropped by its `free()` and gone when it is collected. The results are
+// secrets: zeroed once WASM has read them.
 
 // PKCS #8 of an X25519 secret key (RFC 8410), before its 32 bytes.
 const X25519_PKCS8 = Uint8Array.of(0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x6e, 0x04, 0x22, 0x04, 0x20);
@@ -227,9 +226,7 @@ function x25519Secret(platform, identity) {
   return key;
 }
 
-// Imported per request, not cached: a wrap's `enc` is new with every wrap,
-// and a sender's key is asked for only until a wrap of theirs opened (WASM
-// keeps that result with the IdentityKey, `SenderDh`).
+// Imported per request, not cached: a wrap's `enc` is new with every wrap.
 function x25519Public(platform, raw) {
   return Promise.resolve().then(() => platform.importX25519Public(raw.slice()));
 }

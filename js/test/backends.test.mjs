@@ -631,34 +631,6 @@ test("a flow's checks after decryption hold past hazmatFinishOne's 'verified' fl
   for (const k of [me, ring, trust, machine]) k.free();
 });
 
-test("an invocation's key wraps keep DH(skR, pkS) with the runtime's IdentityKey object (OpenedInvocation.open, openInvocationAsync): the sender's next wrap lists one X25519 fewer", async () => {
-  const s = await server.stage(pkg);
-  const { asyncOpens } = await import("../src/webcrypto.js");
-  const glue = await import("../dist/streamseal_bot.js");
-  const opens = asyncOpens(glue, { minBytes: 0, minPage: 1, x25519: true }, NODE_CRYPTO);
-  const ways = [
-    ["OpenedInvocation.open", (inv, state, trust, machine) => pkg.OpenedInvocation.open(inv, state, trust, s.botId, [machine])],
-    ["openInvocationAsync", (inv, state, trust, machine) => opens.openInvocationAsync(inv, state, trust, s.botId, [machine])],
-  ];
-  for (const [way, open] of ways) {
-    const machine = pkg.IdentityKey.fromSecretKey("bot", s.machine.keyId, server.unhex(s.machine.secretHex));
-    const trust = pkg.TrustStore.fromBytes(server.unhex(s.runtimeTrustHex), machine);
-    const state = pkg.StreamState.fromBytes(server.unhex(s.runtimeStateHex), machine);
-    const wraps = s.invocations.honest.sealedContext.wraps;
-    // The keys an invocation's wraps are tried under: the accepted senders, then the
-    // runtime's own keys (here the wrap is the runtime's own).
-    const senders = [...state.senders.map((k) => k.recipient), machine.recipient()];
-    assert.ok(wraps.length > 0 && senders.length > 1);
-    const listed = () => pkg.hazmatUnwrapDhRequests(wraps[0], machine, senders).length / 33;
-    assert.equal(listed(), 1 + senders.length, `${way}: the enc and each sender`);
-    const opened = await open(s.invocations.honest, state, trust, machine);
-    assert.deepEqual(opened.wraps.admitted.map((a) => a.sender), ["self"], way);
-    opened.free();
-    assert.equal(listed(), senders.length, `${way}: the sender whose wrap opened is kept`);
-    for (const k of [machine, trust, state]) k.free();
-  }
-});
-
 test("a runtime's invocation (prompt and history) through each backend: what OpenedInvocation.open gives, its refusals with their codes, the state recording alike", async () => {
   const s = await server.stage(pkg);
   const machine = pkg.IdentityKey.fromSecretKey("bot", s.machine.keyId, server.unhex(s.machine.secretHex));
@@ -1284,34 +1256,26 @@ test("the platform's X25519: the secret key imported once per IdentityKey object
     const fresh = () => pkg.IdentityKey.fromSecretKey("user", "key_me", me.exportSecretKey());
     const mine = fresh();
     assert.deepEqual(await run(counting, cases.byOwner, mine), { value: { sender: 1, recipient: 0 } });
-    // DH(skR, enc), then DH(skR, pkS) for each accepted sender: 3, computed side by side.
-    assert.equal(computed, 3);
+    // DH(skR, enc) alone on the platform: DH(skR, pkS) never comes from it (a wrong
+    // value the server could predict there would open its own wrap as the sender's);
+    // WASM computes it once per sender and keeps it with the key.
+    assert.equal(computed, 1);
     const results = kept[0];
-    assert.equal(results.length, 3 * 33);
+    assert.equal(results.length, 33);
     assert.ok(results.every((b) => b === 0), "the results are wiped once WASM read them");
-    // The owner's wrap opened: DH(skR, pkS) with the owner is kept with the key, so
-    // the next wrap asks for the enc and the admin's key only; once the admin's wrap
-    // opened too, for DH(skR, enc) alone.
-    computed = 0;
-    assert.deepEqual(await run(counting, cases.byAdmin, mine), { value: { sender: 0, recipient: 0 } });
-    assert.equal(computed, 2);
-    for (const [wrap, sender] of [[cases.byOwner, 1], [cases.byAdmin, 0]]) {
+    for (const [wrap, sender] of [[cases.byAdmin, 0], [cases.byOwner, 1]]) {
       computed = 0;
       assert.deepEqual(await run(counting, wrap, mine), { value: { sender, recipient: 0 } });
       assert.equal(computed, 1);
     }
     assert.equal(secrets, 1, "one import per IdentityKey object");
-    // free() drops the CryptoKey: a copy of the key (another object) imports its own,
-    // and keeps its own results.
+    // free() drops the CryptoKey: a copy of the key (another object) imports its own.
     const copy = fresh();
-    computed = 0;
     await run(counting, cases.byOwner, copy);
     assert.equal(secrets, 2);
-    assert.equal(computed, 3);
     copy.free();
     mine.free();
-    // A lying result is never kept: the wrap it was for did not open, and the
-    // next open asks for every X25519 again, and opens.
+    // A lying DH(skR, enc): the wrap does not open; the next open, with the truth, does.
     const lied = fresh();
     const liar = {
       ...base,
@@ -1323,9 +1287,7 @@ test("the platform's X25519: the secret key imported once per IdentityKey object
       },
     };
     assert.equal((await run(liar, cases.byOwner, lied)).code, "UNTRUSTED_WRAP");
-    computed = 0;
     assert.deepEqual(await run(counting, cases.byOwner, lied), { value: { sender: 1, recipient: 0 } });
-    assert.equal(computed, 3);
     // Kept results open nothing the server made: a minted wrap stays UNTRUSTED_WRAP.
     assert.equal((await run(counting, cases.minted, lied)).code, "UNTRUSTED_WRAP");
     lied.free();
@@ -1352,7 +1314,7 @@ test("the platform's X25519: the secret key imported once per IdentityKey object
   for (const k of [me, owner, admin]) k.free();
 });
 
-test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once (33 bytes: key index, public key), and nothing for a list openKeyWraps refuses; hazmatUnwrapStreamKeyWithDh and hazmatOpenKeyWrapsWithDh check the results' shape", async () => {
+test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each DH(skR, enc) once (33 bytes: key index, enc; never a sender's key), and nothing for a list openKeyWraps refuses; hazmatUnwrapStreamKeyWithDh and hazmatOpenKeyWrapsWithDh check the results' shape", async () => {
   const me = pkg.IdentityKey.generate("user", "key_me");
   const owner = pkg.IdentityKey.generate("user", "key_owner");
   const admin = pkg.IdentityKey.generate("user", "key_admin");
@@ -1360,8 +1322,11 @@ test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once 
   const senders = [owner.recipient(), admin.recipient()];
   const unb64 = (t) => new Uint8Array(Buffer.from(t, "base64"));
   const requests = pkg.hazmatUnwrapDhRequests(cases.byOwner, me, senders);
-  const expected = [unb64(cases.byOwner.wrapEnc), unb64(owner.publicKey), unb64(admin.publicKey)];
-  assert.deepEqual(requests, new Uint8Array(expected.flatMap((p) => [0, ...p])));
+  // DH(skR, enc) alone: DH(skR, pkS) is never asked of the platform.
+  assert.deepEqual(requests, new Uint8Array([0, ...unb64(cases.byOwner.wrapEnc)]));
+  assert.deepEqual(pkg.hazmatUnwrapDhRequests(cases.byOwner, [me, admin], senders), new Uint8Array([0, ...unb64(cases.byOwner.wrapEnc)]), "the key the wrap names");
+  const unnamed = { ...cases.byOwner, recipientKeyId: undefined, recipientKind: undefined };
+  assert.deepEqual(pkg.hazmatUnwrapDhRequests(unnamed, [me, admin], senders).length, 2 * 33, "each key for a wrap naming none");
   // Nothing for a wrap refused before any X25519; the refusal is the unwrap's.
   assert.equal(pkg.hazmatUnwrapDhRequests(cases.badBase64, me, senders).length, 0);
   assert.equal(pkg.hazmatUnwrapDhRequests(cases.otherKey, me, senders).length, 0);
@@ -1369,13 +1334,6 @@ test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once 
   const ring = () => new pkg.Keyring(ROOT);
   const none = new Uint8Array(requests.length);
   assert.deepEqual(pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, requests, none), { sender: 0, recipient: 0 });
-  // The owner's wrap opened: DH(skR, pkS) with the owner is kept with the key (and
-  // the copies the binding makes of it, as in an array), and the next listing asks
-  // for the enc and the admin's key only. Another object holding the same secret
-  // keeps its own.
-  assert.deepEqual(pkg.hazmatUnwrapDhRequests(cases.byOwner, [me], senders), new Uint8Array([...requests.subarray(0, 33), ...requests.subarray(66)]));
-  const twin = pkg.IdentityKey.fromSecretKey("user", "key_me", me.exportSecretKey());
-  assert.deepEqual(pkg.hazmatUnwrapDhRequests(cases.byOwner, twin, senders), requests);
   const code = (fn) => {
     try {
       fn();
@@ -1392,13 +1350,13 @@ test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once 
   // A key index past `identities` names no key: its result is passed over (here a wrong
   // one), and the open computes what it needs itself.
   const pastKeys = requests.slice();
-  pastKeys[33] = 1;
+  pastKeys[0] = 1;
   const wrongResult = new Uint8Array(requests.length);
-  wrongResult[33] = 1;
-  wrongResult.fill(7, 34, 66);
+  wrongResult[0] = 1;
+  wrongResult.fill(7, 1, 33);
   assert.deepEqual(pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, pastKeys, wrongResult), { sender: 0, recipient: 0 });
   const mintedRequests = pkg.hazmatUnwrapDhRequests(cases.minted, me, senders);
-  assert.equal(mintedRequests.length, 2 * 33, "the enc, and the admin (the owner kept)");
+  assert.equal(mintedRequests.length, 33);
   assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.minted, me, senders, mintedRequests, new Uint8Array(mintedRequests.length))), "UNTRUSTED_WRAP");
 
   // A list: each wrap's enc, and each accepted sender once for all of them.
@@ -1407,23 +1365,15 @@ test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each X25519 once 
   state.acceptSender(trust.admit("usr_owner", owner.recipient()));
   state.acceptSender(trust.admit("usr_admin", admin.recipient()));
   const list = { currentKeyGeneration: 5, ownerUserId: "usr_owner", wraps: [cases.byOwner, cases.byAdmin, cases.minted] };
-  const listed = pkg.hazmatKeyWrapsDhRequests(state, trust, list, [twin]);
-  // Accepted senders: the two, and the caller's own key.
-  assert.equal(listed.length, (3 + 3) * 33, "three encs, three senders");
+  const listed = pkg.hazmatKeyWrapsDhRequests(state, trust, list, [me]);
+  assert.equal(listed.length, 3 * 33, "each wrap's enc, no sender's key");
   assert.deepEqual(state.keyring().generations(), [], "listing changes nothing");
-  assert.equal(code(() => pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [twin], listed, new Uint8Array(33))), "INVALID_LENGTH");
-  const report = pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [twin], listed, new Uint8Array(listed.length));
+  assert.equal(code(() => pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [me], listed, new Uint8Array(33))), "INVALID_LENGTH");
+  const report = pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [me], listed, new Uint8Array(listed.length));
   assert.deepEqual(report.admitted.map((a) => a.keyGeneration), [4, 5]);
   assert.deepEqual(report.skipped.map((s) => s.code), ["UNTRUSTED_WRAP"]);
-  // Both senders' wraps opened: their results are kept; the caller's own key made
-  // no wrap here, and is still asked for.
-  const again = new pkg.StreamState(ROOT);
-  again.acceptSender(trust.admit("usr_owner", owner.recipient()));
-  again.acceptSender(trust.admit("usr_admin", admin.recipient()));
-  assert.equal(pkg.hazmatKeyWrapsDhRequests(again, trust, list, [twin]).length, (3 + 1) * 33);
-  again.free();
   // A list openKeyWraps refuses before any X25519 lists nothing (it gives the error itself).
   const tooMany = { ...list, wraps: Array(Math.ceil(16384 / 3) + 1).fill(cases.byOwner) };
   assert.equal(pkg.hazmatKeyWrapsDhRequests(state, trust, tooMany, [me]).length, 0);
-  for (const k of [me, twin, owner, admin, trust, state]) k.free();
+  for (const k of [me, owner, admin, trust, state]) k.free();
 });

@@ -75,24 +75,27 @@ impl IdentityKey {
     }
 }
 
-/// The X25519 results `keys` keep with senders, filed under each key's
-/// index: what a key-wrap open seeds its `PlatformDh` with.
+/// The X25519 results `keys` keep with senders, handed to a key-wrap open's
+/// `PlatformDh` under each key's index (moved out until [`keep_dh`]).
 pub(crate) fn kept_dh(keys: &[Arc<IdentityKey>]) -> PlatformDh {
     let mut dh = PlatformDh::new();
     for (index, key) in keys.iter().enumerate() {
-        dh.seed(index, &key.1.lock().unwrap_or_else(PoisonError::into_inner));
+        let kept = std::mem::take(&mut *key.1.lock().unwrap_or_else(PoisonError::into_inner));
+        dh.seed(index, kept);
     }
     dh
 }
 
-/// Keeps, with each of `keys`, its results with senders under which a wrap
-/// opened in the call `dh` served.
+/// Gives each of `keys` its results back, with those of senders under which
+/// a wrap opened in the call `dh` served (merged with what another call
+/// kept meanwhile).
 pub(crate) fn keep_dh(keys: &[Arc<IdentityKey>], dh: &mut PlatformDh) {
     for (index, key) in keys.iter().enumerate() {
-        dh.keep_opened(
-            index,
-            &mut key.1.lock().unwrap_or_else(PoisonError::into_inner),
-        );
+        let back = dh.keep_opened(index);
+        key.1
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .absorb(back);
     }
 }
 
@@ -446,7 +449,12 @@ mod tests {
         };
         let senders = vec![other.recipient(), owner.recipient()];
         let open = |wrap: KeyWrap| {
-            unwrap_stream_key("stream_r".into(), wrap, vec![Arc::clone(&me)], senders.clone())
+            unwrap_stream_key(
+                "stream_r".into(),
+                wrap,
+                vec![Arc::clone(&me)],
+                senders.clone(),
+            )
         };
         let minted = |generation| open(wrap_from(&server, generation)).err().unwrap();
 
@@ -454,7 +462,11 @@ mod tests {
         assert_eq!(kept(&me), 0);
         let first = open(wrap_from(&owner, 2)).unwrap();
         assert_eq!((first.sender, first.recipient), (1, 0));
-        assert_eq!(kept(&me), 1, "the owner's, not the other sender's tried first");
+        assert_eq!(
+            kept(&me),
+            1,
+            "the owner's, not the other sender's tried first"
+        );
         let next = open(wrap_from(&owner, 3)).unwrap();
         assert_eq!(next.key.to_bytes(), vec![3; 32]);
         assert_eq!(minted(4).code(), "UNTRUSTED_WRAP");

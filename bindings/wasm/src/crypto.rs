@@ -362,9 +362,9 @@ pub fn hazmat_unwrap_dh_requests(
     let record = input("record", &record)?;
     let mine = IdentityKey::mine("identities", &identities)?;
     let senders: Vec<Recipient> = from_js("senders", senders)?;
-    Ok(pack_dh_requests(&mine.not_kept(js(
-        hazmat::unwrap_dh_requests(&record, &mine.keys, &senders),
-    )?)))
+    Ok(pack_dh_requests(&js(hazmat::unwrap_dh_requests(
+        &record, &mine.keys, &senders,
+    ))?))
 }
 
 /// **Hazmat**: `unwrapStreamKey` with the X25519 results a platform

@@ -41,29 +41,22 @@ pub(crate) struct Mine {
 }
 
 impl Mine {
-    /// Files each key's kept results into `dh` under the key's index.
+    /// Hands each key's kept results to `dh` under the key's index (moved:
+    /// the cell is empty until [`Self::keep`] gives them back).
     pub(crate) fn seed(&self, dh: &mut PlatformDh) {
         for (key, kept) in self.kept.iter().enumerate() {
-            dh.seed(key, &kept.borrow());
+            dh.seed(key, std::mem::take(&mut *kept.borrow_mut()));
         }
     }
 
-    /// Keeps, in each key's cache, the results with senders that opened a
-    /// wrap in the call `dh` served.
+    /// Gives each key its results back, with those of senders under which
+    /// a wrap opened in the call `dh` served (the same object twice in the
+    /// list merges both).
     pub(crate) fn keep(&self, dh: &mut PlatformDh) {
         for (key, kept) in self.kept.iter().enumerate() {
-            dh.keep_opened(key, &mut kept.borrow_mut());
+            let back = dh.keep_opened(key);
+            kept.borrow_mut().absorb(back);
         }
-    }
-
-    /// `requests` without those a key's cache answers.
-    pub(crate) fn not_kept(&self, mut requests: Vec<(usize, [u8; 32])>) -> Vec<(usize, [u8; 32])> {
-        requests.retain(|(key, public)| {
-            self.kept
-                .get(*key)
-                .is_none_or(|kept| !kept.borrow().contains(public))
-        });
-        requests
     }
 }
 
@@ -309,4 +302,53 @@ impl Keyring {
 #[wasm_bindgen(js_name = checkPublicKey)]
 pub fn check_public_key(public_key: &str) -> JsResult<String> {
     js(PublicKey::from_base64(public_key)).map(|k| k.to_base64())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+    use streamseal::hazmat::unwrap_stream_key_with_platform_dh;
+    use streamseal::identity::Recipient;
+    use streamseal::wrap::wrap_stream_key;
+
+    /// The same object twice in `identities` (one cache behind both
+    /// indices): what a wrap kept under either index is there afterwards,
+    /// and the cache is whole again after each call.
+    #[test]
+    fn the_same_object_twice_keeps_one_whole_cache() {
+        let me = IdentityKey::from_core(
+            identity::IdentityKey::generate(RecipientKind::Bot, KeyId::new("k").unwrap()).unwrap(),
+        );
+        let owner =
+            identity::IdentityKey::generate(RecipientKind::User, KeyId::new("o").unwrap()).unwrap();
+        let admin =
+            identity::IdentityKey::generate(RecipientKind::User, KeyId::new("a").unwrap()).unwrap();
+        let accepted = [Recipient::of(&owner), Recipient::of(&admin)];
+        let twice = || Mine {
+            keys: vec![me.inner.clone(), me.inner.clone()],
+            kept: vec![Rc::clone(&me.senders_dh), me.copy_for_binding().senders_dh],
+        };
+        for (generation, from) in [(1, &owner), (2, &admin), (3, &owner)] {
+            let wrap = wrap_stream_key(
+                "stream_r",
+                generation,
+                &StreamKey::from_bytes(&[7; 32]),
+                from,
+                &Recipient::of(&me.inner),
+            )
+            .unwrap();
+            let mine = twice();
+            let mut dh = PlatformDh::new();
+            mine.seed(&mut dh);
+            assert!(me.senders_dh.borrow().is_empty(), "moved into the call");
+            unwrap_stream_key_with_platform_dh("stream_r", &wrap, &mine.keys, &accepted, &mut dh)
+                .unwrap();
+            mine.keep(&mut dh);
+        }
+        let kept = me.senders_dh.borrow();
+        assert_eq!(kept.len(), 2);
+        assert!(kept.contains(owner.public_key().as_bytes()));
+        assert!(kept.contains(admin.public_key().as_bytes()));
+    }
 }

@@ -273,9 +273,9 @@ pub fn hazmat_key_wraps_dh_requests(
 ) -> JsResult<Vec<u8>> {
     let key_wraps = input("keyWraps", &key_wraps)?;
     let mine = IdentityKey::mine("identities", &identities)?;
-    Ok(crate::crypto::pack_dh_requests(&mine.not_kept(
-        key_wraps::admit_dh_requests(&state.inner, trust.core(), &key_wraps.wraps, &mine.keys),
-    )))
+    Ok(crate::crypto::pack_dh_requests(
+        &key_wraps::admit_dh_requests(&state.inner, trust.core(), &key_wraps.wraps, &mine.keys),
+    ))
 }
 
 /// **Hazmat**: `openKeyWraps` with the X25519 results a platform computed

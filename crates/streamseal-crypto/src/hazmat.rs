@@ -20,12 +20,14 @@
 //!   key it names; anything else hands out an unauthenticated plaintext
 //!   under a sender's name.
 //! - **X25519 a platform computed** ([`PlatformDh`]): the npm package's
-//!   async key-wrap opens run the X25519 of HPKE's `AuthDecap` in WebCrypto
-//!   (native, off the main thread) and hand the results in. Sound only when
-//!   each result is X25519 of exactly the key and public key it is filed
-//!   under. A wrong result makes a wrap fail to open; it cannot open a wrap
-//!   its sender did not make, as that needs `DH(skR, pkS)`, which only the
-//!   two key holders can compute.
+//!   async key-wrap opens run `DH(skR, enc)` of HPKE's `AuthDecap` in
+//!   WebCrypto (native, off the main thread) and hand the results in. Sound
+//!   only when each result is X25519 of exactly the key and `enc` it is
+//!   filed under; a wrong one makes the wrap fail to open. `DH(skR, pkS)` is
+//!   never taken from a platform (computed here, or kept in a key's
+//!   [`SenderDh`] from an earlier open): so no platform result, even a wrong
+//!   one the server can predict, opens a wrap its sender did not make, which
+//!   needs `DH(skR, pkS)`, known only to the two key holders.
 //!
 //! What each operation draws, in order:
 //! - [`seal_envelope_with`] and [`prepare_seal_with`]: 12 iv bytes, then
@@ -327,30 +329,39 @@ pub fn finish_open_verified_elsewhere(
     pending.finish_verified_elsewhere(keyring, decrypted)
 }
 
-/// X25519 results of one call, filed by (index of the caller's key, public
-/// key): those a platform computed, and those computed here, kept for the
-/// next wrap of the same call (the accepted senders are the same for every
-/// wrap of a list, so `DH(skR, pkS)` is computed once per key and sender,
-/// not once per wrap). Results are zeroized on drop, never printed.
-///
-/// Results with senders' identity keys that opened a wrap can be kept
-/// across calls in a [`SenderDh`] per key ([`Self::seed`],
-/// [`Self::keep_opened`]).
+/// The X25519 results of one key-wrap open: `DH(skR, enc)` of each wrap a
+/// platform computed ([`Self::insert`]), and `DH(skR, pkS)` with each
+/// sender, computed here once per key and sender for the whole call (the
+/// accepted senders are the same for every wrap of a list) or taken from a
+/// key's [`SenderDh`] ([`Self::seed`]). A sender's result never comes from
+/// a platform: with a wrong value the server can predict there (its own
+/// `enc`'s result filed under `pkS`, say), a wrap the server made would
+/// open as the sender's. Results are zeroized on drop, never printed.
 #[derive(Default)]
 pub struct PlatformDh {
-    // Each result in a box of its own: when the map grows, it moves the
+    // Each result in a box of its own: when a map grows, it moves the
     // boxes, not the secrets, so no copy is left in the memory it frees.
-    results: HashMap<(usize, [u8; 32]), BoxedResult>,
-    // The (key, sender's identity key) pairs a wrap opened under (a few).
+    encs: HashMap<(usize, [u8; 32]), BoxedResult>,
+    // Computed here this call: (key, sender) -> DH(skR, pkS).
+    senders: HashMap<(usize, [u8; 32]), BoxedResult>,
+    // Each key's kept results, moved in by `seed`, out by `keep_opened`.
+    kept: Vec<(usize, SenderDh)>,
+    // The (key, sender) pairs a wrap opened under (a few).
     opened: Vec<(usize, [u8; 32])>,
 }
 
 /// One X25519 result, on the heap alone, zeroized on drop.
 type BoxedResult = Box<zeroize::Zeroizing<[u8; 32]>>;
 
+fn boxed(result: &[u8; 32]) -> BoxedResult {
+    let mut boxed = Box::new(zeroize::Zeroizing::new([0u8; 32]));
+    **boxed = *result;
+    boxed
+}
+
 impl fmt::Debug for PlatformDh {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PlatformDh({} results)", self.results.len())
+        write!(f, "PlatformDh({} results)", self.len())
     }
 }
 
@@ -360,47 +371,50 @@ impl PlatformDh {
         Self::default()
     }
 
-    /// Files `result` as `X25519(mine[key]'s secret, public)`.
-    pub fn insert(&mut self, key: usize, public: [u8; 32], result: &[u8; 32]) {
-        let mut boxed = Box::new(zeroize::Zeroizing::new([0u8; 32]));
-        **boxed = *result;
-        self.results.insert((key, public), boxed);
+    /// Files `result` as a platform's `X25519(mine[key]'s secret, enc)` for
+    /// a wrap's `enc`. Used for that alone: never as `DH(skR, pkS)`, even
+    /// when `enc` is a sender's key.
+    pub fn insert(&mut self, key: usize, enc: [u8; 32], result: &[u8; 32]) {
+        self.encs.insert((key, enc), boxed(result));
     }
 
-    /// How many results are filed.
+    /// How many results are filed or computed (kept results not counted).
     pub fn len(&self) -> usize {
-        self.results.len()
+        self.encs.len() + self.senders.len()
     }
 
     /// Whether none is.
     pub fn is_empty(&self) -> bool {
-        self.results.is_empty()
+        self.len() == 0
     }
 
-    /// Files every result `kept` holds as a result of `mine[key]` (the key
-    /// `kept` belongs to): a wrap from one of those senders then costs one
-    /// X25519, `DH(skR, enc)`, instead of two.
-    pub fn seed(&mut self, key: usize, kept: &SenderDh) {
-        for (sender, result) in &kept.results {
-            self.insert(key, *sender, result);
-        }
+    /// Hands `kept`, the [`SenderDh`] of `mine[key]`, to this call: a wrap
+    /// from one of its senders then costs one X25519, `DH(skR, enc)`.
+    /// Moved, not copied; [`Self::keep_opened`] gives it back.
+    pub fn seed(&mut self, key: usize, kept: SenderDh) {
+        self.kept.push((key, kept));
     }
 
-    /// Moves into `kept` (the cache of `mine[key]`) each result of
-    /// `mine[key]` with a sender's identity key under which a wrap opened in
-    /// this call. Only those: a result no wrap confirmed (a platform's
-    /// answer for a wrap that did not open) is never kept.
-    pub fn keep_opened(&mut self, key: usize, kept: &mut SenderDh) {
-        let results = &mut self.results;
+    /// The [`SenderDh`] of `mine[key]` (what [`Self::seed`] handed in, or a
+    /// new one), with each result of `mine[key]` with a sender under which a
+    /// wrap opened in this call added. Only those: a result no wrap
+    /// confirmed is never kept.
+    pub fn keep_opened(&mut self, key: usize) -> SenderDh {
+        let mut kept = match self.kept.iter().position(|(k, _)| *k == key) {
+            Some(at) => self.kept.swap_remove(at).1,
+            None => SenderDh::new(),
+        };
+        let senders = &mut self.senders;
         self.opened.retain(|&(k, sender)| {
             if k != key {
                 return true;
             }
-            if let Some(result) = results.remove(&(k, sender)) {
+            if let Some(result) = senders.remove(&(k, sender)) {
                 kept.keep(sender, result);
             }
             false
         });
+        kept
     }
 }
 
@@ -408,13 +422,13 @@ impl PlatformDh {
 /// opened wraps from, kept across calls (NaCl's `crypto_box_beforenm` keeps
 /// the same kind of value): `DH(skR, pkS)` is the same for every wrap a
 /// sender makes to this key, so a key distributor's later wraps open with
-/// one X25519 each. Filled only by [`PlatformDh::keep_opened`], so each
-/// result held was confirmed by a wrap's AEAD tag.
+/// one X25519 each. Filled only by [`PlatformDh::keep_opened`] with results
+/// computed here (never a platform's), for pairs a wrap opened under.
 ///
 /// It holds secrets as sensitive as the key's own for these pairs: keep it
 /// with the key, never outside the memory the key lives in. Zeroized on
-/// drop, never printed, not `Clone`; at most [`SenderDh::MAX`] results (it
-/// starts over when full).
+/// drop, never printed, not `Clone`; at most [`SenderDh::MAX`] results (the
+/// oldest goes first).
 #[derive(Default)]
 pub struct SenderDh {
     // A few senders (a stream's key distributors): a list, searched.
@@ -438,7 +452,7 @@ impl SenderDh {
 
     /// Whether the result with `sender`'s identity key is held.
     pub fn contains(&self, sender: &[u8; 32]) -> bool {
-        self.results.iter().any(|(held, _)| held == sender)
+        self.get(sender).is_some()
     }
 
     /// How many results are held.
@@ -451,29 +465,67 @@ impl SenderDh {
         self.results.is_empty()
     }
 
+    /// Moves every result of `other` that this cache lacks into it (two
+    /// calls with the same key at once each hand back what they kept).
+    pub fn absorb(&mut self, other: SenderDh) {
+        for (sender, result) in other.results {
+            if !self.contains(&sender) {
+                self.keep(sender, result);
+            }
+        }
+    }
+
+    fn get(&self, sender: &[u8; 32]) -> Option<&BoxedResult> {
+        self.results
+            .iter()
+            .find(|(held, _)| held == sender)
+            .map(|(_, result)| result)
+    }
+
     fn keep(&mut self, sender: [u8; 32], result: BoxedResult) {
         if let Some(held) = self.results.iter_mut().find(|(held, _)| *held == sender) {
             held.1 = result;
             return;
         }
         if self.results.len() >= Self::MAX {
-            self.results.clear();
+            // The oldest goes; the list moves public keys and pointers only.
+            self.results.remove(0);
         }
         self.results.push((sender, result));
     }
 }
 
 impl crate::wrap::DhSource for PlatformDh {
-    fn dh(
+    fn ephemeral(
         &mut self,
         key: usize,
         mine: &IdentityKey,
-        public: &[u8; 32],
+        enc: &[u8; 32],
     ) -> zeroize::Zeroizing<[u8; 32]> {
+        match self.encs.get(&(key, *enc)) {
+            Some(result) => zeroize::Zeroizing::new(***result),
+            None => mine.secret_key().diffie_hellman(enc),
+        }
+    }
+
+    fn sender(
+        &mut self,
+        key: usize,
+        mine: &IdentityKey,
+        sender: &[u8; 32],
+    ) -> zeroize::Zeroizing<[u8; 32]> {
+        let kept = self
+            .kept
+            .iter()
+            .filter(|(k, _)| *k == key)
+            .find_map(|(_, kept)| kept.get(sender));
+        if let Some(result) = kept {
+            return zeroize::Zeroizing::new(***result);
+        }
         let result = self
-            .results
-            .entry((key, *public))
-            .or_insert_with(|| Box::new(mine.secret_key().diffie_hellman(public)));
+            .senders
+            .entry((key, *sender))
+            .or_insert_with(|| Box::new(mine.secret_key().diffie_hellman(sender)));
         zeroize::Zeroizing::new(***result)
     }
 
@@ -562,15 +614,16 @@ mod tests {
         );
     }
 
-    /// The cache holds at most `SenderDh::MAX` results: one more starts it
-    /// over, keeping the newest; a sender already held is replaced in place.
+    /// The cache holds at most `SenderDh::MAX` results: one more drops the
+    /// oldest; a sender already held is replaced in place; `absorb` adds
+    /// only what is lacking.
     #[test]
     fn the_sender_cache_is_bounded() {
         let mut kept = SenderDh::new();
         let result = |i: u32| {
-            let mut boxed = Box::new(zeroize::Zeroizing::new([0u8; 32]));
-            boxed[..4].copy_from_slice(&i.to_le_bytes());
-            boxed
+            let mut bytes = [0u8; 32];
+            bytes[..4].copy_from_slice(&i.to_le_bytes());
+            boxed(&bytes)
         };
         let sender = |i: u32| {
             let mut pk = [0u8; 32];
@@ -581,11 +634,25 @@ mod tests {
             kept.keep(sender(i), result(i));
         }
         assert_eq!(kept.len(), SenderDh::MAX);
-        kept.keep(sender(0), result(7));
+        kept.keep(sender(5), result(7));
         assert_eq!(kept.len(), SenderDh::MAX, "a held sender is replaced");
+        assert_eq!(kept.get(&sender(5)).map(|r| r[0]), Some(7));
         kept.keep(sender(SenderDh::MAX as u32), result(1));
-        assert_eq!(kept.len(), 1);
+        assert_eq!(kept.len(), SenderDh::MAX);
         assert!(kept.contains(&sender(SenderDh::MAX as u32)));
-        assert!(!kept.contains(&sender(1)));
+        assert!(!kept.contains(&sender(0)), "the oldest went");
+        assert!(kept.contains(&sender(1)));
+        let mut other = SenderDh::new();
+        other.keep(sender(2), result(9));
+        other.keep(sender(0), result(0));
+        kept.absorb(other);
+        assert_eq!(
+            kept.get(&sender(2)).map(|r| r[0]),
+            Some(2),
+            "what is held stays"
+        );
+        assert!(kept.contains(&sender(0)));
+        assert!(!kept.contains(&sender(1)), "the oldest went for it");
+        assert_eq!(kept.len(), SenderDh::MAX);
     }
 }

@@ -260,17 +260,22 @@ pub fn unwrap_stream_key(
 }
 
 /// Where the X25519 results of opening a wrap come from: computed here
-/// ([`Computed`]), or looked up among those a platform computed
-/// ([`crate::hazmat::PlatformDh`]).
+/// ([`Computed`]), or, for a wrap's `enc` only, among those a platform
+/// computed ([`crate::hazmat::PlatformDh`]).
 pub(crate) trait DhSource {
-    /// `X25519(mine[key]'s secret, public)`; all zero for a low-order
-    /// `public` (the caller refuses that).
-    fn dh(&mut self, key: usize, mine: &IdentityKey, public: &[u8; 32]) -> Zeroizing<[u8; 32]>;
+    /// `DH(skR, enc)`: `X25519(mine[key]'s secret, enc)`; all zero for a
+    /// low-order `enc` (the caller refuses that).
+    fn ephemeral(&mut self, key: usize, mine: &IdentityKey, enc: &[u8; 32]) -> Zeroizing<[u8; 32]>;
 
-    /// A wrap opened with `X25519(mine[key]'s secret, sender)` for the
-    /// sender's identity key `sender`: that result is right (the AEAD tag
-    /// it led to verified), so a source may keep it for later wraps from
-    /// the same sender ([`crate::hazmat::SenderDh`]).
+    /// `DH(skR, pkS)`: `X25519(mine[key]'s secret, sender)` for a sender's
+    /// identity key. Never a platform's: a wrong value the server can
+    /// predict here (e.g. `DH(skR, enc)` of its own `enc` filed under
+    /// `pkS`) would let it make a wrap that opens as the sender's.
+    fn sender(&mut self, key: usize, mine: &IdentityKey, sender: &[u8; 32]) -> Zeroizing<[u8; 32]>;
+
+    /// A wrap opened under `(mine[key], sender)`: a source may keep that
+    /// pair's [`Self::sender`] result for the sender's later wraps
+    /// ([`crate::hazmat::SenderDh`]).
     fn opened(&mut self, _key: usize, _sender: &[u8; 32]) {}
 }
 
@@ -278,8 +283,22 @@ pub(crate) trait DhSource {
 pub(crate) struct Computed;
 
 impl DhSource for Computed {
-    fn dh(&mut self, _key: usize, mine: &IdentityKey, public: &[u8; 32]) -> Zeroizing<[u8; 32]> {
-        mine.secret_key().diffie_hellman(public)
+    fn ephemeral(
+        &mut self,
+        _key: usize,
+        mine: &IdentityKey,
+        enc: &[u8; 32],
+    ) -> Zeroizing<[u8; 32]> {
+        mine.secret_key().diffie_hellman(enc)
+    }
+
+    fn sender(
+        &mut self,
+        _key: usize,
+        mine: &IdentityKey,
+        sender: &[u8; 32],
+    ) -> Zeroizing<[u8; 32]> {
+        mine.secret_key().diffie_hellman(sender)
     }
 }
 
@@ -319,12 +338,12 @@ fn candidates<'k>(
     }
 }
 
-/// The X25519 operations [`unwrap_stream_key`] may do for `wrap`, as
-/// `(index in mine, public key)`, appended to `out`: `DH(skR, enc)` for each
-/// key it would try, and `DH(skR, pkS)` for each of those keys and each
-/// sender. Nothing for a wrap it would refuse before any (an undecodable
-/// `wrapEnc` or `wrapCt`, no key of `mine` named): [`unwrap_stream_key`]
-/// gives that error again.
+/// The X25519 operations of [`unwrap_stream_key`] for `wrap` that a
+/// platform may compute, as `(index in mine, enc)`, appended to `out`:
+/// `DH(skR, enc)` for each key it would try. Not `DH(skR, pkS)`, which is
+/// computed here or kept ([`DhSource::sender`]). Nothing for a wrap it
+/// would refuse before any (an undecodable `wrapEnc` or `wrapCt`, no key of
+/// `mine` named): [`unwrap_stream_key`] gives that error again.
 ///
 /// # Errors
 ///
@@ -347,9 +366,6 @@ pub(crate) fn dh_requests(
     };
     for (index, _) in keys {
         out.push((index, enc));
-        for sender in senders {
-            out.push((index, *sender.public_key.as_bytes()));
-        }
     }
     Ok(())
 }
@@ -369,13 +385,13 @@ pub(crate) fn unwrap_stream_key_with_dh(
     // done once: DH(skR, enc) per key of mine, DH(skR, pkS) per pair, pkR
     // the key's own public half (`dhkem`).
     for (recipient, candidate) in candidates(wrap, mine)? {
-        let dh_e = dh.dh(recipient, candidate, &enc_bytes);
+        let dh_e = dh.ephemeral(recipient, candidate, &enc_bytes);
         if dhkem::all_zero(&dh_e) {
             // A low-order enc: no sender's wrap opens under this key.
             continue;
         }
         for (sender, from) in senders.iter().enumerate() {
-            let dh_s = dh.dh(recipient, candidate, from.public_key.as_bytes());
+            let dh_s = dh.sender(recipient, candidate, from.public_key.as_bytes());
             if let Some(key) = try_open(
                 root_stream_id,
                 wrap.key_generation,
@@ -504,20 +520,33 @@ impl TryCryptoRng for SeedRng {}
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
-    use crate::hazmat::{
-        PlatformDh, SenderDh, unwrap_dh_requests, unwrap_stream_key_with_platform_dh,
-    };
+    use crate::hazmat::{PlatformDh, unwrap_dh_requests, unwrap_stream_key_with_platform_dh};
     use crate::identity::KeyId;
     use proptest::prelude::*;
 
-    /// Records every X25519 an unwrap does, computing each here.
     #[derive(Default)]
     struct Recording(Vec<(usize, [u8; 32])>);
 
+    /// Records every `DH(skR, enc)` an unwrap does (what a platform may
+    /// compute), computing each here.
     impl DhSource for Recording {
-        fn dh(&mut self, key: usize, mine: &IdentityKey, public: &[u8; 32]) -> Zeroizing<[u8; 32]> {
-            self.0.push((key, *public));
-            Computed.dh(key, mine, public)
+        fn ephemeral(
+            &mut self,
+            key: usize,
+            mine: &IdentityKey,
+            enc: &[u8; 32],
+        ) -> Zeroizing<[u8; 32]> {
+            self.0.push((key, *enc));
+            Computed.ephemeral(key, mine, enc)
+        }
+
+        fn sender(
+            &mut self,
+            key: usize,
+            mine: &IdentityKey,
+            sender: &[u8; 32],
+        ) -> Zeroizing<[u8; 32]> {
+            Computed.sender(key, mine, sender)
         }
     }
 
@@ -618,7 +647,14 @@ mod tests {
         let accepted = [Recipient::of(&sender)];
         let mine = [me];
         let requests = unwrap_dh_requests(&wrap, &mine, &accepted).unwrap();
-        assert_eq!(requests.len(), 2, "DH(skR, enc) and DH(skR, pkS)");
+        assert_eq!(
+            requests,
+            vec![(
+                0,
+                decode_base64_array::<32>("wrapEnc", &wrap.wrap_enc).unwrap()
+            )],
+            "DH(skR, enc) alone: DH(skR, pkS) is never a platform's"
+        );
         for wrong in 0..requests.len() {
             let mut dh = PlatformDh::new();
             for (i, (k, public)) in requests.iter().enumerate() {
@@ -668,13 +704,12 @@ mod tests {
     /// What a wrap opened with is kept, and only that: the result with the
     /// sender that made it, not those tried before it. Seeded from the
     /// cache, the sender's next wrap opens to what `unwrap_stream_key` gives
-    /// with one X25519 (`DH(skR, enc)`).
+    /// with one X25519 (`DH(skR, enc)`), and the cache comes back whole.
     #[test]
     fn a_kept_result_opens_the_next_wrap_with_one_x25519() {
         let owner = key(RecipientKind::User, "owner", 10);
         let other = key(RecipientKind::User, "other", 11);
         let mine = [key(RecipientKind::Bot, "k", 9)];
-        let mut kept = SenderDh::new();
 
         let first = wrap_from(&owner, &mine[0], 1);
         let tried_first = [Recipient::of(&other), Recipient::of(&owner)];
@@ -682,10 +717,10 @@ mod tests {
         open_with(&first, &mine, &tried_first, &mut dh).unwrap();
         assert_eq!(
             dh.len(),
-            3,
-            "enc, the other sender's (tried first), the owner's"
+            2,
+            "the other sender's (tried first) and the owner's"
         );
-        dh.keep_opened(0, &mut kept);
+        let kept = dh.keep_opened(0);
         assert_eq!(kept.len(), 1);
         assert!(kept.contains(owner.public_key().as_bytes()));
         assert!(
@@ -701,15 +736,16 @@ mod tests {
         let next = wrap_from(&owner, &mine[0], 2);
         let accepted = [Recipient::of(&owner), Recipient::of(&other)];
         let mut dh = PlatformDh::new();
-        dh.seed(0, &kept);
-        assert_eq!(dh.len(), 1);
+        dh.seed(0, kept);
         let got = open_with(&next, &mine, &accepted, &mut dh);
-        assert_eq!(dh.len(), 2, "one X25519 computed: DH(skR, enc)");
+        assert_eq!(dh.len(), 0, "no DH(skR, pkS) computed: the kept one served");
         assert_eq!(
             view(&got),
             view(&unwrap_stream_key("stream_r", &next, &mine, &accepted))
         );
         assert_eq!(got.unwrap().key.to_bytes().as_slice(), &[2; 32]);
+        assert_eq!(dh.keep_opened(0).len(), 1, "the cache comes back");
+        assert!(dh.keep_opened(1).is_empty(), "another key's is its own");
     }
 
     /// The server's wraps gain nothing from a warm cache: a wrap it minted
@@ -722,31 +758,96 @@ mod tests {
         let mallory = key(RecipientKind::User, "owner", 66);
         let mine = [key(RecipientKind::Bot, "k", 9)];
         let accepted = [Recipient::of(&owner)];
-        let mut kept = SenderDh::new();
         let mut dh = PlatformDh::new();
         open_with(&wrap_from(&owner, &mine[0], 1), &mine, &accepted, &mut dh).unwrap();
-        dh.keep_opened(0, &mut kept);
+        let mut kept = dh.keep_opened(0);
 
         let minted = wrap_from(&mallory, &mine[0], 2);
         let mut moved = wrap_from(&owner, &mine[0], 3);
         moved.key_generation = 4;
         for wrap in [minted, moved] {
             let mut dh = PlatformDh::new();
-            dh.seed(0, &kept);
+            dh.seed(0, kept);
             assert_eq!(
                 open_with(&wrap, &mine, &accepted, &mut dh).unwrap_err(),
                 CryptoError::UntrustedWrap
             );
-            let mut after = SenderDh::new();
-            dh.keep_opened(0, &mut after);
-            assert!(after.is_empty(), "nothing confirmed, nothing kept");
+            kept = dh.keep_opened(0);
+            assert_eq!(kept.len(), 1, "nothing confirmed, nothing new kept");
         }
     }
 
-    /// A platform's wrong result is never kept: the wrap it was for does not
-    /// open, so a later open computes the result again. And a cache used
-    /// for another key (the caller's mistake) opens nothing: the results it
-    /// holds are not that key's.
+    /// A wrap the server makes with its own ephemeral key `e1` as both the
+    /// `enc` and the "sender" scalar, claiming the owner: it opens exactly
+    /// when `DH(skR, pkS)` is taken to be `DH(skR, enc) = DH(e1, pkR)`, which
+    /// the server knows. So a platform result filed under the owner's key
+    /// (a platform misfiling `DH(skR, enc)`) is never used for
+    /// `DH(skR, pkS)`: the forged wrap stays `UNTRUSTED_WRAP`, nothing is
+    /// kept, and the owner's genuine wraps still open.
+    #[test]
+    fn a_platform_result_is_never_taken_as_the_senders() {
+        use hpke::Kem as _;
+        let owner = key(RecipientKind::User, "owner", 10);
+        let mine = [key(RecipientKind::Bot, "k", 9)];
+        let accepted = [Recipient::of(&owner)];
+        let pk_s = *owner.public_key().as_bytes();
+        let info = wrap_info(
+            "stream_r",
+            1,
+            mine[0].kind(),
+            mine[0].key_id().as_str(),
+            owner.kind(),
+            owner.key_id().as_str(),
+        )
+        .unwrap();
+        let ikm = [0x51; 32];
+        let (e1, e1_pk) = Kem::derive_keypair(&ikm);
+        let (enc, ct) = hpke::single_shot_seal_with_rng::<Aead, Kdf, Kem>(
+            &OpModeS::Auth((e1, kem_public(&Recipient::of(&owner)).unwrap())),
+            &kem_public(&Recipient::of(&mine[0])).unwrap(),
+            &info,
+            &[0xEE; 32],
+            b"",
+            &mut SeedRng::new(ikm),
+        )
+        .unwrap();
+        let enc: [u8; 32] = enc.to_bytes().into();
+        assert_eq!(enc, <[u8; 32]>::from(e1_pk.to_bytes()));
+        let forged = KeyWrap {
+            key_generation: 1,
+            recipient_key_id: Some(mine[0].key_id().as_str().to_owned()),
+            recipient_kind: Some(mine[0].kind().clone()),
+            wrap_enc: encode_base64(&enc),
+            wrap_ct: encode_base64(&ct),
+            extra: Extra::default(),
+        };
+        let misfiled = mine[0].secret_key().diffie_hellman(&enc);
+        let mut dh = PlatformDh::new();
+        dh.insert(0, enc, &misfiled);
+        dh.insert(0, pk_s, &misfiled);
+        assert_eq!(
+            open_with(&forged, &mine, &accepted, &mut dh).unwrap_err(),
+            CryptoError::UntrustedWrap
+        );
+        let kept = dh.keep_opened(0);
+        assert!(kept.is_empty());
+        let mut dh = PlatformDh::new();
+        dh.seed(0, kept);
+        dh.insert(0, pk_s, &misfiled);
+        let genuine = wrap_from(&owner, &mine[0], 2);
+        assert_eq!(
+            open_with(&genuine, &mine, &accepted, &mut dh)
+                .unwrap()
+                .key
+                .to_bytes()
+                .as_slice(),
+            &[2; 32]
+        );
+    }
+
+    /// A platform's wrong `DH(skR, enc)` fails the wrap and keeps nothing;
+    /// and a cache handed in as another key's opens nothing (its results
+    /// are not that key's).
     #[test]
     fn wrong_results_are_not_kept_and_a_misfiled_cache_opens_nothing() {
         let owner = key(RecipientKind::User, "owner", 10);
@@ -757,27 +858,26 @@ mod tests {
         let accepted = [Recipient::of(&owner)];
         let wrap = wrap_from(&owner, &mine[0], 1);
         let requests = unwrap_dh_requests(&wrap, &mine, &accepted).unwrap();
-        let mut dh = platform(&requests, &mine);
-        let pk = *owner.public_key().as_bytes();
-        let mut wrong = mine[0].secret_key().diffie_hellman(&pk);
-        wrong[31] ^= 0x40;
-        dh.insert(0, pk, &wrong);
+        let mut dh = PlatformDh::new();
+        for (k, enc) in &requests {
+            let mut wrong = mine[*k].secret_key().diffie_hellman(enc);
+            wrong[31] ^= 0x40;
+            dh.insert(*k, *enc, &wrong);
+        }
         assert_eq!(
             open_with(&wrap, &mine, &accepted, &mut dh).unwrap_err(),
             CryptoError::UntrustedWrap
         );
-        let mut kept = SenderDh::new();
-        dh.keep_opened(0, &mut kept);
-        assert!(kept.is_empty());
+        assert!(dh.keep_opened(0).is_empty());
 
-        // Kept for key 0, then seeded as key 1's: key 1's wrap does not open.
+        // Kept for key 0, then handed in as key 1's: key 1's wrap does not open.
         let mut dh = PlatformDh::new();
         open_with(&wrap, &mine, &accepted, &mut dh).unwrap();
-        dh.keep_opened(0, &mut kept);
+        let kept = dh.keep_opened(0);
         assert_eq!(kept.len(), 1);
         let to_j = wrap_from(&owner, &mine[1], 2);
         let mut dh = PlatformDh::new();
-        dh.seed(1, &kept);
+        dh.seed(1, kept);
         assert_eq!(
             open_with(&to_j, &mine, &accepted, &mut dh).unwrap_err(),
             CryptoError::UntrustedWrap

@@ -667,7 +667,8 @@ pub fn bench(args: &[String]) -> Result {
          `DH(skR, pkS)` is kept with the key (`hazmat::SenderDh`) and the async unwrap runs \
          `DH(skR, enc)` on the platform (in Node, node:crypto's) and the key schedule, the \
          AES-GCM of the wrapped key and every check in WASM. The first wrap from a sender \
-         runs both X25519: its row and its floor (2 x) are in the tables below."
+         also computes `DH(skR, pkS)`, in WASM (never the platform's): its row is in the \
+         tables below, beside 2 x WebCrypto X25519 for reference."
     );
     let _ = writeln!(
         doc,
