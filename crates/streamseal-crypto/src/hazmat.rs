@@ -468,6 +468,11 @@ impl SenderDh {
     /// Moves every result of `other` that this cache lacks into it (two
     /// calls with the same key at once each hand back what they kept).
     pub fn absorb(&mut self, other: SenderDh) {
+        if self.results.is_empty() {
+            // The usual case (the cache was moved into the call): no search.
+            *self = other;
+            return;
+        }
         for (sender, result) in other.results {
             if !self.contains(&sender) {
                 self.keep(sender, result);
