@@ -193,8 +193,8 @@ export declare function sealDecisionNoteAsync(
 
 
 /**
- * `unwrapStreamKey`, with the X25519 of HPKE's AuthDecap on
- * `options.backend` (`"webcrypto"`: the platform's X25519, `crypto.subtle`
+ * `unwrapStreamKey`, with the X25519 of the wrap's enc (HPKE's AuthDecap
+ * `DH(skR, enc)`) on `options.backend` (`"webcrypto"`: the platform's X25519, `crypto.subtle`
  * in browsers, node:crypto in Node; `"wasm"`; `"auto"`: the faster here by
  * the package's measurements). Every other step runs in WebAssembly; the
  * same result and the same errors either way. The identity's secret key
@@ -213,7 +213,7 @@ export declare function unwrapStreamKeyAsync(
 ): Promise<Unwrapped>;
 
 /**
- * `openKeyWraps`, with the X25519 of each wrap's AuthDecap on
+ * `openKeyWraps`, with each wrap's `DH(skR, enc)` on
  * `options.backend` (see `unwrapStreamKeyAsync`): the same report, state and
  * errors.
  */

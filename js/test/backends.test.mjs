@@ -1096,7 +1096,7 @@ test("a runtime's async seals (sealReplyAsync, sealCompleteReplyAsync, sealFollo
   for (const k of [ring, opened, machine, trust, state]) k.free();
 });
 
-// The async key-wrap opens: the X25519 of HPKE's AuthDecap on the platform.
+// The async key-wrap opens: DH(skR, enc) of HPKE's AuthDecap on the platform.
 
 /** Wraps to `me` (named and unnamed) and what a forging server or a broken record gives. */
 function wrapCases(me, owner, admin, stranger) {
@@ -1359,7 +1359,7 @@ test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each DH(skR, enc)
   assert.equal(mintedRequests.length, 33);
   assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.minted, me, senders, mintedRequests, new Uint8Array(mintedRequests.length))), "UNTRUSTED_WRAP");
 
-  // A list: each wrap's enc, and each accepted sender once for all of them.
+  // A list: each wrap's enc; no sender's key (DH(skR, pkS) is computed in WASM).
   const trust = new pkg.TrustStore("tofu");
   const state = new pkg.StreamState(ROOT);
   state.acceptSender(trust.admit("usr_owner", owner.recipient()));

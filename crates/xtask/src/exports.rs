@@ -145,8 +145,8 @@ const WEBCRYPTO_SEAL: &str = "the async seal of JS, whose AES-256-GCM runs in We
 const SEALING_KEYRING: &str = "the keyring a runtime's JS async seals complete under (a copy sharing the invocation's seal counts and clear); native callers seal through the invocation itself";
 const PENDING_SEAL: &str = "what the JS async seals drive: every step but AES-GCM in WASM, the job for WebCrypto, the payload built in WASM from its output";
 const DECODED: &str = "the JS async opens decode a large ciphertext with the platform's native base64 (canonical only, checked by re-encoding); native code decodes in the library";
-const WEBCRYPTO_X25519: &str = "the async key-wrap open of JS, whose X25519 runs in the platform (WebCrypto, node:crypto) with every other step in WASM; native code has X25519 in the library";
-const PLATFORM_DH: &str = "what the JS async key-wrap opens drive: the X25519 operations listed in WASM, computed by the platform, then the open in WASM with their results";
+const WEBCRYPTO_X25519: &str = "the async key-wrap open of JS, whose DH(skR, enc) runs in the platform (WebCrypto, node:crypto) with every other step in WASM (DH(skR, pkS) included, kept with the IdentityKey); native code has X25519 in the library";
+const PLATFORM_DH: &str = "what the JS async key-wrap opens drive: each wrap's DH(skR, enc) listed in WASM, computed by the platform, then the open in WASM with those results (DH(skR, pkS) never the platform's)";
 const SECRET_OBJECT: &str = "UniFFI passes the secret as a `SecretKey` object that zeroizes on drop; JS passes its 32 bytes";
 
 /// Every exported name, grouped as the README table shows them.
