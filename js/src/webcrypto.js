@@ -179,12 +179,12 @@ function ed25519Key(platform, raw) {
 }
 
 // X25519 for the async key-wrap opens (`unwrapStreamKeyAsync`,
-// `openKeyWrapsAsync`): WASM lists the X25519 of each wrap's enc
-// (`hazmatUnwrapDhRequests`, `hazmatKeyWrapsDhRequests`: a key's index and
-// the enc each), the platform computes them side by side, and WASM runs the
-// synchronous open with those results (`hazmatUnwrapStreamKeyWithDh`,
-// `hazmatOpenKeyWrapsWithDh`: the same result and errors; any result
-// missing, it computes itself). DH(skR, pkS) is never the platform's: a
+// `openKeyWrapsAsync`): WASM reads the arguments once and lists the X25519
+// of each wrap's enc (`hazmatPrepareUnwrap`, `hazmatPrepareKeyWraps`: a
+// `PendingUnwrap` whose `requests` are a key's index and the enc each), the
+// platform computes them side by side, and WASM runs the synchronous open
+// with those results (`hazmatFinish`, `hazmatFinishKeyWraps`: the same
+// result and errors; any result missing, it computes itself). DH(skR, pkS) is never the platform's: a
 // wrong value the server could predict there would open the server's own
 // wrap as the sender's. WASM computes it once per sender and keeps it with
 // the IdentityKey (`SenderDh`). A secret key leaves WASM once per
@@ -267,12 +267,19 @@ async function platformX25519(platform, identities, requests) {
   return results;
 }
 
-// Runs `finish(requests, results)` with the platform's X25519 results for
-// `requests`, then zeroes them.
-async function withPlatformX25519(platform, identities, requests, finish) {
-  const results = await platformX25519(platform, identities, requests);
+// Runs `finish(results)` (which uses `pending` up) with the platform's
+// X25519 results for the `requests` of `pending` (a `PendingUnwrap`), then
+// zeroes them; `pending` is freed if it is never finished.
+async function withPlatformX25519(platform, identities, pending, finish) {
+  let results;
   try {
-    return finish(requests, results);
+    results = await platformX25519(platform, identities, pending.requests);
+  } catch (error) {
+    pending.free();
+    throw error;
+  }
+  try {
+    return finish(results);
   } finally {
     results.fill(0);
   }
@@ -590,18 +597,14 @@ export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
     async unwrapStreamKeyAsync(keyring, record, given, senders, options) {
       const identities = Array.isArray(given) ? [...given] : given;
       if (!x25519Here(options)) return glue.unwrapStreamKey(keyring, record, identities, senders);
-      const requests = glue.hazmatUnwrapDhRequests(record, identities, senders);
-      return withPlatformX25519(platform, identities, requests, (requests, results) =>
-        glue.hazmatUnwrapStreamKeyWithDh(keyring, record, identities, senders, requests, results),
-      );
+      const pending = glue.hazmatPrepareUnwrap(record, identities, senders);
+      return withPlatformX25519(platform, identities, pending, (results) => pending.hazmatFinish(keyring, results));
     },
     async openKeyWrapsAsync(state, trust, keyWraps, given, options) {
       const identities = Array.isArray(given) ? [...given] : given;
       if (!x25519Here(options)) return glue.openKeyWraps(state, trust, keyWraps, identities);
-      const requests = glue.hazmatKeyWrapsDhRequests(state, trust, keyWraps, identities);
-      return withPlatformX25519(platform, identities, requests, (requests, results) =>
-        glue.hazmatOpenKeyWrapsWithDh(state, trust, keyWraps, identities, requests, results),
-      );
+      const pending = glue.hazmatPrepareKeyWraps(state, trust, keyWraps, identities);
+      return withPlatformX25519(platform, identities, pending, (results) => pending.hazmatFinishKeyWraps(state, trust, results));
     },
     async openStepAsync(keyring, trust, placement, sealed, own, presented, options) {
       const from = platformFrom(options, 1);

@@ -1229,9 +1229,14 @@ test("the platform's X25519: the secret key imported once per IdentityKey object
   let kept = [];
   const watched = {
     ...glue,
-    hazmatUnwrapStreamKeyWithDh: (...args) => {
-      kept.push(args[5]);
-      return glue.hazmatUnwrapStreamKeyWithDh(...args);
+    hazmatPrepareUnwrap: (...args) => {
+      const pending = glue.hazmatPrepareUnwrap(...args);
+      const finish = pending.hazmatFinish.bind(pending);
+      pending.hazmatFinish = (keyring, results) => {
+        kept.push(results);
+        return finish(keyring, results);
+      };
+      return pending;
     },
   };
   const run = async (platform, record = cases.byOwner, identity = me) => {
@@ -1314,26 +1319,33 @@ test("the platform's X25519: the secret key imported once per IdentityKey object
   for (const k of [me, owner, admin]) k.free();
 });
 
-test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each DH(skR, enc) once (33 bytes: key index, enc; never a sender's key), and nothing for a list openKeyWraps refuses; hazmatUnwrapStreamKeyWithDh and hazmatOpenKeyWrapsWithDh check the results' shape", async () => {
+test("hazmatPrepareUnwrap and hazmatPrepareKeyWraps list each DH(skR, enc) once (33 bytes: key index, enc; never a sender's key), and nothing for a list openKeyWraps refuses; their finishes check the results' shape and use the object up", async () => {
   const me = pkg.IdentityKey.generate("user", "key_me");
   const owner = pkg.IdentityKey.generate("user", "key_owner");
   const admin = pkg.IdentityKey.generate("user", "key_admin");
   const cases = wrapCases(me, owner, admin, pkg.IdentityKey.generate("user", "key_admin"));
   const senders = [owner.recipient(), admin.recipient()];
   const unb64 = (t) => new Uint8Array(Buffer.from(t, "base64"));
-  const requests = pkg.hazmatUnwrapDhRequests(cases.byOwner, me, senders);
+  const listed = (record, identities) => {
+    const pending = pkg.hazmatPrepareUnwrap(record, identities, senders);
+    const requests = pending.requests;
+    pending.free();
+    return requests;
+  };
+  const requests = listed(cases.byOwner, me);
   // DH(skR, enc) alone: DH(skR, pkS) is never asked of the platform.
   assert.deepEqual(requests, new Uint8Array([0, ...unb64(cases.byOwner.wrapEnc)]));
-  assert.deepEqual(pkg.hazmatUnwrapDhRequests(cases.byOwner, [me, admin], senders), new Uint8Array([0, ...unb64(cases.byOwner.wrapEnc)]), "the key the wrap names");
+  assert.deepEqual(listed(cases.byOwner, [me, admin]), new Uint8Array([0, ...unb64(cases.byOwner.wrapEnc)]), "the key the wrap names");
   const unnamed = { ...cases.byOwner, recipientKeyId: undefined, recipientKind: undefined };
-  assert.deepEqual(pkg.hazmatUnwrapDhRequests(unnamed, [me, admin], senders).length, 2 * 33, "each key for a wrap naming none");
+  assert.deepEqual(listed(unnamed, [me, admin]).length, 2 * 33, "each key for a wrap naming none");
   // Nothing for a wrap refused before any X25519; the refusal is the unwrap's.
-  assert.equal(pkg.hazmatUnwrapDhRequests(cases.badBase64, me, senders).length, 0);
-  assert.equal(pkg.hazmatUnwrapDhRequests(cases.otherKey, me, senders).length, 0);
-  // Results: 33 bytes per request, a flag of 0 or 1, a key index of `identities`.
+  assert.equal(listed(cases.badBase64, me).length, 0);
+  assert.equal(listed(cases.otherKey, me).length, 0);
+  // Results: 33 bytes per request, a flag of 0 or 1.
   const ring = () => new pkg.Keyring(ROOT);
   const none = new Uint8Array(requests.length);
-  assert.deepEqual(pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, requests, none), { sender: 0, recipient: 0 });
+  const finished = (record, results) => pkg.hazmatPrepareUnwrap(record, me, senders).hazmatFinish(ring(), results);
+  assert.deepEqual(finished(cases.byOwner, none), { sender: 0, recipient: 0 });
   const code = (fn) => {
     try {
       fn();
@@ -1342,22 +1354,18 @@ test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each DH(skR, enc)
     }
     return "none";
   };
-  assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, requests, none.subarray(1))), "INVALID_LENGTH");
-  assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, requests.subarray(1), none)), "INVALID_LENGTH");
+  assert.equal(code(() => finished(cases.byOwner, none.subarray(1))), "INVALID_LENGTH");
   const flagged = none.slice();
   flagged[0] = 2;
-  assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, requests, flagged)), "INVALID_FIELD");
-  // A key index past `identities` names no key: its result is passed over (here a wrong
-  // one), and the open computes what it needs itself.
-  const pastKeys = requests.slice();
-  pastKeys[0] = 1;
-  const wrongResult = new Uint8Array(requests.length);
-  wrongResult[0] = 1;
-  wrongResult.fill(7, 1, 33);
-  assert.deepEqual(pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.byOwner, me, senders, pastKeys, wrongResult), { sender: 0, recipient: 0 });
-  const mintedRequests = pkg.hazmatUnwrapDhRequests(cases.minted, me, senders);
-  assert.equal(mintedRequests.length, 33);
-  assert.equal(code(() => pkg.hazmatUnwrapStreamKeyWithDh(ring(), cases.minted, me, senders, mintedRequests, new Uint8Array(mintedRequests.length))), "UNTRUSTED_WRAP");
+  assert.equal(code(() => finished(cases.byOwner, flagged)), "INVALID_FIELD");
+  // The object is used up by its finish, refusing or not.
+  const once = pkg.hazmatPrepareUnwrap(cases.byOwner, me, senders);
+  assert.ok(once instanceof pkg.PendingUnwrap);
+  assert.deepEqual(once.hazmatFinish(ring(), none), { sender: 0, recipient: 0 });
+  assert.throws(() => once.hazmatFinish(ring(), none));
+  const minted = pkg.hazmatPrepareUnwrap(cases.minted, me, senders);
+  assert.equal(minted.requests.length, 33);
+  assert.equal(code(() => minted.hazmatFinish(ring(), new Uint8Array(33))), "UNTRUSTED_WRAP");
 
   // A list: each wrap's enc; no sender's key (DH(skR, pkS) is computed in WASM).
   const trust = new pkg.TrustStore("tofu");
@@ -1365,15 +1373,21 @@ test("hazmatUnwrapDhRequests and hazmatKeyWrapsDhRequests list each DH(skR, enc)
   state.acceptSender(trust.admit("usr_owner", owner.recipient()));
   state.acceptSender(trust.admit("usr_admin", admin.recipient()));
   const list = { currentKeyGeneration: 5, ownerUserId: "usr_owner", wraps: [cases.byOwner, cases.byAdmin, cases.minted] };
-  const listed = pkg.hazmatKeyWrapsDhRequests(state, trust, list, [me]);
-  assert.equal(listed.length, 3 * 33, "each wrap's enc, no sender's key");
+  const short = pkg.hazmatPrepareKeyWraps(state, trust, list, [me]);
+  assert.equal(short.requests.length, 3 * 33, "each wrap's enc, no sender's key");
   assert.deepEqual(state.keyring().generations(), [], "listing changes nothing");
-  assert.equal(code(() => pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [me], listed, new Uint8Array(33))), "INVALID_LENGTH");
-  const report = pkg.hazmatOpenKeyWrapsWithDh(state, trust, list, [me], listed, new Uint8Array(listed.length));
+  assert.equal(code(() => short.hazmatFinishKeyWraps(state, trust, new Uint8Array(33))), "INVALID_LENGTH");
+  // A finish of the other kind: INVALID_FIELD.
+  assert.equal(code(() => pkg.hazmatPrepareKeyWraps(state, trust, list, [me]).hazmatFinish(ring(), new Uint8Array(3 * 33))), "INVALID_FIELD");
+  assert.equal(code(() => pkg.hazmatPrepareUnwrap(cases.byOwner, me, senders).hazmatFinishKeyWraps(state, trust, none)), "INVALID_FIELD");
+  const pending = pkg.hazmatPrepareKeyWraps(state, trust, list, [me]);
+  const report = pending.hazmatFinishKeyWraps(state, trust, new Uint8Array(pending.requests.length));
   assert.deepEqual(report.admitted.map((a) => a.keyGeneration), [4, 5]);
   assert.deepEqual(report.skipped.map((s) => s.code), ["UNTRUSTED_WRAP"]);
-  // A list openKeyWraps refuses before any X25519 lists nothing (it gives the error itself).
+  // A list openKeyWraps refuses before any X25519 lists nothing (the finish gives the error).
   const tooMany = { ...list, wraps: Array(Math.ceil(16384 / 3) + 1).fill(cases.byOwner) };
-  assert.equal(pkg.hazmatKeyWrapsDhRequests(state, trust, tooMany, [me]).length, 0);
+  const refused = pkg.hazmatPrepareKeyWraps(state, trust, tooMany, [me]);
+  assert.equal(refused.requests.length, 0);
+  assert.notEqual(code(() => refused.hazmatFinishKeyWraps(state, trust, new Uint8Array(0))), "none");
   for (const k of [me, owner, admin, trust, state]) k.free();
 });

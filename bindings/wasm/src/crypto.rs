@@ -10,8 +10,10 @@ use streamseal::envelope::{self, SealedPayload};
 use streamseal::identity::{PublicKey, Recipient};
 use streamseal::kdf::{self, KdfLimits, KdfParams};
 use streamseal::plaintext::Plaintext;
+use streamseal::sealed::key_wraps::{self, WrapsReport};
 use streamseal::sender::SealedBy;
 use streamseal::slot::Slot;
+use streamseal::wire::keys::KeyWraps;
 use streamseal::wrap::{self, KeyWrap};
 use streamseal::{ErrorCode, aad, encoding, hazmat};
 use tsify::{Ts, Tsify};
@@ -19,8 +21,9 @@ use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
 
 use crate::error::{JsResult, error_with, from_js, input, js, output};
-use crate::keys::{IdentityKey, Keyring};
+use crate::keys::{IdentityKey, Keyring, Mine};
 use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys, signer};
+use crate::state::{StreamState, open_key_wraps_read};
 use crate::trust::TrustStore;
 
 /// Optional KDF parameters (the library's defaults when `undefined`).
@@ -237,31 +240,38 @@ pub fn unwrap_stream_key(
     #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Recipient[]")] senders: JsValue,
 ) -> JsResult<Ts<Unwrapped>> {
-    unwrap_with(keyring, record, identities, senders, None)
+    unwrap_with(keyring, record, identities, senders)
 }
 
-/// `unwrapStreamKey`, with the X25519 results of a platform when given
-/// (`requests` and `results`, see `platform_dh`).
+/// `unwrapStreamKey` with the arguments read: the X25519 results of `dh`
+/// (a platform's, when given) and WASM's for the rest.
 fn unwrap_with(
     keyring: &mut Keyring,
     record: Ts<KeyWrap>,
     identities: JsValue,
     senders: JsValue,
-    platform: Option<(&[u8], &Uint8Array)>,
 ) -> JsResult<Ts<Unwrapped>> {
     let record = input("record", &record)?;
     let mine = IdentityKey::mine("identities", &identities)?;
     let senders: Vec<Recipient> = from_js("senders", senders)?;
-    let mut dh = match platform {
-        Some((requests, results)) => platform_dh(requests, results, mine.keys.len())?,
-        None => hazmat::PlatformDh::new(),
-    };
+    unwrap_read(keyring, &record, &mine, &senders, hazmat::PlatformDh::new())
+}
+
+/// `unwrapStreamKey` with its arguments read, the X25519 results in `dh`
+/// (a platform's, or none) and WASM's for the rest.
+fn unwrap_read(
+    keyring: &mut Keyring,
+    record: &KeyWrap,
+    mine: &Mine,
+    senders: &[Recipient],
+    mut dh: hazmat::PlatformDh,
+) -> JsResult<Ts<Unwrapped>> {
     mine.seed(&mut dh);
     let opened = hazmat::unwrap_stream_key_with_platform_dh(
         keyring.core().root_stream_id(),
-        &record,
+        record,
         &mine.keys,
-        &senders,
+        senders,
         &mut dh,
     );
     mine.keep(&mut dh);
@@ -348,46 +358,130 @@ pub(crate) fn platform_dh(
     Ok(dh)
 }
 
-/// **Hazmat** (`streamseal::hazmat::PlatformDh`): the X25519 operations
-/// `unwrapStreamKey` may do for `record`, packed for a platform's X25519
-/// (33 bytes each: the index of the key in `identities`, then the public
-/// key). The async unwrap computes them with WebCrypto and hands them to
-/// `hazmatUnwrapStreamKeyWithDh`.
-#[wasm_bindgen(js_name = hazmatUnwrapDhRequests)]
-pub fn hazmat_unwrap_dh_requests(
+/// A key-wrap open whose X25519 runs on the platform, its arguments read
+/// once (`hazmatPrepareUnwrap`, `hazmatPrepareKeyWraps`): `requests` lists
+/// each wrap's `X25519(key, enc)` (33 bytes each: the index of the key in
+/// `identities`, then the enc; never a sender's key, which WASM computes
+/// itself and keeps with the `IdentityKey`), and the finish opens with the
+/// platform's results for them. It holds copies of the identity keys,
+/// zeroized when it is finished or freed. The async key-wrap opens
+/// (`unwrapStreamKeyAsync`, `openKeyWrapsAsync`) drive it.
+#[wasm_bindgen]
+pub struct PendingUnwrap {
+    what: Unwrapping,
+    mine: Mine,
+    requests: Vec<u8>,
+}
+
+/// What a [`PendingUnwrap`] opens.
+enum Unwrapping {
+    /// One wrap (`unwrapStreamKey`).
+    One {
+        record: KeyWrap,
+        senders: Vec<Recipient>,
+    },
+    /// A `key-wraps` response (`openKeyWraps`).
+    Wraps(KeyWraps),
+}
+
+/// **Hazmat** (`streamseal::hazmat::PlatformDh`): `unwrapStreamKey` read
+/// and listed, its X25519 operations in `requests` for the platform; its
+/// `hazmatFinish` opens with their results. Nothing is computed yet.
+#[wasm_bindgen(js_name = hazmatPrepareUnwrap)]
+pub fn hazmat_prepare_unwrap(
     record: Ts<KeyWrap>,
     #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Recipient[]")] senders: JsValue,
-) -> JsResult<Vec<u8>> {
+) -> JsResult<PendingUnwrap> {
     let record = input("record", &record)?;
     let mine = IdentityKey::mine("identities", &identities)?;
     let senders: Vec<Recipient> = from_js("senders", senders)?;
-    Ok(pack_dh_requests(&js(hazmat::unwrap_dh_requests(
+    let requests = pack_dh_requests(&js(hazmat::unwrap_dh_requests(
         &record, &mine.keys, &senders,
-    ))?))
+    ))?);
+    Ok(PendingUnwrap {
+        what: Unwrapping::One { record, senders },
+        mine,
+        requests,
+    })
 }
 
-/// **Hazmat**: `unwrapStreamKey` with the X25519 results a platform
-/// computed for `requests` (what `hazmatUnwrapDhRequests` gave), in
-/// `results` (33 bytes per request: 1 when computed, else 0, then the 32
-/// result bytes; a request not computed is computed here). The same result
-/// and errors as `unwrapStreamKey`. `results` holds secrets: wipe it
-/// (`fill(0)`) after the call.
-#[wasm_bindgen(js_name = hazmatUnwrapStreamKeyWithDh)]
-pub fn hazmat_unwrap_stream_key_with_dh(
-    keyring: &mut Keyring,
-    record: Ts<KeyWrap>,
+/// **Hazmat**: `openKeyWraps` read and listed (see `hazmatPrepareUnwrap`);
+/// its `hazmatFinishKeyWraps` opens. `requests` is empty for a list
+/// `openKeyWraps` refuses before any X25519 (the finish gives that error).
+#[wasm_bindgen(js_name = hazmatPrepareKeyWraps)]
+pub fn hazmat_prepare_key_wraps(
+    state: &StreamState,
+    trust: &TrustStore,
+    key_wraps: Ts<KeyWraps>,
     #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Recipient[]")] senders: JsValue,
-    requests: &[u8],
-    results: &Uint8Array,
-) -> JsResult<Ts<Unwrapped>> {
-    unwrap_with(
-        keyring,
-        record,
-        identities,
-        senders,
-        Some((requests, results)),
+) -> JsResult<PendingUnwrap> {
+    let key_wraps = input("keyWraps", &key_wraps)?;
+    let mine = IdentityKey::mine("identities", &identities)?;
+    let requests = pack_dh_requests(&key_wraps::admit_dh_requests(
+        state.core(),
+        trust.core(),
+        &key_wraps.wraps,
+        &mine.keys,
+    ));
+    Ok(PendingUnwrap {
+        what: Unwrapping::Wraps(key_wraps),
+        mine,
+        requests,
+    })
+}
+
+#[wasm_bindgen]
+impl PendingUnwrap {
+    /// The X25519 operations for the platform, packed (33 bytes each: the
+    /// index of the key in `identities`, then the public key).
+    #[wasm_bindgen(getter)]
+    pub fn requests(&self) -> Vec<u8> {
+        self.requests.clone()
+    }
+
+    /// Completes `hazmatPrepareUnwrap` with the platform's results for
+    /// `requests` (33 bytes per request: 1 when computed, else 0, then the
+    /// 32 result bytes; a request not computed is computed here): the
+    /// result and errors of `unwrapStreamKey`, the key added to `keyring`.
+    /// `results` holds secrets: wipe it (`fill(0)`) after the call. Uses
+    /// this object up.
+    #[wasm_bindgen(js_name = hazmatFinish)]
+    pub fn hazmat_finish(
+        self,
+        keyring: &mut Keyring,
+        results: &Uint8Array,
+    ) -> JsResult<Ts<Unwrapped>> {
+        let Unwrapping::One { record, senders } = &self.what else {
+            return Err(not_prepared("hazmatPrepareUnwrap"));
+        };
+        let dh = platform_dh(&self.requests, results, self.mine.keys.len())?;
+        unwrap_read(keyring, record, &self.mine, senders, dh)
+    }
+
+    /// Completes `hazmatPrepareKeyWraps` as `hazmatFinish` does (read it):
+    /// the report, state changes and errors of `openKeyWraps`. Uses this
+    /// object up.
+    #[wasm_bindgen(js_name = hazmatFinishKeyWraps)]
+    pub fn hazmat_finish_key_wraps(
+        self,
+        state: &mut StreamState,
+        trust: &TrustStore,
+        results: &Uint8Array,
+    ) -> JsResult<Ts<WrapsReport>> {
+        let Unwrapping::Wraps(key_wraps) = &self.what else {
+            return Err(not_prepared("hazmatPrepareKeyWraps"));
+        };
+        let dh = platform_dh(&self.requests, results, self.mine.keys.len())?;
+        open_key_wraps_read(state, trust, key_wraps, &self.mine, dh)
+    }
+}
+
+/// A finish of the other kind of [`PendingUnwrap`].
+fn not_prepared(by: &str) -> JsValue {
+    error_with(
+        ErrorCode::InvalidField,
+        &format!("field `this` is invalid: not prepared by `{by}`"),
     )
 }
 

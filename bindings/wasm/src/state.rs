@@ -18,7 +18,7 @@ use tsify::Ts;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{JsResult, input, js, output, take_once, to_js};
-use crate::keys::{IdentityKey, Keyring};
+use crate::keys::{IdentityKey, Keyring, Mine};
 use crate::trust::{TrustStore, TrustedKey};
 
 /// What one member remembers of one sealed root stream (see the module docs).
@@ -28,6 +28,11 @@ pub struct StreamState {
 }
 
 impl StreamState {
+    /// The core state.
+    pub(crate) fn core(&self) -> &state::StreamState {
+        &self.inner
+    }
+
     /// The core state, mutably.
     pub(crate) fn core_mut(&mut self) -> &mut state::StreamState {
         &mut self.inner
@@ -229,72 +234,34 @@ pub fn open_key_wraps(
     key_wraps: Ts<KeyWraps>,
     #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
 ) -> JsResult<Ts<WrapsReport>> {
-    open_key_wraps_with(state, trust, key_wraps, identities, None)
-}
-
-/// `openKeyWraps`, with the X25519 results of a platform when given.
-fn open_key_wraps_with(
-    state: &mut StreamState,
-    trust: &TrustStore,
-    key_wraps: Ts<KeyWraps>,
-    identities: JsValue,
-    platform: Option<(&[u8], &js_sys::Uint8Array)>,
-) -> JsResult<Ts<WrapsReport>> {
     let key_wraps = input("keyWraps", &key_wraps)?;
     let mine = IdentityKey::mine("identities", &identities)?;
-    let mut dh = match platform {
-        Some((requests, results)) => {
-            crate::crypto::platform_dh(requests, results, mine.keys.len())?
-        }
-        None => streamseal::hazmat::PlatformDh::new(),
-    };
+    open_key_wraps_read(
+        state,
+        trust,
+        &key_wraps,
+        &mine,
+        streamseal::hazmat::PlatformDh::new(),
+    )
+}
+
+/// `openKeyWraps` with its arguments read, the X25519 results in `dh` (a
+/// platform's, or none) and WASM's for the rest.
+pub(crate) fn open_key_wraps_read(
+    state: &mut StreamState,
+    trust: &TrustStore,
+    key_wraps: &KeyWraps,
+    mine: &Mine,
+    mut dh: streamseal::hazmat::PlatformDh,
+) -> JsResult<Ts<WrapsReport>> {
     mine.seed(&mut dh);
     let report = key_wraps::open_key_wraps_with_platform_dh(
         state.core_mut(),
         trust.core(),
-        &key_wraps,
+        key_wraps,
         &mine.keys,
         &mut dh,
     );
     mine.keep(&mut dh);
     output(&js(report)?)
-}
-
-/// **Hazmat** (`streamseal::hazmat::PlatformDh`): the X25519 operations
-/// `openKeyWraps` may do for `keyWraps`, packed for a platform's X25519
-/// (see `hazmatUnwrapDhRequests`). Changes nothing; empty for a list
-/// `openKeyWraps` refuses before any X25519 (it then gives that error).
-#[wasm_bindgen(js_name = hazmatKeyWrapsDhRequests)]
-pub fn hazmat_key_wraps_dh_requests(
-    state: &StreamState,
-    trust: &TrustStore,
-    key_wraps: Ts<KeyWraps>,
-    #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
-) -> JsResult<Vec<u8>> {
-    let key_wraps = input("keyWraps", &key_wraps)?;
-    let mine = IdentityKey::mine("identities", &identities)?;
-    Ok(crate::crypto::pack_dh_requests(
-        &key_wraps::admit_dh_requests(&state.inner, trust.core(), &key_wraps.wraps, &mine.keys),
-    ))
-}
-
-/// **Hazmat**: `openKeyWraps` with the X25519 results a platform computed
-/// for `requests` (see `hazmatUnwrapStreamKeyWithDh`): the same report,
-/// state and errors. `results` holds secrets: wipe it after the call.
-#[wasm_bindgen(js_name = hazmatOpenKeyWrapsWithDh)]
-pub fn hazmat_open_key_wraps_with_dh(
-    state: &mut StreamState,
-    trust: &TrustStore,
-    key_wraps: Ts<KeyWraps>,
-    #[wasm_bindgen(unchecked_param_type = "IdentityKey | IdentityKey[]")] identities: JsValue,
-    requests: &[u8],
-    results: &js_sys::Uint8Array,
-) -> JsResult<Ts<WrapsReport>> {
-    open_key_wraps_with(
-        state,
-        trust,
-        key_wraps,
-        identities,
-        Some((requests, results)),
-    )
 }

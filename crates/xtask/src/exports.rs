@@ -146,7 +146,7 @@ const SEALING_KEYRING: &str = "the keyring a runtime's JS async seals complete u
 const PENDING_SEAL: &str = "what the JS async seals drive: every step but AES-GCM in WASM, the job for WebCrypto, the payload built in WASM from its output";
 const DECODED: &str = "the JS async opens decode a large ciphertext with the platform's native base64 (canonical only, checked by re-encoding); native code decodes in the library";
 const WEBCRYPTO_X25519: &str = "the async key-wrap open of JS, whose DH(skR, enc) runs in the platform (WebCrypto, node:crypto) with every other step in WASM (DH(skR, pkS) included, kept with the IdentityKey); native code has X25519 in the library";
-const PLATFORM_DH: &str = "what the JS async key-wrap opens drive: each wrap's DH(skR, enc) listed in WASM, computed by the platform, then the open in WASM with those results (DH(skR, pkS) never the platform's)";
+const PLATFORM_DH: &str = "what the JS async key-wrap opens drive: the arguments read once and each wrap's DH(skR, enc) listed in WASM, computed by the platform, then the open in WASM with those results (DH(skR, pkS) never the platform's)";
 const SECRET_OBJECT: &str = "UniFFI passes the secret as a `SecretKey` object that zeroizes on drop; JS passes its 32 bytes";
 
 /// Every exported name, grouped as the README table shows them.
@@ -287,8 +287,15 @@ pub const EXPORTS: &[Export] = &[
     func("wrap_stream_key"),
     func("unwrap_stream_key"),
     js_only(Kind::Function, "unwrapStreamKeyAsync", WEBCRYPTO_X25519),
-    js_only(Kind::Function, "hazmatUnwrapDhRequests", PLATFORM_DH),
-    js_only(Kind::Function, "hazmatUnwrapStreamKeyWithDh", PLATFORM_DH),
+    js_only(Kind::Function, "hazmatPrepareUnwrap", PLATFORM_DH),
+    js_only(Kind::Class, "PendingUnwrap", PLATFORM_DH),
+    js_only(Kind::Method("PendingUnwrap"), "requests", PLATFORM_DH),
+    js_only(Kind::Method("PendingUnwrap"), "hazmatFinish", PLATFORM_DH),
+    js_only(
+        Kind::Method("PendingUnwrap"),
+        "hazmatFinishKeyWraps",
+        PLATFORM_DH,
+    ),
     uniffi_only(Kind::Function, "wrap_info", AAD_INPUTS),
     // Trust.
     class("TrustStore"),
@@ -357,8 +364,7 @@ pub const EXPORTS: &[Export] = &[
     ty("WrapsReport"),
     func("open_key_wraps"),
     js_only(Kind::Function, "openKeyWrapsAsync", WEBCRYPTO_X25519),
-    js_only(Kind::Function, "hazmatKeyWrapsDhRequests", PLATFORM_DH),
-    js_only(Kind::Function, "hazmatOpenKeyWrapsWithDh", PLATFORM_DH),
+    js_only(Kind::Function, "hazmatPrepareKeyWraps", PLATFORM_DH),
     // Messages and history.
     ty("KeySender"),
     ty("OwnKeys"),
