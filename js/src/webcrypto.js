@@ -269,19 +269,30 @@ async function platformX25519(platform, identities, requests) {
 
 // Runs `finish(results)` (which uses `pending` up) with the platform's
 // X25519 results for the `requests` of `pending` (a `PendingUnwrap`), then
-// zeroes them; `pending` is freed if it is never finished.
+// zeroes them. `pending` holds copies of the identity keys: it is freed on
+// every path where it was not used up (the platform failing, or a finish
+// refused by the glue before it took the object, e.g. for an argument of
+// the wrong class).
 async function withPlatformX25519(platform, identities, pending, finish) {
   let results;
   try {
     results = await platformX25519(platform, identities, pending.requests);
-  } catch (error) {
-    pending.free();
-    throw error;
-  }
-  try {
     return finish(results);
+  } catch (error) {
+    freeUnlessUsed(pending);
+    throw error;
   } finally {
-    results.fill(0);
+    results?.fill(0);
+  }
+}
+
+// Frees a wasm-bindgen object unless a method taking it by value used it up
+// (freeing it then throws: nothing is left to free).
+function freeUnlessUsed(object) {
+  try {
+    object.free();
+  } catch {
+    // Used up already.
   }
 }
 

@@ -1315,6 +1315,18 @@ test("the platform's X25519: the secret key imported once per IdentityKey object
       },
     };
     assert.equal((await run(lying)).code, "UNTRUSTED_WRAP");
+    // The PendingUnwrap holds copies of the keys: freed when the glue refuses the finish
+    // before taking it (a keyring of the wrong class) and when the platform throws.
+    for (const [keyring, platform] of [
+      [{}, base],
+      [new pkg.Keyring(ROOT), { ...base, id: `throwing-${base.id}`, available: () => { throw new Error("gone"); } }],
+    ]) {
+      let prepared;
+      const spying = { ...glue, hazmatPrepareUnwrap: (...args) => (prepared = glue.hazmatPrepareUnwrap(...args)) };
+      await assert.rejects(asyncOpens(spying, { x25519: true }, platform).unwrapStreamKeyAsync(keyring, cases.byOwner, me, senders));
+      assert.throws(() => prepared.requests, /PendingUnwrap was freed/, "freed");
+      keyring.free?.();
+    }
   }
   for (const k of [me, owner, admin]) k.free();
 });
@@ -1362,7 +1374,15 @@ test("hazmatPrepareUnwrap and hazmatPrepareKeyWraps list each DH(skR, enc) once 
   const once = pkg.hazmatPrepareUnwrap(cases.byOwner, me, senders);
   assert.ok(once instanceof pkg.PendingUnwrap);
   assert.deepEqual(once.hazmatFinish(ring(), none), { sender: 0, recipient: 0 });
-  assert.throws(() => once.hazmatFinish(ring(), none));
+  assert.throws(() => once.hazmatFinish(ring(), none), /PendingUnwrap was freed/);
+  // What was read is what opens: changing the record afterwards changes nothing.
+  const record = structuredClone(cases.byOwner);
+  const held = pkg.hazmatPrepareUnwrap(record, me, senders);
+  Object.assign(record, { keyGeneration: record.keyGeneration + 7, wrapEnc: cases.minted.wrapEnc });
+  const into = ring();
+  assert.deepEqual(held.hazmatFinish(into, none), { sender: 0, recipient: 0 });
+  assert.deepEqual(into.generations(), [cases.byOwner.keyGeneration]);
+  into.free();
   const minted = pkg.hazmatPrepareUnwrap(cases.minted, me, senders);
   assert.equal(minted.requests.length, 33);
   assert.equal(code(() => minted.hazmatFinish(ring(), new Uint8Array(33))), "UNTRUSTED_WRAP");
@@ -1388,6 +1408,6 @@ test("hazmatPrepareUnwrap and hazmatPrepareKeyWraps list each DH(skR, enc) once 
   const tooMany = { ...list, wraps: Array(Math.ceil(16384 / 3) + 1).fill(cases.byOwner) };
   const refused = pkg.hazmatPrepareKeyWraps(state, trust, tooMany, [me]);
   assert.equal(refused.requests.length, 0);
-  assert.notEqual(code(() => refused.hazmatFinishKeyWraps(state, trust, new Uint8Array(0))), "none");
+  assert.equal(code(() => refused.hazmatFinishKeyWraps(state, trust, new Uint8Array(0))), "INPUT_TOO_LARGE");
   for (const k of [me, owner, admin, trust, state]) k.free();
 });

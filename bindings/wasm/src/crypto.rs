@@ -363,9 +363,13 @@ pub(crate) fn platform_dh(
 /// each wrap's `X25519(key, enc)` (33 bytes each: the index of the key in
 /// `identities`, then the enc; never a sender's key, which WASM computes
 /// itself and keeps with the `IdentityKey`), and the finish opens with the
-/// platform's results for them. It holds copies of the identity keys,
-/// zeroized when it is finished or freed. The async key-wrap opens
-/// (`unwrapStreamKeyAsync`, `openKeyWrapsAsync`) drive it.
+/// platform's results for them. It holds copies of the identity keys and
+/// shares their kept results with senders (see `IdentityKey`), zeroized
+/// when it is finished or freed, even if the `IdentityKey` objects were
+/// freed meanwhile. What it read (the record, the senders, the keys) is
+/// what it opens with: a later change to those JS values has no effect.
+/// The async key-wrap opens (`unwrapStreamKeyAsync`, `openKeyWrapsAsync`)
+/// drive it.
 #[wasm_bindgen]
 pub struct PendingUnwrap {
     what: Unwrapping,

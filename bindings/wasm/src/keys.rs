@@ -22,6 +22,9 @@ use crate::error::{JsResult, copies_of, js, output};
 /// `X25519(secret, sender's key)` (in WASM memory, at most 256 senders,
 /// zeroized by `free()`), so that sender's next wraps open with one X25519
 /// instead of two. Another object made from the same secret keeps its own.
+/// A `PendingUnwrap` (an async key-wrap open under way) holds a copy of the
+/// secret and shares these results until it is finished or freed, even
+/// past this object's `free()`.
 #[wasm_bindgen]
 pub struct IdentityKey {
     inner: identity::IdentityKey,
