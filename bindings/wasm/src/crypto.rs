@@ -243,8 +243,8 @@ pub fn unwrap_stream_key(
     unwrap_with(keyring, record, identities, senders)
 }
 
-/// `unwrapStreamKey` with the arguments read: the X25519 results of `dh`
-/// (a platform's, when given) and WASM's for the rest.
+/// `unwrapStreamKey`: its arguments read, then opened with WASM's X25519
+/// alone.
 fn unwrap_with(
     keyring: &mut Keyring,
     record: Ts<KeyWrap>,
