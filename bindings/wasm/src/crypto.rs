@@ -284,9 +284,10 @@ fn unwrap_read(
 }
 
 /// The X25519 operations a key-wrap open may do, packed for the platform:
-/// 33 bytes each, the index of the key in `identities`, then the public key.
-pub(crate) fn pack_dh_requests(requests: &[(usize, [u8; 32])]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(requests.len() * DH_REQUEST_LEN);
+/// 33 bytes each, the index of the key in `identities` (at most
+/// `MAX_KEYS`, 32), then the public key.
+fn pack_dh_requests(requests: &[(usize, [u8; 32])]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(requests.len() * (1 + 32));
     for (key, public) in requests {
         out.push(u8::try_from(*key).unwrap_or(u8::MAX));
         out.extend_from_slice(public);
@@ -294,30 +295,17 @@ pub(crate) fn pack_dh_requests(requests: &[(usize, [u8; 32])]) -> Vec<u8> {
     out
 }
 
-/// One packed X25519 request: a key index and a public key.
-const DH_REQUEST_LEN: usize = 33;
-
-/// The platform's answers to `requests` (packed as `pack_dh_requests`
-/// gives them), in `results`: for each request in order, one byte (1: the
-/// platform computed it, 0: it did not, WASM computes it) and the 32 bytes
-/// of `X25519(key, public)`. Copied into a buffer zeroized when dropped (the
-/// caller wipes its own). `INVALID_LENGTH` when the lengths do not fit,
-/// `INVALID_FIELD` for a flag other than 0 or 1; a key index past `keys` is
-/// passed over.
-pub(crate) fn platform_dh(
-    requests: &[u8],
+/// The platform's answers to `requests` (the pending open's own list), in
+/// `results`: for each request in order, one byte (1: the platform
+/// computed it, 0: it did not, WASM computes it) and the 32 bytes of
+/// `X25519(key, public)`. Copied into a buffer zeroized when dropped (the
+/// caller wipes its own). `INVALID_LENGTH` when `results` is not 33 bytes
+/// per request, `INVALID_FIELD` for a flag other than 0 or 1.
+fn platform_dh(
+    requests: &[(usize, [u8; 32])],
     results: &Uint8Array,
-    keys: usize,
 ) -> JsResult<hazmat::PlatformDh> {
-    let count = requests.len() / DH_REQUEST_LEN;
-    if !requests.len().is_multiple_of(DH_REQUEST_LEN) {
-        js(Err::<(), _>(streamseal::CryptoError::length(
-            "requests",
-            count.saturating_add(1).saturating_mul(DH_REQUEST_LEN),
-            requests.len(),
-        )))?;
-    }
-    let expected = count * (1 + 32);
+    let expected = requests.len() * (1 + 32);
     if results.length() as usize != expected {
         js(Err::<(), _>(streamseal::CryptoError::length(
             "results",
@@ -328,13 +316,8 @@ pub(crate) fn platform_dh(
     let mut bytes = Zeroizing::new(vec![0u8; expected]);
     results.copy_to(&mut bytes);
     let mut dh = hazmat::PlatformDh::new();
-    for (request, result) in requests
-        .chunks_exact(DH_REQUEST_LEN)
-        .zip(bytes.chunks_exact(1 + 32))
-    {
-        let (Some((&key, public)), Some((&flag, value))) =
-            (request.split_first(), result.split_first())
-        else {
+    for ((key, public), result) in requests.iter().zip(bytes.chunks_exact(1 + 32)) {
+        let Some((&flag, value)) = result.split_first() else {
             continue;
         };
         if flag > 1 {
@@ -343,16 +326,11 @@ pub(crate) fn platform_dh(
                 "field `results` is invalid: a flag other than 0 or 1",
             ));
         }
-        // A key index past `identities` names none of them: nothing to file
-        // (the open computes what it needs itself).
-        let key = usize::from(key);
-        if flag == 1 && key < keys {
-            let (Ok(public), Ok(value)) =
-                (<[u8; 32]>::try_from(public), <&[u8; 32]>::try_from(value))
-            else {
+        if flag == 1 {
+            let Ok(value) = <&[u8; 32]>::try_from(value) else {
                 continue;
             };
-            dh.insert(key, public, value);
+            dh.insert(*key, *public, value);
         }
     }
     Ok(dh)
@@ -374,7 +352,8 @@ pub(crate) fn platform_dh(
 pub struct PendingUnwrap {
     what: Unwrapping,
     mine: Mine,
-    requests: Vec<u8>,
+    /// The X25519 operations listed: a key's index in `mine`, a public key.
+    requests: Vec<(usize, [u8; 32])>,
 }
 
 /// What a [`PendingUnwrap`] opens.
@@ -400,9 +379,7 @@ pub fn hazmat_prepare_unwrap(
     let record = input("record", &record)?;
     let mine = IdentityKey::mine("identities", &identities)?;
     let senders: Vec<Recipient> = from_js("senders", senders)?;
-    let requests = pack_dh_requests(&js(hazmat::unwrap_dh_requests(
-        &record, &mine.keys, &senders,
-    ))?);
+    let requests = js(hazmat::unwrap_dh_requests(&record, &mine.keys, &senders))?;
     Ok(PendingUnwrap {
         what: Unwrapping::One { record, senders },
         mine,
@@ -422,12 +399,8 @@ pub fn hazmat_prepare_key_wraps(
 ) -> JsResult<PendingUnwrap> {
     let key_wraps = input("keyWraps", &key_wraps)?;
     let mine = IdentityKey::mine("identities", &identities)?;
-    let requests = pack_dh_requests(&key_wraps::admit_dh_requests(
-        state.core(),
-        trust.core(),
-        &key_wraps.wraps,
-        &mine.keys,
-    ));
+    let requests =
+        key_wraps::admit_dh_requests(state.core(), trust.core(), &key_wraps.wraps, &mine.keys);
     Ok(PendingUnwrap {
         what: Unwrapping::Wraps(key_wraps),
         mine,
@@ -441,7 +414,7 @@ impl PendingUnwrap {
     /// index of the key in `identities`, then the public key).
     #[wasm_bindgen(getter)]
     pub fn requests(&self) -> Vec<u8> {
-        self.requests.clone()
+        pack_dh_requests(&self.requests)
     }
 
     /// Completes `hazmatPrepareUnwrap` with the platform's results for
@@ -459,7 +432,7 @@ impl PendingUnwrap {
         let Unwrapping::One { record, senders } = &self.what else {
             return Err(not_prepared("hazmatPrepareUnwrap"));
         };
-        let dh = platform_dh(&self.requests, results, self.mine.keys.len())?;
+        let dh = platform_dh(&self.requests, results)?;
         unwrap_read(keyring, record, &self.mine, senders, dh)
     }
 
@@ -476,7 +449,7 @@ impl PendingUnwrap {
         let Unwrapping::Wraps(key_wraps) = &self.what else {
             return Err(not_prepared("hazmatPrepareKeyWraps"));
         };
-        let dh = platform_dh(&self.requests, results, self.mine.keys.len())?;
+        let dh = platform_dh(&self.requests, results)?;
         open_key_wraps_read(state, trust, key_wraps, &self.mine, dh)
     }
 }
