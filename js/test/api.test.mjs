@@ -161,6 +161,20 @@ test("paging: nextCursor, nextMessageQuery, mintClientMessageId", () => {
   const next = pkg.nextMessageQuery({ limit: 2 }, { ...list, hasMore: true });
   assert.equal(typeof next.before, "number");
   assert.equal(pkg.nextMessageQuery({}, { ...list, hasMore: false }), undefined);
+  // Only the paging fields are read, as by nextPage: messages cut down to
+  // their sequence page the same way, and both helpers agree.
+  const sequences = list.data.map((m) => Number(m.sequence));
+  assert.ok(sequences.length >= 2);
+  const bare = { data: list.data.map((m) => ({ sequence: m.sequence })), hasMore: true };
+  assert.deepEqual(pkg.nextMessageQuery({ limit: 2 }, bare), next);
+  assert.equal(next.before, Math.min(...sequences));
+  const forward = pkg.nextMessageQuery({ after: 1 }, bare);
+  assert.equal(forward.after, Math.max(...sequences));
+  const paged = pkg.nextPage({ endpoint: "listMessages", streamId: "stream_1", query: { after: 1 } }, { kind: "messages", data: bare });
+  assert.deepEqual(paged.query, forward);
+  // What is read is still checked.
+  throwsCode(assert, pkg, () => pkg.nextMessageQuery({}, { ...bare, hasMore: "yes" }), "MALFORMED_JSON");
+  throwsCode(assert, pkg, () => pkg.nextMessageQuery({}, { hasMore: true, data: [{}] }), "MALFORMED_JSON");
   const id = pkg.mintClientMessageId(1_700_000_000_000);
   assert.match(id, /^[a-z]+_[0-9A-HJKMNP-TV-Z]{26}$/);
   throwsCode(assert, pkg, () => pkg.mintClientMessageId(-1), "INVALID_FIELD");

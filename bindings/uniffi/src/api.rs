@@ -32,7 +32,6 @@ use streamseal::api::paging::{self, PageView};
 use streamseal::api::retry::{RetryFacts, RetryPolicy, RetryStep};
 use streamseal::api::{self, EndpointRequest, HttpMethod, ResponseError};
 use streamseal::wire::ids::WorkspaceId;
-use streamseal::wire::message::MessageList;
 use streamseal::wire::requests::messages::ListMessagesQuery;
 use streamseal::wire::secret::ApiKey;
 use streamseal::wire::version::ApiVersion;
@@ -339,12 +338,14 @@ pub fn next_page(request_json: String, data_json: String) -> Result<Option<Strin
 /// The query of the next page of a message list, as JSON: `query_json` (a
 /// `ListMessagesQuery`, e.g. `{"limit": 50}`) paged on past `page_json`
 /// (the `MessageList` it answered, e.g. the `data` of a `messages` result);
-/// `None` when `hasMore` is false or no numeric sequence came.
+/// `None` when `hasMore` is false or no numeric sequence came. Only the
+/// paging fields of `page_json` are read (`hasMore` and each message's
+/// `sequence`: the core's `paging::MessagePage`), as in every binding.
 #[uniffi::export]
 pub fn next_message_query(query_json: String, page_json: String) -> Result<Option<String>> {
     let query: ListMessagesQuery = request_from_json(&query_json)?;
-    let page: MessageList = from_json(&page_json)?;
-    paging::next_message_query(&query, &page)
+    let page: paging::MessagePage = from_json(&page_json)?;
+    paging::next_message_query_of(&query, &page)
         .map(|next| to_json(&next))
         .transpose()
 }

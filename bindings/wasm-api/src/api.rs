@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use streamseal::api::{
     self, ApiFailure, ApiResponse, Endpoint, EndpointInfo, EndpointRequest, HttpRequest,
     HttpResponse, ResponseError, Scope,
-    paging::{self, PageView},
+    paging::{self, MessagePage, PageView},
     retry::{RetryFacts, RetryPolicy, RetryStep},
 };
 use streamseal::identity::{KeyId, PublicKey};
@@ -205,14 +205,16 @@ pub fn next_cursor(has_more: bool, cursor: Option<String>) -> Option<String> {
 }
 
 /// The query of the next page of a message list (`undefined` when done).
+/// Only the paging fields of `page` are read (`hasMore` and each message's
+/// `sequence`: the core's `paging::MessagePage`), as with `nextPage`.
 #[wasm_bindgen(js_name = nextMessageQuery)]
 pub fn next_message_query(
     query: Ts<ListMessagesQuery>,
     page: Ts<MessageList>,
 ) -> JsResult<Option<Ts<ListMessagesQuery>>> {
     let query: ListMessagesQuery = request_input("query", query.js_value())?;
-    let page = input("page", &page)?;
-    paging::next_message_query(&query, &page)
+    let page: MessagePage = from_js("page", page.js_value())?;
+    paging::next_message_query_of(&query, &page)
         .map(|next| output_json(&next))
         .transpose()
 }

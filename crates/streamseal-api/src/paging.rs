@@ -78,27 +78,71 @@ pub fn next_message_query(
     query: &ListMessagesQuery,
     page: &MessageList,
 ) -> Option<ListMessagesQuery> {
-    let (lowest, highest) = sequence_range(page.data.iter().map(|m| &m.sequence));
-    next_query_by_sequence(query, page.has_more, lowest, highest)
+    next_message_query_of(query, &MessagePage::of(page))
 }
 
-fn next_query_by_sequence(
+/// [`next_message_query`] from the [`MessagePage`] of the list.
+pub fn next_message_query_of(
     query: &ListMessagesQuery,
-    has_more: bool,
-    lowest: Option<u64>,
-    highest: Option<u64>,
+    page: &MessagePage,
 ) -> Option<ListMessagesQuery> {
-    if !has_more {
+    if !page.has_more {
         return None;
     }
     let forward = query.after.is_some() && query.before.is_none();
     let mut next = query.clone();
     if forward {
-        next.after = Some(highest?);
+        next.after = Some(page.highest_sequence?);
     } else {
-        next.before = Some(lowest?);
+        next.before = Some(page.lowest_sequence?);
     }
     Some(next)
+}
+
+/// What [`next_message_query`] reads of a message list: `hasMore` and the
+/// range of its messages' numeric sequences.
+///
+/// The bindings read the list an app hands back (a `MessageList` object or
+/// its JSON) into this, leaving every other field unread, so that they
+/// need no deserializer of a whole message (in the npm package's second
+/// module, serde-wasm-bindgen's reader of `MessageList` with its messages,
+/// attachments and envelopes).
+///
+/// ```
+/// use streamseal_api::paging::MessagePage;
+/// use streamseal_wire::message::MessageList;
+///
+/// let list = MessageList { data: vec![], has_more: true, extra: Default::default() };
+/// let page = MessagePage::of(&list);
+/// assert!(page.has_more);
+/// assert_eq!((page.lowest_sequence, page.highest_sequence), (None, None));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    any(feature = "wasm", feature = "uniffi"),
+    derive(serde::Deserialize),
+    serde(from = "MessageFields")
+)]
+pub struct MessagePage {
+    /// Whether another page follows.
+    pub has_more: bool,
+    /// The lowest numeric sequence of the list's messages.
+    pub lowest_sequence: Option<u64>,
+    /// The highest numeric sequence of the list's messages.
+    pub highest_sequence: Option<u64>,
+}
+
+impl MessagePage {
+    /// The page of a typed message list.
+    pub fn of(list: &MessageList) -> MessagePage {
+        let (lowest_sequence, highest_sequence) =
+            sequence_range(list.data.iter().map(|m| &m.sequence));
+        MessagePage {
+            has_more: list.has_more,
+            lowest_sequence,
+            highest_sequence,
+        }
+    }
 }
 
 /// The lowest and highest numeric sequence of a message list's messages.
@@ -142,11 +186,13 @@ pub fn next_page_of(request: &EndpointRequest, page: &PageView) -> Option<Endpoi
         }
         (R::ListMessages { stream_id, query }, L::Messages) => Some(R::ListMessages {
             stream_id: stream_id.clone(),
-            query: next_query_by_sequence(
+            query: next_message_query_of(
                 query,
-                page.has_more,
-                page.lowest_sequence,
-                page.highest_sequence,
+                &MessagePage {
+                    has_more: page.has_more,
+                    lowest_sequence: page.lowest_sequence,
+                    highest_sequence: page.highest_sequence,
+                },
             )?,
         }),
         _ => None,
@@ -238,14 +284,13 @@ impl PageView {
                 cursor_page(PagedList::Conversations, p.has_more, &p.cursor)
             }
             ResponseData::Messages(p) => {
-                let (lowest_sequence, highest_sequence) =
-                    sequence_range(p.data.iter().map(|m| &m.sequence));
+                let page = MessagePage::of(p);
                 PageView {
                     list: Some(PagedList::Messages),
-                    has_more: p.has_more,
+                    has_more: page.has_more,
                     cursor: None,
-                    lowest_sequence,
-                    highest_sequence,
+                    lowest_sequence: page.lowest_sequence,
+                    highest_sequence: page.highest_sequence,
                 }
             }
             _ => PageView::default(),
@@ -289,6 +334,19 @@ struct MessageFields {
 }
 
 #[cfg(any(feature = "wasm", feature = "uniffi"))]
+impl From<MessageFields> for MessagePage {
+    fn from(fields: MessageFields) -> MessagePage {
+        let (lowest_sequence, highest_sequence) =
+            sequence_range(fields.data.iter().map(|m| &m.sequence));
+        MessagePage {
+            has_more: fields.has_more,
+            lowest_sequence,
+            highest_sequence,
+        }
+    }
+}
+
+#[cfg(any(feature = "wasm", feature = "uniffi"))]
 impl TryFrom<PageDocument> for PageView {
     type Error = serde_json::Error;
 
@@ -297,15 +355,13 @@ impl TryFrom<PageDocument> for PageView {
             return Ok(PageView::default());
         };
         if list == PagedList::Messages {
-            let fields: MessageFields = serde_json::from_value(doc.data)?;
-            let (lowest_sequence, highest_sequence) =
-                sequence_range(fields.data.iter().map(|m| &m.sequence));
+            let page: MessagePage = serde_json::from_value(doc.data)?;
             return Ok(PageView {
                 list: Some(list),
-                has_more: fields.has_more,
+                has_more: page.has_more,
                 cursor: None,
-                lowest_sequence,
-                highest_sequence,
+                lowest_sequence: page.lowest_sequence,
+                highest_sequence: page.highest_sequence,
             });
         }
         let fields: PageFields = serde_json::from_value(doc.data)?;

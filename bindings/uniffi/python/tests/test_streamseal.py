@@ -671,6 +671,13 @@ class Catalogue(unittest.TestCase):
         self.assertEqual(json.loads(ss.next_message_query(json.dumps({"after": 1}), json.dumps(page))), {"after": 42})
         with self.assertRaises(ERR.MalformedJson):
             ss.next_message_query("{}", json.dumps({"data": []}))
+        # Only the paging fields are read (as in every binding): messages cut
+        # down to their sequence page the same way; a message without one is refused.
+        bare = {"hasMore": True, "data": [{"sequence": m["sequence"]} for m in page["data"]]}
+        self.assertEqual(json.loads(ss.next_message_query(json.dumps({"limit": 2}), json.dumps(bare))),
+                         {"limit": 2, "before": 7})
+        with self.assertRaises(ERR.MalformedJson):
+            ss.next_message_query("{}", json.dumps({"hasMore": True, "data": [{}]}))
 
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "wire")

@@ -781,3 +781,50 @@ fn page_view_is_read_from_the_response_data_document() {
         assert!(serde_json::from_str::<PageView>(text).is_err(), "{text}");
     }
 }
+
+/// The bindings' `nextMessageQuery` reads a `MessagePage` (features
+/// `wasm`/`uniffi`) from the `MessageList` the app hands back: the same
+/// page, and so the same next query, as the typed list gives; every field
+/// but `hasMore` and the messages' `sequence` is left unread; those two are
+/// still checked.
+#[cfg(any(feature = "wasm", feature = "uniffi"))]
+#[test]
+fn message_page_is_read_from_the_list_alone() {
+    use streamseal::api::paging::{MessagePage, next_message_query, next_message_query_of};
+    use streamseal::wire::message::MessageList;
+    use streamseal::wire::requests::messages::ListMessagesQuery;
+
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&wire_fixture("message_list_2026-08-21.json")).unwrap();
+    doc["hasMore"] = json!(true);
+    let list: MessageList = serde_json::from_value(doc.clone()).unwrap();
+    let page = MessagePage::of(&list);
+    assert_eq!(
+        (page.lowest_sequence, page.highest_sequence),
+        (Some(7), Some(42))
+    );
+    let bare = json!({
+        "hasMore": true,
+        "data": doc["data"].as_array().unwrap().iter()
+            .map(|m| json!({"sequence": m["sequence"]})).collect::<Vec<_>>(),
+    });
+    for text in [doc.to_string(), bare.to_string()] {
+        let read: MessagePage = serde_json::from_str(&text).unwrap();
+        assert_eq!(read, page);
+        for query in [json!({"limit": 2}), json!({"after": 1}), json!({})] {
+            let query: ListMessagesQuery = serde_json::from_value(query).unwrap();
+            assert_eq!(
+                next_message_query_of(&query, &read),
+                next_message_query(&query, &list)
+            );
+        }
+    }
+    for text in [
+        r#"{"hasMore":true}"#,
+        r#"{"hasMore":"yes","data":[]}"#,
+        r#"{"hasMore":true,"data":[{}]}"#,
+        r#"{"hasMore":true,"data":[{"sequence":true}]}"#,
+    ] {
+        assert!(serde_json::from_str::<MessagePage>(text).is_err(), "{text}");
+    }
+}

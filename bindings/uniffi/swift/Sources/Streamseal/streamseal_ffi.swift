@@ -7766,7 +7766,9 @@ public func nextCursor(hasMore: Bool, cursor: String?) -> String?  {
  * The query of the next page of a message list, as JSON: `query_json` (a
  * `ListMessagesQuery`, e.g. `{"limit": 50}`) paged on past `page_json`
  * (the `MessageList` it answered, e.g. the `data` of a `messages` result);
- * `None` when `hasMore` is false or no numeric sequence came.
+ * `None` when `hasMore` is false or no numeric sequence came. Only the
+ * paging fields of `page_json` are read (`hasMore` and each message's
+ * `sequence`: the core's `paging::MessagePage`), as in every binding.
  */
 public func nextMessageQuery(queryJson: String, pageJson: String)throws  -> String?  {
     return try  FfiConverterOptionString.lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
@@ -8800,7 +8802,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_next_cursor() != 30982) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_next_message_query() != 18950) {
+    if (uniffi_streamseal_ffi_checksum_func_next_message_query() != 40549) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_next_page() != 25302) {
