@@ -136,6 +136,28 @@ test("parseResponse: a body that does not read keeps the status, version echo an
   assert.equal(failed.failure.rateLimit.remaining, 0);
 });
 
+test("parseResponse and noResponseRetryFacts read only endpoint, retrySafe and serviceVersion of the request", () => {
+  const req = pkg.buildRequest({ ...ctx, serviceVersion: "2026-07-24" }, { endpoint: "listMessages", streamId: "stream_1", query: {} });
+  const facts = { endpoint: req.endpoint, retrySafe: req.retrySafe, serviceVersion: req.serviceVersion };
+  assert.equal(facts.serviceVersion, "2026-07-24");
+  const response = { status: 200, headers: [], body: fixture("message_list_2026-07-24.json") };
+  // The same result from the whole request and from the three fields; the
+  // other fields (the body, the headers with the key) are never read.
+  const whole = pkg.parseResponse(req, response);
+  assert.equal(whole.status, "ok");
+  assert.equal(whole.response.shape, "2026-07-24");
+  assert.deepEqual(pkg.parseResponse(facts, response), whole);
+  assert.deepEqual(pkg.parseResponse({ ...facts, body: 5, headers: "x" }, response), whole);
+  const down = { status: 503, headers: [], body: "" };
+  assert.deepEqual(pkg.parseResponse(facts, down), pkg.parseResponse(req, down));
+  assert.deepEqual(pkg.noResponseRetryFacts(facts), pkg.noResponseRetryFacts(req));
+  // Those three are still checked.
+  for (const bad of [{ retrySafe: true }, { endpoint: "listMessages" }, { ...facts, endpoint: "noSuchEndpoint" }, { ...facts, retrySafe: "yes" }]) {
+    throwsCode(assert, pkg, () => pkg.parseResponse(bad, response), "MALFORMED_JSON");
+    throwsCode(assert, pkg, () => pkg.noResponseRetryFacts(bad), "MALFORMED_JSON");
+  }
+});
+
 test("parseResponse: 429 with headers, a named error, the compat webhook's plain text", () => {
   const send = pkg.buildRequest(ctx, { endpoint: "sendMessage", streamId: "stream_1", body: { content: "x", clientMessageId: "c1" } });
   const limited = pkg.parseResponse(send, { status: 429, headers: [["Retry-After", "7"]], body: fixture("error_rate_limited.json") });

@@ -19,7 +19,7 @@
 use serde::{Deserialize, Serialize};
 use streamseal::api::{
     self, ApiFailure, ApiResponse, Endpoint, EndpointInfo, EndpointRequest, HttpRequest,
-    HttpResponse, ResponseError, Scope,
+    HttpResponse, RequestFacts, ResponseError, Scope,
     paging::{self, MessagePage, PageView},
     retry::{RetryFacts, RetryPolicy, RetryStep},
 };
@@ -134,15 +134,17 @@ pub struct MalformedFailure {
     pub message: String,
 }
 
-/// Reads `(status, headers, body)` of the response to a built request.
+/// Reads `(status, headers, body)` of the response to a built request. Of
+/// `request` only what reading the response needs is read: its `endpoint`,
+/// `retrySafe` and `serviceVersion` (the core's `RequestFacts`).
 #[wasm_bindgen(js_name = parseResponse)]
 pub fn parse_response(
     request: Ts<HttpRequest>,
     response: Ts<HttpResponse>,
 ) -> JsResult<Ts<Parsed>> {
-    let request = input("request", &request)?;
+    let request: RequestFacts = from_js("request", request.js_value())?;
     let response = input("response", &response)?;
-    let parsed = match api::parse_response(&request, &response) {
+    let parsed = match api::parse_response_to(&request, &response) {
         Ok(response) => Parsed::Ok {
             response: Box::new(response),
         },
@@ -275,8 +277,8 @@ pub fn retry_step(
 /// reset connection, an aborted `fetch`): the work may have been done.
 #[wasm_bindgen(js_name = noResponseRetryFacts)]
 pub fn no_response_retry_facts(request: Ts<HttpRequest>) -> JsResult<Ts<RetryFacts>> {
-    let request = input("request", &request)?;
-    output(&RetryFacts::no_response(&request))
+    let request: RequestFacts = from_js("request", request.js_value())?;
+    output(&RetryFacts::no_response_to(&request))
 }
 
 /// The policy `retryStep` uses when given none: 500 ms doubling to 30 s,

@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::catalogue::Endpoint;
 use crate::retry::RetryFacts;
-use crate::{HttpRequest, HttpResponse};
+use crate::{HttpRequest, HttpResponse, RequestFacts};
 use streamseal_wire::error::{Error, ValidationDetails};
 use streamseal_wire::error_body::{
     ApiError, ApiErrorBody, ApiErrorCode, ClientAction, CompatWebhookError, RateLimitHeaders,
@@ -67,6 +67,11 @@ pub struct ApiFailure {
 impl ApiFailure {
     /// Reads an error response to `request`.
     pub fn from_response(request: &HttpRequest, response: &HttpResponse) -> Self {
+        ApiFailure::from_response_to(&request.facts(), response)
+    }
+
+    /// Reads an error response to the request of `request`'s facts.
+    pub fn from_response_to(request: &RequestFacts, response: &HttpResponse) -> Self {
         let endpoint = request.endpoint;
         let status = response.status;
         let rate_limit = RateLimitHeaders::from_headers(response.header_pairs());

@@ -84,7 +84,7 @@ pub use encode::encode_component;
 pub use endpoints::EndpointRequest;
 pub use error::{ApiFailure, MalformedResponse, ResponseError};
 pub use request::AttachmentUpload;
-pub use response::{ApiResponse, ResponseData, parse_response};
+pub use response::{ApiResponse, ResponseData, parse_response, parse_response_to};
 
 // The UniFFI shape of the catalogue and the request/response records
 // (feature `uniffi`, for bindings/uniffi), in the namespace
@@ -240,6 +240,15 @@ pub struct HttpRequest {
 }
 
 impl HttpRequest {
+    /// What reading the response to this request needs of it.
+    pub fn facts(&self) -> RequestFacts {
+        RequestFacts {
+            endpoint: self.endpoint,
+            retry_safe: self.retry_safe,
+            service_version: self.service_version,
+        }
+    }
+
     /// The value of a header (name compared case-insensitively).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -254,6 +263,54 @@ impl HttpRequest {
             Some(RequestBody::Json(json)) => Some(json),
             _ => None,
         }
+    }
+}
+
+/// What reading a response needs of the request it answers: the endpoint
+/// (which type the body is), whether a retry is safe (a failure's
+/// [`retry::RetryFacts`]) and the version override sent (the shape of a
+/// body without a `Service-Version` echo).
+///
+/// [`parse_response`] and [`ApiFailure::from_response`] take it from a
+/// whole [`HttpRequest`]. The npm package reads it from the built request
+/// the app hands back, leaving the method, path, headers and body unread,
+/// so that its `parseResponse` carries no reader of a request body.
+///
+/// ```
+/// use streamseal_api::{build_request, Context, EndpointRequest, RequestFacts};
+/// use streamseal_wire::{ids::WorkspaceId, secret::ApiKey};
+///
+/// let ctx = Context::new(
+///     "https://chat.example.test",
+///     WorkspaceId::parse("ws_01J80000000000000000000001")?,
+///     Some(ApiKey::parse("svc_bk_secret")?),
+/// );
+/// let request = build_request(&ctx, &EndpointRequest::GetMe)?;
+/// let facts: RequestFacts = request.facts();
+/// assert_eq!(facts.endpoint, request.endpoint);
+/// assert!(facts.retry_safe);
+/// # Ok::<(), streamseal_api::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Deserialize),
+    serde(rename_all = "camelCase")
+)]
+pub struct RequestFacts {
+    /// The endpoint the request calls.
+    pub endpoint: Endpoint,
+    /// Whether sending the same request again after an unknown outcome is
+    /// safe.
+    pub retry_safe: bool,
+    /// The version override sent, if any.
+    #[cfg_attr(feature = "wasm", serde(default))]
+    pub service_version: Option<ApiVersion>,
+}
+
+impl From<&HttpRequest> for RequestFacts {
+    fn from(request: &HttpRequest) -> RequestFacts {
+        request.facts()
     }
 }
 

@@ -112,7 +112,9 @@ pub fn next_message_query_of(
 /// use streamseal_api::paging::MessagePage;
 /// use streamseal_wire::message::MessageList;
 ///
-/// let list = MessageList { data: vec![], has_more: true, extra: Default::default() };
+/// let list = MessageList {
+///     data: vec![], has_more: true, slots: Default::default(), extra: Default::default(),
+/// };
 /// let page = MessagePage::of(&list);
 /// assert!(page.has_more);
 /// assert_eq!((page.lowest_sequence, page.highest_sequence), (None, None));

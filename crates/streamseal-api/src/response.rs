@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::catalogue::Endpoint;
 use crate::endpoints::parse_data_for;
 use crate::error::{ApiFailure, MalformedResponse, ResponseError};
-use crate::{HttpRequest, HttpResponse};
+use crate::{HttpRequest, HttpResponse, RequestFacts};
 use streamseal_wire::ExtraJson as _;
 use streamseal_wire::attachment::Attachment;
 use streamseal_wire::delegation::{
@@ -178,8 +178,21 @@ pub fn parse_response(
     request: &HttpRequest,
     response: &HttpResponse,
 ) -> std::result::Result<ApiResponse, ResponseError> {
+    parse_response_to(&request.facts(), response)
+}
+
+/// [`parse_response`] from what it reads of the request (its
+/// [`RequestFacts`]).
+///
+/// # Errors
+///
+/// As [`parse_response`].
+pub fn parse_response_to(
+    request: &RequestFacts,
+    response: &HttpResponse,
+) -> std::result::Result<ApiResponse, ResponseError> {
     if !(200..=299).contains(&response.status) {
-        return Err(ResponseError::Api(Box::new(ApiFailure::from_response(
+        return Err(ResponseError::Api(Box::new(ApiFailure::from_response_to(
             request, response,
         ))));
     }

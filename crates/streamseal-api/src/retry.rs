@@ -71,7 +71,7 @@ use streamseal_wire::error_body::ClientAction;
 use streamseal_wire::random;
 
 use crate::catalogue::Endpoint;
-use crate::{HttpRequest, Result};
+use crate::{HttpRequest, RequestFacts, Result};
 
 /// How a client retries: the backoff's base and cap, and its bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,6 +162,11 @@ impl RetryFacts {
     /// The facts of `request` when no response came at all (a timeout, a
     /// reset connection, a DNS failure): the work may have been done.
     pub fn no_response(request: &HttpRequest) -> Self {
+        RetryFacts::no_response_to(&request.facts())
+    }
+
+    /// [`RetryFacts::no_response`] from what it reads of the request.
+    pub fn no_response_to(request: &RequestFacts) -> Self {
         RetryFacts {
             endpoint: request.endpoint,
             kind: RetryKind::NoResponse,
