@@ -244,37 +244,59 @@ fn unexpected(value: &Value) -> de::Unexpected<'_> {
     }
 }
 
+impl<'t> Strict<'t> {
+    /// The items of an array, given to `visitor.visit_seq`.
+    fn visit_array<'de, V: de::Visitor<'de>>(
+        items: Vec<Value>,
+        track: &'t Track,
+        visitor: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        let len = items.len();
+        let mut seq = StrictSeq {
+            items: items.into_iter(),
+            index: 0,
+            track,
+        };
+        let out = visitor.visit_seq(&mut seq)?;
+        match seq.items.len() {
+            0 => Ok(out),
+            _ => Err(de::Error::invalid_length(len, &"fewer elements in array")),
+        }
+    }
+
+    /// The entries of an object, given to `visitor.visit_map`.
+    fn visit_object<'de, V: de::Visitor<'de>>(
+        map: serde_json::Map<String, Value>,
+        track: &'t Track,
+        visitor: V,
+    ) -> Result<V::Value, serde_json::Error> {
+        let len = map.len();
+        let mut access = StrictMap {
+            entries: map.into_iter(),
+            next: None,
+            track,
+        };
+        let out = visitor.visit_map(&mut access)?;
+        match access.entries.len() {
+            0 => Ok(out),
+            _ => Err(de::Error::invalid_length(len, &"fewer elements in map")),
+        }
+    }
+}
+
+// A struct, a map and a sequence are read by their own arm only, not
+// through `deserialize_any`: its other arms would bring each visitor's
+// other `visit_*` methods into the module, among them a struct's
+// `visit_seq` (the array form this reader refuses), which are never taken.
+// What a visitor is not given is the same "invalid type" error its
+// default `visit_*` would give.
 impl<'de> de::Deserializer<'de> for Strict<'_> {
     type Error = serde_json::Error;
 
     fn deserialize_any<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         match self.value {
-            Value::Array(items) => {
-                let len = items.len();
-                let mut seq = StrictSeq {
-                    items: items.into_iter(),
-                    index: 0,
-                    track: self.track,
-                };
-                let out = visitor.visit_seq(&mut seq)?;
-                match seq.items.len() {
-                    0 => Ok(out),
-                    _ => Err(de::Error::invalid_length(len, &"fewer elements in array")),
-                }
-            }
-            Value::Object(map) => {
-                let len = map.len();
-                let mut access = StrictMap {
-                    entries: map.into_iter(),
-                    next: None,
-                    track: self.track,
-                };
-                let out = visitor.visit_map(&mut access)?;
-                match access.entries.len() {
-                    0 => Ok(out),
-                    _ => Err(de::Error::invalid_length(len, &"fewer elements in map")),
-                }
-            }
+            Value::Array(items) => Strict::visit_array(items, self.track, visitor),
+            Value::Object(map) => Strict::visit_object(map, self.track, visitor),
             // `Value::deserialize_any`'s own arms for these, without its
             // arms for arrays and objects (handled above): those would add a
             // copy of serde_json's map and sequence readers for every type
@@ -303,10 +325,38 @@ impl<'de> de::Deserializer<'de> for Strict<'_> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
+        self.deserialize_map(visitor)
+    }
+
+    fn deserialize_map<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         match self.value {
-            Value::Object(_) => self.deserialize_any(visitor),
+            Value::Object(map) => Strict::visit_object(map, self.track, visitor),
             other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
         }
+    }
+
+    fn deserialize_seq<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self.value {
+            Value::Array(items) => Strict::visit_array(items, self.track, visitor),
+            other => Err(de::Error::invalid_type(unexpected(&other), &visitor)),
+        }
+    }
+
+    fn deserialize_tuple<V: de::Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.deserialize_seq(visitor)
     }
 
     fn deserialize_newtype_struct<V: de::Visitor<'de>>(
@@ -341,7 +391,7 @@ impl<'de> de::Deserializer<'de> for Strict<'_> {
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier
+        bytes byte_buf unit unit_struct identifier
     }
 }
 

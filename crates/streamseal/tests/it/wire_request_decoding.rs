@@ -254,6 +254,34 @@ fn a_body_that_is_not_an_object() {
 }
 
 #[test]
+fn a_list_that_is_not_an_array() {
+    // Each kind of value where the list of wraps belongs: the same reason,
+    // keyed by the list's path; a list of the wrong items is keyed by item.
+    for wraps in [
+        json!({}),
+        json!({"0": {}}),
+        json!("w"),
+        json!(1),
+        json!(true),
+        json!(null),
+    ] {
+        let r = json!({"endpoint": "postKeyWraps", "streamId": STREAM,
+            "body": {"keyGeneration": 1, "wraps": wraps}});
+        let d = details(request(r));
+        assert_eq!(d.keys().collect::<Vec<_>>(), ["wraps"], "{wraps}");
+        let expected = if wraps.is_null() {
+            "must be an array, not null"
+        } else {
+            "must be an array"
+        };
+        assert_eq!(d["wraps"], [expected], "{wraps}");
+    }
+    let r = json!({"endpoint": "postKeyWraps", "streamId": STREAM,
+        "body": {"keyGeneration": 1, "wraps": [[]]}});
+    assert_eq!(details(request(r))["wraps[0]"], ["must be an object"]);
+}
+
+#[test]
 fn dates_must_be_rfc_3339_date_times() {
     for (endpoint, at) in [("searchMessages", "body"), ("searchMemos", "body")] {
         for bad in [
