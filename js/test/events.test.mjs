@@ -78,3 +78,23 @@ test("decodeHelloAck: the grants missed while offline, the payload as it came", 
   assert.equal(ack.payload.botId, "bot_01J80000000000000000000070");
   throwsCode(assert, pkg, () => api.decodeHelloAck({ e2eGrantedStreamIds: "stream_1" }), "MALFORMED_JSON");
 });
+
+test("iterables cross as the arrays Array.from makes of them; an iterator that throws is an error, not an escape", () => {
+  // vendor/serde-wasm-bindgen/PATCHED.md: sequences and maps are read from
+  // arrays only, an iterable copied into one first.
+  const revoke = fixture("event_e2e_revoke.json");
+  const expected = api.decodeEvent("bot:e2e_revoke", revoke);
+  // A Map where an object with unknown fields kept (a flattened struct) belongs.
+  assert.deepEqual(api.decodeEvent("bot:e2e_revoke", new Map(Object.entries(revoke))), expected);
+  // A Set and an iterable object where an array belongs.
+  assert.equal(api.missingScope("sendMessage", new Set(["messages:read"])), "messages:write");
+  assert.equal(api.missingScope("sendMessage", { *[Symbol.iterator]() { yield "messages:write"; } }), undefined);
+  // An iterator that throws: the module's error (with the thrown value's
+  // words), and the module still answers afterwards.
+  const hostile = { *[Symbol.iterator]() { yield "messages:read"; throw new Error("iterator broke"); } };
+  throwsCode(assert, api, () => api.missingScope("sendMessage", hostile), "MALFORMED_JSON");
+  const hostileMap = new Map(Object.entries(revoke));
+  hostileMap[Symbol.iterator] = function* () { throw new Error("map iterator broke"); };
+  throwsCode(assert, api, () => api.decodeEvent("bot:e2e_revoke", hostileMap), "MALFORMED_JSON");
+  assert.equal(api.missingScope("sendMessage", ["messages:read"]), "messages:write");
+});

@@ -3,64 +3,21 @@ use serde::de::value::{MapDeserializer, SeqDeserializer};
 use serde::de::{self, IntoDeserializer};
 use std::convert::TryFrom;
 use wasm_bindgen::convert::IntoWasmAbi;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue, UnwrapThrowExt};
 
 use crate::preserve::PRESERVED_VALUE_MAGIC;
 use crate::{static_str_to_js, Error, ObjectExt, Result};
 
-/// Provides [`de::SeqAccess`] from any JS iterator.
-struct SeqAccess {
-    iter: js_sys::IntoIter,
-}
-
-impl<'de> de::SeqAccess<'de> for SeqAccess {
-    type Error = Error;
-
-    fn next_element_seed<T: de::DeserializeSeed<'de>>(
-        &mut self,
-        seed: T,
-    ) -> Result<Option<T::Value>> {
-        Ok(match self.iter.next().transpose()? {
-            Some(value) => Some(seed.deserialize(Deserializer::from(value))?),
-            None => None,
-        })
-    }
-}
-
-/// Provides [`de::MapAccess`] from any JS iterator that returns `[key, value]` pairs.
-struct MapAccess {
-    iter: js_sys::IntoIter,
-    next_value: Option<Deserializer>,
-}
-
-impl MapAccess {
-    const fn new(iter: js_sys::IntoIter) -> Self {
-        Self {
-            iter,
-            next_value: None,
-        }
-    }
-}
-
-impl<'de> de::MapAccess<'de> for MapAccess {
-    type Error = Error;
-
-    fn next_key_seed<K: de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        debug_assert!(self.next_value.is_none());
-
-        Ok(match self.iter.next().transpose()? {
-            Some(pair) => {
-                let (key, value) = convert_pair(pair);
-                self.next_value = Some(value);
-                Some(seed.deserialize(key)?)
-            }
-            None => None,
-        })
-    }
-
-    fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        seed.deserialize(self.next_value.take().unwrap_throw())
-    }
+// streamseal: `SeqAccess` and `MapAccess` (a JS iterator read item by item)
+// are removed: sequences and maps are read from arrays only (PATCHED.md).
+// An iterable is copied into one by `Array.from`, whose exception (an
+// iterator that throws) is caught and returned as the error, as the
+// iterator's own was.
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = from)]
+    fn array_from(value: &JsValue) -> std::result::Result<Array, JsValue>;
 }
 
 struct ObjectAccess {
@@ -515,10 +472,14 @@ impl<'de> de::Deserializer<'de> for Deserializer {
     /// Supported outputs:
     ///  - Any Rust sequence from Serde point of view ([`Vec`], [`HashSet`](std::collections::HashSet), etc.)
     fn deserialize_seq<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // streamseal: an iterable that is not an array is read as the array
+        // `Array.from` makes of it (the same items, in the same order), so
+        // that each sequence type's `visit_seq` is instantiated once, for
+        // `SeqDeserializer`, not also for `SeqAccess` (PATCHED.md).
         if let Some(arr) = self.value.dyn_ref::<Array>() {
             self.deserialize_from_array(visitor, arr)
-        } else if let Some(iter) = js_sys::try_iter(&self.value)? {
-            visitor.visit_seq(SeqAccess { iter })
+        } else if js_sys::try_iter(&self.value)?.is_some() {
+            self.deserialize_from_array(visitor, &array_from(&self.value)?)
         } else {
             self.invalid_type(visitor)
         }
@@ -550,13 +511,18 @@ impl<'de> de::Deserializer<'de> for Deserializer {
     ///  - A Rust key-value map ([`HashMap`](std::collections::HashMap), [`BTreeMap`](std::collections::BTreeMap), etc.).
     ///  - A typed Rust structure with `#[derive(Deserialize)]`.
     fn deserialize_map<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match js_sys::try_iter(&self.value)? {
-            Some(iter) => visitor.visit_map(MapAccess::new(iter)),
+        // streamseal: the pairs of an iterable are read as the array
+        // `Array.from` makes of them (the same pairs, in the same order), so
+        // that each map type's `visit_map` is instantiated once, for
+        // `MapDeserializer`, not also for `MapAccess` (PATCHED.md).
+        let pairs = match js_sys::try_iter(&self.value)? {
+            Some(_) => array_from(&self.value)?,
             None => match self.as_object_entries() {
-                Some(arr) => visitor.visit_map(MapDeserializer::new(arr.iter().map(convert_pair))),
-                None => self.invalid_type(visitor),
+                Some(arr) => arr,
+                None => return self.invalid_type(visitor),
             },
-        }
+        };
+        visitor.visit_map(MapDeserializer::new(pairs.iter().map(convert_pair)))
     }
 
     /// Supported inputs:
