@@ -126,15 +126,8 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for DataEnvelope<T> {
             ) -> std::result::Result<Self::Value, A::Error> {
                 let mut data = None;
                 let mut extra = Extra::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    if key == "data" {
-                        if data.is_some() {
-                            return Err(serde::de::Error::duplicate_field("data"));
-                        }
-                        data = Some(map.next_value::<T>()?);
-                    } else {
-                        extra.insert(key, map.next_value::<streamseal_crypto::extra::Value>()?);
-                    }
+                while next_data_key(&mut map, &mut extra, data.is_some())? {
+                    data = Some(map.next_value::<T>()?);
                 }
                 let data = data.ok_or_else(|| serde::de::Error::missing_field("data"))?;
                 Ok(DataEnvelope { data, extra })
@@ -142,6 +135,29 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for DataEnvelope<T> {
         }
         d.deserialize_map(Visit(std::marker::PhantomData))
     }
+}
+
+/// Reads the envelope's keys up to the next `data` (true: its value is
+/// next) or the end (false), keeping every other key's value in `extra`; a
+/// second `data` is a duplicate field. One copy per reader, not one per
+/// `T` (in the npm package's second module, each response type's envelope
+/// carried this loop).
+#[inline(never)]
+fn next_data_key<'de, A: serde::de::MapAccess<'de>>(
+    map: &mut A,
+    extra: &mut Extra,
+    seen_data: bool,
+) -> std::result::Result<bool, A::Error> {
+    while let Some(key) = map.next_key::<String>()? {
+        if key == "data" {
+            if seen_data {
+                return Err(serde::de::Error::duplicate_field("data"));
+            }
+            return Ok(true);
+        }
+        extra.insert(key, map.next_value::<streamseal_crypto::extra::Value>()?);
+    }
+    Ok(false)
 }
 
 #[derive(Serialize)]

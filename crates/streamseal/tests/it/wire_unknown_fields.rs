@@ -789,3 +789,42 @@ fn keys_beside_data_are_kept_by_parse_response() {
     };
     assert_eq!(members.extra.get_json("later_total"), Some(json!(12)));
 }
+
+/// A `{"data": ...}` envelope keeps the keys on either side of `data`, in
+/// any order; a second `data` or none is malformed, not a guess.
+#[test]
+fn data_envelope_keeps_keys_on_both_sides_and_refuses_a_second_data() {
+    use streamseal::wire::{ExtraJson as _, parse_data_kept};
+
+    for text in [
+        r#"{"meta":{"x":[1]},"data":7,"next":"n"}"#,
+        r#"{"data":7,"meta":{"x":[1]},"next":"n"}"#,
+        r#"{"meta":{"x":[1]},"next":"n","data":7}"#,
+    ] {
+        let (data, extra): (u32, _) = parse_data_kept(text).unwrap();
+        assert_eq!(data, 7, "{text}");
+        assert_eq!(
+            extra.get_json("meta"),
+            Some(serde_json::json!({"x": [1]})),
+            "{text}"
+        );
+        assert_eq!(
+            extra.get_json("next"),
+            Some(serde_json::json!("n")),
+            "{text}"
+        );
+        assert_eq!(extra.len(), 2, "{text}");
+    }
+    let (data, extra): (u32, _) = parse_data_kept(r#"{"data":7}"#).unwrap();
+    assert_eq!((data, extra.len()), (7, 0));
+    for (text, words) in [
+        (r#"{"data":7,"data":8}"#, "duplicate field `data`"),
+        (r#"{"data":7,"x":1,"data":8}"#, "duplicate field `data`"),
+        (r#"{"x":1}"#, "missing field `data`"),
+        (r#"{"data":"7"}"#, "invalid type"),
+    ] {
+        let err = parse_data_kept::<u32>(text).unwrap_err();
+        assert_eq!(err.code().as_str(), "MALFORMED_JSON", "{text}");
+        assert!(err.to_string().contains(words), "{text}: {err}");
+    }
+}
