@@ -86,3 +86,49 @@ test("a server's `__proto__` key, merged by the app with Object.assign, cannot h
   assert.equal(pkg.encodeBase64([1, 2, 3]), "AQID");
   for (const k of [key, state, trust]) k.free();
 });
+
+test("a Map, a Set or another iterable nested 100,000 deep is refused too, and the instance keeps working", async () => {
+  // serde-wasm-bindgen reads an iterable's items (a Map's pairs) as a
+  // sequence or a map: the walk reads them as it does. Before, the walk
+  // passed over them and the read overflowed the WASM stack, leaving the
+  // instance unusable ("memory access out of bounds" on every later call).
+  const deepMap = (levels) => {
+    let value = new Map([["leaf", 1]]);
+    for (let i = 1; i < levels; i++) value = new Map([["x", value]]);
+    return value;
+  };
+  const deepSet = (levels) => {
+    let value = new Set([1]);
+    for (let i = 1; i < levels; i++) value = new Set([value]);
+    return value;
+  };
+  const deepIterable = (levels) => {
+    let value = [];
+    for (let i = 1; i < levels; i++) {
+      const inner = value;
+      value = { *[Symbol.iterator]() { yield inner; } };
+    }
+    return value;
+  };
+  const revoke = { workspaceId: "ws_01J80000000000000000000001", botId: "bot_1", streamId: ROOT };
+  for (const deep of [deepMap(100_000), deepSet(100_000), deepIterable(100_000)]) {
+    await throwsCode(assert, api, () => api.decodeEvent("bot:e2e_revoke", { ...revoke, junk: deep }), "MALFORMED_JSON");
+    await throwsCode(assert, api, () => api.decodeEvent("bot:e2e_revoke", new Map([...Object.entries(revoke), ["junk", deep]])), "MALFORMED_JSON");
+    await throwsCode(assert, api, () => api.missingScope("sendMessage", deep), "MALFORMED_JSON");
+  }
+  // The first module's readers share the walk.
+  const key = pkg.IdentityKey.generate("user", "k");
+  const state = new pkg.StreamState(ROOT);
+  const trust = new pkg.TrustStore("tofu");
+  const wraps = { currentKeyGeneration: 0, ownerUserId: "usr_1", wraps: [], junk: deepMap(100_000) };
+  await throwsCode(assert, pkg, () => pkg.openKeyWraps(state, trust, wraps, key), "MALFORMED_JSON");
+  await throwsCode(assert, pkg, () => pkg.openKeyWraps(state, trust, { ...wraps, junk: undefined, wraps: deepSet(100_000) }, key), "MALFORMED_JSON");
+  assert.deepEqual(pkg.openKeyWraps(state, trust, { ...wraps, junk: deepMap(100) }, key), { admitted: [], skipped: [], conflicts: [] });
+  for (const k of [key, state, trust]) k.free();
+  // Within the limit, a Map still reads (its values kept as the unknown field).
+  const shallow = api.decodeEvent("bot:e2e_revoke", { ...revoke, junk: deepMap(100) });
+  assert.equal(shallow.type, "e2eRevoke");
+  assert.equal(api.missingScope("sendMessage", new Set(["messages:read"])), "messages:write");
+  assert.equal(api.endpointCount(), 58);
+  assert.equal(pkg.encodeBase64(new Uint8Array([1, 2, 3])), "AQID");
+});

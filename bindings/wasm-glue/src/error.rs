@@ -118,7 +118,9 @@ pub const MAX_NESTING: usize = 128;
 
 // The walk of `check_nesting`, in JS: one call into JS per value read,
 // whatever its size. It visits what serde-wasm-bindgen reads: an array's
-// items, a map's own enumerable entries, and a struct's fields by name,
+// items, an iterable's items as `Array.from` lists them (a `Map`'s keys and
+// values; serde-wasm-bindgen reads any iterable through `Array.from`, see
+// its PATCHED.md), a map's own enumerable entries, and a struct's fields by name,
 // which JS looks up through the prototype chain, enumerable or not (an app
 // that merged a server's object with `Object.assign` can give it a
 // prototype the server chose, through the `__proto__` key `JSON.parse`
@@ -139,6 +141,17 @@ export function nestedDeeperThan(value, max) {
           depths.push(depth + 1);
         }
         continue;
+      }
+      if (v instanceof Map) {
+        for (const [key, item] of Array.from(v)) {
+          values.push(key, item);
+          depths.push(depth + 1, depth + 1);
+        }
+      } else if (typeof v[Symbol.iterator] === "function") {
+        for (const item of Array.from(v)) {
+          values.push(item);
+          depths.push(depth + 1);
+        }
       }
       for (let o = v; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
         for (const key of Object.getOwnPropertyNames(o)) {
