@@ -89,12 +89,27 @@ test("iterables cross as the arrays Array.from makes of them; an iterator that t
   // A Set and an iterable object where an array belongs.
   assert.equal(api.missingScope("sendMessage", new Set(["messages:read"])), "messages:write");
   assert.equal(api.missingScope("sendMessage", { *[Symbol.iterator]() { yield "messages:write"; } }), undefined);
-  // An iterator that throws: the module's error (with the thrown value's
-  // words), and the module still answers afterwards.
+  // A one-shot iterator is read once, by the read itself: its items count.
+  assert.equal(api.missingScope("sendMessage", new Set(["messages:write"]).values()), undefined);
+  assert.equal(api.missingScope("sendMessage", ["messages:read"].values()), "messages:write");
+  const headers = new Map([["Retry-After", "7"]]);
+  const send = api.buildRequest({ baseUrl: "https://chat.example.test", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" }, { endpoint: "getMe" });
+  const limited = api.parseResponse(send, { status: 429, headers: headers.entries(), body: "" });
+  assert.equal(limited.failure.rateLimit.retryAfterSeconds, 7);
+  // An iterator that throws, a getter of the iterator that throws, a pair
+  // that is not an array: the module's error (with the thrown value's
+  // words), never an exception through WebAssembly; the module still answers.
   const hostile = { *[Symbol.iterator]() { yield "messages:read"; throw new Error("iterator broke"); } };
   throwsCode(assert, api, () => api.missingScope("sendMessage", hostile), "MALFORMED_JSON");
+  assert.throws(() => api.missingScope("sendMessage", hostile), /iterator broke/);
+  const getter = { get [Symbol.iterator]() { throw new Error("getter broke"); } };
+  throwsCode(assert, api, () => api.missingScope("sendMessage", getter), "MALFORMED_JSON");
   const hostileMap = new Map(Object.entries(revoke));
   hostileMap[Symbol.iterator] = function* () { throw new Error("map iterator broke"); };
   throwsCode(assert, api, () => api.decodeEvent("bot:e2e_revoke", hostileMap), "MALFORMED_JSON");
+  const nullPair = { *[Symbol.iterator]() { yield null; } };
+  throwsCode(assert, api, () => api.decodeEvent("bot:e2e_revoke", nullPair), "MALFORMED_JSON");
+  // A string where a list belongs is not read as its characters.
+  throwsCode(assert, api, () => api.missingScope("sendMessage", "messages:write"), "MALFORMED_JSON");
   assert.equal(api.missingScope("sendMessage", ["messages:read"]), "messages:write");
 });

@@ -118,13 +118,15 @@ pub const MAX_NESTING: usize = 128;
 
 // The walk of `check_nesting`, in JS: one call into JS per value read,
 // whatever its size. It visits what serde-wasm-bindgen reads: an array's
-// items, an iterable's items as `Array.from` lists them (a `Map`'s keys and
-// values; serde-wasm-bindgen reads any iterable through `Array.from`, see
-// its PATCHED.md), a map's own enumerable entries, and a struct's fields by name,
+// items, a map's own enumerable entries, and a struct's fields by name,
 // which JS looks up through the prototype chain, enumerable or not (an app
 // that merged a server's object with `Object.assign` can give it a
 // prototype the server chose, through the `__proto__` key `JSON.parse`
 // keeps). A value it cannot read (a getter that throws) counts as too deep.
+// It does not iterate: an iterator read here would be used up before the
+// read. An iterable's items (a `Map`'s pairs, a `Set`'s values) are bounded
+// by serde-wasm-bindgen itself as it reads them (its `MAX_DEPTH`, the same
+// 128: `vendor/serde-wasm-bindgen/PATCHED.md`).
 #[wasm_bindgen(inline_js = r#"
 export function nestedDeeperThan(value, max) {
   try {
@@ -141,17 +143,6 @@ export function nestedDeeperThan(value, max) {
           depths.push(depth + 1);
         }
         continue;
-      }
-      if (v instanceof Map) {
-        for (const [key, item] of Array.from(v)) {
-          values.push(key, item);
-          depths.push(depth + 1, depth + 1);
-        }
-      } else if (typeof v[Symbol.iterator] === "function") {
-        for (const item of Array.from(v)) {
-          values.push(item);
-          depths.push(depth + 1);
-        }
       }
       for (let o = v; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
         for (const key of Object.getOwnPropertyNames(o)) {
@@ -177,7 +168,8 @@ extern "C" {
 /// an unknown field nested some thousands deep would overflow the WASM
 /// stack (a trap that can leave the instance's memory corrupt) or the JS
 /// stack. The walk is iterative, in JS, and reads what serde-wasm-bindgen
-/// reads, inherited and non-enumerable fields included.
+/// reads, inherited and non-enumerable fields included, but for iterables'
+/// items, which serde-wasm-bindgen bounds itself as it reads them.
 pub fn check_nesting(param: &str, value: &JsValue) -> JsResult<()> {
     #[allow(clippy::cast_possible_truncation)]
     if nested_deeper_than(value, MAX_NESTING as u32) {

@@ -11,27 +11,42 @@ use crate::{static_str_to_js, Error, ObjectExt, Result};
 
 // streamseal: `SeqAccess` and `MapAccess` (a JS iterator read item by item)
 // are removed: sequences and maps are read from arrays only (PATCHED.md).
-// An iterable is copied into one by `Array.from`, whose exception (an
-// iterator that throws) is caught and returned as the error, as the
-// iterator's own was.
-#[wasm_bindgen]
+// An object that is iterable is copied into one, its iterator asked for
+// once; any exception on the way (a getter, an iterator that throws) is
+// caught and returned as the error. `undefined`: not an iterable object.
+#[wasm_bindgen(inline_js = "export function iterableItems(value) {
+  if (value === null || typeof value !== 'object') return undefined;
+  const iterator = value[Symbol.iterator];
+  if (typeof iterator !== 'function') return undefined;
+  return Array.from({ [Symbol.iterator]: () => iterator.call(value) });
+}")]
 extern "C" {
-    #[wasm_bindgen(catch, js_namespace = Array, js_name = from)]
-    fn array_from(value: &JsValue) -> std::result::Result<Array, JsValue>;
+    #[wasm_bindgen(catch, js_name = iterableItems)]
+    fn iterable_items(value: &JsValue) -> std::result::Result<Option<Array>, JsValue>;
 }
+
+/// streamseal: how deep a value may nest (arrays, objects, maps, iterables,
+/// enums with a payload) before it is refused, the limit serde_json has
+/// (`streamseal-wasm-glue`'s `MAX_NESTING`). serde recurses once per
+/// level: without it, a value some thousands deep overflows the WASM stack
+/// and leaves the instance's memory corrupt (PATCHED.md).
+const MAX_DEPTH: u32 = 128;
 
 struct ObjectAccess {
     obj: ObjectExt,
     fields: std::slice::Iter<'static, &'static str>,
     next_value: Option<Deserializer>,
+    /// The depth of the fields' values.
+    depth: u32,
 }
 
 impl ObjectAccess {
-    fn new(obj: ObjectExt, fields: &'static [&'static str]) -> Self {
+    fn new(obj: ObjectExt, fields: &'static [&'static str], depth: u32) -> Self {
         Self {
             obj,
             fields: fields.iter(),
             next_value: None,
+            depth,
         }
     }
 }
@@ -53,7 +68,7 @@ impl<'de> de::MapAccess<'de> for ObjectAccess {
             // double-check with an `in` operator if so.
             let is_missing_field = next_value.is_undefined() && !js_field.js_in(&self.obj);
             if !is_missing_field {
-                self.next_value = Some(Deserializer::from(next_value));
+                self.next_value = Some(Deserializer::at(next_value, self.depth));
                 return Ok(Some(seed.deserialize(str_deserializer(field))?));
             }
         }
@@ -88,9 +103,7 @@ impl<'de> de::SeqAccess<'de> for PreservedValueAccess {
                     .map(Some)
             }
             Self::OnValue(value) => seed
-                .deserialize(Deserializer {
-                    value: JsValue::from(value.into_abi()),
-                })
+                .deserialize(Deserializer::from(JsValue::from(value.into_abi())))
                 .map(Some),
             Self::Done => Ok(None),
         }
@@ -118,11 +131,13 @@ impl<'de> de::EnumAccess<'de> for EnumAccess {
 /// A newtype that allows using any [`JsValue`] as a [`de::Deserializer`].
 pub struct Deserializer {
     value: JsValue,
+    /// streamseal: how many arrays, objects, maps or enums hold the value.
+    depth: u32,
 }
 
 impl From<JsValue> for Deserializer {
     fn from(value: JsValue) -> Self {
-        Self { value }
+        Self { value, depth: 0 }
     }
 }
 
@@ -137,12 +152,39 @@ impl<'de> IntoDeserializer<'de, Error> for Deserializer {
 }
 
 /// Destructures a JS `[key, value]` pair into a tuple of [`Deserializer`]s.
-fn convert_pair(pair: JsValue) -> (Deserializer, Deserializer) {
+/// streamseal: at `depth`; a pair that is not an object (`null` would throw
+/// through WebAssembly) is read as `undefined`s, which no key reads as.
+fn convert_pair(pair: JsValue, depth: u32) -> (Deserializer, Deserializer) {
+    if !pair.is_object() {
+        return (
+            Deserializer::at(JsValue::UNDEFINED, depth),
+            Deserializer::at(JsValue::UNDEFINED, depth),
+        );
+    }
     let pair = pair.unchecked_into::<Array>();
-    (pair.get(0).into(), pair.get(1).into())
+    (
+        Deserializer::at(pair.get(0), depth),
+        Deserializer::at(pair.get(1), depth),
+    )
 }
 
 impl Deserializer {
+    /// streamseal: a value held by `depth` arrays, objects, maps or enums.
+    fn at(value: JsValue, depth: u32) -> Self {
+        Self { value, depth }
+    }
+
+    /// streamseal: the depth of what this value holds, or the error when
+    /// it would be past [`MAX_DEPTH`].
+    fn inner_depth(&self) -> Result<u32> {
+        if self.depth >= MAX_DEPTH {
+            return Err(de::Error::custom(format_args!(
+                "nested deeper than {MAX_DEPTH} levels"
+            )));
+        }
+        Ok(self.depth + 1)
+    }
+
     fn as_object_entries(&self) -> Option<Array> {
         if self.value.is_object() {
             Some(Object::entries(self.value.unchecked_ref()))
@@ -231,7 +273,10 @@ impl Deserializer {
         visitor: V,
         array: &Array,
     ) -> Result<V::Value> {
-        visitor.visit_seq(SeqDeserializer::new(array.iter().map(Deserializer::from)))
+        let depth = self.inner_depth()?;
+        visitor.visit_seq(SeqDeserializer::new(
+            array.iter().map(move |item| Deserializer::at(item, depth)),
+        ))
     }
 }
 
@@ -473,13 +518,13 @@ impl<'de> de::Deserializer<'de> for Deserializer {
     ///  - Any Rust sequence from Serde point of view ([`Vec`], [`HashSet`](std::collections::HashSet), etc.)
     fn deserialize_seq<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         // streamseal: an iterable that is not an array is read as the array
-        // `Array.from` makes of it (the same items, in the same order), so
-        // that each sequence type's `visit_seq` is instantiated once, for
+        // of its items (the same items, in the same order), so that each
+        // sequence type's `visit_seq` is instantiated once, for
         // `SeqDeserializer`, not also for `SeqAccess` (PATCHED.md).
         if let Some(arr) = self.value.dyn_ref::<Array>() {
             self.deserialize_from_array(visitor, arr)
-        } else if js_sys::try_iter(&self.value)?.is_some() {
-            self.deserialize_from_array(visitor, &array_from(&self.value)?)
+        } else if let Some(items) = iterable_items(&self.value)? {
+            self.deserialize_from_array(visitor, &items)
         } else {
             self.invalid_type(visitor)
         }
@@ -511,18 +556,21 @@ impl<'de> de::Deserializer<'de> for Deserializer {
     ///  - A Rust key-value map ([`HashMap`](std::collections::HashMap), [`BTreeMap`](std::collections::BTreeMap), etc.).
     ///  - A typed Rust structure with `#[derive(Deserialize)]`.
     fn deserialize_map<V: de::Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        // streamseal: the pairs of an iterable are read as the array
-        // `Array.from` makes of them (the same pairs, in the same order), so
-        // that each map type's `visit_map` is instantiated once, for
-        // `MapDeserializer`, not also for `MapAccess` (PATCHED.md).
-        let pairs = match js_sys::try_iter(&self.value)? {
-            Some(_) => array_from(&self.value)?,
+        // streamseal: the pairs of an iterable are read as the array of
+        // them (the same pairs, in the same order), so that each map type's
+        // `visit_map` is instantiated once, for `MapDeserializer`, not also
+        // for `MapAccess` (PATCHED.md).
+        let depth = self.inner_depth()?;
+        let pairs = match iterable_items(&self.value)? {
+            Some(pairs) => pairs,
             None => match self.as_object_entries() {
                 Some(arr) => arr,
                 None => return self.invalid_type(visitor),
             },
         };
-        visitor.visit_map(MapDeserializer::new(pairs.iter().map(convert_pair)))
+        visitor.visit_map(MapDeserializer::new(
+            pairs.iter().map(move |pair| convert_pair(pair, depth)),
+        ))
     }
 
     /// Supported inputs:
@@ -536,12 +584,12 @@ impl<'de> de::Deserializer<'de> for Deserializer {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        let obj = if self.value.is_object() {
-            self.value.unchecked_into::<ObjectExt>()
-        } else {
+        if !self.value.is_object() {
             return self.invalid_type(visitor);
-        };
-        visitor.visit_map(ObjectAccess::new(obj, fields))
+        }
+        let depth = self.inner_depth()?;
+        let obj = self.value.unchecked_into::<ObjectExt>();
+        visitor.visit_map(ObjectAccess::new(obj, fields, depth))
     }
 
     /// Here we try to be compatible with `serde-json`, which means supporting:
@@ -563,7 +611,7 @@ impl<'de> de::Deserializer<'de> for Deserializer {
                 return Err(de::Error::invalid_length(entries.length() as _, &"1"));
             }
             let entry = entries.get(0);
-            let (tag, payload) = convert_pair(entry);
+            let (tag, payload) = convert_pair(entry, self.inner_depth()?);
             EnumAccess { tag, payload }
         } else {
             return self.invalid_type(visitor);

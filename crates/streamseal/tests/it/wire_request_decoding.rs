@@ -254,6 +254,34 @@ fn a_body_that_is_not_an_object() {
 }
 
 #[test]
+fn a_map_field_given_null_is_empty_and_given_an_array_is_refused() {
+    // `capabilities` is a map of data (`serde_json::Map`), whose reader
+    // takes `null` as an empty map: the request builds with `{}`, as it
+    // did when the decoder read maps through `deserialize_any`.
+    let body = |capabilities: Value| {
+        json!({"endpoint": "postPresence", "body": {"runtimeKind": "custom", "instanceId": "m",
+            "status": "available", "acceptingInvocations": true, "capabilities": capabilities}})
+    };
+    let EndpointRequest::PostPresence { body: null } = request(body(Value::Null)).unwrap() else {
+        panic!("not a presence request")
+    };
+    let EndpointRequest::PostPresence { body: empty } = request(body(json!({}))).unwrap() else {
+        panic!("not a presence request")
+    };
+    assert_eq!(null, empty);
+    for bad in [
+        json!([]),
+        json!([["a", 1]]),
+        json!("x"),
+        json!(1),
+        json!(true),
+    ] {
+        let d = details(request(body(bad.clone())));
+        assert_eq!(d["capabilities"], ["must be an object"], "{bad}");
+    }
+}
+
+#[test]
 fn a_list_that_is_not_an_array() {
     // Each kind of value where the list of wraps belongs: the same reason,
     // keyed by the list's path; a list of the wrong items is keyed by item.
