@@ -111,5 +111,6 @@ test("iterables cross as the arrays Array.from makes of them; an iterator that t
   throwsCode(assert, api, () => api.decodeEvent("bot:e2e_revoke", nullPair), "MALFORMED_JSON");
   // A string where a list belongs is not read as its characters.
   throwsCode(assert, api, () => api.missingScope("sendMessage", "messages:write"), "MALFORMED_JSON");
+  assert.throws(() => api.missingScope("sendMessage", "messages:write"), /expected a sequence/);
   assert.equal(api.missingScope("sendMessage", ["messages:read"]), "messages:write");
 });

@@ -87,48 +87,69 @@ test("a server's `__proto__` key, merged by the app with Object.assign, cannot h
   for (const k of [key, state, trust]) k.free();
 });
 
-test("a Map, a Set or another iterable nested 100,000 deep is refused too, and the instance keeps working", async () => {
-  // serde-wasm-bindgen reads an iterable's items (a Map's pairs) as a
-  // sequence or a map: the walk reads them as it does. Before, the walk
-  // passed over them and the read overflowed the WASM stack, leaving the
-  // instance unusable ("memory access out of bounds" on every later call).
+test("a Map nested 100,000 deep is refused where it is read, and the instance keeps working", async () => {
+  // The walk does not iterate (an iterator read there would be used up
+  // before the read): serde-wasm-bindgen bounds an iterable's items itself
+  // as it reads them (its depth limit, 128). Before, a Map nested deep
+  // overflowed the WASM stack and every later call failed ("memory access
+  // out of bounds").
   const deepMap = (levels) => {
     let value = new Map([["leaf", 1]]);
     for (let i = 1; i < levels; i++) value = new Map([["x", value]]);
     return value;
   };
-  const deepSet = (levels) => {
-    let value = new Set([1]);
-    for (let i = 1; i < levels; i++) value = new Set([value]);
-    return value;
-  };
-  const deepIterable = (levels) => {
-    let value = [];
-    for (let i = 1; i < levels; i++) {
-      const inner = value;
-      value = { *[Symbol.iterator]() { yield inner; } };
-    }
-    return value;
+  const nestedDeeper = (err) => {
+    assert.equal(err.code, "MALFORMED_JSON", err.message);
+    assert.match(err.message, /nested deeper than 128 levels/);
+    return true;
   };
   const revoke = { workspaceId: "ws_01J80000000000000000000001", botId: "bot_1", streamId: ROOT };
-  for (const deep of [deepMap(100_000), deepSet(100_000), deepIterable(100_000)]) {
-    await throwsCode(assert, api, () => api.decodeEvent("bot:e2e_revoke", { ...revoke, junk: deep }), "MALFORMED_JSON");
-    await throwsCode(assert, api, () => api.decodeEvent("bot:e2e_revoke", new Map([...Object.entries(revoke), ["junk", deep]])), "MALFORMED_JSON");
-    await throwsCode(assert, api, () => api.missingScope("sendMessage", deep), "MALFORMED_JSON");
-  }
-  // The first module's readers share the walk.
+  const deep = deepMap(100_000);
+  assert.throws(() => api.decodeEvent("bot:e2e_revoke", { ...revoke, junk: deep }), nestedDeeper);
+  assert.throws(() => api.decodeEvent("bot:e2e_revoke", new Map([...Object.entries(revoke), ["junk", deep]])), nestedDeeper);
+  assert.throws(() => api.decodeHelloAck({ e2eGrantedStreamIds: [], junk: deep }), nestedDeeper);
+  // The first module reads through the same deserializer.
   const key = pkg.IdentityKey.generate("user", "k");
   const state = new pkg.StreamState(ROOT);
   const trust = new pkg.TrustStore("tofu");
-  const wraps = { currentKeyGeneration: 0, ownerUserId: "usr_1", wraps: [], junk: deepMap(100_000) };
-  await throwsCode(assert, pkg, () => pkg.openKeyWraps(state, trust, wraps, key), "MALFORMED_JSON");
-  await throwsCode(assert, pkg, () => pkg.openKeyWraps(state, trust, { ...wraps, junk: undefined, wraps: deepSet(100_000) }, key), "MALFORMED_JSON");
-  assert.deepEqual(pkg.openKeyWraps(state, trust, { ...wraps, junk: deepMap(100) }, key), { admitted: [], skipped: [], conflicts: [] });
+  const wraps = { currentKeyGeneration: 0, ownerUserId: "usr_1", wraps: [], junk: deep };
+  assert.throws(() => pkg.openKeyWraps(state, trust, wraps, key), nestedDeeper);
+  // 128 levels in all read; 129 do not (the response object is the first level).
+  assert.deepEqual(pkg.openKeyWraps(state, trust, { ...wraps, junk: deepMap(127) }, key), { admitted: [], skipped: [], conflicts: [] });
+  assert.throws(() => pkg.openKeyWraps(state, trust, { ...wraps, junk: deepMap(128) }, key), nestedDeeper);
   for (const k of [key, state, trust]) k.free();
-  // Within the limit, a Map still reads (its values kept as the unknown field).
-  const shallow = api.decodeEvent("bot:e2e_revoke", { ...revoke, junk: deepMap(100) });
-  assert.equal(shallow.type, "e2eRevoke");
-  assert.equal(api.missingScope("sendMessage", new Set(["messages:read"])), "messages:write");
+  assert.equal(api.decodeEvent("bot:e2e_revoke", { ...revoke, junk: deepMap(100) }).type, "e2eRevoke");
   assert.equal(api.endpointCount(), 58);
   assert.equal(pkg.encodeBase64(new Uint8Array([1, 2, 3])), "AQID");
+});
+
+test("a server's JSON handed over in a Map, a Set or an iterator: a deep or hostile value is an error, never an exception through WebAssembly, however often", async () => {
+  // The walk does not see inside iterables, so what the deserializer reads
+  // there must not run JS that can throw through WebAssembly: each such
+  // throw left state behind, and after some hundreds every call failed
+  // ("memory access out of bounds"). A message whose authorId is an array
+  // 20,000 deep (JSON.parse takes it) where a string belongs: its error
+  // message wrote the value with wasm-bindgen's debugString, which recursed
+  // in JS without a limit (a RangeError through WebAssembly).
+  const page = JSON.parse(`{"data":[{"id":"msg_01JD3QK7C9E1G3J5M7P9S1V3X5","streamId":"${ROOT}","sequence":"1","authorId":${"[".repeat(20_000)}${"]".repeat(20_000)},"authorType":"user","content":"","replyCount":0,"metadata":{},"revision":1,"createdAt":"2026-11-21T10:00:00Z"}]}`);
+  const state = new pkg.StreamState(ROOT);
+  const trust = new pkg.TrustStore("tofu");
+  for (let i = 0; i < 1500; i++) {
+    await throwsCode(assert, pkg, () => pkg.openMessages(state.keyring(), trust, ROOT, page.data.values()), "MALFORMED_JSON");
+  }
+  await throwsCode(assert, pkg, () => pkg.openMessages(state.keyring(), trust, ROOT, new Set(page.data)), "MALFORMED_JSON");
+  assert.deepEqual(await pkg.openMessages(state.keyring(), trust, ROOT, []), []);
+  // App-built values with getters inside a Map: a pair whose key throws, a
+  // value whose field throws.
+  const pairs = new Map();
+  pairs[Symbol.iterator] = function* () { yield { get 0() { throw new Error("pair getter"); } }; };
+  const field = new Map([["k", { get g() { throw new Error("field getter"); } }]]);
+  const cfg = { baseUrl: "https://x.test", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" };
+  for (let i = 0; i < 1500; i++) {
+    await throwsCode(assert, api, () => api.buildRequest(cfg, { endpoint: "getMe", junk: pairs }), "MALFORMED_JSON");
+    await throwsCode(assert, api, () => api.decodeHelloAck({ e2eGrantedStreamIds: [], junk: field }), "MALFORMED_JSON");
+  }
+  assert.equal(api.missingScope("sendMessage", ["messages:read"]), "messages:write");
+  assert.equal(pkg.encodeBase64(new Uint8Array([1, 2, 3])), "AQID");
+  for (const k of [state, trust]) k.free();
 });

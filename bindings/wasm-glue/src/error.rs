@@ -124,9 +124,10 @@ pub const MAX_NESTING: usize = 128;
 // prototype the server chose, through the `__proto__` key `JSON.parse`
 // keeps). A value it cannot read (a getter that throws) counts as too deep.
 // It does not iterate: an iterator read here would be used up before the
-// read. An iterable's items (a `Map`'s pairs, a `Set`'s values) are bounded
-// by serde-wasm-bindgen itself as it reads them (its `MAX_DEPTH`, the same
-// 128: `vendor/serde-wasm-bindgen/PATCHED.md`).
+// read. What an iterable holds (a `Map`'s pairs, a `Set`'s values) is
+// bounded by serde-wasm-bindgen itself as it reads it (its `MAX_DEPTH`, the
+// same 128), and read there without JS that can throw through WebAssembly
+// (`vendor/serde-wasm-bindgen/PATCHED.md`, sections 2 and 3).
 #[wasm_bindgen(inline_js = r#"
 export function nestedDeeperThan(value, max) {
   try {

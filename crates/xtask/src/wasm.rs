@@ -72,7 +72,7 @@ const TARGET: &str = "wasm32-unknown-unknown";
 /// serde-wasm-bindgen reading sequences and maps from arrays only (one
 /// `visit_seq` and `visit_map` per type: `vendor/serde-wasm-bindgen/PATCHED.md`);
 /// 216,442 with its depth limit (an iterable's items bounded as they are
-/// read). The history of the one-module
+/// read), 216,736 with its reads of JS in a `catch`. The history of the one-module
 /// budget (150 KB asked, 700, 800, 830, 834 KB) and of this one (506, 422,
 /// 382, 335, 288, 250 KB) is in git.
 const FIRST_BUDGET: u64 = 219_000;

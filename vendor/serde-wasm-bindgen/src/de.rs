@@ -1,4 +1,4 @@
-use js_sys::{Array, ArrayBuffer, JsString, Map, Number, Object, Symbol, Uint8Array};
+use js_sys::{Array, ArrayBuffer, JsString, Map, Number, Symbol, Uint8Array};
 use serde::de::value::{MapDeserializer, SeqDeserializer};
 use serde::de::{self, IntoDeserializer};
 use std::convert::TryFrom;
@@ -11,18 +11,32 @@ use crate::{static_str_to_js, Error, ObjectExt, Result};
 
 // streamseal: `SeqAccess` and `MapAccess` (a JS iterator read item by item)
 // are removed: sequences and maps are read from arrays only (PATCHED.md).
-// An object that is iterable is copied into one, its iterator asked for
-// once; any exception on the way (a getter, an iterator that throws) is
-// caught and returned as the error. `undefined`: not an iterable object.
-#[wasm_bindgen(inline_js = "export function iterableItems(value) {
+// What runs JS code of the value's own (getters, iterators, proxies' traps)
+// is read through these functions, each bound with `catch`: an exception is
+// the deserializer's error, never one thrown through WebAssembly.
+// - `iterableItems`: the items of an iterable object, its iterator asked
+//   for once (`undefined`: not an iterable object);
+// - `iterablePairs`: the same, each item made a fresh `[key, value]` array
+//   (`[undefined, undefined]` for an item that is not an object);
+// - `objectEntries`: `Object.entries`, whose pairs are fresh arrays.
+#[wasm_bindgen(inline_js = "function items(value, pair) {
   if (value === null || typeof value !== 'object') return undefined;
   const iterator = value[Symbol.iterator];
   if (typeof iterator !== 'function') return undefined;
-  return Array.from({ [Symbol.iterator]: () => iterator.call(value) });
-}")]
+  return Array.from({ [Symbol.iterator]: () => iterator.call(value) }, pair);
+}
+export function iterableItems(value) { return items(value, (item) => item); }
+export function iterablePairs(value) {
+  return items(value, (p) => p !== null && typeof p === 'object' ? [p[0], p[1]] : [undefined, undefined]);
+}
+export function objectEntries(value) { return Object.entries(value); }")]
 extern "C" {
     #[wasm_bindgen(catch, js_name = iterableItems)]
     fn iterable_items(value: &JsValue) -> std::result::Result<Option<Array>, JsValue>;
+    #[wasm_bindgen(catch, js_name = iterablePairs)]
+    fn iterable_pairs(value: &JsValue) -> std::result::Result<Option<Array>, JsValue>;
+    #[wasm_bindgen(catch, js_name = objectEntries)]
+    fn object_entries(value: &JsValue) -> std::result::Result<Array, JsValue>;
 }
 
 /// streamseal: how deep a value may nest (arrays, objects, maps, iterables,
@@ -63,10 +77,14 @@ impl<'de> de::MapAccess<'de> for ObjectAccess {
 
         for field in &mut self.fields {
             let js_field = static_str_to_js(field);
-            let next_value = self.obj.get_with_ref_key(&js_field);
+            // streamseal: read with `Reflect.get` and `Reflect.has`, which
+            // js_sys binds with `catch`: a getter (or a proxy's trap) that
+            // throws is the error, not an exception through WebAssembly.
+            let next_value = js_sys::Reflect::get(&self.obj, &js_field)?;
             // If this value is `undefined`, it might be actually a missing field;
             // double-check with an `in` operator if so.
-            let is_missing_field = next_value.is_undefined() && !js_field.js_in(&self.obj);
+            let is_missing_field =
+                next_value.is_undefined() && !js_sys::Reflect::has(&self.obj, &js_field)?;
             if !is_missing_field {
                 self.next_value = Some(Deserializer::at(next_value, self.depth));
                 return Ok(Some(seed.deserialize(str_deserializer(field))?));
@@ -185,11 +203,13 @@ impl Deserializer {
         Ok(self.depth + 1)
     }
 
-    fn as_object_entries(&self) -> Option<Array> {
+    /// streamseal: `Object.entries` through [`object_entries`] (bound with
+    /// `catch`: a getter that throws is the error).
+    fn as_object_entries(&self) -> Result<Option<Array>> {
         if self.value.is_object() {
-            Some(Object::entries(self.value.unchecked_ref()))
+            Ok(Some(object_entries(&self.value)?))
         } else {
-            None
+            Ok(None)
         }
     }
 
@@ -229,9 +249,16 @@ impl Deserializer {
         } else if let Some(v) = self.as_bytes() {
             bytes = v;
             de::Unexpected::Bytes(&bytes)
+        } else if Array::is_array(&self.value) {
+            // streamseal: a kind, not `format!("{:?}", value)`: wasm-bindgen's
+            // `debugString` walks the value in JS without a depth limit or
+            // `catch` (a deep array threw a `RangeError` through
+            // WebAssembly), and would copy what was given into the message.
+            de::Unexpected::Seq
+        } else if self.value.is_object() {
+            de::Unexpected::Map
         } else {
-            string = format!("{:?}", self.value);
-            de::Unexpected::Other(&string)
+            de::Unexpected::Other("a JS value of another kind")
         };
 
         de::Error::invalid_type(unexpected, visitor)
@@ -561,9 +588,9 @@ impl<'de> de::Deserializer<'de> for Deserializer {
         // `visit_map` is instantiated once, for `MapDeserializer`, not also
         // for `MapAccess` (PATCHED.md).
         let depth = self.inner_depth()?;
-        let pairs = match iterable_items(&self.value)? {
+        let pairs = match iterable_pairs(&self.value)? {
             Some(pairs) => pairs,
-            None => match self.as_object_entries() {
+            None => match self.as_object_entries()? {
                 Some(arr) => arr,
                 None => return self.invalid_type(visitor),
             },
@@ -606,7 +633,7 @@ impl<'de> de::Deserializer<'de> for Deserializer {
                 tag: self.value.into(),
                 payload: JsValue::UNDEFINED.into(),
             }
-        } else if let Some(entries) = self.as_object_entries() {
+        } else if let Some(entries) = self.as_object_entries()? {
             if entries.length() != 1 {
                 return Err(de::Error::invalid_length(entries.length() as _, &"1"));
             }
