@@ -107,6 +107,10 @@ test("iterables cross as the arrays Array.from makes of them; an iterator that t
   const hostileMap = new Map(Object.entries(revoke));
   hostileMap[Symbol.iterator] = function* () { throw new Error("map iterator broke"); };
   throwsCode(assert, api, () => api.decodeEvent("bot:e2e_revoke", hostileMap), "MALFORMED_JSON");
+  // What is thrown may itself not be writable as text (String() of it throws).
+  const unshowable = { *[Symbol.iterator]() { throw Object.create(null); } };
+  throwsCode(assert, api, () => api.missingScope("sendMessage", unshowable), "MALFORMED_JSON");
+  assert.throws(() => api.missingScope("sendMessage", unshowable), /a thrown value that cannot be written as text/);
   const nullPair = { *[Symbol.iterator]() { yield null; } };
   throwsCode(assert, api, () => api.decodeEvent("bot:e2e_revoke", nullPair), "MALFORMED_JSON");
   // A string where a list belongs is not read as its characters.

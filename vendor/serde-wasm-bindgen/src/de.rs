@@ -82,7 +82,7 @@ impl<'de> de::MapAccess<'de> for ObjectAccess {
             // throws is the error, not an exception through WebAssembly.
             let next_value = js_sys::Reflect::get(&self.obj, &js_field)?;
             // If this value is `undefined`, it might be actually a missing field;
-            // double-check with an `in` operator if so.
+            // double-check with `Reflect.has` (the `in` operator) if so.
             let is_missing_field =
                 next_value.is_undefined() && !js_sys::Reflect::has(&self.obj, &js_field)?;
             if !is_missing_field {

@@ -8,11 +8,18 @@ impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         #[wasm_bindgen]
         extern "C" {
-            #[wasm_bindgen(js_name = String)]
-            pub fn to_string(value: &JsValue) -> String;
+            // streamseal: with `catch`. The error may hold what a getter or
+            // an iterator of the value threw, and `String` of that runs its
+            // own code (`toString`), which can throw in turn: that would be
+            // an exception through WebAssembly (PATCHED.md).
+            #[wasm_bindgen(catch, js_name = String)]
+            pub fn to_string(value: &JsValue) -> Result<String, JsValue>;
         }
 
-        to_string(&self.0).fmt(f)
+        match to_string(&self.0) {
+            Ok(text) => text.fmt(f),
+            Err(_) => f.write_str("a thrown value that cannot be written as text"),
+        }
     }
 }
 
