@@ -137,10 +137,17 @@ pub struct MessagePage {
 impl MessagePage {
     /// The page of a typed message list.
     pub fn of(list: &MessageList) -> MessagePage {
-        let (lowest_sequence, highest_sequence) =
-            sequence_range(list.data.iter().map(|m| &m.sequence));
+        MessagePage::of_sequences(list.has_more, list.data.iter().map(|m| &m.sequence))
+    }
+
+    /// The page of a list whose messages have `sequences`.
+    fn of_sequences<'a>(
+        has_more: bool,
+        sequences: impl Iterator<Item = &'a Sequence> + Clone,
+    ) -> MessagePage {
+        let (lowest_sequence, highest_sequence) = sequence_range(sequences);
         MessagePage {
-            has_more: list.has_more,
+            has_more,
             lowest_sequence,
             highest_sequence,
         }
@@ -271,6 +278,17 @@ pub struct PageView {
 }
 
 impl PageView {
+    /// The view of a message list's page.
+    fn of_messages(page: MessagePage) -> PageView {
+        PageView {
+            list: Some(PagedList::Messages),
+            has_more: page.has_more,
+            cursor: None,
+            lowest_sequence: page.lowest_sequence,
+            highest_sequence: page.highest_sequence,
+        }
+    }
+
     /// The view of a typed response.
     pub fn of(response: &ResponseData) -> PageView {
         let cursor_page = |list, has_more: bool, cursor: &Option<String>| PageView {
@@ -285,16 +303,7 @@ impl PageView {
             ResponseData::Conversations(p) => {
                 cursor_page(PagedList::Conversations, p.has_more, &p.cursor)
             }
-            ResponseData::Messages(p) => {
-                let page = MessagePage::of(p);
-                PageView {
-                    list: Some(PagedList::Messages),
-                    has_more: page.has_more,
-                    cursor: None,
-                    lowest_sequence: page.lowest_sequence,
-                    highest_sequence: page.highest_sequence,
-                }
-            }
+            ResponseData::Messages(p) => PageView::of_messages(MessagePage::of(p)),
             _ => PageView::default(),
         }
     }
@@ -338,13 +347,7 @@ struct MessageFields {
 #[cfg(any(feature = "wasm", feature = "uniffi"))]
 impl From<MessageFields> for MessagePage {
     fn from(fields: MessageFields) -> MessagePage {
-        let (lowest_sequence, highest_sequence) =
-            sequence_range(fields.data.iter().map(|m| &m.sequence));
-        MessagePage {
-            has_more: fields.has_more,
-            lowest_sequence,
-            highest_sequence,
-        }
+        MessagePage::of_sequences(fields.has_more, fields.data.iter().map(|m| &m.sequence))
     }
 }
 
@@ -357,14 +360,7 @@ impl TryFrom<PageDocument> for PageView {
             return Ok(PageView::default());
         };
         if list == PagedList::Messages {
-            let page: MessagePage = serde_json::from_value(doc.data)?;
-            return Ok(PageView {
-                list: Some(list),
-                has_more: page.has_more,
-                cursor: None,
-                lowest_sequence: page.lowest_sequence,
-                highest_sequence: page.highest_sequence,
-            });
+            return Ok(PageView::of_messages(serde_json::from_value(doc.data)?));
         }
         let fields: PageFields = serde_json::from_value(doc.data)?;
         Ok(PageView {
