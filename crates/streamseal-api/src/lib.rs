@@ -308,12 +308,6 @@ pub struct RequestFacts {
     pub service_version: Option<ApiVersion>,
 }
 
-impl From<&HttpRequest> for RequestFacts {
-    fn from(request: &HttpRequest) -> RequestFacts {
-        request.facts()
-    }
-}
-
 impl fmt::Debug for HttpRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let headers: Vec<(&str, &str)> = self
