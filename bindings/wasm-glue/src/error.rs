@@ -114,7 +114,7 @@ pub fn input<T: Tsify + DeserializeOwned>(param: &str, value: &Ts<T>) -> JsResul
 
 /// How deep a JS value may nest (objects and arrays) to be read: serde_json's
 /// own limit, so that a value reads the same in every binding.
-pub const MAX_NESTING: usize = 128;
+pub const MAX_NESTING: usize = serde_wasm_bindgen::MAX_DEPTH as usize;
 
 // The walk of `check_nesting`, in JS: one call into JS per value read,
 // whatever its size. It visits what serde-wasm-bindgen reads: an array's

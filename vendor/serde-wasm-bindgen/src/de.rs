@@ -40,11 +40,11 @@ extern "C" {
 }
 
 /// streamseal: how deep a value may nest (arrays, objects, maps, iterables,
-/// enums with a payload) before it is refused, the limit serde_json has
-/// (`streamseal-wasm-glue`'s `MAX_NESTING`). serde recurses once per
-/// level: without it, a value some thousands deep overflows the WASM stack
-/// and leaves the instance's memory corrupt (PATCHED.md).
-const MAX_DEPTH: u32 = 128;
+/// enums with a payload) before it is refused: 128, the limit serde_json
+/// has (`streamseal-wasm-glue`'s `MAX_NESTING` is this). serde recurses
+/// once per level: without it, a value some thousands deep overflows the
+/// WASM stack and leaves the instance's memory corrupt (PATCHED.md).
+pub const MAX_DEPTH: u32 = 128;
 
 struct ObjectAccess {
     obj: ObjectExt,
@@ -170,15 +170,9 @@ impl<'de> IntoDeserializer<'de, Error> for Deserializer {
 }
 
 /// Destructures a JS `[key, value]` pair into a tuple of [`Deserializer`]s.
-/// streamseal: at `depth`; a pair that is not an object (`null` would throw
-/// through WebAssembly) is read as `undefined`s, which no key reads as.
+/// streamseal: at `depth`. Every pair comes from `iterablePairs` or
+/// `objectEntries`, a fresh array: reading it runs no JS of the value's.
 fn convert_pair(pair: JsValue, depth: u32) -> (Deserializer, Deserializer) {
-    if !pair.is_object() {
-        return (
-            Deserializer::at(JsValue::UNDEFINED, depth),
-            Deserializer::at(JsValue::UNDEFINED, depth),
-        );
-    }
     let pair = pair.unchecked_into::<Array>();
     (
         Deserializer::at(pair.get(0), depth),

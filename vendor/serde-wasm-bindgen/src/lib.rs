@@ -9,7 +9,7 @@ mod de;
 mod error;
 mod ser;
 
-pub use de::Deserializer;
+pub use de::{Deserializer, MAX_DEPTH};
 pub use error::Error;
 pub use ser::Serializer;
 
@@ -57,13 +57,12 @@ fn static_str_to_js(s: &'static str) -> JsString {
     })
 }
 
-/// Custom bindings to avoid using fallible `Reflect` for plain objects.
+/// Custom bindings to avoid using fallible `Reflect` for plain objects
+/// (streamseal: the serializer's; the deserializer reads fields with
+/// `Reflect`, bound with `catch`, PATCHED.md).
 #[wasm_bindgen]
 extern "C" {
     type ObjectExt;
-
-    #[wasm_bindgen(method, indexing_getter)]
-    fn get_with_ref_key(this: &ObjectExt, key: &JsString) -> JsValue;
 
     #[wasm_bindgen(method, indexing_setter)]
     fn set(this: &ObjectExt, key: JsString, value: JsValue);
