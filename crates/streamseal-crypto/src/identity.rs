@@ -14,9 +14,11 @@
 //! ```
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use x25519_dalek::StaticSecret;
+use xeddsa::xed25519;
 use zeroize::Zeroizing;
 
 use crate::encoding::{decode_base64_array, encode_base64};
@@ -247,6 +249,11 @@ pub struct IdentityKey {
     key_id: KeyId,
     secret: SecretKey,
     public: PublicKey,
+    /// The secret's EdDSA key pair (XEdDSA's `calculate_key_pair`), derived
+    /// on the first signature and kept: each later signature costs one
+    /// fixed-base multiplication instead of two or three. Boxed so moves
+    /// leave no copies; zeroized on drop; never printed.
+    signing: OnceLock<Box<xed25519::SigningKeyPair>>,
 }
 
 impl IdentityKey {
@@ -267,6 +274,7 @@ impl IdentityKey {
             key_id,
             secret,
             public,
+            signing: OnceLock::new(),
         }
     }
 
@@ -288,6 +296,16 @@ impl IdentityKey {
     /// The secret half.
     pub fn secret_key(&self) -> &SecretKey {
         &self.secret
+    }
+
+    /// The secret's EdDSA key pair for XEdDSA signatures, derived once per
+    /// object (and kept by its clones made after).
+    pub(crate) fn signing_key_pair(&self) -> &xed25519::SigningKeyPair {
+        self.signing.get_or_init(|| {
+            let secret = self.secret.to_bytes();
+            // Zeroized on drop by the crate.
+            Box::new(xed25519::PrivateKey(*secret).signing_key_pair())
+        })
     }
 }
 

@@ -14,7 +14,11 @@
 //! sections 5.1.6 and 5.1.7) under that Ed25519 key.
 //!
 //! The primitive is the `xeddsa` crate (1.1.0, pinned); this module only
-//! draws the randomness, checks the public key and maps errors.
+//! draws the randomness, checks the public key and maps errors. Each
+//! [`IdentityKey`] keeps the Ed25519 key pair `calculate_key_pair` derives
+//! (the crate's `SigningKeyPair`, a patch in `vendor/xeddsa`): derived on
+//! its first signature, zeroized on drop, so each later signature costs one
+//! fixed-base multiplication instead of two or three.
 //! `tests/it/xeddsa_vectors.rs` cross-checks it against libxeddsa, an
 //! independent C implementation: the crate verifies libxeddsa's signatures
 //! and reproduces them byte for byte from the same `Z`, and libxeddsa
@@ -55,8 +59,8 @@ use std::convert::Infallible;
 use std::fmt;
 
 use curve25519_dalek::montgomery::MontgomeryPoint;
+use xeddsa::Verify;
 use xeddsa::xed25519;
-use xeddsa::{Sign, Verify};
 use zeroize::Zeroizing;
 
 use crate::encoding::{decode_base64_array, encode_base64};
@@ -135,15 +139,12 @@ pub(crate) fn sign_from(
     message: &[u8],
 ) -> CryptoResult<Signature> {
     let nonce = Zeroizing::new(random::array_from::<NONCE_LEN>(rng)?);
-    let secret = key.secret_key().to_bytes();
-    // Zeroized on drop by the crate.
-    let private = xed25519::PrivateKey(*secret);
     let mut one = OneNonce {
         nonce: &nonce,
         served: false,
         misused: false,
     };
-    let signature: [u8; SIGNATURE_LEN] = private.sign(message, &mut one);
+    let signature: [u8; SIGNATURE_LEN] = key.signing_key_pair().sign(message, &mut one);
     if one.misused {
         // The pinned crate draws exactly `Z`, once (tests/it/xeddsa_vectors.rs
         // reproduces its bytes); anything else would mean a nonce that is

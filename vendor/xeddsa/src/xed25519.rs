@@ -64,9 +64,45 @@ impl Sign<[u8; SIGNATURE_LENGTH], [u8; PRIVATE_KEY_LENGTH], [u8; PUBLIC_KEY_LENG
 where
     PrivateKey: CalculateKeyPair<[u8; PRIVATE_KEY_LENGTH], [u8; PUBLIC_KEY_LENGTH]>,
 {
-    fn sign(&self, message: &[u8], mut rng: impl CryptoRng) -> [u8; SIGNATURE_LENGTH] {
+    fn sign(&self, message: &[u8], rng: impl CryptoRng) -> [u8; SIGNATURE_LENGTH] {
         // Derive EdDSA key pair
+        self.signing_key_pair().sign(message, rng)
+    }
+}
+
+/// (streamseal patch) The EdDSA key pair of a private key,
+/// `calculate_key_pair(0)`, kept for many signatures: deriving it costs one
+/// or two fixed-base scalar multiplications per signature otherwise.
+/// Zeroized on drop; never printed.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct SigningKeyPair {
+    private_key: [u8; PRIVATE_KEY_LENGTH],
+    public_key: [u8; PUBLIC_KEY_LENGTH],
+}
+
+impl PrivateKey {
+    /// (streamseal patch) The EdDSA key pair [`Sign::sign`] derives for
+    /// each signature, derived once.
+    pub fn signing_key_pair(&self) -> SigningKeyPair {
         let (private_key, public_key) = self.calculate_key_pair(0);
+        SigningKeyPair {
+            private_key,
+            public_key,
+        }
+    }
+}
+
+impl SigningKeyPair {
+    /// (streamseal patch) The EdDSA public key (sign bit 0).
+    pub fn public_key(&self) -> &[u8; PUBLIC_KEY_LENGTH] {
+        &self.public_key
+    }
+
+    /// (streamseal patch) [`Sign::sign`] of the private key this pair was
+    /// derived from: the same bytes from the same `rng`.
+    pub fn sign(&self, message: &[u8], mut rng: impl CryptoRng) -> [u8; SIGNATURE_LENGTH] {
+        let private_key = &self.private_key;
+        let public_key = &self.public_key;
 
         // Take 64 bytes random padding for hash function
         let mut nonce = [0u8; 64];
@@ -79,15 +115,17 @@ where
         hasher.update(private_key);
         hasher.update(message);
         hasher.update(nonce);
-        let res: [u8; 64] = hasher.finalize().into();
+        let mut res: [u8; 64] = hasher.finalize().into();
+        nonce.zeroize();
 
         // Calculate R = rB
-        let res_scalar = Scalar::from_bytes_mod_order_wide(&res);
-        let res_point = EdwardsPoint::mul_base(&res_scalar);
+        let mut res_scalar = Scalar::from_bytes_mod_order_wide(&res);
+        res.zeroize();
+        let res_point = EdwardsPoint::mul_base(&res_scalar).compress().to_bytes();
 
         // Do SHA-512 hash over R, public key and the message
         let mut hasher = Sha512::new();
-        hasher.update(res_point.compress().to_bytes());
+        hasher.update(res_point);
         hasher.update(public_key);
         hasher.update(message);
         let hash: [u8; 64] = hasher.finalize().into();
@@ -95,11 +133,13 @@ where
         // Calculate s = r + ha
         // (All operations in curve25519_dalek are (mod q))
         let hash_scalar = Scalar::from_bytes_mod_order_wide(&hash);
-        let private_scalar = Scalar::from_bytes_mod_order(private_key);
+        let mut private_scalar = Scalar::from_bytes_mod_order(*private_key);
         let salt = res_scalar + hash_scalar * private_scalar;
+        res_scalar.zeroize();
+        private_scalar.zeroize();
 
         let mut signature = [0u8; SIGNATURE_LENGTH];
-        signature[0..32].copy_from_slice(&res_point.compress().to_bytes());
+        signature[0..32].copy_from_slice(&res_point);
         signature[32..64].copy_from_slice(&salt.to_bytes());
 
         signature

@@ -150,6 +150,28 @@ fn reproduces_libxeddsa_signatures_byte_for_byte() {
     }
 }
 
+/// Each `IdentityKey` derives its EdDSA key pair on its first signature
+/// and keeps it (the clones made after share it): the signatures made with
+/// the pair kept are libxeddsa's too, for keys of both sign bits, whatever
+/// signed first with the object.
+#[test]
+fn reproduces_libxeddsa_signatures_with_the_key_pair_kept() {
+    let cases = libxeddsa_cases();
+    for case in &cases {
+        let key = case.key();
+        let before = format!("{key:?}");
+        // Warm the object with another message and nonce first.
+        let other = cases.iter().find(|c| c.id != case.id).expect("two cases");
+        let _ = sign_with_nonce(&key, &other.message, &other.nonce);
+        let kept = key.clone();
+        for signer in [&key, &kept] {
+            let ours = sign_with_nonce(signer, &case.message, &case.nonce);
+            assert_eq!(ours, case.signature, "case {}", case.id);
+        }
+        assert_eq!(format!("{key:?}"), before, "the kept pair is never printed");
+    }
+}
+
 #[test]
 fn refuses_every_single_bit_flip() {
     let mut refused = 0;
