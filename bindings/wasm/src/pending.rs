@@ -348,41 +348,13 @@ pub fn prepare_open_invocation(
     })
 }
 
-/// The signers' Ed25519 keys, each derived once per module instance (the
-/// conversion costs two field inversions and a square root in WASM, ~100
-/// µs, and a history names a few senders): public values, at most
-/// [`SIGNERS_KEPT`] of them, the oldest dropped first.
-struct Signers;
-
-/// How many signers' Ed25519 keys are kept.
-const SIGNERS_KEPT: usize = 256;
-
-/// X25519 key -> its Ed25519 key (`None`: one the signature check refuses).
-type Kept = std::collections::VecDeque<([u8; 32], Option<[u8; 32]>)>;
-
-thread_local! {
-    static SIGNERS: std::cell::RefCell<Kept> = const { std::cell::RefCell::new(Kept::new()) };
-}
-
-impl Signers {
-    fn of(pending: &PendingOpen) -> JsValue {
-        let x25519 = *pending.signer().as_bytes();
-        let ed25519 = SIGNERS.with(|cell| {
-            let mut kept = cell.borrow_mut();
-            if let Some((_, key)) = kept.iter().find(|(k, _)| *k == x25519) {
-                return *key;
-            }
-            let key = pending.signer_ed25519();
-            if kept.len() >= SIGNERS_KEPT {
-                kept.pop_front();
-            }
-            kept.push_back((x25519, key));
-            key
-        });
-        match ed25519 {
-            Some(key) => Uint8Array::from(&key[..]).into(),
-            None => JsValue::NULL,
-        }
+/// The signer's Ed25519 key for the platform's verify, or `null` for a key
+/// the signature check refuses (the core converts each key once and keeps
+/// it: `signature::ed25519_public_key`).
+fn signer_ed25519(pending: &PendingOpen) -> JsValue {
+    match pending.signer_ed25519() {
+        Some(key) => Uint8Array::from(&key[..]).into(),
+        None => JsValue::NULL,
     }
 }
 
@@ -425,7 +397,7 @@ fn job(pending: &PendingOpen, platform_from: f64, tags: &mut KeyTags<'_>) -> JsV
         &Uint8Array::from(pending.aad()),
         &Uint8Array::from(pending.ciphertext()),
     );
-    job.push(&Signers::of(pending));
+    job.push(&signer_ed25519(pending));
     job.push(&prefix);
     job.push(&Uint8Array::from(&tag[..]));
     job.into()

@@ -55,12 +55,13 @@
 //! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::fmt;
+use std::sync::{Mutex, PoisonError};
 
 use curve25519_dalek::montgomery::MontgomeryPoint;
-use xeddsa::Verify;
-use xeddsa::xed25519;
+use ed25519_dalek::{Verifier as _, VerifyingKey};
 use zeroize::Zeroizing;
 
 use crate::encoding::{decode_base64_array, encode_base64};
@@ -161,18 +162,19 @@ pub(crate) fn sign_from(
 /// small order is `INVALID_PUBLIC_KEY`; a signature that does not verify is
 /// `INVALID_FIELD` (`signature`).
 ///
+/// This is the `xeddsa` crate's verify, step for step: `convert_mont`, then
+/// ed25519-dalek's `Verifier::verify` (cofactorless, `s < L`) under the
+/// key it gives; the converted key is kept per public key (see
+/// [`ed25519_public_key`]).
+///
 /// # Errors
 ///
 /// `INVALID_PUBLIC_KEY` when `public` is unusable; `INVALID_FIELD`
 /// (`signature`) when the signature does not verify.
 pub fn verify(public: &PublicKey, message: &[u8], signature: &Signature) -> CryptoResult<()> {
-    check_public_key(public)?;
-    xed25519::PublicKey(*public.as_bytes())
-        .verify(message, &signature.0)
-        .map_err(|e| match e {
-            xeddsa::Error::UnusablePublicKey => CryptoError::InvalidPublicKey,
-            xeddsa::Error::InvalidSignature => CryptoError::invalid("signature", "does not verify"),
-        })
+    let key = verifying_key(public).ok_or(CryptoError::InvalidPublicKey)?;
+    key.verify(message, &ed25519_dalek::Signature::from_bytes(&signature.0))
+        .map_err(|_| CryptoError::invalid("signature", "does not verify"))
 }
 
 /// The Ed25519 public key (RFC 8032 encoding) that XEdDSA verifies `public`'s
@@ -182,29 +184,72 @@ pub fn verify(public: &PublicKey, message: &[u8], signature: &Signature) -> Cryp
 /// signatures [`verify`] accepts, since [`verify`] also refuses `s >= L`;
 /// js/test/backends.test.mjs checks both ways, a malleated `s + L` included.
 ///
+/// The conversion (two field inversions and a square root: a third of a
+/// verify natively, more in WebAssembly) is done once per public key and
+/// kept for [`verify`] and this function alike: public values only, at most
+/// [`CONVERTED_KEYS_KEPT`] of them, the oldest dropped first, a refused key
+/// kept as refused. A key's entry is a function of the key alone, so what
+/// is kept cannot make another key's signatures verify.
+///
 /// # Errors
 ///
 /// `INVALID_PUBLIC_KEY` for a key [`verify`] refuses (not canonical, not on
 /// the curve, of small order).
 pub fn ed25519_public_key(public: &PublicKey) -> CryptoResult<[u8; 32]> {
-    check_public_key(public)?;
-    MontgomeryPoint(*public.as_bytes())
-        .to_edwards(0)
-        .map(|point| point.compress().to_bytes())
+    verifying_key(public)
+        .map(|key| key.to_bytes())
         .ok_or(CryptoError::InvalidPublicKey)
 }
 
-/// `u` is canonical (`xeddsa_verify`: `u >= p` fails) and its Edwards point
-/// with sign bit 0 exists and is not of small order.
-fn check_public_key(public: &PublicKey) -> CryptoResult<()> {
-    let u = public.as_bytes();
+/// How many public keys' Ed25519 forms are kept (a history names a few
+/// senders; a workspace's members are some hundreds at most).
+pub const CONVERTED_KEYS_KEPT: usize = 256;
+
+/// X25519 key -> its Ed25519 verifying key (`None`: refused).
+type Converted = VecDeque<([u8; 32], Option<VerifyingKey>)>;
+
+static CONVERTED: Mutex<Converted> = Mutex::new(VecDeque::new());
+
+/// `public`'s Ed25519 verifying key, or `None` for a key [`verify`]
+/// refuses; converted once and kept (see [`ed25519_public_key`]).
+fn verifying_key(public: &PublicKey) -> Option<VerifyingKey> {
+    let u = *public.as_bytes();
+    let kept = |converted: &Converted| {
+        converted
+            .iter()
+            .find(|(key, _)| *key == u)
+            .map(|(_, verifying)| *verifying)
+    };
+    // A poisoned lock holds only whole entries (each is pushed in one step).
+    if let Some(verifying) = kept(&CONVERTED.lock().unwrap_or_else(PoisonError::into_inner)) {
+        return verifying;
+    }
+    // Converted without the lock: another thread may convert the same key
+    // meanwhile, to the same value.
+    let verifying = convert_mont(&u);
+    let mut converted = CONVERTED.lock().unwrap_or_else(PoisonError::into_inner);
+    if kept(&converted).is_none() {
+        if converted.len() >= CONVERTED_KEYS_KEPT {
+            converted.pop_front();
+        }
+        converted.push_back((u, verifying));
+    }
+    verifying
+}
+
+/// XEdDSA's `convert_mont` as the `xeddsa` crate does it (the Edwards point
+/// with sign bit 0, compressed, read by ed25519-dalek), after the checks
+/// [`verify`] adds: `u` canonical (`xeddsa_verify`: `u >= p` fails), the
+/// point not of small order.
+fn convert_mont(u: &[u8; 32]) -> Option<VerifyingKey> {
     if !is_canonical_field_element(u) {
-        return Err(CryptoError::InvalidPublicKey);
+        return None;
     }
-    match MontgomeryPoint(*u).to_edwards(0) {
-        Some(point) if !point.is_small_order() => Ok(()),
-        _ => Err(CryptoError::InvalidPublicKey),
+    let point = MontgomeryPoint(*u).to_edwards(0)?;
+    if point.is_small_order() {
+        return None;
     }
+    VerifyingKey::from_bytes(&point.compress().to_bytes()).ok()
 }
 
 /// `bytes`, read little-endian, is below p = 2^255 - 19.

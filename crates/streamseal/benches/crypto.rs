@@ -186,6 +186,24 @@ fn signature_sign_verify(c: &mut Criterion) {
     g.bench_function("verify 1 KiB", |b| {
         b.iter(|| signature::verify(&public, black_box(&message), &signed).unwrap());
     });
+    // Under a key whose Ed25519 form is not kept (before 2026-11-29, every
+    // verify): twice as many signers as are kept, in turn, so that each
+    // verify converts its key again.
+    let signers: Vec<_> = (0..2 * signature::CONVERTED_KEYS_KEPT)
+        .map(|_| {
+            let key =
+                IdentityKey::generate(RecipientKind::User, KeyId::new("signer").unwrap()).unwrap();
+            let signed = signature::sign(&key, &message).unwrap();
+            (key.public_key(), signed)
+        })
+        .collect();
+    let mut next = signers.iter().cycle();
+    g.bench_function("verify 1 KiB, a key not kept", |b| {
+        b.iter(|| {
+            let (public, signed) = next.next().unwrap();
+            signature::verify(public, black_box(&message), signed).unwrap();
+        });
+    });
     // The 64 KiB open's budget compares it with AES-GCM plus this.
     let large = vec![0x5au8; 64 * 1024];
     let large_signed = signature::sign(&author, &large).unwrap();

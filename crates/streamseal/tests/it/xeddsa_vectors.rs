@@ -408,13 +408,102 @@ fn refuses_small_order_and_non_canonical_keys() {
         }),
         ("a real key with bit 255 set", high_bit),
     ];
-    for (name, u) in refused {
-        refused_as(
-            signature::verify(&PublicKey::from_bytes(u), b"m", &signed),
-            ErrorCode::InvalidPublicKey,
-            name,
-        );
+    // Twice: the second time the key's conversion is kept, as refused.
+    for _ in 0..2 {
+        for (name, u) in refused {
+            refused_as(
+                signature::verify(&PublicKey::from_bytes(u), b"m", &signed),
+                ErrorCode::InvalidPublicKey,
+                name,
+            );
+            assert_eq!(
+                signature::ed25519_public_key(&PublicKey::from_bytes(u))
+                    .unwrap_err()
+                    .code(),
+                ErrorCode::InvalidPublicKey,
+                "{name}"
+            );
+        }
     }
+}
+
+/// `signature::verify` converts each public key once and keeps it
+/// (`CONVERTED_KEYS_KEPT`). Whatever it keeps, it accepts and refuses what
+/// the `xeddsa` crate's own verify does: libxeddsa's signatures, each under
+/// every case's key, with bits flipped, with `s + L`, over another
+/// message; first with nothing kept for these keys, then with all kept,
+/// then after more keys than it keeps pushed them out.
+#[test]
+fn verify_is_the_crates_verify_with_each_conversion_kept() {
+    use xeddsa::Verify as _;
+    use xeddsa::xed25519;
+
+    let cases = libxeddsa_cases();
+    let mut signatures = Vec::new();
+    for case in &cases {
+        let sig = *case.signature.as_bytes();
+        signatures.push((case.message.clone(), sig));
+        let mut flipped = sig;
+        flipped[7] ^= 0x10;
+        signatures.push((case.message.clone(), flipped));
+        let mut flipped = sig;
+        flipped[40] ^= 0x01;
+        signatures.push((case.message.clone(), flipped));
+        // s + L: the same signature to a verify that skipped `s < L`.
+        let s: [u8; 32] = sig[32..].try_into().unwrap();
+        let mut plus_l = sig;
+        plus_l[32..].copy_from_slice(&add_le(&s, &l_bytes()));
+        signatures.push((case.message.clone(), plus_l));
+        let mut other = case.message.clone();
+        other.push(0);
+        signatures.push((other, sig));
+    }
+    let check = |round: &str| {
+        let mut accepted = 0;
+        for case in &cases {
+            let crate_key = xed25519::PublicKey(*case.public.as_bytes());
+            for (message, sig) in &signatures {
+                let ours = signature::verify(&case.public, message, &Signature::from_bytes(*sig));
+                let theirs = crate_key.verify(message, sig);
+                assert_eq!(ours.is_ok(), theirs.is_ok(), "{round}: case {}", case.id);
+                if let Err(e) = ours {
+                    assert_eq!(e.code(), ErrorCode::InvalidField, "{round}");
+                }
+                accepted += usize::from(theirs.is_ok());
+            }
+        }
+        // Each case's own signature, and nothing else.
+        assert_eq!(accepted, cases.len(), "{round}");
+    };
+    check("nothing kept");
+    check("all kept");
+    for i in 0..signature::CONVERTED_KEYS_KEPT + 8 {
+        let mut seed = [0u8; 32];
+        seed[..8].copy_from_slice(&(i as u64).to_le_bytes());
+        let other = SecretKey::from_bytes(&seed).public_key();
+        signature::verify(&other, b"m", &cases[0].signature).unwrap_err();
+    }
+    check("after more keys than are kept");
+}
+
+/// L, the order of the base point, little-endian.
+fn l_bytes() -> [u8; 32] {
+    let mut l = (Scalar::ZERO - Scalar::ONE).to_bytes();
+    l[0] += 1; // L - 1 ends in 0xec: no carry
+    l
+}
+
+/// `a + b` of two little-endian 256-bit numbers (no overflow here: both
+/// are below 2^253).
+fn add_le(a: &[u8; 32], b: &[u8; 32]) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    let mut carry = 0u16;
+    for i in 0..32 {
+        let sum = u16::from(a[i]) + u16::from(b[i]) + carry;
+        out[i] = sum as u8;
+        carry = sum >> 8;
+    }
+    out
 }
 
 #[test]
