@@ -92,6 +92,10 @@ test("iterables cross as the arrays Array.from makes of them; an iterator that t
   // A one-shot iterator is read once, by the read itself: its items count.
   assert.equal(api.missingScope("sendMessage", new Set(["messages:write"]).values()), undefined);
   assert.equal(api.missingScope("sendMessage", ["messages:read"].values()), "messages:write");
+  // A generator object (its prototype chain loops: the nesting walk once
+  // refused every one as "nested deeper than 128 levels").
+  assert.equal(api.missingScope("sendMessage", (function* () { yield "messages:write"; })()), undefined);
+  assert.equal(api.missingScope("sendMessage", (function* () { yield "messages:read"; })()), "messages:write");
   const headers = new Map([["Retry-After", "7"]]);
   const send = api.buildRequest({ baseUrl: "https://chat.example.test", workspaceId: "ws_01J80000000000000000000001", apiKey: "svc_bk_secret" }, { endpoint: "getMe" });
   const limited = api.parseResponse(send, { status: 429, headers: headers.entries(), body: "" });

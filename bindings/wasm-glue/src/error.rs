@@ -123,8 +123,9 @@ pub const MAX_NESTING: usize = serde_wasm_bindgen::MAX_DEPTH as usize;
 // that merged a server's object with `Object.assign` can give it a
 // prototype the server chose, through the `__proto__` key `JSON.parse`
 // keeps). A value it cannot read (a getter that throws) counts as too deep.
-// It does not iterate: an iterator read here would be used up before the
-// read. What an iterable holds (a `Map`'s pairs, a `Set`'s values) is
+// It does not iterate, nor walk an iterable's properties: an iterator read
+// here would be used up before the read, and a generator's prototype
+// chain loops (`constructor.prototype`), which refused every generator. What an iterable holds (a `Map`'s pairs, a `Set`'s values) is
 // bounded by serde-wasm-bindgen itself as it reads it (its `MAX_DEPTH`, the
 // same 128), and read there without JS that can throw through WebAssembly
 // (`vendor/serde-wasm-bindgen/PATCHED.md`, sections 2 and 3).
@@ -145,6 +146,10 @@ export function nestedDeeperThan(value, max) {
         }
         continue;
       }
+      // Another iterable (a Map, a Set, a generator): what is read of it is
+      // its items, bounded where they are read; its prototype's properties
+      // are not read (a generator's lead back to themselves).
+      if (typeof v[Symbol.iterator] === "function") continue;
       for (let o = v; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
         for (const key of Object.getOwnPropertyNames(o)) {
           values.push(v[key]);
