@@ -14,7 +14,7 @@
 //! ```
 
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use x25519_dalek::StaticSecret;
@@ -250,10 +250,12 @@ pub struct IdentityKey {
     secret: SecretKey,
     public: PublicKey,
     /// The secret's EdDSA key pair (XEdDSA's `calculate_key_pair`), derived
-    /// on the first signature and kept: each later signature costs one
-    /// fixed-base multiplication instead of two or three. Boxed so moves
-    /// leave no copies; zeroized on drop; never printed.
-    signing: OnceLock<Box<xed25519::SigningKeyPair>>,
+    /// on the first signature by this object or any of its clones (they
+    /// share it, as they share the secret) and kept: each later signature
+    /// costs one fixed-base multiplication instead of two or three. On the
+    /// heap so moves leave no copies; zeroized when the last clone drops;
+    /// never printed.
+    signing: Arc<OnceLock<xed25519::SigningKeyPair>>,
 }
 
 impl IdentityKey {
@@ -274,7 +276,7 @@ impl IdentityKey {
             key_id,
             secret,
             public,
-            signing: OnceLock::new(),
+            signing: Arc::default(),
         }
     }
 
@@ -298,13 +300,13 @@ impl IdentityKey {
         &self.secret
     }
 
-    /// The secret's EdDSA key pair for XEdDSA signatures, derived once per
-    /// object (and kept by its clones made after).
+    /// The secret's EdDSA key pair for XEdDSA signatures, derived once for
+    /// this object and its clones.
     pub(crate) fn signing_key_pair(&self) -> &xed25519::SigningKeyPair {
         self.signing.get_or_init(|| {
             let secret = self.secret.to_bytes();
             // Zeroized on drop by the crate.
-            Box::new(xed25519::PrivateKey(*secret).signing_key_pair())
+            xed25519::PrivateKey(*secret).signing_key_pair()
         })
     }
 }
@@ -352,6 +354,30 @@ impl Recipient {
 mod tests {
     use super::*;
     use crate::ErrorCode;
+
+    #[test]
+    fn clones_share_the_signing_key_pair_whichever_signs_first() {
+        let key =
+            IdentityKey::generate(RecipientKind::Bot, KeyId::new("key_bot").unwrap()).unwrap();
+        let copy = key.clone();
+        assert!(key.signing.get().is_none());
+        crate::signature::sign(&copy, b"m").unwrap();
+        assert!(
+            key.signing.get().is_some(),
+            "the original has the pair its copy derived"
+        );
+        assert!(std::ptr::eq(
+            key.signing_key_pair(),
+            copy.signing_key_pair()
+        ));
+        // Another object from the same secret derives its own.
+        let other = IdentityKey::from_secret(
+            RecipientKind::Bot,
+            KeyId::new("key_bot").unwrap(),
+            key.secret_key().clone(),
+        );
+        assert!(other.signing.get().is_none());
+    }
 
     #[test]
     fn public_key_length_rules() {
