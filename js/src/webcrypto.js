@@ -369,9 +369,17 @@ async function decryptJob(platform, keyring, [generation, iv, aad, ciphertext, s
 // Runs on the platform the jobs whose ciphertext is at least `platformFrom`
 // bytes (AES-GCM, then the signature), leaves the others to WASM, and
 // completes `pending` (which this consumes) with `finish(decrypted,
-// verified)`.
-async function complete(platform, pending, keyring, platformFrom, finish, owner = keyring) {
-  const jobs = pending.jobs(platform.available() ? platformFrom : Infinity, keyring);
+// verified)`. `decoded`: the bytes given to `prepare*Decoded`, whose job
+// names its ciphertext by length (the last `n` of them) instead of copying
+// it back out of WASM.
+async function complete(platform, pending, keyring, platformFrom, finish, owner = keyring, decoded = undefined) {
+  const jobs = pending.jobs(platform.available() ? platformFrom : Infinity, keyring).map((job) => {
+    if (job == null || typeof job[3] !== "number") return job;
+    const n = job[3];
+    // Never without the bytes it names; left to WASM (its own copy) then.
+    if (!(decoded instanceof Uint8Array) || n > decoded.length) return undefined;
+    return [job[0], job[1], job[2], decoded.subarray(decoded.length - n), ...job.slice(4)];
+  });
   // How many jobs the platform works side by side (its verify may pick a
   // thread pool for many, its own thread for few).
   const alongside = jobs.filter((job) => job != null).length;
@@ -569,8 +577,8 @@ export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
       keyring.free();
     }
   };
-  const one = (pending, keyring, from) =>
-    complete(platform, pending, keyring, from, (decrypted, verified) => pending.hazmatFinishOne(decrypted, keyring, verified));
+  const one = (pending, keyring, from, decoded) =>
+    complete(platform, pending, keyring, from, (decrypted, verified) => pending.hazmatFinishOne(decrypted, keyring, verified), keyring, decoded);
   return {
     async openAsync(keyring, trust, slot, sealed, own, presented, options) {
       const from = platformFrom(options, 1);
@@ -579,7 +587,7 @@ export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
         bytes === undefined
           ? glue.prepareOpen(keyring, trust, slot, sealed, own, presented)
           : glue.prepareOpenDecoded(keyring, trust, slot, { ...sealed, ciphertext: "" }, bytes, own, presented);
-      return one(pending, keyring, from);
+      return one(pending, keyring, from, bytes);
     },
     async openMessageAsync(keyring, trust, streamId, message, own, presented, options) {
       const from = platformFrom(options, 1);
@@ -596,7 +604,7 @@ export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
               own,
               presented,
             );
-      return one(pending, keyring, from);
+      return one(pending, keyring, from, bytes);
     },
     async openMessagesAsync(keyring, trust, streamId, messages, own, presented, options) {
       const from = platformFrom(options, Array.isArray(messages) ? messages.length : 0);

@@ -976,6 +976,16 @@ test("a large ciphertext decoded in JS: only canonical padded base64 is (to the 
   assert.equal(new TextDecoder().decode(viaBytes.plaintext), text);
   const stripped = { ...message, sealed: { ...body.sealed, ciphertext: "" } };
   assert.equal(pkg.prepareOpenMessageDecoded(ring, trust, ROOT, stripped, bytes).hazmatFinishOne([undefined], ring).text, text);
+  // Their jobs name the ciphertext by length, the last n of the caller's
+  // bytes, instead of copying it back out: the same bytes the text's job holds.
+  const fromText = pkg.prepareOpenMessage(ring, trust, ROOT, message).jobs(0, ring)[0];
+  for (const pending of [pkg.prepareOpenDecoded(ring, trust, slot, { ...body.sealed, ciphertext: "" }, bytes), pkg.prepareOpenMessageDecoded(ring, trust, ROOT, stripped, bytes)]) {
+    const job = pending.jobs(0, ring)[0];
+    assert.equal(typeof job[3], "number");
+    assert.deepEqual(bytes.subarray(bytes.length - job[3]), fromText[3]);
+    assert.deepEqual([...job.slice(0, 3), ...job.slice(4)], [...fromText.slice(0, 3), ...fromText.slice(4)]);
+    pending.free();
+  }
   // Moved: refused before AES-GCM with the text's code.
   const moved = { ...slot, revision: 2 };
   assert.throws(() => pkg.prepareOpenDecoded(ring, trust, moved, { ...body.sealed, ciphertext: "" }, bytes), (e) => e.code === "AAD_MISMATCH");

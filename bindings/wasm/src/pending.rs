@@ -102,6 +102,9 @@ enum Prepared {
 #[wasm_bindgen]
 pub struct PendingOpens {
     prepared: Prepared,
+    /// The ciphertext was decoded in JS and given to `prepare*Decoded`: the
+    /// caller holds those bytes, so `jobs` does not copy them back out.
+    decoded_here: bool,
 }
 
 /// `open`'s checks before AES-GCM; a refusal throws here, with the code
@@ -126,6 +129,7 @@ pub fn prepare_open(
     ))?;
     Ok(PendingOpens {
         prepared: Prepared::Envelope(pending),
+        decoded_here: false,
     })
 }
 
@@ -157,6 +161,7 @@ pub fn prepare_open_decoded(
     ))?;
     Ok(PendingOpens {
         prepared: Prepared::Envelope(pending),
+        decoded_here: true,
     })
 }
 
@@ -183,6 +188,7 @@ pub fn prepare_open_message_decoded(
     ))?;
     Ok(PendingOpens {
         prepared: Prepared::Message(pending),
+        decoded_here: true,
     })
 }
 
@@ -211,6 +217,7 @@ pub fn prepare_open_message(
     };
     Ok(PendingOpens {
         prepared: Prepared::Message(pending),
+        decoded_here: false,
     })
 }
 
@@ -234,6 +241,7 @@ pub fn prepare_open_messages(
             stream_id,
             &messages,
         )),
+        decoded_here: false,
     })
 }
 
@@ -259,6 +267,7 @@ pub fn prepare_open_step(
     ))?;
     Ok(PendingOpens {
         prepared: Prepared::Step(pending),
+        decoded_here: false,
     })
 }
 
@@ -283,6 +292,7 @@ pub fn prepare_open_decision_card(
     ))?;
     Ok(PendingOpens {
         prepared: Prepared::Card(pending),
+        decoded_here: false,
     })
 }
 
@@ -309,6 +319,7 @@ pub fn prepare_open_decision_answer(
     ))?;
     Ok(PendingOpens {
         prepared: Prepared::Answer(pending),
+        decoded_here: false,
     })
 }
 
@@ -345,6 +356,7 @@ pub fn prepare_open_invocation(
     let pending = js(pending)?;
     Ok(PendingOpens {
         prepared: Prepared::Invocation(Box::new(pending)),
+        decoded_here: false,
     })
 }
 
@@ -379,7 +391,12 @@ impl KeyTags<'_> {
 /// Job `pending` for the platform, or `undefined` (left to this library)
 /// when its ciphertext is shorter than `platform_from` bytes or `keyring`
 /// no longer holds its key.
-fn job(pending: &PendingOpen, platform_from: f64, tags: &mut KeyTags<'_>) -> JsValue {
+fn job(
+    pending: &PendingOpen,
+    platform_from: f64,
+    tags: &mut KeyTags<'_>,
+    decoded_here: bool,
+) -> JsValue {
     // A length of at most 4 MiB: exact as an f64.
     if (pending.ciphertext().len() as f64) < platform_from {
         return JsValue::UNDEFINED;
@@ -391,11 +408,18 @@ fn job(pending: &PendingOpen, platform_from: f64, tags: &mut KeyTags<'_>) -> JsV
         Ok(prefix) => Uint8Array::from(&prefix[..]).into(),
         Err(_) => JsValue::NULL,
     };
+    // Decoded in JS: the caller holds the bytes (the ciphertext is their
+    // last `n`), so they are not copied back out.
+    let ciphertext = if decoded_here {
+        JsValue::from(pending.ciphertext().len())
+    } else {
+        Uint8Array::from(pending.ciphertext()).into()
+    };
     let job = Array::of4(
         &JsValue::from(pending.key_generation()),
         &Uint8Array::from(&pending.iv()[..]),
         &Uint8Array::from(pending.aad()),
-        &Uint8Array::from(pending.ciphertext()),
+        &ciphertext,
     );
     job.push(&signer_ed25519(pending));
     job.push(&prefix);
@@ -494,12 +518,15 @@ impl PendingOpens {
     /// than `platformFrom` bytes: `Infinity` leaves every job here, 0 none);
     /// `null` for an entry of a page already refused. AES-256-GCM decrypts
     /// `ciphertext` (which ends with its 16-byte tag) to `signature (64
-    /// bytes) || content`; the signature is the sender's over
+    /// bytes) || content`; after `prepareOpenDecoded` and
+    /// `prepareOpenMessageDecoded`, `ciphertext` is a number `n` instead:
+    /// the last `n` of the bytes the caller decoded and gave them (not
+    /// copied back out); the signature is the sender's over
     /// `signaturePrefix || content`, and an Ed25519 verify under
     /// `signerEd25519` checks it (`null`: a key the check refuses; leave it
     /// to `hazmatFinish`).
     #[wasm_bindgen(
-        unchecked_return_type = "([number, Uint8Array, Uint8Array, Uint8Array, Uint8Array | null, Uint8Array, Uint8Array] | null | undefined)[]"
+        unchecked_return_type = "([number, Uint8Array, Uint8Array, Uint8Array | number, Uint8Array | null, Uint8Array, Uint8Array] | null | undefined)[]"
     )]
     pub fn jobs(
         &self,
@@ -514,25 +541,38 @@ impl PendingOpens {
             Prepared::Messages(items) => items
                 .iter()
                 .map(|item| match item {
-                    Ok(pending) => job(pending.envelope(), platform_from, tags),
+                    Ok(pending) => job(pending.envelope(), platform_from, tags, false),
                     Err(_) => JsValue::NULL,
                 })
                 .collect(),
-            Prepared::Message(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
-            Prepared::Envelope(pending) => Array::of1(&job(pending, platform_from, tags)),
-            Prepared::Step(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
-            Prepared::Card(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
+            Prepared::Message(pending) => Array::of1(&job(
+                pending.envelope(),
+                platform_from,
+                tags,
+                self.decoded_here,
+            )),
+            Prepared::Envelope(pending) => {
+                Array::of1(&job(pending, platform_from, tags, self.decoded_here))
+            }
+            Prepared::Step(pending) => {
+                Array::of1(&job(pending.envelope(), platform_from, tags, false))
+            }
+            Prepared::Card(pending) => {
+                Array::of1(&job(pending.envelope(), platform_from, tags, false))
+            }
             #[cfg(feature = "runtime")]
-            Prepared::Answer(pending) => Array::of1(&job(pending.envelope(), platform_from, tags)),
+            Prepared::Answer(pending) => {
+                Array::of1(&job(pending.envelope(), platform_from, tags, false))
+            }
             #[cfg(feature = "runtime")]
             Prepared::Invocation(pending) => {
-                Array::of1(&job(pending.prompt(), platform_from, tags))
+                Array::of1(&job(pending.prompt(), platform_from, tags, false))
             }
             #[cfg(feature = "runtime")]
             Prepared::InvocationHistory(opened) => opened
                 .history()
                 .map(|envelope| match envelope {
-                    Some(envelope) => job(envelope, platform_from, tags),
+                    Some(envelope) => job(envelope, platform_from, tags, false),
                     None => JsValue::NULL,
                 })
                 .collect(),

@@ -393,7 +393,9 @@ impl<'s> ser::Serializer for &'s Serializer {
         if self.serialize_bytes_as_arrays {
             Ok(JsValue::from(Array::from(view.as_ref())))
         } else {
-            Ok(JsValue::from(Uint8Array::new(view.as_ref())))
+            // (streamseal patch: `slice` copies in one step; `new
+            // Uint8Array(view)` was a sixth of a 64 KiB open in Chromium.)
+            Ok(JsValue::from(view.slice(0, view.length())))
         }
     }
 
