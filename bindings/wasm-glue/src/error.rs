@@ -124,10 +124,11 @@ pub const MAX_NESTING: usize = serde_wasm_bindgen::MAX_DEPTH as usize;
 // prototype the server chose, through the `__proto__` key `JSON.parse`
 // keeps). A value it cannot read (a getter that throws) counts as too deep.
 // It does not iterate, nor walk an iterable's properties: an iterator read
-// here would be used up before the read, and a generator's prototype
-// chain loops (`constructor.prototype`), which refused every generator. What an iterable holds (a `Map`'s pairs, a `Set`'s values) is
-// bounded by serde-wasm-bindgen itself as it reads it (its `MAX_DEPTH`, the
-// same 128), and read there without JS that can throw through WebAssembly
+// here would be used up before the read, and a generator's prototype chain
+// loops (`constructor.prototype`), which refused every generator. What an
+// iterable holds (a `Map`'s pairs, a `Set`'s values) is bounded by
+// serde-wasm-bindgen itself as it reads it (its `MAX_DEPTH`, the same 128),
+// and read there without JS that can throw through WebAssembly
 // (`vendor/serde-wasm-bindgen/PATCHED.md`, sections 2 and 3).
 #[wasm_bindgen(inline_js = r#"
 export function nestedDeeperThan(value, max) {

@@ -14,11 +14,16 @@
 //! sections 5.1.6 and 5.1.7) under that Ed25519 key.
 //!
 //! The primitive is the `xeddsa` crate (1.1.0, pinned); this module only
-//! draws the randomness, checks the public key and maps errors. Each
-//! [`IdentityKey`] keeps the Ed25519 key pair `calculate_key_pair` derives
-//! (the crate's `SigningKeyPair`, a patch in `vendor/xeddsa`): derived on
-//! its first signature, zeroized on drop, so each later signature costs one
-//! fixed-base multiplication instead of two or three.
+//! draws the randomness, checks the public key and maps errors, and keeps
+//! what depends on a key alone:
+//!
+//! - each [`IdentityKey`] keeps the Ed25519 key pair `calculate_key_pair`
+//!   derives (the crate's `SigningKeyPair`, a patch in `vendor/xeddsa`):
+//!   derived on its first signature, zeroized on drop, so each later
+//!   signature costs one fixed-base multiplication instead of two or three;
+//! - [`verify`] is the crate's verify step for step (`convert_mont`, then
+//!   ed25519-dalek's `Verifier::verify`), with each signer's converted key
+//!   kept (see [`ed25519_public_key`]).
 //! `tests/it/xeddsa_vectors.rs` cross-checks it against libxeddsa, an
 //! independent C implementation: the crate verifies libxeddsa's signatures
 //! and reproduces them byte for byte from the same `Z`, and libxeddsa

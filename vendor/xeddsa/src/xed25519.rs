@@ -93,11 +93,6 @@ impl PrivateKey {
 }
 
 impl SigningKeyPair {
-    /// (streamseal patch) The EdDSA public key (sign bit 0).
-    pub fn public_key(&self) -> &[u8; PUBLIC_KEY_LENGTH] {
-        &self.public_key
-    }
-
     /// (streamseal patch) [`Sign::sign`] of the private key this pair was
     /// derived from: the same bytes from the same `rng`.
     pub fn sign(&self, message: &[u8], mut rng: impl CryptoRng) -> [u8; SIGNATURE_LENGTH] {
