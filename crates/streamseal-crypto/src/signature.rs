@@ -24,6 +24,7 @@
 //! - [`verify`] is the crate's verify step for step (`convert_mont`, then
 //!   ed25519-dalek's `Verifier::verify`), with each signer's converted key
 //!   kept (see [`ed25519_public_key`]).
+//!
 //! `tests/it/xeddsa_vectors.rs` cross-checks it against libxeddsa, an
 //! independent C implementation: the crate verifies libxeddsa's signatures
 //! and reproduces them byte for byte from the same `Z`, and libxeddsa
