@@ -287,15 +287,7 @@ fn the_platform_key_verifies_xeddsa_signatures_with_an_independent_ed25519() {
                 .is_err()
         );
         // s + L: the same point, a second encoding; both refuse it.
-        let mut malleated = signature;
-        let l = hex::decode("edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010")
-            .unwrap();
-        let mut carry = 0u16;
-        for (s, l) in malleated[32..].iter_mut().zip(&l) {
-            let sum = u16::from(*s) + u16::from(*l) + carry;
-            *s = (sum & 0xff) as u8;
-            carry = sum >> 8;
-        }
+        let malleated = crate::support::malleated_s_plus_l(signature);
         assert!(
             key.verify_strict(&input, &Signature::from_bytes(&malleated))
                 .is_err()

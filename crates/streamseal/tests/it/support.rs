@@ -91,3 +91,21 @@ pub fn resolved(
     }
     serde_json::from_value(v).unwrap()
 }
+
+/// `signature` (`R || s`) with `s + L` in place of `s` (L, the order of the
+/// base point): the same signature to a verify that skips RFC 8032's
+/// `s < L`, a malleated one to every verify that keeps it.
+pub fn malleated_s_plus_l(signature: [u8; 64]) -> [u8; 64] {
+    const L: [u8; 32] = [
+        0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde,
+        0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+    ];
+    let mut malleated = signature;
+    let mut carry = 0u16;
+    for (s, l) in malleated[32..].iter_mut().zip(&L) {
+        let sum = u16::from(*s) + u16::from(*l) + carry;
+        *s = (sum & 0xff) as u8;
+        carry = sum >> 8;
+    }
+    malleated
+}
