@@ -24,6 +24,25 @@ use wasm_bindgen::prelude::*;
 // package's `src/error.js`, which defines it the same way. So an error of
 // either module is `instanceof` the one `StreamsealError` the package
 // exports (js/test/api.test.mjs checks it).
+//
+// One snippet for both functions: wasm-bindgen numbers a crate's snippets
+// (`snippets/<crate>/inline<N>.js`) in link order, which is not the same in
+// every module, and the package's modules share one `snippets/` directory.
+//
+// The walk of `check_nesting`, in JS: one call into JS per value read,
+// whatever its size. It visits what serde-wasm-bindgen reads: an array's
+// items, a map's own enumerable entries, and a struct's fields by name,
+// which JS looks up through the prototype chain, enumerable or not (an app
+// that merged a server's object with `Object.assign` can give it a
+// prototype the server chose, through the `__proto__` key `JSON.parse`
+// keeps). A value it cannot read (a getter that throws) counts as too deep.
+// It does not iterate, nor walk an iterable's properties: an iterator read
+// here would be used up before the read, and a generator's prototype chain
+// loops (`constructor.prototype`), which refused every generator. What an
+// iterable holds (a `Map`'s pairs, a `Set`'s values) is bounded by
+// serde-wasm-bindgen itself as it reads it (its `MAX_DEPTH`, the same 128),
+// and read there without JS that can throw through WebAssembly
+// (`vendor/serde-wasm-bindgen/PATCHED.md`, sections 2 and 3).
 #[wasm_bindgen(inline_js = r#"
 const KEY = Symbol.for("streamseal@0.1:StreamsealError");
 globalThis[KEY] ??= class StreamsealError extends Error {
@@ -37,10 +56,44 @@ globalThis[KEY] ??= class StreamsealError extends Error {
 export function makeStreamsealError(code, message, details) {
   return new globalThis[KEY](code, message, details);
 }
+export function nestedDeeperThan(value, max) {
+  try {
+    const values = [value];
+    const depths = [0];
+    while (values.length > 0) {
+      const v = values.pop();
+      const depth = depths.pop();
+      if (v === null || typeof v !== "object" || ArrayBuffer.isView(v)) continue;
+      if (depth >= max) return true;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          values.push(v[i]);
+          depths.push(depth + 1);
+        }
+        continue;
+      }
+      // Another iterable (a Map, a Set, a generator): what is read of it is
+      // its items, bounded where they are read; its prototype's properties
+      // are not read (a generator's lead back to themselves).
+      if (typeof v[Symbol.iterator] === "function") continue;
+      for (let o = v; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+        for (const key of Object.getOwnPropertyNames(o)) {
+          values.push(v[key]);
+          depths.push(depth + 1);
+        }
+      }
+    }
+    return false;
+  } catch {
+    return true;
+  }
+}
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = makeStreamsealError)]
     fn make_streamseal_error(code: &str, message: &str, details: JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = nestedDeeperThan)]
+    fn nested_deeper_than(value: &JsValue, max: u32) -> bool;
 }
 
 /// What every export returns: a thrown `StreamsealError` on failure.
@@ -115,59 +168,6 @@ pub fn input<T: Tsify + DeserializeOwned>(param: &str, value: &Ts<T>) -> JsResul
 /// How deep a JS value may nest (objects and arrays) to be read: serde_json's
 /// own limit, so that a value reads the same in every binding.
 pub const MAX_NESTING: usize = serde_wasm_bindgen::MAX_DEPTH as usize;
-
-// The walk of `check_nesting`, in JS: one call into JS per value read,
-// whatever its size. It visits what serde-wasm-bindgen reads: an array's
-// items, a map's own enumerable entries, and a struct's fields by name,
-// which JS looks up through the prototype chain, enumerable or not (an app
-// that merged a server's object with `Object.assign` can give it a
-// prototype the server chose, through the `__proto__` key `JSON.parse`
-// keeps). A value it cannot read (a getter that throws) counts as too deep.
-// It does not iterate, nor walk an iterable's properties: an iterator read
-// here would be used up before the read, and a generator's prototype chain
-// loops (`constructor.prototype`), which refused every generator. What an
-// iterable holds (a `Map`'s pairs, a `Set`'s values) is bounded by
-// serde-wasm-bindgen itself as it reads it (its `MAX_DEPTH`, the same 128),
-// and read there without JS that can throw through WebAssembly
-// (`vendor/serde-wasm-bindgen/PATCHED.md`, sections 2 and 3).
-#[wasm_bindgen(inline_js = r#"
-export function nestedDeeperThan(value, max) {
-  try {
-    const values = [value];
-    const depths = [0];
-    while (values.length > 0) {
-      const v = values.pop();
-      const depth = depths.pop();
-      if (v === null || typeof v !== "object" || ArrayBuffer.isView(v)) continue;
-      if (depth >= max) return true;
-      if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) {
-          values.push(v[i]);
-          depths.push(depth + 1);
-        }
-        continue;
-      }
-      // Another iterable (a Map, a Set, a generator): what is read of it is
-      // its items, bounded where they are read; its prototype's properties
-      // are not read (a generator's lead back to themselves).
-      if (typeof v[Symbol.iterator] === "function") continue;
-      for (let o = v; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
-        for (const key of Object.getOwnPropertyNames(o)) {
-          values.push(v[key]);
-          depths.push(depth + 1);
-        }
-      }
-    }
-    return false;
-  } catch {
-    return true;
-  }
-}
-"#)]
-extern "C" {
-    #[wasm_bindgen(js_name = nestedDeeperThan)]
-    fn nested_deeper_than(value: &JsValue, max: u32) -> bool;
-}
 
 /// Refuses (`MALFORMED_JSON`, naming `param`) a value nested deeper than
 /// [`MAX_NESTING`], before any deserializer sees it. serde-wasm-bindgen
