@@ -1,0 +1,27 @@
+//! The crate each of the npm package's WebAssembly modules is linked as.
+//! It has no code: `cargo xtask wasm` builds it once per module, with the
+//! feature that names the module (`first`, `runtime`, `api`), and
+//! wasm-bindgen reads the `cdylib` it links.
+//!
+//! It exists for two reasons (issue 20, measured with `cargo xtask wasm`
+//! and `node` side by side in one process; figures in
+//! `crates/xtask/src/wasm.rs`):
+//!
+//! - **Link-time optimisation applies.** Cargo passes `-C lto` only to a
+//!   build whose every crate type supports it. The binding crates are
+//!   `rlib`s (their tests and each other use them), so the crate linked is
+//!   this one, a `cdylib` alone, and the profile's `lto = "fat"` holds.
+//! - **LTO runs at this crate's `opt-level`.** After a fat link, LLVM
+//!   optimises the merged program once more at the level of the crate
+//!   linked, and only then vectorises and unrolls loops. Linked from the
+//!   binding crate (`"z"`), the primitives' per-crate `opt-level = 3` lost
+//!   its SIMD loops: a 64 MiB Argon2id unlock took 1.14x-1.20x as long.
+//!   This crate is at 3 for the modules with the primitives (the root
+//!   `Cargo.toml`), and holds no code that level would grow: the serde code
+//!   is instantiated in the binding crates, at `"z"`, and LLVM keeps their
+//!   functions small under their own `minsize`.
+
+#[cfg(feature = "first")]
+use streamseal_wasm as _;
+#[cfg(feature = "api")]
+use streamseal_wasm_api as _;
