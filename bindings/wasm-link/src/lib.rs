@@ -12,14 +12,14 @@
 //!   `rlib`s (their tests and each other use them), so the crate linked is
 //!   this one, a `cdylib` alone, and the profile's `lto = "fat"` holds.
 //! - **LTO runs at this crate's `opt-level`.** After a fat link, LLVM
-//!   optimises the merged program once more at the level of the crate
-//!   linked, and only then vectorises and unrolls loops. Linked from the
-//!   binding crate (`"z"`), the primitives' per-crate `opt-level = 3` lost
-//!   its SIMD loops: a 64 MiB Argon2id unlock took 1.14x-1.20x as long.
-//!   This crate is at 3 for the modules with the primitives (the root
-//!   `Cargo.toml`), and holds no code that level would grow: the serde code
-//!   is instantiated in the binding crates, at `"z"`, and LLVM keeps their
-//!   functions small under their own `minsize`.
+//!   optimises the merged program once more, at the level of the crate
+//!   linked. Linked from the binding crate (`"z"`), the primitives lost
+//!   what their own `opt-level = 3` gave them (vectorised, unrolled loops):
+//!   a 64 MiB Argon2id unlock took 1.14x-1.20x as long. This crate is at 3
+//!   for the modules with the primitives (the root `Cargo.toml`) and holds
+//!   no code that level would grow: the serde code is instantiated in the
+//!   binding crates, at `"z"`, and LLVM keeps those functions small under
+//!   their own `minsize`. The unlock is then as fast as without LTO.
 
 #[cfg(feature = "first")]
 use streamseal_wasm as _;
