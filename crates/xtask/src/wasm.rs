@@ -273,8 +273,8 @@ struct Module {
     /// alternating rounds, medians): linked at `"z"`, the first module was
     /// 187,283 B gzip but a 64 MiB Argon2id unlock took 1.14x-1.20x as long
     /// as without LTO and an XEdDSA sign 1.05x; linked at 3, 188,475 B, and
-    /// against the build without LTO (207,905 B) the unlock 0.91x-1.13x in
-    /// five runs (this shared machine's noise, centred on 1.00x), seal 1 KiB
+    /// against the build without LTO (207,905 B) the unlock 0.88x-1.10x in
+    /// seven runs, median 1.00x (this shared machine's noise), seal 1 KiB
     /// 0.98x-1.00x, open 1 KiB 0.96x-1.00x, open 64 KiB 1.00x; linked at 2,
     /// 190,464 B. The endpoint module has no primitives: `"z"` (256,282 B;
     /// at 3, 256,871; at `"s"`, the same bytes as at `"z"`).
