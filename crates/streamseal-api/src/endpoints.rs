@@ -74,7 +74,7 @@
 use crate::catalogue::{AuthKind, Family, RequiredScope, Row, Scope};
 use crate::error::{MalformedResponse, ResponseError};
 use crate::request::{AttachmentUpload, Fields, Parts};
-use crate::response::{data, raw, versioned_data, whole};
+use crate::response::{data, raw, versioned_data, whole, whole_body};
 use crate::{HttpMethod, HttpRequest, HttpResponse, RequestBody, ResponseData};
 use streamseal_wire::attachment::Attachment;
 use streamseal_wire::bot::BotTrait;
@@ -129,7 +129,7 @@ use streamseal_wire::stream::Stream;
 use streamseal_wire::validate::Check;
 use streamseal_wire::version::{ApiVersion, ServiceVersion};
 use streamseal_wire::versioned::Versioned;
-use streamseal_wire::{Extra, parse, ts_decl};
+use streamseal_wire::{Extra, ts_decl};
 
 use AuthKind::{Bearer, BearerAndCallbackHeader, BearerAndClaimInBody, SecretUrl};
 use RequiredScope::{AnyKey, NoKey, NotShown};
@@ -299,7 +299,7 @@ macro_rules! parse_body {
         kept(ResponseData::$variant, versioned_data($v, $body)?)
     };
     ($body:ident, $v:ident, whole, $variant:ident, $rty:ty) => {
-        whole(ResponseData::$variant(parse($body)?))
+        whole(ResponseData::$variant(whole_body($body)?))
     };
     ($body:ident, $v:ident, versioned, $variant:ident, $rty:ty) => {
         whole(ResponseData::$variant(<$rty>::from_version_json(

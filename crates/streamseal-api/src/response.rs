@@ -33,7 +33,7 @@ use streamseal_wire::requests::webhooks::WebhookAccepted;
 use streamseal_wire::stream::Stream;
 use streamseal_wire::version::{ApiVersion, ServiceVersion};
 use streamseal_wire::versioned::Versioned;
-use streamseal_wire::{Extra, conversation::Conversation, parse, parse_data_kept};
+use streamseal_wire::{Extra, conversation::Conversation, parse_value};
 
 /// The typed result of an endpoint. Variants name the result type; the
 /// endpoint that produced it is [`ApiResponse::endpoint`].
@@ -224,16 +224,16 @@ pub fn parse_response_to(
     }
 }
 
-/// `{data: T}` where T's shape varies by version, with the envelope's
-/// other keys.
-pub(crate) fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> Result<(T, Extra)> {
-    let value: Value = parse(body)?;
-    match value {
+/// The `data` of a `{"data": ...}` body and the envelope's other keys.
+///
+/// Every success body is read as one untyped value first, with each key of
+/// an object at most once ([`parse_value`]: a key sent twice is refused,
+/// not resolved to one of its values), then into its type: one reader of
+/// each type (from that value), whether its shape varies by version or not.
+fn envelope(body: &str) -> Result<(Value, Extra)> {
+    match parse_value(body)? {
         Value::Object(mut obj) => match obj.remove("data") {
-            Some(data) => Ok((
-                T::from_version_value(version, data)?,
-                Extra::from_json_map(obj),
-            )),
+            Some(data) => Ok((data, Extra::from_json_map(obj))),
             None => Err(Error::MalformedJson {
                 reason: "missing field `data`".to_owned(),
             }),
@@ -244,8 +244,28 @@ pub(crate) fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> R
     }
 }
 
+/// `{data: T}` where T's shape varies by version, with the envelope's
+/// other keys.
+pub(crate) fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> Result<(T, Extra)> {
+    let (data, extra) = envelope(body)?;
+    Ok((T::from_version_value(version, data)?, extra))
+}
+
+/// `{data: T}`, with the envelope's other keys.
 pub(crate) fn data<T: DeserializeOwned>(body: &str) -> Result<(T, Extra)> {
-    parse_data_kept(body)
+    let (data, extra) = envelope(body)?;
+    Ok((typed(data)?, extra))
+}
+
+/// A result that is the whole body, read as [`data`] reads its `data`.
+pub(crate) fn whole_body<T: DeserializeOwned>(body: &str) -> Result<T> {
+    typed(parse_value(body)?)
+}
+
+fn typed<T: DeserializeOwned>(value: Value) -> Result<T> {
+    serde_json::from_value(value).map_err(|e| Error::MalformedJson {
+        reason: e.to_string(),
+    })
 }
 
 /// A result that is the whole body: its unknown keys are its own.
@@ -259,8 +279,7 @@ pub(crate) fn raw(body: &str) -> Result<(ResponseData, Extra)> {
     if body.trim().is_empty() {
         return Ok(whole(ResponseData::NoContent));
     }
-    let value: Value = parse(body)?;
-    Ok(match value {
+    Ok(match parse_value(body)? {
         Value::Object(mut obj) if obj.contains_key("data") => {
             let inner = obj.remove("data").unwrap_or(Value::Null);
             (

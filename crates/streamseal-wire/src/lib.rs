@@ -101,6 +101,105 @@ pub fn parse<T: DeserializeOwned>(json: &str) -> Result<T> {
     })
 }
 
+/// Parses a JSON document into an untyped value, refusing an object that
+/// has a key twice, at any depth. `serde_json::Value` keeps the last of
+/// two; a hostile server could then have this library read one value and
+/// another reader the other. Every success body of the endpoints is read
+/// through this, then into its type.
+///
+/// ```
+/// let value = streamseal_wire::parse_value(r#"{"a":1,"b":[{"c":2}]}"#)?;
+/// assert_eq!(value["b"][0]["c"], 2);
+/// let err = streamseal_wire::parse_value(r#"{"a":1,"b":[{"c":2,"c":3}]}"#).unwrap_err();
+/// assert!(err.to_string().contains("duplicate key `c`"));
+/// # Ok::<(), streamseal_wire::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// `MALFORMED_JSON` when `json` is not JSON, nests deeper than serde_json's
+/// limit (128), or has a key twice in one object.
+pub fn parse_value(json: &str) -> Result<serde_json::Value> {
+    parse::<OneKeyEach>(json).map(|v| v.0)
+}
+
+/// A JSON value read with each key of an object at most once.
+struct OneKeyEach(serde_json::Value);
+
+impl<'de> Deserialize<'de> for OneKeyEach {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(OneKeyEachVisitor).map(OneKeyEach)
+    }
+}
+
+struct OneKeyEachVisitor;
+
+impl<'de> serde::de::Visitor<'de> for OneKeyEachVisitor {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> std::result::Result<Self::Value, E> {
+        // As serde_json's own reader: JSON has no NaN or infinity to give.
+        Ok(serde_json::Number::from_f64(v)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> std::result::Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(OneKeyEach(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(serde_json::Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate key `{key}`"
+                )));
+            }
+            let OneKeyEach(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(serde_json::Value::Object(object))
+    }
+}
+
 /// `{"data": T, ...}`: the `data` and every other key of the envelope,
 /// kept (API §9.6). Read by hand, not derived with `flatten`, so that `T`
 /// is read straight from the text as before (one reader of `T` per format,

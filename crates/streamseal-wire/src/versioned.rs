@@ -79,12 +79,10 @@ pub trait Versioned: Sized + Serialize + DeserializeOwned {
     ///
     /// # Errors
     ///
-    /// `MALFORMED_JSON` when `json` is not JSON or not of the model's shape.
+    /// `MALFORMED_JSON` when `json` is not JSON (or has a key twice in an
+    /// object: [`crate::parse_value`]) or not of the model's shape.
     fn from_version_json(version: ApiVersion, json: &str) -> Result<Self> {
-        let value = serde_json::from_str(json).map_err(|e| Error::MalformedJson {
-            reason: e.to_string(),
-        })?;
-        Self::from_version_value(version, value)
+        Self::from_version_value(version, crate::parse_value(json)?)
     }
 
     /// Serialises to JSON text in the shape of `version`.

@@ -828,3 +828,110 @@ fn message_page_is_read_from_the_list_alone() {
         assert!(serde_json::from_str::<MessagePage>(text).is_err(), "{text}");
     }
 }
+
+/// A hostile server sends one key twice in an object, hoping that the
+/// library and whatever else reads the body pick different values. Every
+/// success body is refused (`MALFORMED_JSON`, "duplicate"), whatever its
+/// shape: the `{"data"}` envelope, a result read whole, a versioned result
+/// (messages, which went through an untyped value and kept the last), a
+/// known field, an unknown one, and one nested in a message's envelope.
+#[test]
+fn a_key_sent_twice_in_a_success_body_is_refused_in_every_shape() {
+    let get = |request: EndpointRequest| build_request(&ctx(), &request).unwrap();
+    let list = get(EndpointRequest::ListMessages {
+        stream_id: STREAM.into(),
+        query: ListMessagesQuery::default(),
+    });
+    let me = get(EndpointRequest::GetMe);
+    let bots = get(EndpointRequest::ListMyBots { traits: None });
+    let messages = wire_fixture("message_list_2026-08-21.json");
+    let cases: Vec<(&str, &HttpRequest, String)> = vec![
+        (
+            "a known field of a versioned list's message",
+            &list,
+            messages.replacen("\"content\":", "\"content\": \"forged\", \"content\":", 1),
+        ),
+        (
+            "an unknown field of a versioned list's message",
+            &list,
+            messages.replacen("\"content\":", "\"zz\": 1, \"zz\": 2, \"content\":", 1),
+        ),
+        (
+            "a field of a message's envelope",
+            &list,
+            messages.replacen("\"iv\":", "\"iv\": \"AAAAAAAAAAAAAAAA\", \"iv\":", 1),
+        ),
+        (
+            "the envelope's data, around a versioned list",
+            &list,
+            format!(
+                "{{\"data\": [], {}",
+                messages.trim_start().trim_start_matches('{')
+            ),
+        ),
+        (
+            "a known field of a `{{data}}` result",
+            &me,
+            wire_fixture("me_user.json").replacen("\"kind\":", "\"kind\": \"bot\", \"kind\":", 1),
+        ),
+        (
+            "an unknown field of a `{{data}}` result",
+            &me,
+            wire_fixture("me_user.json").replacen(
+                "\"kind\":",
+                "\"zz\": 1, \"zz\": 2, \"kind\":",
+                1,
+            ),
+        ),
+        (
+            "an unknown key of the `{{data}}` envelope",
+            &me,
+            wire_fixture("me_user.json").replacen("{", "{\"zz\": 1, \"zz\": 2, ", 1),
+        ),
+        (
+            "a field of a result read whole",
+            &bots,
+            wire_fixture("bots_2026-08-21.json").replacen(
+                "\"workspaceId\":",
+                "\"workspaceId\": \"ws_x\", \"workspaceId\":",
+                1,
+            ),
+        ),
+    ];
+    for (what, request, body) in cases {
+        assert!(
+            body.matches("\"").count() > 4,
+            "{what}: the fixture changed"
+        );
+        let honest = body.len();
+        let response = HttpResponse {
+            status: 200,
+            headers: vec![],
+            body,
+        };
+        match parse_response(request, &response) {
+            Err(ResponseError::Malformed(m)) => {
+                assert_eq!(m.error.code(), ErrorCode::MalformedJson, "{what}");
+                assert!(
+                    m.error.to_string().contains("duplicate"),
+                    "{what}: {}",
+                    m.error
+                );
+            }
+            other => panic!("{what} ({honest} bytes) was not refused: {other:?}"),
+        }
+    }
+    // The same bodies without the second key read.
+    for (request, name) in [
+        (&list, "message_list_2026-08-21.json"),
+        (&me, "me_user.json"),
+        (&bots, "bots_2026-08-21.json"),
+    ] {
+        let response = HttpResponse {
+            status: 200,
+            headers: vec![],
+            body: wire_fixture(name),
+        };
+        assert!(parse_response(request, &response).is_ok(), "{name}");
+    }
+}
