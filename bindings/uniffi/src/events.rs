@@ -64,10 +64,12 @@ pub enum RealtimeEvent {
 }
 
 /// Decodes a realtime event from its name and payload (JSON text). A known
-/// event whose payload does not have its shape is `MALFORMED_JSON`.
+/// event whose payload does not have its shape, or any payload with a key
+/// twice in one object (`wire::parse_value`, as the endpoints' responses),
+/// is `MALFORMED_JSON`.
 #[uniffi::export]
 pub fn decode_event(name: String, payload_json: String) -> Result<RealtimeEvent> {
-    let event = Event::from_parts(&name, from_json(&payload_json)?)?;
+    let event = Event::from_parts(&name, streamseal::wire::parse_value(&payload_json)?)?;
     Ok(match event {
         Event::InvocationAvailable(_) => RealtimeEvent::InvocationAvailable { payload_json },
         Event::SealedSteps(e) => RealtimeEvent::SealedSteps {

@@ -188,13 +188,18 @@ impl<'de> serde::de::Visitor<'de> for OneKeyEachVisitor {
     ) -> std::result::Result<Self::Value, A::Error> {
         let mut object = serde_json::Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            if object.contains_key(&key) {
-                return Err(serde::de::Error::custom(format_args!(
-                    "duplicate key `{key}`"
-                )));
+            match object.entry(key) {
+                serde_json::map::Entry::Occupied(seen) => {
+                    let key = seen.key();
+                    return Err(serde::de::Error::custom(format_args!(
+                        "duplicate key `{key}`"
+                    )));
+                }
+                serde_json::map::Entry::Vacant(slot) => {
+                    let OneKeyEach(value) = map.next_value()?;
+                    slot.insert(value);
+                }
             }
-            let OneKeyEach(value) = map.next_value()?;
-            object.insert(key, value);
         }
         Ok(serde_json::Value::Object(object))
     }

@@ -423,6 +423,10 @@ class ErrorsAndBadInputs(unittest.TestCase):
         # A known event of another shape, or text that is not JSON, is MALFORMED_JSON.
         self.assert_code(ERR.MalformedJson, "MALFORMED_JSON", lambda: ss.decode_event("bot:e2e_revoke", '{"botId": 1}'))
         self.assert_code(ERR.MalformedJson, "MALFORMED_JSON", lambda: ss.decode_event("bot:e2e_grant", "{"))
+        # A key sent twice (the honest value last) is refused, not resolved to one of them.
+        twice = fixture("event_e2e_revoke.json").replace("{", '{"botId": "bot_01J80000000000000000000071", ', 1)
+        self.assert_code(ERR.MalformedJson, "MALFORMED_JSON", lambda: ss.decode_event("bot:e2e_revoke", twice))
+        self.assert_code(ERR.MalformedJson, "MALFORMED_JSON", lambda: ss.decode_event("bot:later", '{"a": 1, "a": 1}'))
         ack = ss.decode_hello_ack(fixture("event_hello_ack.json"))
         self.assertEqual(ack.e2e_granted_stream_ids, ["stream_01J80000000000000000000012"])
         self.assertEqual(json.loads(ack.payload_json)["botId"], "bot_01J80000000000000000000070")

@@ -8088,7 +8088,9 @@ public func errorCodes() -> [String]  {
 }
 /**
  * Decodes a realtime event from its name and payload (JSON text). A known
- * event whose payload does not have its shape is `MALFORMED_JSON`.
+ * event whose payload does not have its shape, or any payload with a key
+ * twice in one object (`wire::parse_value`, as the endpoints' responses),
+ * is `MALFORMED_JSON`.
  */
 public func decodeEvent(name: String, payloadJson: String)throws  -> RealtimeEvent  {
     return try  FfiConverterTypeRealtimeEvent_lift(try rustCallWithError(FfiConverterTypeStreamsealError_lift) {
@@ -8868,7 +8870,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_streamseal_ffi_checksum_func_error_codes() != 52098) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_streamseal_ffi_checksum_func_decode_event() != 20831) {
+    if (uniffi_streamseal_ffi_checksum_func_decode_event() != 47602) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_streamseal_ffi_checksum_func_decode_hello_ack() != 37827) {

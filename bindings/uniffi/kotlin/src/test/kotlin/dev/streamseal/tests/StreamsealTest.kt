@@ -1446,6 +1446,9 @@ class StreamsealTest {
         assertEquals(RealtimeEvent.E2eGrant("{}"), decodeEvent("bot:e2e_grant", "{}"))
         assertEquals(RealtimeEvent.Other("bot:later", "[1]"), decodeEvent("bot:later", "[1]"))
         expect<StreamsealException.MalformedJson>("MALFORMED_JSON") { decodeEvent("bot:e2e_revoke", """{"botId":1}""") }
+        // A key sent twice (the honest value last) is refused, not resolved to one of them.
+        val twice = fixture("event_e2e_revoke.json").replaceFirst("{", """{"botId": "bot_01J80000000000000000000071", """)
+        expect<StreamsealException.MalformedJson>("MALFORMED_JSON") { decodeEvent("bot:e2e_revoke", twice) }
         val ack = decodeHelloAck(fixture("event_hello_ack.json"))
         assertEquals(listOf("stream_01J80000000000000000000012"), ack.e2eGrantedStreamIds)
     }
