@@ -33,7 +33,7 @@ use streamseal_wire::requests::webhooks::WebhookAccepted;
 use streamseal_wire::stream::Stream;
 use streamseal_wire::version::{ApiVersion, ServiceVersion};
 use streamseal_wire::versioned::Versioned;
-use streamseal_wire::{Extra, conversation::Conversation, parse_value};
+use streamseal_wire::{Extra, conversation::Conversation, from_value, parse_value};
 
 /// The typed result of an endpoint. Variants name the result type; the
 /// endpoint that produced it is [`ApiResponse::endpoint`].
@@ -254,18 +254,12 @@ pub(crate) fn versioned_data<T: Versioned>(version: ApiVersion, body: &str) -> R
 /// `{data: T}`, with the envelope's other keys.
 pub(crate) fn data<T: DeserializeOwned>(body: &str) -> Result<(T, Extra)> {
     let (data, extra) = envelope(body)?;
-    Ok((typed(data)?, extra))
+    Ok((from_value(data)?, extra))
 }
 
 /// A result that is the whole body, read as [`data`] reads its `data`.
 pub(crate) fn whole_body<T: DeserializeOwned>(body: &str) -> Result<T> {
-    typed(parse_value(body)?)
-}
-
-fn typed<T: DeserializeOwned>(value: Value) -> Result<T> {
-    serde_json::from_value(value).map_err(|e| Error::MalformedJson {
-        reason: e.to_string(),
-    })
+    from_value(parse_value(body)?)
 }
 
 /// A result that is the whole body: its unknown keys are its own.

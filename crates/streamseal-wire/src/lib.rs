@@ -123,6 +123,19 @@ pub fn parse_value(json: &str) -> Result<serde_json::Value> {
     parse::<OneKeyEach>(json).map(|v| v.0)
 }
 
+/// Reads a wire type from a value [`parse_value`] gave: the second half of
+/// reading a success body. Failures are [`Error::MalformedJson`], as with
+/// [`parse`].
+///
+/// # Errors
+///
+/// `MALFORMED_JSON` when `value` is not a `T`.
+pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T> {
+    serde_json::from_value(value).map_err(|e| Error::MalformedJson {
+        reason: e.to_string(),
+    })
+}
+
 /// A JSON value read with each key of an object at most once.
 struct OneKeyEach(serde_json::Value);
 

@@ -43,7 +43,7 @@ use crate::list::StreamPage;
 use crate::message::{MessageList, MessageResponse, MessageSearchResults, MessagesFound};
 use crate::stream::Stream;
 use crate::version::ApiVersion;
-use streamseal_crypto::error::{Error, Result};
+use streamseal_crypto::error::Result;
 
 /// A type whose JSON shape differs between versions.
 pub trait Versioned: Sized + Serialize + DeserializeOwned {
@@ -63,9 +63,7 @@ pub trait Versioned: Sized + Serialize + DeserializeOwned {
     /// `MALFORMED_JSON` when the upgraded value does not have the model's shape.
     fn from_version_value(version: ApiVersion, mut value: Value) -> Result<Self> {
         Self::upgrade_value(version, &mut value);
-        serde_json::from_value(value).map_err(|e| Error::MalformedJson {
-            reason: e.to_string(),
-        })
+        crate::from_value(value)
     }
 
     /// Writes the JSON value of `version`'s shape.
