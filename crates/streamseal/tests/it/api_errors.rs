@@ -847,67 +847,73 @@ fn a_key_sent_twice_in_a_success_body_is_refused_in_every_shape() {
     let messages = wire_fixture("message_list_2026-08-21.json");
     let me_text = wire_fixture("me_user.json");
     let bots_text = wire_fixture("bots_2026-08-21.json");
-    let cases: Vec<(&str, &HttpRequest, &str, String)> = vec![
+    // (what, request, honest body, the key a second one goes before, the
+    // second one): one insertion each.
+    let cases: [(&str, &HttpRequest, &str, &str, &str); 8] = [
         (
             "a known field of a versioned list's message",
             &list,
             &messages,
-            messages.replacen("\"content\":", "\"content\": \"forged\", \"content\":", 1),
+            "\"content\":",
+            "\"content\": \"forged\", ",
         ),
         (
             "an unknown field of a versioned list's message",
             &list,
             &messages,
-            messages.replacen("\"content\":", "\"zz\": 1, \"zz\": 2, \"content\":", 1),
+            "\"content\":",
+            "\"zz\": 1, \"zz\": 2, ",
         ),
         (
             "a field of a message's envelope",
             &list,
             &messages,
-            messages.replacen("\"iv\":", "\"iv\": \"AAAAAAAAAAAAAAAA\", \"iv\":", 1),
+            "\"iv\":",
+            "\"iv\": \"AAAAAAAAAAAAAAAA\", ",
         ),
         (
             "the envelope's data, around a versioned list",
             &list,
             &messages,
-            format!(
-                "{{\"data\": [], {}",
-                messages.trim_start().trim_start_matches('{')
-            ),
+            "\"data\":",
+            "\"data\": [], ",
         ),
         (
-            "a known field of a `{{data}}` result",
+            "a known field of a `{data}` result",
             &me,
             &me_text,
-            me_text.replacen("\"kind\":", "\"kind\": \"bot\", \"kind\":", 1),
+            "\"kind\":",
+            "\"kind\": \"bot\", ",
         ),
         (
-            "an unknown field of a `{{data}}` result",
+            "an unknown field of a `{data}` result",
             &me,
             &me_text,
-            me_text.replacen("\"kind\":", "\"zz\": 1, \"zz\": 2, \"kind\":", 1),
+            "\"kind\":",
+            "\"zz\": 1, \"zz\": 2, ",
         ),
         (
-            "an unknown key of the `{{data}}` envelope",
+            "an unknown key of the `{data}` envelope",
             &me,
             &me_text,
-            me_text.replacen("{", "{\"zz\": 1, \"zz\": 2, ", 1),
+            "\"data\":",
+            "\"zz\": 1, \"zz\": 2, ",
         ),
         (
             "a field of a result read whole",
             &bots,
             &bots_text,
-            bots_text.replacen(
-                "\"workspaceId\":",
-                "\"workspaceId\": \"ws_x\", \"workspaceId\":",
-                1,
-            ),
+            "\"workspaceId\":",
+            "\"workspaceId\": \"ws_x\", ",
         ),
     ];
-    for (what, request, honest, body) in cases {
-        // The second key went in (a fixture without the key it is put
-        // before would leave the honest body, which reads).
-        assert!(body.len() > honest.len(), "{what}: nothing was doubled");
+    for (what, request, honest, before, second) in cases {
+        // A fixture without the key would leave the honest body, which reads.
+        assert!(
+            honest.contains(before),
+            "{what}: the fixture has no {before}"
+        );
+        let body = honest.replacen(before, &format!("{second}{before}"), 1);
         let response = HttpResponse {
             status: 200,
             headers: vec![],
