@@ -148,13 +148,10 @@ pub fn error_codes() -> Vec<String> {
 
 /// Parses JSON text into a core type, as `MALFORMED_JSON` on failure (the
 /// documents the service sent; requests go through [`request_from_json`]).
+/// An object with a key twice, at any depth, is refused
+/// (`streamseal::wire::parse`).
 pub(crate) fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T> {
-    serde_json::from_str(json).map_err(|e| {
-        Error::MalformedJson {
-            reason: e.to_string(),
-        }
-        .into()
-    })
+    Ok(streamseal::wire::parse(json)?)
 }
 
 /// Parses a request document (JSON text: a body or a query) through the

@@ -259,7 +259,7 @@ pub(crate) fn data<T: DeserializeOwned>(body: &str) -> Result<(T, Extra)> {
 
 /// A result that is the whole body, read as [`data`] reads its `data`.
 pub(crate) fn whole_body<T: DeserializeOwned>(body: &str) -> Result<T> {
-    from_value(parse_value(body)?)
+    streamseal_wire::parse(body)
 }
 
 /// A result that is the whole body: its unknown keys are its own.

@@ -21,17 +21,17 @@ pub fn read_text(path: &str) -> Outcome<String> {
     }
 }
 
-/// Parses JSON text into a value, naming the source in errors.
+/// Parses JSON text into a value, naming the source in errors. An object
+/// with a key twice, at any depth, is refused, as the library refuses it
+/// in what the service sends (`streamseal::wire::parse_value`).
 pub fn parse_json(source: &str, text: &str) -> Outcome<Value> {
-    serde_json::from_str(text).map_err(|e| Failure {
-        code: "MALFORMED_JSON".into(),
-        message: format!("{source}: {e}"),
-    })
+    parse_as(source, text)
 }
 
-/// Deserialises JSON text into `T`, naming the source in errors.
+/// Deserialises JSON text into `T`, naming the source in errors (a key
+/// twice refused, as by [`parse_json`]).
 pub fn parse_as<T: serde::de::DeserializeOwned>(source: &str, text: &str) -> Outcome<T> {
-    serde_json::from_str(text).map_err(|e| Failure {
+    streamseal::wire::parse(text).map_err(|e| Failure {
         code: "MALFORMED_JSON".into(),
         message: format!("{source}: {e}"),
     })

@@ -239,16 +239,22 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// Reads an error response of any status.
+    /// Reads an error response of any status. A body that is not JSON, has
+    /// a key twice in one object ([`crate::parse_value`]), or is not of a
+    /// shape the spec shows is kept as text ([`ApiErrorBody::Raw`]): no code
+    /// or details are read from it.
     pub fn parse(status: u16, body: &str) -> Self {
-        let body = if status == 429 {
-            serde_json::from_str::<RateLimitBody>(body)
-                .map(ApiErrorBody::RateLimited)
-                .or_else(|_| serde_json::from_str::<ErrorBody>(body).map(ApiErrorBody::Standard))
-        } else {
-            serde_json::from_str::<ErrorBody>(body).map(ApiErrorBody::Standard)
-        }
-        .unwrap_or_else(|_| ApiErrorBody::Raw(body.to_owned()));
+        let typed = crate::parse_value(body).ok().and_then(|value| {
+            if status == 429
+                && let Ok(limited) = crate::from_value::<RateLimitBody>(value.clone())
+            {
+                return Some(ApiErrorBody::RateLimited(limited));
+            }
+            crate::from_value::<ErrorBody>(value)
+                .ok()
+                .map(ApiErrorBody::Standard)
+        });
+        let body = typed.unwrap_or_else(|| ApiErrorBody::Raw(body.to_owned()));
         ApiError { status, body }
     }
 

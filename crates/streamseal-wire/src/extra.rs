@@ -81,7 +81,8 @@ pub trait JsonRecord: Serialize + DeserializeOwned {
     /// `extra`). serde's derived `Deserialize` would also take a struct as a
     /// positional array, a second spelling of the wire shape; this refuses
     /// it. (Nested values keep serde's behaviour; the spelling of JSON never
-    /// affects what the AAD binds.)
+    /// affects what the AAD binds.) A key twice in one object, at any depth,
+    /// is refused, as by [`crate::parse`].
     ///
     /// # Errors
     ///
@@ -92,9 +93,7 @@ pub trait JsonRecord: Serialize + DeserializeOwned {
                 reason: "expected a JSON object".to_owned(),
             });
         }
-        serde_json::from_str(json).map_err(|e| Error::MalformedJson {
-            reason: e.to_string(),
-        })
+        crate::parse(json)
     }
 
     /// Serialises the record as compact JSON.

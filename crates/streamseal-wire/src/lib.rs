@@ -89,13 +89,27 @@ pub use streamseal_crypto::random;
 pub use streamseal_crypto::ts_decl;
 pub use streamseal_crypto::{Error, Result};
 
-/// Parses a JSON document into a wire type. Failures are
-/// [`Error::MalformedJson`] (the message names the problem, never the input).
+/// Parses a JSON document into a wire type: [`parse_value`], then
+/// [`from_value`], so that an object with a key twice, at any depth, is
+/// refused here too. Failures are [`Error::MalformedJson`] (the message
+/// names the problem, never the input).
+///
+/// ```
+/// let err = streamseal_wire::parse::<serde_json::Value>(r#"{"a":1,"a":1}"#).unwrap_err();
+/// assert_eq!(err.code().as_str(), "MALFORMED_JSON");
+/// ```
 ///
 /// # Errors
 ///
-/// `MALFORMED_JSON` when `json` does not parse as a `T`.
+/// `MALFORMED_JSON` when `json` is not JSON, has a key twice in one
+/// object, or does not read as a `T`.
 pub fn parse<T: DeserializeOwned>(json: &str) -> Result<T> {
+    from_value(parse_value(json)?)
+}
+
+/// JSON text straight into `T`, as serde_json reads it (the last of two
+/// keys kept): only for [`OneKeyEach`], which refuses them itself.
+fn from_text<T: DeserializeOwned>(json: &str) -> Result<T> {
     serde_json::from_str(json).map_err(|e| Error::MalformedJson {
         reason: e.to_string(),
     })
@@ -104,8 +118,11 @@ pub fn parse<T: DeserializeOwned>(json: &str) -> Result<T> {
 /// Parses a JSON document into an untyped value, refusing an object that
 /// has a key twice, at any depth. `serde_json::Value` keeps the last of
 /// two; a hostile server could then have this library read one value and
-/// another reader the other. Every success body of the endpoints is read
-/// through this, then into its type.
+/// another reader the other. Every document this library reads from text
+/// goes through this, then into its type: the endpoints' success and error
+/// bodies, [`parse`] and [`parse_data`], the sealed records' `from_json`
+/// ([`JsonRecord`]), UniFFI's readers of the service's documents and the
+/// CLI's of its files.
 ///
 /// ```
 /// let value = streamseal_wire::parse_value(r#"{"a":1,"b":[{"c":2}]}"#)?;
@@ -120,7 +137,7 @@ pub fn parse<T: DeserializeOwned>(json: &str) -> Result<T> {
 /// `MALFORMED_JSON` when `json` is not JSON, nests deeper than serde_json's
 /// limit (128), or has a key twice in one object.
 pub fn parse_value(json: &str) -> Result<serde_json::Value> {
-    parse::<OneKeyEach>(json).map(|v| v.0)
+    from_text::<OneKeyEach>(json).map(|v| v.0)
 }
 
 /// Reads a wire type from a value [`parse_value`] gave: the second half of

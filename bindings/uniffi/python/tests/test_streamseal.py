@@ -430,6 +430,13 @@ class ErrorsAndBadInputs(unittest.TestCase):
         ack = ss.decode_hello_ack(fixture("event_hello_ack.json"))
         self.assertEqual(ack.e2e_granted_stream_ids, ["stream_01J80000000000000000000012"])
         self.assertEqual(json.loads(ack.payload_json)["botId"], "bot_01J80000000000000000000070")
+        # So is every other document read from the service's text: the hello ack, an envelope.
+        ack_twice = fixture("event_hello_ack.json").replace("{", '{"zz": 1, "zz": 2, ', 1)
+        self.assert_code(ERR.MalformedJson, "MALFORMED_JSON", lambda: ss.decode_hello_ack(ack_twice))
+        envelope = '{"v": 2, "keyGeneration": 1, "iv": "AAAAAAAAAAAAAAAA", "aad": "AAAA"}'
+        self.assertEqual(ss.envelope_from_json(envelope).key_generation, 1)
+        nested = envelope.replace("{", '{"zz": {"a": 1, "a": 2}, ', 1)
+        self.assert_code(ERR.MalformedJson, "MALFORMED_JSON", lambda: ss.envelope_from_json(nested))
 
     def test_every_error_code(self):
         reached = set()

@@ -36,6 +36,7 @@ mod split_open;
 mod stream_state_props;
 mod wire_basics;
 mod wire_bounds;
+mod wire_duplicate_keys;
 mod wire_fixtures;
 mod wire_props;
 mod wire_request_decoding;

@@ -1451,6 +1451,14 @@ class StreamsealTest {
         expect<StreamsealException.MalformedJson>("MALFORMED_JSON") { decodeEvent("bot:e2e_revoke", twice) }
         val ack = decodeHelloAck(fixture("event_hello_ack.json"))
         assertEquals(listOf("stream_01J80000000000000000000012"), ack.e2eGrantedStreamIds)
+        // So is every other document read from the service's text: the hello ack, an envelope.
+        val ackTwice = fixture("event_hello_ack.json").replaceFirst("{", """{"zz": 1, "zz": 2, """)
+        expect<StreamsealException.MalformedJson>("MALFORMED_JSON") { decodeHelloAck(ackTwice) }
+        val envelope = """{"v": 2, "keyGeneration": 1, "iv": "AAAAAAAAAAAAAAAA", "aad": "AAAA"}"""
+        assertEquals(1u, envelopeFromJson(envelope).keyGeneration)
+        expect<StreamsealException.MalformedJson>("MALFORMED_JSON") {
+            envelopeFromJson(envelope.replaceFirst("{", """{"zz": {"a": 1, "a": 2}, """))
+        }
     }
 
     @Test
