@@ -331,6 +331,8 @@ pub fn build() -> Result {
         fs::remove_dir_all(&out).map_err(|e| format!("cannot clear {}: {e}", out.display()))?;
     }
     let mut front_end = 0;
+    let home = cargo_home()?;
+    let remap = remap_flag(&home)?;
     for module in MODULES {
         // One link crate, built with the module's feature, at the module's
         // link level (`Module::link_opt_level`). Until 2026-11-29 (issue 20)
@@ -343,6 +345,8 @@ pub fn build() -> Result {
         let args = [
             "--config",
             link_opt_level.as_str(),
+            "--config",
+            remap.as_str(),
             "build",
             "--locked",
             "--target-dir",
@@ -386,6 +390,7 @@ pub fn build() -> Result {
         patch_input_checks(&glue, module.sealed)?;
         let optimised = out.join(format!("{}_bg.wasm", module.name));
         optimise(&optimised)?;
+        check_no_build_paths(&optimised, &home)?;
         let (raw, gzip) = sizes(&optimised)?;
         if module.name != "streamseal_bot" {
             front_end += gzip;
@@ -415,6 +420,52 @@ pub fn build() -> Result {
         out.display(),
         started.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+/// Where cargo keeps the registry's sources on this machine: `CARGO_HOME`,
+/// else `~/.cargo`.
+fn cargo_home() -> Result<PathBuf> {
+    if let Some(home) = std::env::var_os("CARGO_HOME").filter(|h| !h.is_empty()) {
+        return Ok(PathBuf::from(home));
+    }
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| PathBuf::from(h).join(".cargo"))
+        .ok_or_else(|| "neither CARGO_HOME nor HOME is set".to_owned())
+}
+
+/// The `--config` that writes the dependencies' source paths as
+/// `/cargo/...` instead of this machine's `CARGO_HOME` (`/root/.cargo/...`,
+/// or a user's home directory). Those paths are in the shipped modules'
+/// data, as the locations of the panics the dependencies can raise: with
+/// them, the bytes of a module depended on where it was built, and named
+/// the builder's home. Only the `wasm-release` builds take it, so the
+/// clippy and test builds of `target/wasm` (another profile) keep their
+/// cache. cargo joins this array to `.cargo/config.toml`'s `rustflags`.
+fn remap_flag(home: &Path) -> Result<String> {
+    let home = path_str(home)?;
+    if home.contains(['"', '\\']) {
+        return Err(format!(
+            "CARGO_HOME {home} cannot be written in a --config string"
+        ));
+    }
+    Ok(format!(
+        "target.{TARGET}.rustflags=[\"--remap-path-prefix={home}=/cargo\"]"
+    ))
+}
+
+/// Fails if `module` names `home` (a source path the remap missed).
+fn check_no_build_paths(module: &Path, home: &Path) -> Result {
+    let bytes = fs::read(module).map_err(|e| format!("cannot read {}: {e}", module.display()))?;
+    let home = path_str(home)?.as_bytes();
+    if bytes.windows(home.len()).any(|w| w == home) {
+        return Err(format!(
+            "{} names this machine's CARGO_HOME ({}): a source path was not remapped",
+            module.display(),
+            String::from_utf8_lossy(home)
+        ));
+    }
     Ok(())
 }
 
@@ -680,8 +731,27 @@ pub fn test() -> Result {
 
 #[cfg(test)]
 mod tests {
-    use super::check_snippet_imports;
+    use super::{check_no_build_paths, check_snippet_imports, remap_flag};
     use std::fs;
+    use std::path::Path;
+
+    #[test]
+    fn a_module_naming_the_build_machines_cargo_home_fails_the_build() {
+        let home = Path::new("/home/alice/.cargo");
+        assert_eq!(
+            remap_flag(home).expect("a plain path"),
+            r#"target.wasm32-unknown-unknown.rustflags=["--remap-path-prefix=/home/alice/.cargo=/cargo"]"#
+        );
+        assert!(remap_flag(Path::new("/home/a\"b")).is_err());
+        let module = std::env::temp_dir().join(format!("xtask-paths-{}.wasm", std::process::id()));
+        fs::write(&module, b"\0asm/home/alice/.cargo/registry/src/x/lib.rs").expect("a module");
+        let named = check_no_build_paths(&module, home);
+        fs::write(&module, b"\0asm/cargo/registry/src/x/lib.rs").expect("a module");
+        let remapped = check_no_build_paths(&module, home);
+        fs::remove_file(&module).expect("cleaned up");
+        assert!(named.is_err_and(|e| e.contains("/home/alice/.cargo")));
+        assert!(remapped.is_ok());
+    }
 
     #[test]
     fn a_glue_importing_what_its_snippet_lacks_fails_the_build() {
