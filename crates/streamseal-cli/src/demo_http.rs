@@ -173,7 +173,7 @@ fn raw(
     if !(200..300).contains(&status) {
         return Err(Failure::io(url, format!("answered {status}: {text}")));
     }
-    Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
+    Ok(streamseal::wire::parse_value(&text).unwrap_or(Value::Null))
 }
 
 /// The typed data of a response of the variant `$v`.

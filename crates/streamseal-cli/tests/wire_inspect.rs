@@ -300,6 +300,20 @@ fn unparsable_documents_are_malformed_json() {
     assert_ne!(bad_anchor, fixture("stream_2026-07-22.json"));
     let e = inspect(kind("stream"), &bad_anchor).unwrap_err();
     assert_eq!(e.code(), ErrorCode::MalformedJson);
+    // A key sent twice is refused as the library refuses it in a response,
+    // not shown tidied with the last value (nor detected as any kind).
+    let honest = fixture("stream_2026-07-12.json");
+    assert!(inspect(kind("stream"), &honest).is_ok());
+    let twice = honest.replacen(
+        "\"displayName\":",
+        "\"displayName\": \"benign\", \"displayName\":",
+        1,
+    );
+    assert_ne!(twice, honest);
+    let e = inspect(kind("stream"), &twice).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::MalformedJson);
+    assert!(e.to_string().contains("duplicate key"), "{e}");
+    assert!(detect(&twice).is_empty());
 }
 
 #[test]

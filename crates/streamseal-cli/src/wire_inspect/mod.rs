@@ -587,15 +587,17 @@ impl fmt::Display for WireKind {
 /// # Errors
 ///
 /// [`Error::MalformedJson`] (naming the parser's complaint) when `json` is
-/// not JSON or does not parse as `kind`.
+/// not JSON, has a key twice in one object (as the library refuses it in
+/// what the service sends: `streamseal::wire::parse_value`), or does not
+/// parse as `kind`.
 pub fn inspect(kind: WireKind, json: &str) -> Result<Inspection> {
-    let doc: Value = serde_json::from_str(json).map_err(|e| malformed(&e))?;
+    let doc = streamseal::wire::parse_value(json)?;
     kind.read(&doc)
         .map(|reading| Inspection::new(kind, reading))
 }
 
 /// Inspects `json` as every kind it parses as, best match first; empty
-/// when it is not JSON or fits no kind.
+/// when it is not JSON (a key twice in one object included) or fits no kind.
 ///
 /// A kind fits when its reading keeps at least one of the document's
 /// fields. The best fit drops the fewest of the document's fields (nested
@@ -605,7 +607,7 @@ pub fn inspect(kind: WireKind, json: &str) -> Result<Inspection> {
 /// `extra`) counts as dropped. Kinds that read any JSON
 /// (`compat-webhook-payload`) are never offered.
 pub fn detect(json: &str) -> Vec<Inspection> {
-    let Ok(doc) = serde_json::from_str::<Value>(json) else {
+    let Ok(doc) = streamseal::wire::parse_value(json) else {
         return Vec::new();
     };
     let mut found: Vec<(Rank, Inspection)> = WireKind::ALL

@@ -2,7 +2,8 @@
 //! path: the one validation path of requests that come in as data (the
 //! bindings' `buildRequest`, `nextPage`, ...; an app's own JSON).
 //!
-//! Text that is not JSON at all is [`crate::Error::MalformedJson`]. Every
+//! Text that is not JSON at all, or has a key twice in one object, is
+//! [`crate::Error::MalformedJson`]. Every
 //! other failure, of decoding or of the bounds, is
 //! [`crate::Error::ValidationFailed`] with `details` keyed by the full wire
 //! path in the syntax of the service's 400 body (see
@@ -53,7 +54,7 @@ use serde_json::Value;
 
 use crate::requests::Validate;
 use crate::validate::Check;
-use streamseal_crypto::error::{Error, Result};
+use streamseal_crypto::error::Result;
 
 /// Decodes a request document from JSON text and validates it: see the
 /// module docs for the errors.
@@ -103,15 +104,14 @@ pub fn decode_value<T: DeserializeOwned>(value: Value) -> Result<T> {
     }
 }
 
-/// JSON text as a value; only text that is not JSON is `MALFORMED_JSON`.
+/// JSON text as a value; only text that is not JSON, or has a key twice in
+/// one object (as [`crate::parse_value`] refuses it), is `MALFORMED_JSON`.
 ///
 /// # Errors
 ///
-/// `MALFORMED_JSON` when `json` is not JSON.
+/// `MALFORMED_JSON` when `json` is not JSON or has a key twice.
 pub fn parse(json: &str) -> Result<Value> {
-    serde_json::from_str(json).map_err(|e| Error::MalformedJson {
-        reason: e.to_string(),
-    })
+    crate::parse_value(json)
 }
 
 /// Decodes `value` into `check`: on failure, records one reason and

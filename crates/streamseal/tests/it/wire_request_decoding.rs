@@ -3,7 +3,8 @@
 //! negative generation, `null` for a required string, an unknown value of
 //! a closed enum, a missing field) is `VALIDATION_FAILED` with `details`
 //! keyed by the full wire path, the shape of the service's 400 body (API
-//! §7), never `MALFORMED_JSON`; only text that is not JSON is. Date-time
+//! §7), never `MALFORMED_JSON`; only text that is not JSON (or has a key
+//! twice in one object) is. Date-time
 //! fields are RFC 3339 date-times (API §1, §4.3, §4.5, §4.11).
 //!
 //! The cases of the issue are tests of their own; `tests/fixtures/wire/
@@ -365,6 +366,9 @@ fn text_that_is_not_json_stays_malformed_json() {
         "{\"endpoint\": \"getMe\",}",
         "nope",
         "{\"endpoint\": \"getMe\"} x",
+        // A key twice: which one the app meant is not for the library to guess.
+        "{\"endpoint\": \"listStreams\", \"endpoint\": \"getMe\"}",
+        "{\"endpoint\": \"getMe\", \"body\": {\"content\": \"a\", \"content\": \"b\"}}",
     ] {
         let err = EndpointRequest::from_json(text).unwrap_err();
         assert_eq!(err.code(), ErrorCode::MalformedJson, "{text}");
