@@ -29,7 +29,13 @@ function sleep(ms, signal) {
   });
 }
 
-/** The body as text, refusing more than `max` bytes (a hostile server's endless body). */
+/**
+ * The body as text, refusing more than `max` bytes (a hostile server's
+ * endless body). A success body must be UTF-8 (`MALFORMED_JSON` else), read
+ * as Rust and Python read it: no byte replaced by U+FFFD, a byte-order mark
+ * kept (the JSON reader then refuses it). Any other body is read only for
+ * its error code, and kept with what is not UTF-8 replaced.
+ */
 async function boundedText(response, max) {
   const declared = Number(response.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > max) {
@@ -56,7 +62,11 @@ async function boundedText(response, max) {
     bytes.set(c, at);
     at += c.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  try {
+    return new TextDecoder("utf-8", { fatal: response.ok, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new StreamsealError("MALFORMED_JSON", `malformed JSON: the ${response.status} body is not UTF-8`);
+  }
 }
 
 function tooLarge(size, max) {

@@ -216,6 +216,39 @@ test("a hostile server's endless body is cut at maxResponseBytes", async () => {
   }
 });
 
+test("a success body that is not UTF-8 is refused, not read with replacement characters", async () => {
+  // A stream page whose first displayName carries a byte no UTF-8 text has (0xFF),
+  // and the same page after a byte-order mark: a lenient decoder would read
+  // the first as U+FFFD and drop the second, where Rust and Python refuse both.
+  const honest = Buffer.from(JSON.stringify(fixture("stream_page_2026-08-21.json")));
+  const at = honest.indexOf(Buffer.from('"displayName":"')) + 15;
+  assert.ok(at > 15, "the fixture has a displayName");
+  const bodies = {
+    bad: Buffer.concat([honest.subarray(0, at), Buffer.from([0xff]), honest.subarray(at)]),
+    bom: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), honest]),
+    honest,
+  };
+  const server = await serve((req, body, res) => {
+    const which = new URL(req.url, "http://x").searchParams.get("after") ?? "honest";
+    const status = which.startsWith("error-") ? 400 : 200;
+    res.writeHead(status, { "content-type": "application/json", "service-version": "2026-08-21" });
+    res.end(bodies[which.replace("error-", "")]);
+  });
+  try {
+    const client = pkg.createClient({ baseUrl: server.baseUrl, workspaceId: WS, apiKey: "svc_bk_secret", retry: fast });
+    const list = (after) => client.call({ endpoint: "listStreams", query: after ? { type: "channel", after } : { type: "channel" } });
+    assert.equal((await list()).status, "ok");
+    await assert.rejects(list("bad"), { code: "MALFORMED_JSON", message: /not UTF-8/ });
+    const bom = await list("bom");
+    assert.equal(bom.status, "malformed");
+    assert.equal(bom.failure.code, "MALFORMED_JSON");
+    // An error body is only read for its code: kept, with the byte replaced.
+    assert.equal((await list("error-bad")).status, "failed");
+  } finally {
+    await server.close();
+  }
+});
+
 test("createClient checks its context at once", () => {
   assert.throws(() => pkg.createClient({ baseUrl: "https://x.test", workspaceId: "nope", apiKey: "svc_bk_secret" }), { code: "INVALID_FIELD" });
   assert.throws(() => pkg.createClient({ baseUrl: "https://x.test", workspaceId: WS, fetch: 5 }), { code: "INVALID_FIELD" });

@@ -119,7 +119,19 @@ class _Core:
         }
 
     def read(self, built: HttpRequest, status: int, headers: List[tuple[str, str]], body: bytes) -> ApiResponse:
-        text = body.decode("utf-8", errors="replace")
+        # A success body must be UTF-8 (a byte-order mark is kept, and the
+        # JSON reader refuses it), as Rust and the JS client read it; any
+        # other body is read only for its error code, with what is not UTF-8
+        # replaced.
+        if 200 <= status < 300:
+            try:
+                text = body.decode("utf-8")
+            except UnicodeDecodeError:
+                raise StreamsealError.MalformedJson(
+                    "MALFORMED_JSON", f"malformed JSON: the {status} body is not UTF-8", {}
+                ) from None
+        else:
+            text = body.decode("utf-8", errors="replace")
         return parse_response(built, HttpResponse(status=status, headers=[Header(name=n, value=v) for n, v in headers], body=text))
 
     def step(self, facts: Any, attempt: int) -> RetryStep:

@@ -140,6 +140,30 @@ class HttpAdapter(unittest.TestCase):
         self.serves.append(s)
         return s
 
+    def test_a_success_body_that_is_not_utf8_is_refused(self):
+        # A byte no UTF-8 text has (0xFF) in a stream's name: read with a
+        # replacement character before; a byte-order mark: refused by the
+        # JSON reader. An error body is read only for its code.
+        client = Client("https://api.example.test", "ws_01J80000000000000000000001", "svc_bk_secret")
+        built = client._core.build({"endpoint": "listStreams", "query": {"type": "channel"}})
+        with open(os.path.join(ROOT, "tests", "fixtures", "wire", "stream_page_2026-08-21.json"), "rb") as f:
+            honest = f.read()
+        headers = [("service-version", "2026-08-21")]
+        self.assertEqual(client._core.read(built, 200, headers, honest).data_json[:2], '{"')
+        bad = honest.replace(b'"general"', b'"gen\xffral"', 1)
+        self.assertNotEqual(bad, honest)
+        with self.assertRaises(ss.StreamsealError.MalformedJson) as caught:
+            client._core.read(built, 200, headers, bad)
+        self.assertEqual(caught.exception.code, "MALFORMED_JSON")
+        self.assertIn("not UTF-8", str(caught.exception))
+        # As any success body that is not JSON: MalformedResponse, with the status.
+        with self.assertRaises(ss.StreamsealError.MalformedResponse) as caught:
+            client._core.read(built, 200, headers, b"\xef\xbb\xbf" + honest)
+        self.assertEqual((caught.exception.code, caught.exception.status), ("MALFORMED_JSON", 200))
+        with self.assertRaises(ss.StreamsealError.Api) as caught:
+            client._core.read(built, 400, headers, b'{"error": "bad \xff"}')
+        self.assertEqual((caught.exception.status, caught.exception.error_message), (400, "bad \ufffd"))
+
     def test_a_sealed_bot_loop_end_to_end(self):
         serve = self.serve("--rate-limit", "0")
         w = SealedWorld(serve)
