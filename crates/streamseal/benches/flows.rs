@@ -42,6 +42,7 @@ use streamseal::stream_key::Keyring;
 use streamseal::trust::{TrustPolicy, TrustStore, TrustedKey};
 use streamseal::wire::ids::WorkspaceId;
 use streamseal::wire::message::Message;
+use streamseal::wire::parse_data;
 use streamseal::wire::secret::ApiKey;
 use streamseal::wrap::KeyWrap;
 
@@ -187,6 +188,13 @@ fn parse_list(c: &mut Criterion) {
     g.sample_size(30);
     g.bench_function("list response, 100 messages", |b| {
         b.iter(|| parse_response(&request, black_box(&response)).unwrap());
+    });
+    // The same body through the wire crate's reader of text, as UniFFI's
+    // readers of documents (`open_messages`, ...) and `parse_data` read it.
+    let typed: Vec<Message> = parse_data(&response.body).unwrap();
+    assert_eq!(typed.len(), 100);
+    g.bench_function("wire::parse_data, 100 messages", |b| {
+        b.iter(|| parse_data::<Vec<Message>>(black_box(&response.body)).unwrap());
     });
     g.finish();
 }
