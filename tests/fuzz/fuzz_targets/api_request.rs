@@ -2,8 +2,11 @@
 //! call as an app's JSON, through the wire layer's strict reading and its
 //! own wire-path tracking (`streamseal_wire::requests::decode`).
 //!
-//! Oracle: never panics; `MALFORMED_JSON` exactly when serde_json cannot
-//! read the text as JSON; any other refusal is `VALIDATION_FAILED` with at
+//! Oracle: never panics; `MALFORMED_JSON` exactly when the text is not JSON
+//! or has a key twice in one object (`streamseal::wire::parse_value`, which
+//! refuses what serde_json would read keeping the last of two; a fuzz run
+//! found that difference once the decoder refused it); any other refusal is
+//! `VALIDATION_FAILED` with at
 //! least one detail, each with at least one reason; reading the text and
 //! reading serde_json's value of it agree; a request that decodes builds
 //! (`api::build_request` under a context with a key), deterministically.
@@ -20,10 +23,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let decoded = EndpointRequest::from_json(text);
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+    let Ok(value) = streamseal::wire::parse_value(text) else {
         assert!(
             matches!(&decoded, Err(e) if e.code() == ErrorCode::MalformedJson),
-            "not JSON, yet {decoded:?}"
+            "not JSON (or a key twice), yet {decoded:?}"
         );
         return;
     };
