@@ -209,12 +209,38 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::Array(out))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = BTreeMap::new();
-        while let Some((k, v)) = map.next_entry::<String, Value>()? {
-            out.insert(k, v);
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        one_key_each(map).map(Value::Object)
+    }
+}
+
+/// An object's entries, refusing a key it has twice: a map would keep the
+/// last, and another reader of the same bytes might keep the first. The one
+/// reader of the objects an [`Extra`] keeps, at every depth and whatever
+/// drives it (text, a JS object, UniFFI's lift of an app's text).
+fn one_key_each<'de, A: MapAccess<'de>>(mut map: A) -> Result<BTreeMap<String, Value>, A::Error> {
+    let mut out = BTreeMap::new();
+    while let Some((k, v)) = map.next_entry::<String, Value>()? {
+        if out.insert(k, v).is_some() {
+            // The key is the sender's text, of any length: not repeated here.
+            return Err(serde::de::Error::custom("duplicate key in an object"));
         }
-        Ok(Value::Object(out))
+    }
+    Ok(out)
+}
+
+/// Reads an [`Extra`]: an object, through [`one_key_each`].
+struct ExtraVisitor;
+
+impl<'de> Visitor<'de> for ExtraVisitor {
+    type Value = Extra;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Extra, A::Error> {
+        one_key_each(map).map(Extra::from)
     }
 }
 
@@ -273,7 +299,7 @@ impl Serialize for Extra {
 
 impl<'de> Deserialize<'de> for Extra {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        BTreeMap::<String, Value>::deserialize(d).map(Extra::from)
+        d.deserialize_map(ExtraVisitor)
     }
 }
 
@@ -384,9 +410,8 @@ uniffi::custom_type!(Extra, String, {
         if text.trim().is_empty() {
             return Ok(Extra::new());
         }
-        serde_json::from_str::<BTreeMap<String, Value>>(&text)
-            .map(Extra::from)
-            .map_err(|_| uniffi::deps::anyhow::anyhow!("extra: expected a JSON object"))
+        serde_json::from_str::<Extra>(&text)
+            .map_err(|_| uniffi::deps::anyhow::anyhow!("extra: expected a JSON object, each key once"))
     },
 });
 

@@ -437,6 +437,13 @@ class ErrorsAndBadInputs(unittest.TestCase):
         self.assertEqual(ss.envelope_from_json(envelope).key_generation, 1)
         nested = envelope.replace("{", '{"zz": {"a": 1, "a": 2}, ', 1)
         self.assert_code(ERR.MalformedJson, "MALFORMED_JSON", lambda: ss.envelope_from_json(nested))
+        # The unknown fields a record keeps, as an app hands them back: once each, or refused.
+        kept = ss.sealed_payload_from_json('{"ciphertext": "AAAA", "envelope": %s, "zz": 1}' % envelope)
+        self.assertEqual(json.loads(kept.extra), {"zz": 1})
+        kept.extra = '{"zz": 1, "zz": 2}'
+        with self.assertRaises(Exception) as caught:
+            ss.sealed_payload_to_json(kept)
+        self.assertIn("each key once", str(caught.exception))
 
     def test_every_error_code(self):
         reached = set()

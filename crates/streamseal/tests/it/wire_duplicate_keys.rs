@@ -132,3 +132,36 @@ fn an_error_body_with_a_key_sent_twice_is_kept_as_text() {
     let body = doubled("429", &limited, "\"error\":", "\"zz\": 1, \"zz\": 2, ");
     assert_eq!(ApiError::parse(429, &body).body, ApiErrorBody::Raw(body));
 }
+
+#[test]
+fn the_unknown_fields_a_record_keeps_refuse_a_key_twice_under_any_reader() {
+    use streamseal::wire::Extra;
+    let envelope = r#"{"v": 2, "keyGeneration": 1, "iv": "AAAAAAAAAAAAAAAA", "aad": "AAAA"}"#;
+    let kept = envelope.replacen('{', r#"{"zz": {"a": [1]}, "yy": 2, "#, 1);
+    // serde_json straight from text, not through parse_value: the honest
+    // unknown fields are kept.
+    let read: Envelope = serde_json::from_str(&kept).unwrap();
+    assert_eq!(read.extra.len(), 2);
+    for (what, second) in [
+        ("an unknown field of the record", r#""yy": 1, "#),
+        ("a key inside a kept value", r#""zz": {"a": [1], "a": 2}, "#),
+    ] {
+        let doubled = kept.replacen('{', &format!("{{{second}"), 1);
+        let read = serde_json::from_str::<Envelope>(&doubled);
+        assert!(
+            read.as_ref()
+                .is_err_and(|e| e.to_string().contains("duplicate key")),
+            "{what}: {read:?}"
+        );
+    }
+    // The kept fields alone, as UniFFI lifts them from an app's text.
+    assert!(serde_json::from_str::<Extra>(r#"{"a": 1, "b": 2}"#).is_ok());
+    for text in [r#"{"a": 1, "a": 2}"#, r#"{"a": [{"b": 1, "b": 1}]}"#] {
+        let read = serde_json::from_str::<Extra>(text);
+        assert!(
+            read.as_ref()
+                .is_err_and(|e| e.to_string().contains("duplicate key")),
+            "{text}: {read:?}"
+        );
+    }
+}
