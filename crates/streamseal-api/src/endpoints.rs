@@ -74,7 +74,10 @@
 use crate::catalogue::{AuthKind, Family, RequiredScope, Row, Scope};
 use crate::error::{MalformedResponse, ResponseError};
 use crate::request::{AttachmentUpload, Fields, Parts};
-use crate::response::{data, raw, versioned_data, whole, whole_body};
+use crate::response::{
+    DataJson, data, data_json, raw, raw_json, versioned_data, versioned_data_json, versioned_json,
+    whole, whole_body, whole_json,
+};
 use crate::{HttpMethod, HttpRequest, HttpResponse, RequestBody, ResponseData};
 use streamseal_wire::attachment::Attachment;
 use streamseal_wire::bot::BotTrait;
@@ -317,6 +320,30 @@ macro_rules! parse_body {
     };
 }
 
+macro_rules! read_body {
+    ($body:ident, $v:ident, data, $variant:ident, $rty:ty) => {
+        data_json::<$rty>(stringify!($variant), $body)?
+    };
+    ($body:ident, $v:ident, versioned_data, $variant:ident, $rty:ty) => {
+        versioned_data_json::<$rty>(stringify!($variant), $v, $body)?
+    };
+    ($body:ident, $v:ident, whole, $variant:ident, $rty:ty) => {
+        whole_json::<$rty>(stringify!($variant), $body)?
+    };
+    ($body:ident, $v:ident, versioned, $variant:ident, $rty:ty) => {
+        versioned_json::<$rty>(stringify!($variant), $v, $body)?
+    };
+    ($body:ident, $v:ident, no_content) => {
+        (DataJson::none("NoContent"), Extra::new())
+    };
+    ($body:ident, $v:ident, raw) => {
+        raw_json($body)?
+    };
+    ($body:ident, $v:ident, plain_text) => {
+        (DataJson::none("CompatWebhookAccepted"), Extra::new())
+    };
+}
+
 /// An endpoint's typed response: its type and how it comes out of
 /// [`ResponseData`], by the response's kind.
 macro_rules! typed_response {
@@ -487,6 +514,19 @@ macro_rules! endpoints {
             let body = response.body.as_str();
             Ok(match endpoint {
                 $(Endpoint::$name => parse_body!(body, v, $how $(, $variant, $rty)?),)+
+            })
+        }
+
+        /// [`parse_data_for`] through the result type's shape table
+        /// ([`crate::parse_response_json`]).
+        pub(crate) fn read_data_for(
+            endpoint: Endpoint,
+            response: &HttpResponse,
+            v: ApiVersion,
+        ) -> Result<(DataJson, Extra)> {
+            let body = response.body.as_str();
+            Ok(match endpoint {
+                $(Endpoint::$name => read_body!(body, v, $how $(, $variant, $rty)?),)+
             })
         }
 

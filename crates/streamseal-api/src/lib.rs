@@ -84,7 +84,10 @@ pub use encode::encode_component;
 pub use endpoints::EndpointRequest;
 pub use error::{ApiFailure, MalformedResponse, ResponseError};
 pub use request::AttachmentUpload;
-pub use response::{ApiResponse, ResponseData, parse_response, parse_response_to};
+pub use response::{
+    ApiResponse, DataJson, JsonResponse, ResponseData, ResponseHead, parse_response,
+    parse_response_json, parse_response_to,
+};
 
 // The UniFFI shape of the catalogue and the request/response records
 // (feature `uniffi`, for bindings/uniffi), in the namespace

@@ -5,7 +5,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::catalogue::Endpoint;
-use crate::endpoints::parse_data_for;
+use crate::endpoints::{parse_data_for, read_data_for};
 use crate::error::{ApiFailure, MalformedResponse, ResponseError};
 use crate::{HttpRequest, HttpResponse, RequestFacts};
 use streamseal_wire::ExtraJson as _;
@@ -30,6 +30,7 @@ use streamseal_wire::memo::MemoWithSources;
 use streamseal_wire::message::{MessageList, MessageResponse, MessageSearchResults, MessagesFound};
 use streamseal_wire::presence::{BriefCreated, Presence, SessionEnded, SessionLink};
 use streamseal_wire::requests::webhooks::WebhookAccepted;
+use streamseal_wire::shape::{Shape, WireShape, read};
 use streamseal_wire::stream::Stream;
 use streamseal_wire::version::{ApiVersion, ServiceVersion};
 use streamseal_wire::versioned::Versioned;
@@ -191,6 +192,115 @@ pub fn parse_response_to(
     request: &RequestFacts,
     response: &HttpResponse,
 ) -> std::result::Result<ApiResponse, ResponseError> {
+    let (head, read) = read_with(request, response, parse_data_for)?;
+    let (data, extra) = read;
+    Ok(ApiResponse {
+        endpoint: head.endpoint,
+        status: head.status,
+        version: head.version,
+        shape: head.shape,
+        rate_limit: head.rate_limit,
+        data,
+        extra,
+    })
+}
+
+/// [`parse_response_to`] for a binding that hands the result on as JSON
+/// (the npm package's endpoint module): each 2xx body is checked by its
+/// result type's shape table ([`streamseal_wire::shape`]) instead of being
+/// read into the type. It accepts and refuses what [`parse_response_to`]
+/// does, and [`JsonResponse::to_json`] is the text the typed result's
+/// `Serialize` writes (`tests/it/wire_shapes.rs` reads every fixture, and
+/// mutations of each, both ways). Never panics.
+///
+/// # Errors
+///
+/// As [`parse_response`].
+pub fn parse_response_json(
+    request: &RequestFacts,
+    response: &HttpResponse,
+) -> std::result::Result<JsonResponse, ResponseError> {
+    let (head, (data, extra)) = read_with(request, response, read_data_for)?;
+    Ok(JsonResponse { head, data, extra })
+}
+
+/// What every outcome carries: the endpoint, the status, the
+/// `Service-Version` echo, the shape read and the `RateLimit-*` figures.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "wasm",
+    derive(serde::Serialize),
+    serde(rename_all = "camelCase")
+)]
+pub struct ResponseHead {
+    /// The endpoint that answered.
+    pub endpoint: Endpoint,
+    /// The HTTP status.
+    pub status: u16,
+    /// The `Service-Version` echo: the version the response resolved.
+    pub version: Option<ServiceVersion>,
+    /// The version whose shapes the body was read with.
+    pub shape: ApiVersion,
+    /// The `RateLimit-*` headers.
+    pub rate_limit: RateLimitHeaders,
+}
+
+/// A successful response checked by its result type's shape table
+/// ([`parse_response_json`]): the typed result as JSON text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JsonResponse {
+    /// As [`ApiResponse`]'s.
+    pub head: ResponseHead,
+    /// The result ([`ApiResponse::data`]) as JSON.
+    pub data: DataJson,
+    /// As [`ApiResponse::extra`].
+    pub extra: Extra,
+}
+
+/// A result as JSON: which [`ResponseData`] variant, and the JSON text of
+/// its value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataJson {
+    /// The variant's name (`Me`, `NoContent`, `Raw`).
+    pub variant: &'static str,
+    /// The JSON text of the variant's value (none for `NoContent` and
+    /// `CompatWebhookAccepted`).
+    pub json: Option<String>,
+}
+
+#[cfg(feature = "wasm")]
+impl JsonResponse {
+    /// The JSON text [`ApiResponse`]'s `Serialize` writes for the typed
+    /// read of the same response, byte for byte.
+    pub fn to_json(&self) -> String {
+        // The head's object without its `}`, then `data` and `extra`.
+        let head = serde_json::to_string(&self.head).unwrap_or_default();
+        let mut out = head.strip_suffix('}').unwrap_or(&head).to_owned();
+        out.push_str(",\"data\":{\"kind\":\"");
+        let mut chars = self.data.variant.chars();
+        if let Some(first) = chars.next() {
+            out.push(first.to_ascii_lowercase());
+            out.push_str(chars.as_str());
+        }
+        out.push('"');
+        if let Some(json) = &self.data.json {
+            out.push_str(",\"data\":");
+            out.push_str(json);
+        }
+        out.push_str("},\"extra\":");
+        out.push_str(&serde_json::to_string(&self.extra).unwrap_or_default());
+        out.push('}');
+        out
+    }
+}
+
+/// Reads what every outcome carries, then the 2xx body with `read`.
+#[allow(clippy::type_complexity)]
+fn read_with<D>(
+    request: &RequestFacts,
+    response: &HttpResponse,
+    read: fn(Endpoint, &HttpResponse, ApiVersion) -> Result<(D, Extra)>,
+) -> std::result::Result<(ResponseHead, (D, Extra)), ResponseError> {
     if !(200..=299).contains(&response.status) {
         return Err(ResponseError::Api(Box::new(ApiFailure::from_response_to(
             request, response,
@@ -203,16 +313,17 @@ pub fn parse_response_to(
         .or(request.service_version)
         .unwrap_or(ApiVersion::LATEST);
     let rate_limit = RateLimitHeaders::from_headers(response.header_pairs());
-    match parse_data_for(request.endpoint, response, shape) {
-        Ok((data, extra)) => Ok(ApiResponse {
-            endpoint: request.endpoint,
-            status: response.status,
-            version,
-            shape,
-            rate_limit,
-            data,
-            extra,
-        }),
+    match read(request.endpoint, response, shape) {
+        Ok(read) => Ok((
+            ResponseHead {
+                endpoint: request.endpoint,
+                status: response.status,
+                version,
+                shape,
+                rate_limit,
+            },
+            read,
+        )),
         Err(error) => Err(ResponseError::Malformed(Box::new(MalformedResponse {
             endpoint: request.endpoint,
             status: response.status,
@@ -221,6 +332,82 @@ pub fn parse_response_to(
             rate_limit,
             error,
         }))),
+    }
+}
+
+/// `{data: T}` checked by `T`'s shape table, with the envelope's other keys.
+pub(crate) fn data_json<T: WireShape>(
+    variant: &'static str,
+    body: &str,
+) -> Result<(DataJson, Extra)> {
+    let (data, extra) = envelope(body)?;
+    Ok((DataJson::of(variant, T::SHAPE, data)?, extra))
+}
+
+/// `{data: T}` where T's shape varies by version, checked by its table.
+pub(crate) fn versioned_data_json<T: Versioned + WireShape>(
+    variant: &'static str,
+    version: ApiVersion,
+    body: &str,
+) -> Result<(DataJson, Extra)> {
+    let (mut data, extra) = envelope(body)?;
+    T::upgrade_value(version, &mut data);
+    Ok((DataJson::of(variant, T::SHAPE, data)?, extra))
+}
+
+/// A result that is the whole body, checked by its table.
+pub(crate) fn whole_json<T: WireShape>(
+    variant: &'static str,
+    body: &str,
+) -> Result<(DataJson, Extra)> {
+    Ok((
+        DataJson::of(variant, T::SHAPE, parse_value(body)?)?,
+        Extra::new(),
+    ))
+}
+
+/// A whole body whose shape varies by version, checked by its table.
+pub(crate) fn versioned_json<T: Versioned + WireShape>(
+    variant: &'static str,
+    version: ApiVersion,
+    body: &str,
+) -> Result<(DataJson, Extra)> {
+    let mut value = parse_value(body)?;
+    T::upgrade_value(version, &mut value);
+    Ok((DataJson::of(variant, T::SHAPE, value)?, Extra::new()))
+}
+
+/// [`raw`] as JSON.
+pub(crate) fn raw_json(body: &str) -> Result<(DataJson, Extra)> {
+    let (data, extra) = raw(body)?;
+    let data = match data {
+        ResponseData::Raw(text) => DataJson {
+            variant: "Raw",
+            json: Some(
+                serde_json::to_string(&text).map_err(|e| Error::MalformedJson {
+                    reason: e.to_string(),
+                })?,
+            ),
+        },
+        _ => DataJson::none("NoContent"),
+    };
+    Ok((data, extra))
+}
+
+impl DataJson {
+    /// A variant with no value.
+    pub(crate) fn none(variant: &'static str) -> Self {
+        DataJson {
+            variant,
+            json: None,
+        }
+    }
+
+    fn of(variant: &'static str, shape: &Shape, value: Value) -> Result<Self> {
+        Ok(DataJson {
+            variant,
+            json: Some(read(shape, value)?),
+        })
     }
 }
 

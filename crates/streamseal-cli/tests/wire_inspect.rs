@@ -34,6 +34,7 @@ const FIXTURES: &[(&str, &str)] = &[
     ("attachment_upload.json", "attachment"),
     ("bots_2026-07-12.json", "bot-list"),
     ("bots_2026-08-21.json", "bot-list"),
+    ("brief_created.json", "brief-created"),
     ("claim_empty.json", "claim-response"),
     ("claim_plain.json", "claim-response"),
     ("claim_sealed.json", "claim-response"),
@@ -76,7 +77,12 @@ const FIXTURES: &[(&str, &str)] = &[
         "invocation_completed_none_2026-07-24.json",
         "invocation-completed",
     ),
+    (
+        "invocation_message_posted.json",
+        "invocation-message-posted",
+    ),
     ("key_wraps.json", "key-wraps"),
+    ("key_wraps_stored.json", "key-wraps-stored"),
     ("label_assigned.json", "label-assigned"),
     ("label_updated.json", "label"),
     ("me_bot.json", "me"),
@@ -99,6 +105,7 @@ const FIXTURES: &[(&str, &str)] = &[
     ("presence.json", "presence"),
     ("renew_basic.json", "renew-result"),
     ("renew_with_revision.json", "renew-result"),
+    ("sealed_message_posted.json", "sealed-message-posted"),
     ("session_end.json", "session-ended"),
     ("session_link.json", "session-link"),
     ("stream_2026-07-12.json", "stream"),
@@ -111,6 +118,7 @@ const FIXTURES: &[(&str, &str)] = &[
         "unknown_fields_message_list_2026-08-21.json",
         "message-list",
     ),
+    ("webhook_accepted.json", "webhook-accepted"),
 ];
 
 fn inspect_fixture(file: &str) -> Inspection {

@@ -51,7 +51,18 @@ open_enum!(
 ///
 /// Kept as the text that came, so a value larger than any integer type
 /// still round-trips; [`Sequence::as_u64`] reads it as a number.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    crate::shape::WireShape,
+)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(transparent)]
 pub struct Sequence(pub String);

@@ -38,7 +38,7 @@ open_enum!(
 );
 
 /// A delegation as listed (and the base of every delegation response).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Delegation {
@@ -74,7 +74,7 @@ pub struct Delegation {
 }
 
 /// `GET delegations/{id}`: adds the brief; never a claim token.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct DelegationDetail {
@@ -91,7 +91,7 @@ pub struct DelegationDetail {
 }
 
 /// `POST delegations/{id}/claim`: adds the claim token (shown once).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct DelegationClaim {
@@ -105,7 +105,7 @@ pub struct DelegationClaim {
 }
 
 /// `POST delegations/{id}/complete`: adds the result thread.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct DelegationCompletion {
@@ -118,7 +118,7 @@ pub struct DelegationCompletion {
 }
 
 /// `POST delegations/{id}/heartbeat`: `{claimExpiresAt}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct DelegationHeartbeat {

@@ -36,7 +36,7 @@ pub const E2E_REVOKE: &str = "bot:e2e_revoke";
 pub const E2E_GRANT: &str = "bot:e2e_grant";
 
 /// `decision:resolved`: an answer to a decision card.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct DecisionResolved {
@@ -75,7 +75,7 @@ impl DecisionResolved {
 
 /// `bot:e2e_revoke`: the owner removed the bot from a sealed scratchpad.
 /// The runtime drops the stream's key and writes presence again.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct E2eRevoke {
@@ -94,7 +94,7 @@ pub struct E2eRevoke {
 
 /// `bot:invocation:sealed-steps`: `{invocationId, callbackToken, steps}` for
 /// high-volume sealed steps.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedSteps {
@@ -114,7 +114,7 @@ pub struct SealedSteps {
 /// A frame of [`SealedSteps`]: a sealed step body, as
 /// `sealed-steps/started` (ciphertext optional) or `sealed-steps`
 /// (ciphertext required) take it; the union of the two.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedStepFrame {
@@ -144,7 +144,7 @@ pub struct SealedStepFrame {
 /// The hello acknowledgement of the socket. It carries the bot id (under a
 /// field name the spec does not show) and `e2eGrantedStreamIds`, the grants
 /// missed while offline; every field but the latter is kept as raw JSON.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct HelloAck {

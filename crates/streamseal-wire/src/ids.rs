@@ -175,6 +175,8 @@ macro_rules! typed_id {
                 $name::parse(&String::deserialize(d)?).map_err(serde::de::Error::custom)
             }
         }
+
+        $crate::leaf_shape!($name);
     };
 }
 

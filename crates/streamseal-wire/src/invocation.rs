@@ -22,7 +22,7 @@ use streamseal_crypto::envelope::{Envelope, SealedPayload};
 use streamseal_crypto::wrap::KeyWrap;
 
 /// `POST bot-invocations/claim`: `{data: invocation | null}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ClaimResponse {
@@ -36,7 +36,7 @@ pub struct ClaimResponse {
 }
 
 /// A claimed bot invocation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Invocation {
@@ -91,7 +91,7 @@ pub struct Invocation {
 }
 
 /// `actor` of an invocation: `{type, id, slug}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct InvocationActor {
@@ -110,7 +110,7 @@ pub struct InvocationActor {
 }
 
 /// `context`: `{kind, messages}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct InvocationContext {
@@ -126,7 +126,7 @@ pub struct InvocationContext {
 }
 
 /// A message of the plaintext context.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ContextMessage {
@@ -152,7 +152,7 @@ pub struct ContextMessage {
 }
 
 /// `sealedContext` of an invocation in a sealed stream.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedContext {
@@ -176,7 +176,7 @@ pub struct SealedContext {
 }
 
 /// A sealed history item: `{ciphertext, envelope, role, sequence}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedHistoryItem {
@@ -207,7 +207,7 @@ impl SealedHistoryItem {
 }
 
 /// `sealedContext.reply`: `{keyGeneration, senderId}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedReplyParams {
@@ -223,7 +223,7 @@ pub struct SealedReplyParams {
 }
 
 /// `sealedContext.trigger`: `{messageId, authorName, authorType, createdAt}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedTrigger {
@@ -246,7 +246,7 @@ pub struct SealedTrigger {
 /// `{invocationId, status, claimExpiresAt}` and the newer one that adds
 /// `sourceRevision` and `update`. The spec does not tie the newer shape to
 /// a dated version, so the shape is read from what arrives.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct RenewResult {
@@ -290,7 +290,7 @@ impl RenewResult {
 }
 
 /// `update` of a renew: `{delivery, sourceRevision, promptMarkdown, mentionedActorSlugs}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct RenewUpdate {
@@ -310,7 +310,7 @@ pub struct RenewUpdate {
 }
 
 /// `{invocationId, status}` of `progress` and `fail`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct InvocationStatusResult {
@@ -326,7 +326,7 @@ pub struct InvocationStatusResult {
 }
 
 /// `{invocationId, sessionId, stepId}` of `steps`, `sealed-steps/started`, `sealed-steps`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct StepRecorded {
@@ -344,7 +344,7 @@ pub struct StepRecorded {
 }
 
 /// `{invocationId, sessionId, messageId}` of `messages`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct InvocationMessagePosted {
@@ -362,7 +362,7 @@ pub struct InvocationMessagePosted {
 }
 
 /// `{messageId}` of `sealed-messages`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedMessagePosted {
@@ -376,7 +376,7 @@ pub struct SealedMessagePosted {
 }
 
 /// `{invocationId, sessionId, messageId}` of `sealed-complete`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SealedCompleted {
@@ -452,7 +452,7 @@ struct CompletedOut<'a> {
     extra: &'a Extra,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, crate::shape::WireShape)]
 #[serde(rename_all = "camelCase")]
 struct CompletedDataIn {
     invocation_id: String,
@@ -461,7 +461,7 @@ struct CompletedDataIn {
     extra: Extra,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, crate::shape::WireShape)]
 struct CompletedIn {
     data: CompletedDataIn,
     #[serde(default)]

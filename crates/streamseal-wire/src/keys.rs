@@ -14,7 +14,7 @@ use streamseal_crypto::kdf::KdfParams;
 use streamseal_crypto::wrap::KeyWrap;
 
 /// `GET bot-runtime/owner-e2e-key`: `{keyId, publicKey}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerKey {
@@ -30,7 +30,7 @@ pub struct OwnerKey {
 }
 
 /// `GET me/e2e-key`: the caller's own key record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnKey {
@@ -54,7 +54,7 @@ pub struct OwnKey {
 }
 
 /// `GET streams/{streamId}/e2e/key-wraps`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct KeyWraps {
@@ -72,7 +72,7 @@ pub struct KeyWraps {
 }
 
 /// `POST streams/{streamId}/e2e/key-wraps`: `{stored}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct KeyWrapsStored {

@@ -40,6 +40,10 @@
 
 #![forbid(unsafe_code)]
 
+// `::streamseal_wire::shape` names the same paths here as in the crates
+// that derive `WireShape` for their own types.
+extern crate self as streamseal_wire;
+
 // `ts_decl!`, the TypeScript declarations of hand-written serde forms.
 #[macro_use]
 extern crate streamseal_crypto;
@@ -66,6 +70,7 @@ pub mod message;
 pub mod presence;
 pub mod requests;
 pub mod secret;
+pub mod shape;
 pub mod slots;
 pub mod stream;
 pub mod validate;

@@ -22,7 +22,7 @@ use crate::stream::{Stream, StreamMember};
 macro_rules! cursor_page {
     ($(#[$meta:meta])* $name:ident, $item:ty) => {
         $(#[$meta])*
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, crate::shape::WireShape)]
         #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
         #[serde(rename_all = "camelCase")]
         pub struct $name {
@@ -45,7 +45,7 @@ macro_rules! cursor_page {
 macro_rules! data_list {
     ($(#[$meta:meta])* $name:ident, $item:ty) => {
         $(#[$meta])*
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, crate::shape::WireShape)]
         #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
         #[serde(rename_all = "camelCase")]
         pub struct $name {

@@ -60,7 +60,7 @@ pub enum MeIdentity {
     },
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, crate::shape::WireShape)]
 #[serde(rename_all = "camelCase")]
 struct MeWire {
     kind: String,

@@ -40,7 +40,7 @@ open_enum!(
 );
 
 /// A memo. Every field is required; "or null" fields serialise as `null`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Memo {
@@ -91,7 +91,7 @@ pub struct Memo {
 }
 
 /// `{id, type, name}` of a memo result's source or root stream.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MemoStreamRef {
@@ -199,7 +199,7 @@ impl<'de> Deserialize<'de> for MemoResult {
 /// The result is read in either form and written nested (see
 /// [`MemoResult`]); `sourceMessages` sits beside `memo`, and the unknown
 /// fields beside them are kept in `result.extra`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MemoWithSources {
@@ -211,7 +211,7 @@ pub struct MemoWithSources {
 }
 
 /// A source message of a memo.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MemoSourceMessage {

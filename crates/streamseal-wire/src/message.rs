@@ -15,7 +15,7 @@ use streamseal_crypto::envelope::SealedPayload;
 
 /// A message as list, send, update, find-by-metadata and completed
 /// invocations return it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
@@ -72,7 +72,7 @@ pub struct Message {
 }
 
 /// An attachment item of a message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageAttachment {
@@ -102,7 +102,7 @@ pub struct MessageAttachment {
 
 /// A hit of `POST messages/search`. It carries no threadStreamId,
 /// clientMessageId, sentVia, attachments, revision or sealed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageSearchHit {
@@ -141,7 +141,7 @@ pub struct MessageSearchHit {
 
 /// `GET streams/{streamId}/messages`: pages by sequence with `before` and
 /// `after`, so it has `hasMore` and no cursor.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageList {
@@ -160,7 +160,7 @@ pub struct MessageList {
 }
 
 /// `POST messages/search`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageSearchResults {
@@ -177,7 +177,7 @@ pub struct MessageSearchResults {
 }
 
 /// `POST messages/find-by-metadata`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MessagesFound {
@@ -194,7 +194,7 @@ pub struct MessagesFound {
 }
 
 /// `POST streams/{streamId}/messages` (201) and `PATCH messages/{messageId}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageResponse {

@@ -84,6 +84,11 @@ macro_rules! open_enum {
                 Ok($name::parse(&s))
             }
         }
+
+        // Any string reads, and is written back as it came.
+        impl $crate::shape::WireShape for $name {
+            const SHAPE: &'static $crate::shape::Shape = &$crate::shape::Shape::Str;
+        }
     };
 }
 

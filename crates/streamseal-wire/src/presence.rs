@@ -37,7 +37,7 @@ open_enum!(
 );
 
 /// A runtime's presence record.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Presence {
@@ -77,7 +77,7 @@ pub struct Presence {
 
 /// A runtime session link (`POST bot-runtime/sessions`, `.../rebind`, and
 /// with `displayName` `.../rename`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionLink {
@@ -105,7 +105,7 @@ pub struct SessionLink {
 }
 
 /// `POST bot-runtime/sessions/end`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionEnded {
@@ -125,7 +125,7 @@ pub struct SessionEnded {
 }
 
 /// `POST bot-runtime/sessions/brief` (201).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct BriefCreated {

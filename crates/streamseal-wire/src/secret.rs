@@ -84,6 +84,11 @@ macro_rules! secret_serde {
             }
         }
 
+        // Any string reads, and is written back as it came.
+        impl $crate::shape::WireShape for $name {
+            const SHAPE: &'static $crate::shape::Shape = &$crate::shape::Shape::Str;
+        }
+
         impl From<String> for $name {
             /// Wraps any text as this secret, unchecked (the service's own value).
             fn from(text: String) -> Self {

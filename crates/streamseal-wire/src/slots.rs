@@ -186,7 +186,7 @@ impl<'de> Deserialize<'de> for SlotKey {
 }
 
 /// An `ok` slot: the shared message's markdown, and from 2026-08-21 the pin.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct OkSlot {

@@ -207,7 +207,7 @@ impl ServiceVersion {
 /// `apiVersion` of `GET /me`: `{pinned, resolved, current, supported}`.
 ///
 /// Values stay text: the service may name versions newer than this library.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ApiVersionInfo {

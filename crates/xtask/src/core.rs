@@ -90,7 +90,7 @@ struct Layer {
     json: bool,
 }
 
-const LAYERS: [Layer; 5] = [
+const LAYERS: [Layer; 6] = [
     Layer {
         name: "streamseal-aead",
         reachable: &[],
@@ -104,20 +104,40 @@ const LAYERS: [Layer; 5] = [
         json: false,
     },
     Layer {
+        name: "streamseal-wire-derive",
+        reachable: &[],
+        direct: None,
+        json: false,
+    },
+    Layer {
         name: "streamseal-wire",
-        reachable: &["streamseal-crypto", "streamseal-aead"],
-        direct: Some(&["streamseal-crypto"]),
+        reachable: &[
+            "streamseal-crypto",
+            "streamseal-aead",
+            "streamseal-wire-derive",
+        ],
+        direct: Some(&["streamseal-crypto", "streamseal-wire-derive"]),
         json: true,
     },
     Layer {
         name: "streamseal-api",
-        reachable: &["streamseal-wire", "streamseal-crypto", "streamseal-aead"],
+        reachable: &[
+            "streamseal-wire",
+            "streamseal-crypto",
+            "streamseal-aead",
+            "streamseal-wire-derive",
+        ],
         direct: Some(&["streamseal-wire"]),
         json: true,
     },
     Layer {
         name: "streamseal-sealed",
-        reachable: &["streamseal-wire", "streamseal-crypto", "streamseal-aead"],
+        reachable: &[
+            "streamseal-wire",
+            "streamseal-crypto",
+            "streamseal-aead",
+            "streamseal-wire-derive",
+        ],
         direct: Some(&["streamseal-crypto", "streamseal-wire"]),
         json: true,
     },

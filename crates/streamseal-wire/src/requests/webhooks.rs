@@ -69,7 +69,7 @@ impl Validate for CompatWebhookPayload {
 }
 
 /// The native webhook's success body: `{"ok": true}` (201).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, crate::shape::WireShape)]
 #[cfg_attr(feature = "wasm", derive(tsify::Tsify))]
 pub struct WebhookAccepted {
     /// Always true.

@@ -40,6 +40,7 @@ mod wire_duplicate_keys;
 mod wire_fixtures;
 mod wire_props;
 mod wire_request_decoding;
+mod wire_shapes;
 mod wire_tolerance;
 mod wire_unknown_fields;
 mod xeddsa_vectors;

@@ -16,11 +16,15 @@ use streamseal::wire::requests::messages::SendMessageRequest;
 use streamseal::{Error, ErrorCode};
 
 /// The text of `name` under the repository's `tests/fixtures/<dir>/`.
-fn fixture_text(dir: &str, name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+/// The directory of the fixtures `dir` (`wire`, `api`).
+pub fn fixture_dir(dir: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/fixtures")
         .join(dir)
-        .join(name);
+}
+
+fn fixture_text(dir: &str, name: &str) -> String {
+    let path = fixture_dir(dir).join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
