@@ -153,8 +153,14 @@ pub fn output<T: Tsify + Serialize>(value: &T) -> JsResult<Ts<T>> {
 /// module. Used for the large type trees (responses, requests), where that
 /// serializer costs the most bytes (issue 20).
 pub fn output_json<T: Tsify + Serialize>(value: &T) -> JsResult<Ts<T>> {
-    let text = serde_json::to_string(value).map_err(not_written)?;
-    js_sys::JSON::parse(&text)
+    output_text(&serde_json::to_string(value).map_err(not_written)?)
+}
+
+/// A typed plain JS object of JSON text that is what `T`'s `Serialize`
+/// writes (the caller's word: the endpoint module's results, written by
+/// their shape tables), read by the engine's `JSON.parse`.
+pub fn output_text<T: Tsify>(text: &str) -> JsResult<Ts<T>> {
+    js_sys::JSON::parse(text)
         .map(Ts::new_unchecked)
         .map_err(|_| error_with(ErrorCode::MalformedJson, "a result did not cross as JSON"))
 }
