@@ -5,11 +5,16 @@
 //! and the endpoint; a 2xx that parses resolves the version from the
 //! `Service-Version` echo (else the request's override, else the newest) and
 //! reads the `RateLimit-*` headers the same way `RateLimitHeaders` does;
-//! parsing is deterministic.
+//! parsing is deterministic. And the shape tables (`parse_response_json`,
+//! what the npm package's endpoint module reads with) accept exactly what
+//! the typed read accepts, write the text its result's `Serialize` writes,
+//! and fail the same way where it fails.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use streamseal::api::{ENDPOINTS, HttpMethod, HttpRequest, HttpResponse, parse_response};
+use streamseal::api::{
+    ENDPOINTS, HttpMethod, HttpRequest, HttpResponse, parse_response, parse_response_json,
+};
 use streamseal::wire::error_body::RateLimitHeaders;
 use streamseal::wire::version::{ApiVersion, ServiceVersion};
 
@@ -75,6 +80,22 @@ fuzz_target!(|data: &[u8]| {
     let first = parse_response(&request, &response);
     let second = parse_response(&request, &response);
     assert_eq!(first, second, "parsing is not deterministic");
+    match (&first, parse_response_json(&request.facts(), &response)) {
+        (Ok(typed), Ok(table)) => assert_eq!(
+            serde_json::to_string(typed).expect("a typed result writes"),
+            table.to_json(),
+            "the shape table wrote other text than the typed result"
+        ),
+        (Err(typed), Err(table)) => {
+            assert_eq!(typed.api_failure(), table.api_failure());
+            assert_eq!(typed.malformed().is_some(), table.malformed().is_some());
+        }
+        (typed, table) => panic!(
+            "the typed read {} and the shape table {}",
+            if typed.is_ok() { "accepted" } else { "refused" },
+            if table.is_ok() { "accepted" } else { "refused" },
+        ),
+    }
     let pairs = headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
     let echo = ServiceVersion::from_response_headers(pairs.clone());
     let shape = echo
