@@ -209,7 +209,7 @@ pub fn parse_response_to(
 /// (the npm package's endpoint module): each 2xx body is checked by its
 /// result type's shape table ([`streamseal_wire::shape`]) instead of being
 /// read into the type. It accepts and refuses what [`parse_response_to`]
-/// does, and [`JsonResponse::to_json`] is the text the typed result's
+/// does, and `JsonResponse::to_json` (feature `wasm`) is the text the typed result's
 /// `Serialize` writes (`tests/it/wire_shapes.rs` reads every fixture, and
 /// mutations of each, both ways). Never panics.
 ///

@@ -45,6 +45,8 @@ pub fn test() -> Result {
             "-p",
             "streamseal-crypto",
             "-p",
+            "streamseal-wire-derive",
+            "-p",
             "streamseal-wire",
             "-p",
             "streamseal-api",
