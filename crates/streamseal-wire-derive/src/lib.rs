@@ -98,9 +98,13 @@ struct Container {
 #[derive(Default)]
 struct FieldAttrs {
     rename: Option<String>,
-    default: Option<Option<syn::ExprPath>>,
-    skip_if: Option<String>,
+    /// `#[serde(default)]` (a default function, `default = "f"`, is refused).
+    default: bool,
+    /// `skip_serializing_if = "Option::is_none"`, the only one modelled.
+    skip_if_none: bool,
     flatten: bool,
+    /// Whether any serde attribute is on the field.
+    any: bool,
 }
 
 fn container(input: &DeriveInput) -> syn::Result<Container> {
@@ -127,12 +131,19 @@ fn field_attrs(attrs: &[syn::Attribute]) -> syn::Result<FieldAttrs> {
             if meta.path.is_ident("rename") {
                 f.rename = Some(meta.value()?.parse::<LitStr>()?.value());
             } else if meta.path.is_ident("default") {
-                f.default = Some(match meta.value() {
-                    Ok(value) => Some(value.parse::<LitStr>()?.parse()?),
-                    Err(_) => None,
-                });
+                if meta.input.peek(syn::Token![=]) {
+                    return Err(meta.error("WireShape: a default function is not modelled"));
+                }
+                f.default = true;
             } else if meta.path.is_ident("skip_serializing_if") {
-                f.skip_if = Some(meta.value()?.parse::<LitStr>()?.value());
+                let path = meta.value()?.parse::<LitStr>()?;
+                if path.value() != "Option::is_none" {
+                    return Err(Error::new(
+                        path.span(),
+                        "WireShape: only skip_serializing_if = \"Option::is_none\" is modelled",
+                    ));
+                }
+                f.skip_if_none = true;
             } else if meta.path.is_ident("flatten") {
                 f.flatten = true;
             } else {
@@ -140,8 +151,44 @@ fn field_attrs(attrs: &[syn::Attribute]) -> syn::Result<FieldAttrs> {
             }
             Ok(())
         })?;
+        f.any = true;
     }
     Ok(f)
+}
+
+/// The last segment of a type's path (`Option` of `Option<String>`).
+fn last_segment(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().map(|s| s.ident.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Whether the shape's own default (`Missing::Default`) is the type's
+/// `Default`: the types whose `Default` is `null`, `[]`, `{}`, `""`,
+/// `false` or `0`.
+fn default_by_shape(ty: &syn::Type) -> bool {
+    matches!(
+        last_segment(ty).as_deref(),
+        Some(
+            "Option"
+                | "Vec"
+                | "BTreeMap"
+                | "String"
+                | "bool"
+                | "u8"
+                | "u16"
+                | "u32"
+                | "u64"
+                | "i8"
+                | "i16"
+                | "i32"
+                | "i64"
+                | "f64"
+        )
+    )
 }
 
 fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
@@ -161,6 +208,12 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 let only = data.fields.iter().next().ok_or_else(|| {
                     Error::new_spanned(name, "WireShape: a transparent struct has one field")
                 })?;
+                if field_attrs(&only.attrs)?.any {
+                    return Err(Error::new_spanned(
+                        only,
+                        "WireShape: a transparent struct's field without serde attributes",
+                    ));
+                }
                 let ty = &only.ty;
                 return Ok(impl_shape(name, quote!(<#ty as #root::WireShape>::SHAPE)));
             }
@@ -171,6 +224,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 ));
             };
             let mut fields = Vec::new();
+            let mut checks = Vec::new();
             let mut flat = false;
             for field in &named.named {
                 let attrs = field_attrs(&field.attrs)?;
@@ -182,7 +236,12 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                             "WireShape: one flattened field (the keys no other field names)",
                         ));
                     }
-                    if attrs.default.is_some() || attrs.skip_if.is_some() || attrs.rename.is_some()
+                    // A flattened `Option` is `None` where its fields do not
+                    // read (serde swallows the error): not modelled.
+                    if attrs.default
+                        || attrs.skip_if_none
+                        || attrs.rename.is_some()
+                        || last_segment(ty).as_deref() == Some("Option")
                     {
                         return Err(Error::new_spanned(
                             field,
@@ -212,24 +271,22 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                     (None, Some(case)) => case.field(rust),
                     (None, None) => rust.to_owned(),
                 };
-                let missing = match &attrs.default {
-                    None => quote!(#root::Missing::Required),
-                    Some(None) => quote!(#root::Missing::Default),
-                    Some(Some(path)) => quote!(#root::Missing::With(|| #root::json_of(#path()))),
+                let missing = match (attrs.default, default_by_shape(ty)) {
+                    (false, _) => quote!(#root::Missing::Required),
+                    (true, true) => quote!(#root::Missing::Default),
+                    (true, false) => quote!(#root::Missing::With(|| {
+                        #root::json_of(<#ty as ::core::default::Default>::default())
+                    })),
                 };
-                let skip = match attrs.skip_if.as_deref() {
-                    None => quote!(#root::Skip::Never),
-                    Some(path) => match path.rsplit("::").next() {
-                        Some("is_none") => quote!(#root::Skip::Null),
-                        Some("is_empty") => quote!(#root::Skip::Empty),
-                        Some("is_false" | "not") => quote!(#root::Skip::False),
-                        _ => {
-                            return Err(Error::new_spanned(
-                                field,
-                                "WireShape: a skip_serializing_if the shape table does not model",
-                            ));
-                        }
-                    },
+                let skip = if attrs.skip_if_none {
+                    // The field is an `Option` (else this does not compile):
+                    // its `null` is exactly `None`.
+                    checks.push(quote! {
+                        let _: fn(&#ty) -> bool = ::core::option::Option::is_none;
+                    });
+                    quote!(#root::Skip::Null)
+                } else {
+                    quote!(#root::Skip::Never)
                 };
                 fields.push(quote! {
                     #root::Field {
@@ -241,13 +298,14 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                     }
                 });
             }
-            quote! {
+            quote! {{
+                const _: () = { #(#checks)* };
                 &#root::Shape::Struct(&#root::StructShape {
                     name: #name_text,
                     fields: &[#(#fields),*],
                     flat: #flat,
                 })
-            }
+            }}
         }
         Data::Enum(_) => {
             return Err(Error::new_spanned(
@@ -265,5 +323,42 @@ fn impl_shape(name: &syn::Ident, shape: Tokens) -> Tokens {
         impl ::streamseal_wire::shape::WireShape for #name {
             const SHAPE: &'static ::streamseal_wire::shape::Shape = #shape;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_names_follow_serdes_rename_rules() {
+        // serde_derive's own examples (`case.rs`).
+        for (case, expected) in [
+            (Case::Camel, "veryTasty"),
+            (Case::Pascal, "VeryTasty"),
+            (Case::Snake, "very_tasty"),
+            (Case::ScreamingSnake, "VERY_TASTY"),
+            (Case::Kebab, "very-tasty"),
+            (Case::ScreamingKebab, "VERY-TASTY"),
+            (Case::Lower, "very_tasty"),
+            (Case::Upper, "VERY_TASTY"),
+        ] {
+            assert_eq!(case.field("very_tasty"), expected);
+        }
+        assert_eq!(Case::Camel.field("a"), "a");
+        assert_eq!(Case::Camel.field("e2e_enabled"), "e2eEnabled");
+    }
+
+    #[test]
+    fn only_the_types_whose_default_the_shape_knows_use_it() {
+        let ty = |text: &str| syn::parse_str::<syn::Type>(text).unwrap();
+        assert!(default_by_shape(&ty("Option<Vec<String>>")));
+        assert!(default_by_shape(&ty(
+            "std::collections::BTreeMap<String, u32>"
+        )));
+        assert!(default_by_shape(&ty("u64")));
+        assert!(!default_by_shape(&ty("Slots")));
+        assert!(!default_by_shape(&ty("crate::common::Sequence")));
+        assert!(!default_by_shape(&ty("[u8; 4]")));
     }
 }

@@ -12,6 +12,10 @@
 //! - [`requests`]: request bodies, validated against the spec's bounds
 //!   ([`validate`] has the field-path convention).
 //! - [`error_body`] (API §7) and [`events`] (API §6).
+//! - [`shape`]: each response type's fields as a static table
+//!   (`#[derive(WireShape)]`) and one reader of every table, which accepts
+//!   and writes what the typed read does (the npm package's endpoint
+//!   module reads with it).
 //!
 //! Tolerance (API §9.6): no response type denies unknown fields; every
 //! response object keeps the fields it does not know in its `extra` map

@@ -32,8 +32,49 @@
 //! assert!(read(MessageAttachment::SHAPE, serde_json::json!({"id": "att_1"})).is_err());
 //! # Ok::<(), streamseal_wire::Error>(())
 //! ```
+//!
+//! What the derive does not model does not compile. This does:
+//!
+//! ```
+//! use streamseal_wire::shape::WireShape;
+//! #[derive(serde::Deserialize, serde::Serialize, WireShape)]
+//! struct Tags {
+//!     #[serde(default, skip_serializing_if = "Option::is_none")]
+//!     tags: Option<Vec<String>>,
+//! }
+//! ```
+//!
+//! and each of these, one attribute or type apart, does not:
+//!
+//! ```compile_fail
+//! use streamseal_wire::shape::WireShape;
+//! #[derive(serde::Deserialize, serde::Serialize, WireShape)]
+//! struct Tags {
+//!     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+//!     tags: Vec<String>,
+//! }
+//! ```
+//!
+//! ```compile_fail
+//! use streamseal_wire::shape::WireShape;
+//! fn none() -> Option<Vec<String>> { None }
+//! #[derive(serde::Deserialize, serde::Serialize, WireShape)]
+//! struct Tags {
+//!     #[serde(default = "none", skip_serializing_if = "Option::is_none")]
+//!     tags: Option<Vec<String>>,
+//! }
+//! ```
+//!
+//! ```compile_fail
+//! use streamseal_wire::shape::WireShape;
+//! #[derive(serde::Deserialize, serde::Serialize, WireShape)]
+//! struct Tags {
+//!     #[serde(default, skip_serializing_if = "Option::is_none")]
+//!     tags: std::collections::HashMap<String, String>,
+//! }
+//! ```
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -69,7 +110,9 @@ pub enum Shape {
     Option(&'static Shape),
     /// An array of the inner shape.
     List(&'static Shape),
-    /// An object whose values are of the inner shape (`BTreeMap<String, T>`).
+    /// An object whose values are of the inner shape (`BTreeMap<String, T>`:
+    /// written in key order, as a `serde_json::Value` object is without
+    /// serde_json's `preserve_order`, which `tests/it/wire_shapes.rs` checks).
     Map(&'static Shape),
     /// An object of named fields (or an array of them in order, as serde
     /// reads a struct that keeps no unknown fields).
@@ -112,9 +155,11 @@ pub struct Field {
 pub enum Missing {
     /// A refusal, or `null` for an [`Shape::Option`] (serde's rule).
     Required,
-    /// The type's `Default` (`#[serde(default)]`), by its shape.
+    /// `#[serde(default)]` on a type whose `Default` the shape says:
+    /// `Option` (`null`), `Vec` (`[]`), `BTreeMap` (`{}`), `String` (`""`),
+    /// `bool`, the integers and `f64`. The derive names them by type.
     Default,
-    /// The JSON of a default function's value (`#[serde(default = "f")]`).
+    /// `#[serde(default)]` on any other type: the JSON of its `Default`.
     With(fn() -> Value),
 }
 
@@ -123,20 +168,15 @@ pub enum Missing {
 pub enum Skip {
     /// Always written.
     Never,
-    /// Left out when `null` (`Option::is_none`).
+    /// Left out when `null`: `skip_serializing_if = "Option::is_none"` (the
+    /// one the wire types use; the derive refuses any other).
     Null,
-    /// Left out when `[]`, `{}` or `""` (`is_empty`).
-    Empty,
-    /// Left out when `false`.
-    False,
 }
 
 /// A type read and written by its own serde code.
 pub struct Leaf {
     /// Reads the value as the type and writes the type's JSON.
     pub write: fn(Value, &mut Vec<u8>) -> Result<()>,
-    /// The JSON of the type's `Default`, when it has one.
-    pub default: Option<fn() -> Value>,
 }
 
 impl std::fmt::Debug for Leaf {
@@ -156,40 +196,32 @@ pub fn write_leaf<T: DeserializeOwned + Serialize>(value: Value, out: &mut Vec<u
     write_json(out, &typed)
 }
 
-/// [`Leaf::default`] of a type.
-pub fn default_leaf<T: Default + Serialize>() -> Value {
-    serde_json::to_value(T::default()).unwrap_or(Value::Null)
-}
-
-/// The JSON of a value (a `#[serde(default = "f")]` function's).
+/// The JSON of a value ([`Missing::With`]: a field type's `Default`).
 pub fn json_of<T: Serialize>(value: T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
 /// Implements [`WireShape`] as a [`Leaf`] for types with a hand-written
-/// serde form; `default` after a type when it has a `Default`.
+/// serde form.
 #[macro_export]
 macro_rules! leaf_shape {
-    ($($ty:ty $(: $default:ident)?),+ $(,)?) => {
+    ($($ty:ty),+ $(,)?) => {
         $(
             impl $crate::shape::WireShape for $ty {
                 const SHAPE: &'static $crate::shape::Shape =
                     &$crate::shape::Shape::Leaf(&$crate::shape::Leaf {
                         write: $crate::shape::write_leaf::<$ty>,
-                        default: $crate::leaf_shape!(@default $ty $(, $default)?),
                     });
             }
         )+
     };
-    (@default $ty:ty) => { None };
-    (@default $ty:ty, default) => { Some($crate::shape::default_leaf::<$ty>) };
 }
 
 // The wire types whose serde form is written by hand: each is read and
 // written by its own code.
 leaf_shape!(
-    Extra: default,
-    crate::slots::Slots: default,
+    Extra,
+    crate::slots::Slots,
     crate::ids::StepId,
     crate::ids::AnchorId,
     crate::me::Me,
@@ -253,9 +285,6 @@ impl<T: WireShape> WireShape for Vec<T> {
     const SHAPE: &'static Shape = &Shape::List(T::SHAPE);
 }
 impl<T: WireShape> WireShape for BTreeMap<String, T> {
-    const SHAPE: &'static Shape = &Shape::Map(T::SHAPE);
-}
-impl<T: WireShape, S> WireShape for HashMap<String, T, S> {
     const SHAPE: &'static Shape = &Shape::Map(T::SHAPE);
 }
 
@@ -425,8 +454,6 @@ fn write_field(field: &Field, value: Value, first: &mut bool, out: &mut Vec<u8>)
     let skipped = match field.skip {
         Skip::Never => false,
         Skip::Null => written == b"null",
-        Skip::Empty => matches!(written, b"[]" | b"{}" | b"\"\""),
-        Skip::False => written == b"false",
     };
     if skipped {
         out.truncate(start);
@@ -461,8 +488,7 @@ fn default_of(shape: &Shape) -> Option<Value> {
         Shape::Any | Shape::Option(_) => Value::Null,
         Shape::List(_) => Value::Array(Vec::new()),
         Shape::Map(_) => Value::Object(Map::new()),
-        Shape::Leaf(leaf) => leaf.default?(),
-        Shape::Struct(_) => return None,
+        Shape::Struct(_) | Shape::Leaf(_) => return None,
     })
 }
 

@@ -180,6 +180,16 @@ fn versions_of(name: &str) -> Vec<ApiVersion> {
     }
 }
 
+/// A table writes a map (`BTreeMap`, the kept unknown fields) in key
+/// order, as `serde_json::Value` objects are without serde_json's
+/// `preserve_order`: a dependency turning that feature on would make the
+/// typed read keep the body's order and the tables not.
+#[test]
+fn json_objects_are_kept_in_key_order() {
+    let value: Value = serde_json::from_str(r#"{"b":1,"a":2}"#).unwrap();
+    assert_eq!(value.to_string(), r#"{"a":2,"b":1}"#);
+}
+
 #[test]
 fn the_tables_read_every_fixture_and_its_mutations_as_the_types_do() {
     let mut accepted: BTreeSet<&str> = BTreeSet::new();
