@@ -80,7 +80,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::{Error, Extra, Result};
+use crate::{Error, Extra, ExtraJson, Result};
 
 pub use streamseal_wire_derive::WireShape;
 
@@ -119,6 +119,9 @@ pub enum Shape {
     Struct(&'static StructShape),
     /// A type read and written by its own serde code.
     Leaf(&'static Leaf),
+    /// The unknown fields a type keeps ([`Extra`], flattened): an object
+    /// whose entries are written back as they came.
+    Extra,
 }
 
 /// A derived struct's fields.
@@ -219,8 +222,11 @@ macro_rules! leaf_shape {
 
 // The wire types whose serde form is written by hand: each is read and
 // written by its own code.
+impl WireShape for Extra {
+    const SHAPE: &'static Shape = &Shape::Extra;
+}
+
 leaf_shape!(
-    Extra,
     crate::slots::Slots,
     crate::ids::StepId,
     crate::ids::AnchorId,
@@ -353,6 +359,11 @@ pub fn write(shape: &Shape, value: Value, out: &mut Vec<u8>) -> Result<()> {
         (Shape::Struct(s), Value::Object(entries)) => write_struct(s, entries, out),
         (Shape::Struct(s), Value::Array(items)) if !s.flat => write_struct_seq(s, items, out),
         (Shape::Leaf(leaf), value) => (leaf.write)(value, out),
+        (Shape::Extra, Value::Object(entries)) if entries.is_empty() => {
+            out.extend_from_slice(b"{}");
+            Ok(())
+        }
+        (Shape::Extra, Value::Object(entries)) => write_json(out, &Extra::from_json_map(entries)),
         (shape, value) => Err(malformed(format!(
             "invalid type: {}, expected {}",
             kind(&value),
@@ -365,26 +376,33 @@ pub fn write(shape: &Shape, value: Value, out: &mut Vec<u8>) -> Result<()> {
 /// go to the flattened field (the kept unknown fields, or a struct whose
 /// fields sit beside these), or are dropped, as the derived `Deserialize`
 /// and `Serialize` do.
-fn write_struct(s: &StructShape, mut entries: Map<String, Value>, out: &mut Vec<u8>) -> Result<()> {
-    let named: Vec<Option<Value>> = s
-        .fields
-        .iter()
-        .map(|f| {
-            if f.flatten {
-                None
-            } else {
-                entries.remove(f.name)
+fn write_struct(s: &StructShape, entries: Map<String, Value>, out: &mut Vec<u8>) -> Result<()> {
+    // One pass over the entries (in key order, as serde's visitor reads
+    // them): each to its field, the others kept for the flattened field.
+    let mut named: Vec<Option<Value>> = s.fields.iter().map(|_| None).collect();
+    let mut others = Map::new();
+    for (key, value) in entries {
+        let field = s.fields.iter().position(|f| !f.flatten && f.name == key);
+        match field.and_then(|i| named.get_mut(i)) {
+            Some(slot) => *slot = Some(value),
+            None if s.flat => {
+                others.insert(key, value);
             }
-        })
-        .collect();
-    let mut rest = Some(entries);
+            None => {}
+        }
+    }
+    let mut rest = Some(others);
     out.push(b'{');
     let mut first = true;
     for (field, value) in s.fields.iter().zip(named) {
         if field.flatten {
+            let rest = rest.take().unwrap_or_default();
+            if rest.is_empty() && matches!(field.shape, Shape::Extra) {
+                // No unknown field: nothing to write.
+                continue;
+            }
             let mut text = Vec::new();
-            let rest = Value::Object(rest.take().unwrap_or_default());
-            write(field.shape, rest, &mut text)?;
+            write(field.shape, Value::Object(rest), &mut text)?;
             // `{...}`: its entries, spliced among the named fields.
             match text.get(1..text.len().saturating_sub(1)) {
                 Some(inner) if text.first() == Some(&b'{') && !inner.is_empty() => {
@@ -488,7 +506,7 @@ fn default_of(shape: &Shape) -> Option<Value> {
         Shape::Any | Shape::Option(_) => Value::Null,
         Shape::List(_) => Value::Array(Vec::new()),
         Shape::Map(_) => Value::Object(Map::new()),
-        Shape::Struct(_) | Shape::Leaf(_) => return None,
+        Shape::Struct(_) | Shape::Leaf(_) | Shape::Extra => return None,
     })
 }
 
@@ -527,6 +545,7 @@ fn expected(shape: &Shape) -> String {
         Shape::List(_) => "a sequence".to_owned(),
         Shape::Map(_) => "a map".to_owned(),
         Shape::Struct(s) => format!("struct {}", s.name),
+        Shape::Extra => "a map".to_owned(),
         Shape::Any | Shape::Option(_) | Shape::Leaf(_) => "a value".to_owned(),
     }
 }

@@ -29,7 +29,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use streamseal::api::{
     Context, EndpointRequest, HttpRequest, HttpResponse, ResponseData, build_request,
-    parse_response,
+    parse_response, parse_response_json,
 };
 use streamseal::envelope::seal;
 use streamseal::identity::{IdentityKey, KeyId, Recipient, RecipientKind};
@@ -195,6 +195,28 @@ fn parse_list(c: &mut Criterion) {
     assert_eq!(typed.len(), 100);
     g.bench_function("wire::parse_data, 100 messages", |b| {
         b.iter(|| parse_data::<Vec<Message>>(black_box(&response.body)).unwrap());
+    });
+    // What the npm package's endpoint module needs: the result as the JSON
+    // text the typed result writes. Typed: read into `MessageList`, then
+    // written; shape table: checked and written in one pass
+    // (`parse_response_json`, issue 20).
+    let typed_text =
+        |response: &HttpResponse| match parse_response(&request, response).unwrap().data {
+            ResponseData::Messages(list) => serde_json::to_string(&list).unwrap(),
+            other => panic!("unexpected {other:?}"),
+        };
+    let table_text = |response: &HttpResponse| {
+        parse_response_json(&request.facts(), response)
+            .unwrap()
+            .data
+            .json
+    };
+    assert_eq!(Some(typed_text(&response)), table_text(&response));
+    g.bench_function("list response as JSON text, typed read then written", |b| {
+        b.iter(|| typed_text(black_box(&response)));
+    });
+    g.bench_function("list response as JSON text, shape table", |b| {
+        b.iter(|| table_text(black_box(&response)));
     });
     g.finish();
 }
