@@ -192,8 +192,7 @@ pub fn parse_response_to(
     request: &RequestFacts,
     response: &HttpResponse,
 ) -> std::result::Result<ApiResponse, ResponseError> {
-    let (head, read) = read_with(request, response, parse_data_for)?;
-    let (data, extra) = read;
+    let (head, (data, extra)) = read_with(request, response, parse_data_for)?;
     Ok(ApiResponse {
         endpoint: head.endpoint,
         status: head.status,
@@ -209,9 +208,9 @@ pub fn parse_response_to(
 /// (the npm package's endpoint module): each 2xx body is checked by its
 /// result type's shape table ([`streamseal_wire::shape`]) instead of being
 /// read into the type. It accepts and refuses what [`parse_response_to`]
-/// does, and `JsonResponse::to_json` (feature `wasm`) is the text the typed result's
-/// `Serialize` writes (`tests/it/wire_shapes.rs` reads every fixture, and
-/// mutations of each, both ways). Never panics.
+/// does, and `JsonResponse::to_json` (feature `wasm`) is the text the
+/// typed result's `Serialize` writes (`tests/it/wire_shapes.rs` reads
+/// every fixture, and mutations of each, both ways). Never panics.
 ///
 /// # Errors
 ///
@@ -295,7 +294,6 @@ impl JsonResponse {
 }
 
 /// Reads what every outcome carries, then the 2xx body with `read`.
-#[allow(clippy::type_complexity)]
 fn read_with<D>(
     request: &RequestFacts,
     response: &HttpResponse,

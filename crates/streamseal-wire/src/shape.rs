@@ -115,7 +115,7 @@ pub enum Shape {
     /// serde_json's `preserve_order`, which `tests/it/wire_shapes.rs` checks).
     Map(&'static Shape),
     /// An object of named fields (or an array of them in order, as serde
-    /// reads a struct that keeps no unknown fields).
+    /// reads a struct without a flattened field).
     Struct(&'static StructShape),
     /// A type read and written by its own serde code.
     Leaf(&'static Leaf),
@@ -220,12 +220,12 @@ macro_rules! leaf_shape {
     };
 }
 
-// The wire types whose serde form is written by hand: each is read and
-// written by its own code.
 impl WireShape for Extra {
     const SHAPE: &'static Shape = &Shape::Extra;
 }
 
+// The wire types whose serde form is written by hand: each is read and
+// written by its own code.
 leaf_shape!(
     crate::slots::Slots,
     crate::ids::StepId,
@@ -359,10 +359,6 @@ pub fn write(shape: &Shape, value: Value, out: &mut Vec<u8>) -> Result<()> {
         (Shape::Struct(s), Value::Object(entries)) => write_struct(s, entries, out),
         (Shape::Struct(s), Value::Array(items)) if !s.flat => write_struct_seq(s, items, out),
         (Shape::Leaf(leaf), value) => (leaf.write)(value, out),
-        (Shape::Extra, Value::Object(entries)) if entries.is_empty() => {
-            out.extend_from_slice(b"{}");
-            Ok(())
-        }
         (Shape::Extra, Value::Object(entries)) => write_json(out, &Extra::from_json_map(entries)),
         (shape, value) => Err(malformed(format!(
             "invalid type: {}, expected {}",
@@ -391,12 +387,12 @@ fn write_struct(s: &StructShape, entries: Map<String, Value>, out: &mut Vec<u8>)
             None => {}
         }
     }
-    let mut rest = Some(others);
     out.push(b'{');
     let mut first = true;
     for (field, value) in s.fields.iter().zip(named) {
         if field.flatten {
-            let rest = rest.take().unwrap_or_default();
+            // The derive allows one flattened field: it takes them all.
+            let rest = std::mem::take(&mut others);
             if rest.is_empty() && matches!(field.shape, Shape::Extra) {
                 // No unknown field: nothing to write.
                 continue;
