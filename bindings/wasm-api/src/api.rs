@@ -96,7 +96,9 @@ pub fn build_request(
 #[derive(Serialize, Tsify)]
 #[serde(tag = "status", rename_all = "camelCase")]
 pub enum Parsed {
-    /// A 2xx, read.
+    /// A 2xx, read. Never built in Rust: [`parse_response`] writes this
+    /// variant's JSON from the shape tables' text (`parse_response_json`),
+    /// and the variant declares its TypeScript type; the JS suites read it.
     Ok {
         /// The typed result.
         response: Box<ApiResponse>,
