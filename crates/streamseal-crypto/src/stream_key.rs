@@ -17,7 +17,7 @@
 //! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
-use std::collections::{BTreeMap, BTreeSet};
+use litemap::LiteMap;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -125,9 +125,11 @@ struct Held {
 #[derive(Clone)]
 pub struct Keyring {
     root_stream_id: String,
-    keys: BTreeMap<u32, Held>,
+    /// By generation, ascending (a sorted vector: a keyring holds a few).
+    keys: LiteMap<u32, Held>,
     announced: Option<u32>,
-    conflicted: BTreeSet<u32>,
+    /// Ascending, each once.
+    conflicted: Vec<u32>,
     seal_budget: u64,
     /// Set by [`Keyring::clear`]; shared by clones, so a copy a runtime's
     /// opened invocation holds stops opening and sealing when the stream's
@@ -146,9 +148,9 @@ impl Keyring {
         check_str("rootStreamId", &root_stream_id)?;
         Ok(Keyring {
             root_stream_id,
-            keys: BTreeMap::new(),
+            keys: LiteMap::new(),
             announced: None,
-            conflicted: BTreeSet::new(),
+            conflicted: Vec::new(),
             seal_budget: DEFAULT_SEAL_BUDGET,
             dropped: Arc::new(AtomicBool::new(false)),
         })
@@ -203,17 +205,19 @@ impl Keyring {
     /// Marks `generation` as conflicted: two senders gave two different keys
     /// for it, so nothing is sealed under it.
     pub fn mark_conflicted(&mut self, generation: u32) {
-        self.conflicted.insert(generation);
+        if let Err(at) = self.conflicted.binary_search(&generation) {
+            self.conflicted.insert(at, generation);
+        }
     }
 
     /// Generations for which conflicting keys were offered; never sealed under.
     pub fn conflicted_generations(&self) -> Vec<u32> {
-        self.conflicted.iter().copied().collect()
+        self.conflicted.clone()
     }
 
     /// The highest generation whose key is held.
     pub fn newest_generation(&self) -> Option<u32> {
-        self.keys.keys().next_back().copied()
+        self.keys.last().map(|(generation, _)| *generation)
     }
 
     /// The generation new ciphertexts are sealed under (the newest held, or a
@@ -268,7 +272,7 @@ impl Keyring {
         let generation = self
             .current_generation()
             .ok_or(CryptoError::UnknownKeyGeneration { generation: 0 })?;
-        if self.conflicted.contains(&generation) {
+        if self.conflicted.binary_search(&generation).is_ok() {
             return Err(CryptoError::KeyGenerationConflict { generation });
         }
         if self.dropped.load(Ordering::Relaxed) {

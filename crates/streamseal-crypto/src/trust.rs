@@ -72,7 +72,7 @@
 //! pending key equal to the pin), so `decode(encode(x)) == x` and every
 //! accepted body re-encodes to itself.
 
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 
 use crate::codec::{self, Reader, Writer};
 use crate::error::{CryptoError, CryptoResult};
@@ -324,7 +324,9 @@ impl Pin {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TrustStore {
     policy: TrustPolicy,
-    pins: BTreeMap<String, BTreeMap<KeyId, Pin>>,
+    /// By subject, then key id: sorted vectors (the order `encode_body`
+    /// writes), each looked up by binary search.
+    pins: LiteMap<String, LiteMap<KeyId, Pin>>,
     count: usize,
 }
 
@@ -358,7 +360,7 @@ impl TrustStore {
     pub fn new(policy: TrustPolicy) -> Self {
         TrustStore {
             policy,
-            pins: BTreeMap::new(),
+            pins: LiteMap::new(),
             count: 0,
         }
     }
@@ -735,9 +737,9 @@ impl TrustStore {
             }
             let after_last = store
                 .pins
-                .last_key_value()
+                .last()
                 .and_then(|(last_subject, keys)| {
-                    keys.last_key_value()
+                    keys.last()
                         .map(|(last_id, _)| (last_subject.as_str(), last_id))
                 })
                 .is_none_or(|last| last < (subject.as_str(), &key_id));
