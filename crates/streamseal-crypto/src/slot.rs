@@ -538,9 +538,12 @@ impl Slot {
         if options.is_empty() || options.len() > MAX_DECISION_OPTIONS {
             return Err(CryptoError::length("options", "1..=64", options.len()));
         }
-        let mut ids: Vec<&str> = options.iter().map(|o| o.id.as_str()).collect();
-        ids.sort_unstable();
-        if ids.windows(2).any(|w| w.first() == w.get(1)) {
+        // Pairwise (at most 64 options): no sort of its own in the modules.
+        let repeated = options
+            .iter()
+            .enumerate()
+            .any(|(i, option)| options.iter().take(i).any(|o| o.id == option.id));
+        if repeated {
             return Err(CryptoError::invalid(
                 "options",
                 "option ids must be distinct",

@@ -77,7 +77,9 @@ impl std::fmt::Display for Shown<'_> {
             Signed(i) => write!(formatter, "integer `{}`", i),
             Float(f) => write!(formatter, "floating point `{}`", number_text(f)),
             Char(c) => write!(formatter, "character `{}`", c),
-            Str(s) => write!(formatter, "string {:?}", s),
+            // Never the string itself: what came in the wrong place can be a
+            // secret (a passphrase, a plaintext). PATCHED.md, section 5.
+            Str(_) => formatter.write_str("string"),
             Bytes(_) => formatter.write_str("byte array"),
             Unit => formatter.write_str("unit value"),
             Option => formatter.write_str("Option value"),
