@@ -72,7 +72,7 @@
 //! pending key equal to the pin), so `decode(encode(x)) == x` and every
 //! accepted body re-encodes to itself.
 
-use litemap::LiteMap;
+use std::collections::BTreeMap;
 
 use crate::codec::{self, Reader, Writer};
 use crate::error::{CryptoError, CryptoResult};
@@ -324,9 +324,12 @@ impl Pin {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TrustStore {
     policy: TrustPolicy,
-    /// By subject, then key id: sorted vectors (the order `encode_body`
-    /// writes), each looked up by binary search.
-    pins: LiteMap<String, LiteMap<KeyId, Pin>>,
+    // B-trees, not sorted vectors: the (subject, key id) pairs come from the
+    // server, in any order it likes, up to MAX_PINNED_KEYS. A sorted vector
+    // (tried for the browser module's size: 2 KB gzip less) shifts its tail
+    // on each insert, and 65,536 subjects observed in descending order took
+    // 5.2 s natively against 89 ms here.
+    pins: BTreeMap<String, BTreeMap<KeyId, Pin>>,
     count: usize,
 }
 
@@ -360,7 +363,7 @@ impl TrustStore {
     pub fn new(policy: TrustPolicy) -> Self {
         TrustStore {
             policy,
-            pins: LiteMap::new(),
+            pins: BTreeMap::new(),
             count: 0,
         }
     }
@@ -737,9 +740,9 @@ impl TrustStore {
             }
             let after_last = store
                 .pins
-                .last()
+                .last_key_value()
                 .and_then(|(last_subject, keys)| {
-                    keys.last()
+                    keys.last_key_value()
                         .map(|(last_id, _)| (last_subject.as_str(), last_id))
                 })
                 .is_none_or(|last| last < (subject.as_str(), &key_id));
