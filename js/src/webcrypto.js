@@ -369,7 +369,7 @@ async function decryptJob(platform, keyring, [generation, iv, aad, ciphertext, s
 // Runs on the platform the jobs whose ciphertext is at least `platformFrom`
 // bytes (AES-GCM, then the signature), leaves the others to WASM, and
 // completes `pending` (which this consumes) with `finish(decrypted,
-// verified)`. `decoded`: the bytes given to `prepare*Decoded`, whose job
+// verified)`. `decoded`: the bytes given to `prepareOpen*` as `decoded`, whose job
 // names its ciphertext by length (the last `n` of them) instead of copying
 // it back out of WASM.
 async function complete(platform, pending, keyring, platformFrom, finish, owner = keyring, decoded = undefined) {
@@ -586,7 +586,7 @@ export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
       const pending =
         bytes === undefined
           ? glue.prepareOpen(keyring, trust, slot, sealed, own, presented)
-          : glue.prepareOpenDecoded(keyring, trust, slot, { ...sealed, ciphertext: "" }, bytes, own, presented);
+          : glue.prepareOpen(keyring, trust, slot, { ...sealed, ciphertext: "" }, own, presented, bytes);
       return one(pending, keyring, from, bytes);
     },
     async openMessageAsync(keyring, trust, streamId, message, own, presented, options) {
@@ -595,14 +595,14 @@ export function asyncOpens(glue, auto, platform = WEBCRYPTO) {
       const pending =
         bytes === undefined
           ? glue.prepareOpenMessage(keyring, trust, streamId, message, own, presented)
-          : glue.prepareOpenMessageDecoded(
+          : glue.prepareOpenMessage(
               keyring,
               trust,
               streamId,
               { ...message, sealed: { ...message.sealed, ciphertext: "" } },
-              bytes,
               own,
               presented,
+              bytes,
             );
       return one(pending, keyring, from, bytes);
     },

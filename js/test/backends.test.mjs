@@ -375,7 +375,7 @@ test("each platform verifies a page's signatures side by side (node:crypto in it
   for (const platform of PLATFORMS) {
     const told = [];
     // A large ciphertext alone is decoded in JS first (decodedHere).
-    const watched = watchedGlue(glue, told, ["prepareOpenMessages", "prepareOpenMessageDecoded"]);
+    const watched = watchedGlue(glue, told, ["prepareOpenMessages", "prepareOpenMessage"]);
     const opens = asyncOpens(watched, { minBytes: 0, minPage: 1 }, platform);
     const results = await opens.openMessagesAsync(ring, trust, ROOT, messages, null, null, { backend: "webcrypto" });
     assert.deepEqual(told, [forged.map((f) => !f)], platform.id);
@@ -970,16 +970,16 @@ test("a large ciphertext decoded in JS: only canonical padded base64 is (to the 
   assert.equal((await sameEverywhere((p) => p.openMessage(ring, trust, ROOT, message), "canonical")).value.text, text);
   const slot = { kind: "message", streamId: ROOT, messageId: id, authorId: ALICE, authorType: "user", revision: 1 };
   assert.equal(new TextDecoder().decode((await sameEverywhere((p) => p.open(ring, trust, slot, body.sealed), "open")).value.plaintext), text);
-  // The decoded forms directly: the same opens as from the text.
+  // The decoded bytes given directly: the same opens as from the text.
   const bytes = decodedHere(canonical);
-  const viaBytes = pkg.prepareOpenDecoded(ring, trust, slot, { ...body.sealed, ciphertext: "" }, bytes).hazmatFinishOne([undefined], ring);
+  const viaBytes = pkg.prepareOpen(ring, trust, slot, { ...body.sealed, ciphertext: "" }, null, null, bytes).hazmatFinishOne([undefined], ring);
   assert.equal(new TextDecoder().decode(viaBytes.plaintext), text);
   const stripped = { ...message, sealed: { ...body.sealed, ciphertext: "" } };
-  assert.equal(pkg.prepareOpenMessageDecoded(ring, trust, ROOT, stripped, bytes).hazmatFinishOne([undefined], ring).text, text);
+  assert.equal(pkg.prepareOpenMessage(ring, trust, ROOT, stripped, null, null, bytes).hazmatFinishOne([undefined], ring).text, text);
   // Their jobs name the ciphertext by length, the last n of the caller's
   // bytes, instead of copying it back out: the same bytes the text's job holds.
   const fromText = pkg.prepareOpenMessage(ring, trust, ROOT, message).jobs(0, ring)[0];
-  for (const pending of [pkg.prepareOpenDecoded(ring, trust, slot, { ...body.sealed, ciphertext: "" }, bytes), pkg.prepareOpenMessageDecoded(ring, trust, ROOT, stripped, bytes)]) {
+  for (const pending of [pkg.prepareOpen(ring, trust, slot, { ...body.sealed, ciphertext: "" }, null, null, bytes), pkg.prepareOpenMessage(ring, trust, ROOT, stripped, null, null, bytes)]) {
     const job = pending.jobs(0, ring)[0];
     assert.equal(typeof job[3], "number");
     assert.deepEqual(bytes.subarray(bytes.length - job[3]), fromText[3]);
@@ -988,7 +988,9 @@ test("a large ciphertext decoded in JS: only canonical padded base64 is (to the 
   }
   // Moved: refused before AES-GCM with the text's code.
   const moved = { ...slot, revision: 2 };
-  assert.throws(() => pkg.prepareOpenDecoded(ring, trust, moved, { ...body.sealed, ciphertext: "" }, bytes), (e) => e.code === "AAD_MISMATCH");
+  assert.throws(() => pkg.prepareOpen(ring, trust, moved, { ...body.sealed, ciphertext: "" }, null, null, bytes), (e) => e.code === "AAD_MISMATCH");
+  // Without the bytes, the stripped payload's empty ciphertext is read, and refused.
+  assert.throws(() => pkg.prepareOpen(ring, trust, slot, { ...body.sealed, ciphertext: "" }), (e) => typeof e.code === "string");
   // Below 16 Ki characters, or not a string: left to WebAssembly.
   assert.equal(decodedHere(canonical.slice(0, 16 * 1024 - 4)), undefined);
   assert.equal(decodedHere(42), undefined);

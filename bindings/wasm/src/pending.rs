@@ -102,13 +102,20 @@ enum Prepared {
 #[wasm_bindgen]
 pub struct PendingOpens {
     prepared: Prepared,
-    /// The ciphertext was decoded in JS and given to `prepare*Decoded`: the
+    /// The ciphertext was decoded in JS and given as `decoded`: the
     /// caller holds those bytes, so `jobs` does not copy them back out.
     decoded_here: bool,
 }
 
 /// `open`'s checks before AES-GCM; a refusal throws here, with the code
 /// `open` gives.
+///
+/// `decoded`, when given, is the decoding of `sealed.ciphertext`'s text,
+/// which is then not read (pass `""`): the package's async opens decode a
+/// large ciphertext with the platform's native base64 and pass the bytes
+/// only when re-encoding them gives the text back (the canonical base64
+/// that is accepted otherwise, to the same bytes; see the core's
+/// `envelope::prepare_open_decoded`). The checks and codes are the same.
 #[wasm_bindgen(js_name = prepareOpen)]
 pub fn prepare_open(
     keyring: &Keyring,
@@ -117,83 +124,32 @@ pub fn prepare_open(
     sealed: Ts<SealedPayload>,
     own: Option<OwnKeysArg>,
     presented: Option<PresentedKeys>,
+    decoded: Option<Box<[u8]>>,
 ) -> JsResult<PendingOpens> {
     let slot = input("slot", &slot)?;
     let sealed = input("sealed", &sealed)?;
     let senders = sender_keys(trust, own, presented)?;
-    let pending = js(envelope::prepare_open(
-        keyring.core(),
-        &senders,
-        &sealed,
-        |s| *s == slot,
-    ))?;
+    let accept = |s: &Slot| *s == slot;
+    let pending = js(match &decoded {
+        None => envelope::prepare_open(keyring.core(), &senders, &sealed, accept),
+        Some(bytes) => envelope::prepare_open_decoded(
+            keyring.core(),
+            &senders,
+            &sealed.envelope,
+            bytes,
+            accept,
+        ),
+    })?;
     Ok(PendingOpens {
         prepared: Prepared::Envelope(pending),
-        decoded_here: false,
-    })
-}
-
-/// `prepareOpen` for a ciphertext decoded in JS: `ciphertext` is the
-/// decoding of `sealed.ciphertext`'s text (not read here: pass `""`), which
-/// the caller passes only when re-encoding the bytes gives the text back
-/// (the canonical base64 `prepareOpen` accepts, to the same bytes; see the
-/// core's `envelope::prepare_open_decoded`). The checks and codes are
-/// `prepareOpen`'s.
-#[wasm_bindgen(js_name = prepareOpenDecoded)]
-pub fn prepare_open_decoded(
-    keyring: &Keyring,
-    trust: &TrustStore,
-    slot: Ts<Slot>,
-    sealed: Ts<SealedPayload>,
-    ciphertext: &[u8],
-    own: Option<OwnKeysArg>,
-    presented: Option<PresentedKeys>,
-) -> JsResult<PendingOpens> {
-    let slot = input("slot", &slot)?;
-    let sealed = input("sealed", &sealed)?;
-    let senders = sender_keys(trust, own, presented)?;
-    let pending = js(envelope::prepare_open_decoded(
-        keyring.core(),
-        &senders,
-        &sealed.envelope,
-        ciphertext,
-        |s| *s == slot,
-    ))?;
-    Ok(PendingOpens {
-        prepared: Prepared::Envelope(pending),
-        decoded_here: true,
-    })
-}
-
-/// `prepareOpenMessage` for a ciphertext decoded in JS (as
-/// `prepareOpenDecoded`): `message.sealed.ciphertext` is not read.
-#[wasm_bindgen(js_name = prepareOpenMessageDecoded)]
-pub fn prepare_open_message_decoded(
-    keyring: &Keyring,
-    trust: &TrustStore,
-    stream_id: &str,
-    message: Ts<Message>,
-    ciphertext: &[u8],
-    own: Option<OwnKeysArg>,
-    presented: Option<PresentedKeys>,
-) -> JsResult<PendingOpens> {
-    let message: MessageToOpen = from_js("message", message.into())?;
-    let senders = sender_keys(trust, own, presented)?;
-    let pending = js(messages::prepare_message_decoded(
-        keyring.core(),
-        &senders,
-        stream_id,
-        &message,
-        ciphertext,
-    ))?;
-    Ok(PendingOpens {
-        prepared: Prepared::Message(pending),
-        decoded_here: true,
+        decoded_here: decoded.is_some(),
     })
 }
 
 /// `openMessage`'s checks before AES-GCM; a refusal throws here, with the
-/// code `openMessage` gives.
+/// code `openMessage` gives. `decoded`, when given, is the decoding of
+/// `message.sealed.ciphertext`'s text, which is then not read (as
+/// `prepareOpen`'s).
 #[wasm_bindgen(js_name = prepareOpenMessage)]
 pub fn prepare_open_message(
     keyring: &Keyring,
@@ -202,22 +158,34 @@ pub fn prepare_open_message(
     message: Ts<Message>,
     own: Option<OwnKeysArg>,
     presented: Option<PresentedKeys>,
+    decoded: Option<Box<[u8]>>,
 ) -> JsResult<PendingOpens> {
     let message: MessageToOpen = from_js("message", message.into())?;
     let senders = sender_keys(trust, own, presented)?;
-    let mut items = messages::prepare_messages(
-        keyring.core(),
-        &senders,
-        stream_id,
-        std::slice::from_ref(&message),
-    );
-    let pending = match items.pop() {
-        Some(item) => js(item)?,
-        None => return Err(to_js_error(&CryptoError::DecryptionFailed.into())),
+    let pending = match &decoded {
+        Some(bytes) => js(messages::prepare_message_decoded(
+            keyring.core(),
+            &senders,
+            stream_id,
+            &message,
+            bytes,
+        ))?,
+        None => {
+            let mut items = messages::prepare_messages(
+                keyring.core(),
+                &senders,
+                stream_id,
+                std::slice::from_ref(&message),
+            );
+            match items.pop() {
+                Some(item) => js(item)?,
+                None => return Err(to_js_error(&CryptoError::DecryptionFailed.into())),
+            }
+        }
     };
     Ok(PendingOpens {
         prepared: Prepared::Message(pending),
-        decoded_here: false,
+        decoded_here: decoded.is_some(),
     })
 }
 
@@ -518,8 +486,8 @@ impl PendingOpens {
     /// than `platformFrom` bytes: `Infinity` leaves every job here, 0 none);
     /// `null` for an entry of a page already refused. AES-256-GCM decrypts
     /// `ciphertext` (which ends with its 16-byte tag) to `signature (64
-    /// bytes) || content`; after `prepareOpenDecoded` and
-    /// `prepareOpenMessageDecoded`, `ciphertext` is a number `n` instead:
+    /// bytes) || content`; after `prepareOpen` and `prepareOpenMessage` were
+    /// given the `decoded` bytes, `ciphertext` is a number `n` instead:
     /// the last `n` of the bytes the caller decoded and gave them (not
     /// copied back out); the signature is the sender's over
     /// `signaturePrefix || content`, and an Ed25519 verify under

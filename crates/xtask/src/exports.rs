@@ -144,7 +144,6 @@ const PENDING: &str = "what the JS async opens drive: the checks before AES-GCM,
 const WEBCRYPTO_SEAL: &str = "the async seal of JS, whose AES-256-GCM runs in WebCrypto (hardware AES) with the signature and every other step in WASM; native code has AES in hardware in the library";
 const SEALING_KEYRING: &str = "the keyring a runtime's JS async seals complete under (a copy sharing the invocation's seal counts and clear); native callers seal through the invocation itself";
 const PENDING_SEAL: &str = "what the JS async seals drive: every step but AES-GCM in WASM, the job for WebCrypto, the payload built in WASM from its output";
-const DECODED: &str = "the JS async opens decode a large ciphertext with the platform's native base64 (canonical only, checked by re-encoding); native code decodes in the library";
 const WEBCRYPTO_X25519: &str = "the async key-wrap open of JS, whose DH(skR, enc) runs in the platform (WebCrypto, node:crypto) with every other step in WASM (DH(skR, pkS) included, kept with the IdentityKey); native code has X25519 in the library";
 const PLATFORM_DH: &str = "what the JS async key-wrap opens drive: the arguments read once and each wrap's DH(skR, enc) listed in WASM, computed by the platform, then the open in WASM with those results (DH(skR, pkS) never the platform's)";
 const SECRET_OBJECT: &str = "UniFFI passes the secret as a `SecretKey` object that zeroizes on drop; JS passes its 32 bytes";
@@ -266,7 +265,6 @@ pub const EXPORTS: &[Export] = &[
         "hazmatFinishInvocation",
         PENDING,
     ),
-    js_only(Kind::Function, "prepareOpenDecoded", DECODED),
     js_only(Kind::Function, "sealAsync", WEBCRYPTO_SEAL),
     js_only(Kind::Function, "prepareSeal", PENDING_SEAL),
     js_only(Kind::Class, "PendingSeals", PENDING_SEAL),
@@ -378,7 +376,6 @@ pub const EXPORTS: &[Export] = &[
     js_only(Kind::Function, "openMessagesAsync", WEBCRYPTO),
     js_only(Kind::Function, "prepareOpenMessage", PENDING),
     js_only(Kind::Function, "prepareOpenMessages", PENDING),
-    js_only(Kind::Function, "prepareOpenMessageDecoded", DECODED),
     js_only(Kind::Function, "sealMessageAsync", WEBCRYPTO_SEAL),
     js_only(Kind::Function, "sealEditAsync", WEBCRYPTO_SEAL),
     js_only(Kind::Function, "prepareSealMessage", PENDING_SEAL),
