@@ -8,7 +8,7 @@
 //!   bytes are `Uint8Array`, key generations `number`.
 //! - Secret holders ([`keys::IdentityKey`], [`keys::Keyring`],
 //!   [`state::StreamState`], [`state::PreparedRoll`],
-//!   [`flows::OpenedInvocation`]) stay in WASM memory as classes with
+//!   `OpenedInvocation` with the `runtime` feature) stay in WASM memory as classes with
 //!   `free()` and `Symbol.dispose`; the core zeroizes them on drop. Only
 //!   `exportSecretKey` / `exportKey` hand secret bytes to JS; a persisted
 //!   state leaves only sealed under the identity key (`toBytes`).
