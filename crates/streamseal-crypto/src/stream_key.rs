@@ -371,6 +371,32 @@ mod tests {
     }
 
     #[test]
+    fn generations_stay_ascending_and_distinct_in_any_insertion_order() {
+        // The keys and the conflicted generations are sorted vectors: each
+        // insert must land in order, not at the end.
+        let mut ring = Keyring::new("r").unwrap();
+        for generation in [7u32, 2, 9, 0, 5, 2, 9] {
+            let byte = u8::try_from(generation).unwrap();
+            ring.insert(generation, StreamKey::from_bytes(&[byte; 32]))
+                .unwrap();
+        }
+        assert_eq!(ring.generations(), vec![0, 2, 5, 7, 9]);
+        assert_eq!(ring.newest_generation(), Some(9));
+        for generation in [0u32, 2, 5, 7, 9] {
+            let byte = u8::try_from(generation).unwrap();
+            assert!(ring.key(generation).unwrap() == &StreamKey::from_bytes(&[byte; 32]));
+        }
+        assert!(!ring.contains(3));
+        for generation in [6u32, 1, 6, 4, 1] {
+            ring.mark_conflicted(generation);
+        }
+        assert_eq!(ring.conflicted_generations(), vec![1, 4, 6]);
+        ring.clear();
+        assert!(ring.generations().is_empty());
+        assert!(ring.conflicted_generations().is_empty());
+    }
+
+    #[test]
     fn seal_budget_is_enforced_and_only_lowered() {
         let mut ring = Keyring::new("r").unwrap();
         ring.insert(0, StreamKey::from_bytes(&[1; 32])).unwrap();
