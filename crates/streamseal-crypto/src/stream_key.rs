@@ -125,7 +125,13 @@ struct Held {
 #[derive(Clone)]
 pub struct Keyring {
     root_stream_id: String,
-    /// By generation, ascending (a sorted vector: a keyring holds a few).
+    /// By generation, ascending: a sorted vector (`litemap`), smaller code
+    /// than a B-tree in the browser module. An insert below the newest
+    /// shifts the entries above it (a few bytes each: the keys are boxed),
+    /// and a server can choose the order of a list of wraps but not its
+    /// length: each key enters from an authenticated sender's wrap, after an
+    /// HPKE open that costs more than the shift, or from the caller. (The
+    /// trust store, whose entries a server chooses freely, keeps B-trees.)
     keys: LiteMap<u32, Held>,
     announced: Option<u32>,
     /// Ascending, each once.
