@@ -169,6 +169,12 @@ impl KeyId {
         Ok(KeyId(id))
     }
 
+    /// Sorts before every valid id (it is empty, which no valid id is): the
+    /// lower bound of a range over the ids of one subject.
+    pub(crate) fn before_all() -> Self {
+        KeyId(String::new())
+    }
+
     /// The id as text.
     pub fn as_str(&self) -> &str {
         &self.0

@@ -324,13 +324,13 @@ impl Pin {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TrustStore {
     policy: TrustPolicy,
-    // B-trees, not sorted vectors: the (subject, key id) pairs come from the
-    // server, in any order it likes, up to MAX_PINNED_KEYS. A sorted vector
-    // (tried for the browser module's size: 2 KB gzip less) shifts its tail
-    // on each insert, and 65,536 subjects observed in descending order took
-    // 5.2 s natively against 89 ms here.
-    pins: BTreeMap<String, BTreeMap<KeyId, Pin>>,
-    count: usize,
+    // By (subject, key id), in the order `encode_body` writes: one B-tree,
+    // not one per subject (its code is in the browser module once). Not a
+    // sorted vector: the pairs come from the server, in any order it likes,
+    // up to MAX_PINNED_KEYS, and a sorted vector (tried for the module's
+    // size) shifts its tail on each insert: 65,536 subjects observed in
+    // descending order took 5.2 s natively against 89 ms with B-trees.
+    pins: BTreeMap<(String, KeyId), Pin>,
 }
 
 fn unknown(subject: &str, key_id: &KeyId) -> CryptoError {
@@ -364,7 +364,6 @@ impl TrustStore {
         TrustStore {
             policy,
             pins: BTreeMap::new(),
-            count: 0,
         }
     }
 
@@ -379,13 +378,19 @@ impl TrustStore {
     }
 
     fn pin(&self, subject: &str, key_id: &KeyId) -> Option<&Pin> {
-        self.pins.get(subject).and_then(|keys| keys.get(key_id))
+        self.pins.get(&(subject.to_owned(), key_id.clone()))
     }
 
     fn pin_mut(&mut self, subject: &str, key_id: &KeyId) -> Option<&mut Pin> {
+        self.pins.get_mut(&(subject.to_owned(), key_id.clone()))
+    }
+
+    /// The pins of `subject`, by key id.
+    fn pins_of<'a>(&'a self, subject: &'a str) -> impl Iterator<Item = (&'a KeyId, &'a Pin)> {
         self.pins
-            .get_mut(subject)
-            .and_then(|keys| keys.get_mut(key_id))
+            .range((subject.to_owned(), KeyId::before_all())..)
+            .take_while(move |((s, _), _)| s == subject)
+            .map(|((_, key_id), pin)| (key_id, pin))
     }
 
     /// Records a key the server presented for `subject`.
@@ -429,15 +434,15 @@ impl TrustStore {
                 KeyState::Changed
             });
         }
-        if self.count >= MAX_PINNED_KEYS {
+        if self.pins.len() >= MAX_PINNED_KEYS {
             return Err(CryptoError::invalid(
                 "trustStore",
                 format!("more than {MAX_PINNED_KEYS} pinned keys"),
             ));
         }
-        let known_subject = self.pins.get(subject).is_some_and(|keys| !keys.is_empty());
-        self.pins.entry(subject.to_owned()).or_default().insert(
-            key.key_id.clone(),
+        let known_subject = self.pins_of(subject).next().is_some();
+        self.pins.insert(
+            (subject.to_owned(), key.key_id.clone()),
             Pin {
                 current: presented,
                 verified: false,
@@ -445,7 +450,6 @@ impl TrustStore {
                 pending: None,
             },
         );
-        self.count += 1;
         Ok(if known_subject {
             KeyState::Added
         } else {
@@ -594,40 +598,27 @@ impl TrustStore {
 
     /// Every key pinned for `subject`, by key id.
     pub fn keys_of(&self, subject: &str) -> Vec<PinnedKey> {
-        self.pins
-            .get(subject)
-            .map(|keys| {
-                keys.iter()
-                    .map(|(key_id, pin)| pin.describe(subject, key_id))
-                    .collect()
-            })
-            .unwrap_or_default()
+        self.pins_of(subject)
+            .map(|(key_id, pin)| pin.describe(subject, key_id))
+            .collect()
     }
 
     /// Drops the pin of (subject, key_id); the next key presented for it is a
     /// first sight again. Returns whether anything was pinned.
     pub fn forget(&mut self, subject: &str, key_id: &KeyId) -> bool {
-        let Some(keys) = self.pins.get_mut(subject) else {
-            return false;
-        };
-        let removed = keys.remove(key_id).is_some();
-        if keys.is_empty() {
-            self.pins.remove(subject);
-        }
-        if removed {
-            self.count = self.count.saturating_sub(1);
-        }
-        removed
+        self.pins
+            .remove(&(subject.to_owned(), key_id.clone()))
+            .is_some()
     }
 
     /// How many (subject, key id) pins the store holds.
     pub fn len(&self) -> usize {
-        self.count
+        self.pins.len()
     }
 
     /// Whether the store holds no pin.
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.pins.is_empty()
     }
 
     /// The persisted form: the body sealed under the caller's identity key
@@ -671,27 +662,25 @@ impl TrustStore {
     /// The body encoder alone (see the module docs for the format).
     #[doc(hidden)]
     pub fn encode_body(&self) -> CryptoResult<Vec<u8>> {
-        let count = u32::try_from(self.count)
+        let count = u32::try_from(self.pins.len())
             .map_err(|_| CryptoError::invalid("trustStore", "too many pinned keys"))?;
         let mut w = Writer::with_magic(BODY_MAGIC);
         w.u8(BODY_VERSION).u8(self.policy.to_byte()).u32(count);
-        for (subject, keys) in &self.pins {
-            for (key_id, pin) in keys {
-                w.str("subject", subject)?
-                    .str("kind", pin.current.kind.as_str())?
-                    .str("keyId", key_id.as_str())?
-                    .str("publicKey", &pin.current.public_key.to_base64())?
-                    .bool(pin.verified)
-                    .bool(pin.previously_verified);
-                match &pin.pending {
-                    None => {
-                        w.u8(0);
-                    }
-                    Some(pending) => {
-                        w.u8(1)
-                            .str("kind", pending.kind.as_str())?
-                            .str("publicKey", &pending.public_key.to_base64())?;
-                    }
+        for ((subject, key_id), pin) in &self.pins {
+            w.str("subject", subject)?
+                .str("kind", pin.current.kind.as_str())?
+                .str("keyId", key_id.as_str())?
+                .str("publicKey", &pin.current.public_key.to_base64())?
+                .bool(pin.verified)
+                .bool(pin.previously_verified);
+            match &pin.pending {
+                None => {
+                    w.u8(0);
+                }
+                Some(pending) => {
+                    w.u8(1)
+                        .str("kind", pending.kind.as_str())?
+                        .str("publicKey", &pending.public_key.to_base64())?;
                 }
             }
         }
@@ -738,19 +727,18 @@ impl TrustStore {
             if pending.as_ref() == Some(&current) {
                 return Err(malformed("pending key equals the pinned key"));
             }
-            let after_last = store
-                .pins
-                .last_key_value()
-                .and_then(|(last_subject, keys)| {
-                    keys.last_key_value()
-                        .map(|(last_id, _)| (last_subject.as_str(), last_id))
-                })
-                .is_none_or(|last| last < (subject.as_str(), &key_id));
+            let after_last =
+                store
+                    .pins
+                    .last_key_value()
+                    .is_none_or(|((last_subject, last_id), _)| {
+                        (last_subject.as_str(), last_id) < (subject.as_str(), &key_id)
+                    });
             if !after_last {
                 return Err(malformed("entries are not sorted or repeat"));
             }
-            store.pins.entry(subject).or_default().insert(
-                key_id,
+            store.pins.insert(
+                (subject, key_id),
                 Pin {
                     current,
                     verified,
@@ -758,7 +746,6 @@ impl TrustStore {
                     pending,
                 },
             );
-            store.count += 1;
         }
         r.end()?;
         Ok(store)
@@ -804,6 +791,53 @@ mod tests {
 
     fn code<T: std::fmt::Debug>(r: CryptoResult<T>) -> ErrorCode {
         r.unwrap_err().code()
+    }
+
+    #[test]
+    fn a_subjects_pins_are_its_own_beside_subjects_that_share_a_prefix() {
+        // One B-tree over (subject, key id): a subject's pins are a range, and
+        // a neighbour whose id starts with it is not part of it.
+        let mut store = TrustStore::new(TrustPolicy::TofuWithAlerts);
+        for (subject, key_id, byte) in [
+            ("usr_bobby", "k1", 1),
+            ("usr_bob", "k2", 2),
+            ("usr_bo", "k1", 3),
+            ("usr_bob", "k1", 4),
+            ("usr_boc", "k0", 5),
+        ] {
+            store.observe(subject, &user(key_id, byte)).unwrap();
+        }
+        let keys = |store: &TrustStore, subject: &str| -> Vec<(String, u8)> {
+            store
+                .keys_of(subject)
+                .into_iter()
+                .map(|p| {
+                    let byte = p.recipient.public_key.as_bytes()[0];
+                    (p.recipient.key_id.as_str().to_owned(), byte)
+                })
+                .collect()
+        };
+        assert_eq!(
+            keys(&store, "usr_bob"),
+            [("k1".into(), 4), ("k2".into(), 2)]
+        );
+        assert_eq!(keys(&store, "usr_bo"), [("k1".into(), 3)]);
+        assert!(keys(&store, "usr_b").is_empty());
+        assert_eq!(store.len(), 5);
+        // Forgetting a subject's every key makes its next key a first sight.
+        assert!(store.forget("usr_bob", &KeyId::new("k1").unwrap()));
+        assert!(store.forget("usr_bob", &KeyId::new("k2").unwrap()));
+        assert!(!store.forget("usr_bob", &KeyId::new("k2").unwrap()));
+        assert_eq!(
+            store.observe("usr_bob", &user("k9", 9)).unwrap(),
+            KeyState::New
+        );
+        assert_eq!(
+            store.observe("usr_bob", &user("k8", 8)).unwrap(),
+            KeyState::Added
+        );
+        assert_eq!(keys(&store, "usr_bobby"), [("k1".into(), 1)]);
+        assert_eq!(store.len(), 5);
     }
 
     #[test]
