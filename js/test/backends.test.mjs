@@ -989,8 +989,16 @@ test("a large ciphertext decoded in JS: only canonical padded base64 is (to the 
   // Moved: refused before AES-GCM with the text's code.
   const moved = { ...slot, revision: 2 };
   assert.throws(() => pkg.prepareOpen(ring, trust, moved, { ...body.sealed, ciphertext: "" }, null, null, bytes), (e) => e.code === "AAD_MISMATCH");
-  // Without the bytes, the stripped payload's empty ciphertext is read, and refused.
-  assert.throws(() => pkg.prepareOpen(ring, trust, slot, { ...body.sealed, ciphertext: "" }), (e) => typeof e.code === "string");
+  // Without the bytes, the stripped payload's empty ciphertext is what is
+  // read: too short for a commitment, a signature and a tag.
+  assert.throws(
+    () => pkg.prepareOpen(ring, trust, slot, { ...body.sealed, ciphertext: "" }),
+    (e) => e.code === "INVALID_LENGTH" && e.message.includes("ciphertext"),
+  );
+  assert.throws(
+    () => pkg.prepareOpenMessage(ring, trust, ROOT, stripped),
+    (e) => e.code === "INVALID_LENGTH" && e.message.includes("ciphertext"),
+  );
   // Below 16 Ki characters, or not a string: left to WebAssembly.
   assert.equal(decodedHere(canonical.slice(0, 16 * 1024 - 4)), undefined);
   assert.equal(decodedHere(42), undefined);

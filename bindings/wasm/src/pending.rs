@@ -54,7 +54,7 @@ use streamseal::wire::requests::decisions::CreateDecisionRequest;
 use tsify::Tsify;
 
 use crate::crypto::OpenedEnvelope;
-use crate::error::{JsResult, error_with, from_js, input, js, output, to_js, to_js_error};
+use crate::error::{JsResult, error_with, from_js, input, js, output, to_js};
 use crate::flows::{OpenResult, StepPlacement, open_result};
 use crate::keys::IdentityKey;
 use crate::keys::Keyring;
@@ -162,27 +162,13 @@ pub fn prepare_open_message(
 ) -> JsResult<PendingOpens> {
     let message: MessageToOpen = from_js("message", message.into())?;
     let senders = sender_keys(trust, own, presented)?;
-    let pending = match &decoded {
-        Some(bytes) => js(messages::prepare_message_decoded(
-            keyring.core(),
-            &senders,
-            stream_id,
-            &message,
-            bytes,
-        ))?,
-        None => {
-            let mut items = messages::prepare_messages(
-                keyring.core(),
-                &senders,
-                stream_id,
-                std::slice::from_ref(&message),
-            );
-            match items.pop() {
-                Some(item) => js(item)?,
-                None => return Err(to_js_error(&CryptoError::DecryptionFailed.into())),
-            }
-        }
-    };
+    let pending = js(messages::prepare_message(
+        keyring.core(),
+        &senders,
+        stream_id,
+        &message,
+        decoded.as_deref(),
+    ))?;
     Ok(PendingOpens {
         prepared: Prepared::Message(pending),
         decoded_here: decoded.is_some(),

@@ -598,26 +598,27 @@ pub fn prepare_messages(
         .collect()
 }
 
-/// [`prepare_messages`] for one message whose ciphertext the caller has
-/// decoded (see [`streamseal_crypto::envelope::prepare_open_decoded`]): its
+/// [`prepare_messages`] for one message. With `decoded`, the caller has
+/// decoded the ciphertext itself (see
+/// [`streamseal_crypto::envelope::prepare_open_decoded`]) and
 /// `sealed.ciphertext` is not read.
 ///
 /// # Errors
 ///
 /// The codes [`open_message`] gives before decryption.
-pub fn prepare_message_decoded(
+pub fn prepare_message(
     keyring: &Keyring,
     senders: &SenderKeys<'_>,
     stream_id: &str,
     message: &MessageToOpen,
-    ciphertext: &[u8],
+    decoded: Option<&[u8]>,
 ) -> Result<PendingMessage> {
     prepare_parts(
         keyring,
         senders,
         stream_id,
         MessageParts::to_open(message),
-        Some(ciphertext),
+        decoded,
     )
 }
 
