@@ -7,8 +7,10 @@
 //! (CTR, GHASH's driver) is generic code, compiled in the crate that names
 //! the concrete cipher. Here, that crate is this one, which the
 //! `wasm-release` profile builds at `opt-level = 3` while the rest of the
-//! browser's module is built for size (`opt-level = "z"`; the root
-//! `Cargo.toml` has the figures). Callers use it through
+//! bot module (Node, bot runtimes) is built for size (`opt-level = "z"`;
+//! the root `Cargo.toml` has the figures). The browser's first module
+//! (`wasm-browser`) builds it, the cipher and the curve at `"s"`: a
+//! browser's async opens run AES-GCM on the platform. Callers use it through
 //! `streamseal-crypto`, which maps [`Refused`] to its error codes.
 //!
 //! ```
