@@ -11,14 +11,17 @@ import { loadOnce } from "./once.js";
 // backend" rows of BENCHMARKS.md, 2026-11-27) AES-GCM and Ed25519 through
 // WebCrypto took 0.66x to 0.73x the WASM time at every size measured: one
 // 1, 16 or 32 KiB message, pages of 4 and 16.
-// Seals: WebCrypto from 16 KiB. "async seal by backend", `node
+// Seals: WebCrypto from 4 KiB. "async seal by backend", `node
 // bench/chromium.js --quick` (2026-11-28): WebCrypto took 1.10x the WASM
 // time at 1 KiB, 0.97x at 4 KiB, 0.78x at 16 KiB, 0.76x at 32 KiB: the
-// signature, in WASM either way, is most of a small seal.
+// signature, in WASM either way, is most of a small seal. Since this
+// module builds AES-GCM for size (the `wasm-browser` profile, 2026-11-30),
+// `cargo xtask bench`: 1.09x at 1 KiB, 0.89x at 4 KiB, 0.64x at 16 KiB,
+// 0.55x at 32 KiB (0.84x at 4 KiB in a --quick run beside it).
 // Key wraps: the X25519 of each AuthDecap through WebCrypto (Chromium 156,
 // 3 x 1000 unwraps with one accepted sender: 168 to 200 µs per unwrap
 // against 255 to 272 in WASM).
-const BROWSER_AUTO = { minBytes: 0, minPage: 1, minSealBytes: 16 * 1024, x25519: true };
+const BROWSER_AUTO = { minBytes: 0, minPage: 1, minSealBytes: 4 * 1024, x25519: true };
 
 /**
  * An entry over one module's glue: `init` (loads the module, once: later

@@ -141,7 +141,7 @@ export declare function openDecisionCardAsync(
 
 /** Options of the async seals. */
 export interface SealOptions {
-  /** Where AES-256-GCM runs (default `"auto"`: WebCrypto from 16 KiB in browsers, node:crypto from 4 KiB in Node). */
+  /** Where AES-256-GCM runs (default `"auto"`: WebCrypto from 4 KiB in browsers, node:crypto from 4 KiB in Node). */
   backend?: OpenBackend;
 }
 
