@@ -474,9 +474,9 @@ fn cargo_home() -> Result<PathBuf> {
 /// data, as the locations of the panics the dependencies can raise: with
 /// them, the bytes of a module depended on where it was built, and named
 /// the builder's home. Only the package's builds (`wasm-release`,
-/// `wasm-browser`) take it, so the
-/// clippy and test builds of `target/wasm` (another profile) keep their
-/// cache. cargo joins this array to `.cargo/config.toml`'s `rustflags`.
+/// `wasm-browser`) take it, so the clippy and test builds of `target/wasm`
+/// (another profile) keep their cache. cargo joins this array to
+/// `.cargo/config.toml`'s `rustflags`.
 fn remap_flag(home: &Path) -> Result<String> {
     let home = path_str(home)?;
     if home.contains(['"', '\\']) {
