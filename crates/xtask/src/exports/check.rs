@@ -1,5 +1,5 @@
 //! Reads what each binding really exports and compares it with
-//! [`EXPORTS`](super::EXPORTS).
+//! [`EXPORTS`].
 //!
 //! Functions, classes, constructors and methods must match exactly in every
 //! binding: a name one side has and the list has not fails, and so does a

@@ -12,7 +12,7 @@
 //!   change that breaks a mobile target fails here.
 //!
 //! `cargo xtask test` then runs the READMEs' quick starts in those scratch
-//! projects ([`quickstart`]).
+//! projects ([`quickstart()`]).
 
 mod jvm;
 mod mobile;
