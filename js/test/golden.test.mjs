@@ -4,8 +4,21 @@
 // @hpke/core).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { hex, shipped as pkg, throwsCode, unhex, utf8, vectors } from "./load.mjs";
+import { readFileSync } from "node:fs";
+import { BACKEND, hex, shipped, throwsCode, unhex, utf8, vectors } from "./load.mjs";
 import * as hostile from "./hostile-server.mjs";
+
+// Each vector is reproduced by both builds of the sealed code: the Node
+// entry's module (the bot module, built with the `wasm-release` profile)
+// and the browser's first module, which a front end loads (its own
+// profile, `wasm-browser`: the curve and AES-GCM built for size). The first
+// module runs once, beside the synchronous backend: its opens here are its
+// synchronous ones.
+const browser = await import("../src/browser.js");
+await browser.init(readFileSync(new URL("../dist/streamseal_wasm_bg.wasm", import.meta.url)));
+const BUILDS = [["", shipped], ...(BACKEND === "sync" ? [[" (the browser's first module)", browser]] : [])];
+// A bot runtime's calls (the invocations vector) are the Node entry's only.
+const pkg = shipped;
 
 
 // Secret holders are freed after each vector (Node 20 has no `using`).
@@ -30,83 +43,87 @@ async function commitment(key, version, iv) {
   return new Uint8Array(await subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt: utf8("streamseal/commit"), info }, ikm, 256));
 }
 
-test("envelopes.json: every slot kind seals byte for byte (iv || Z drawn), opens with its sender, and WebCrypto agrees", async () => {
-  const file = vectors("envelopes");
-  assert.equal(file.envelopeVersion, 2);
-  assert.equal(file.vectors.length, 8);
-  for (const v of file.vectors) {
-    const ring = keep(new pkg.Keyring(v.rootStreamId));
-    ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
-    const sender = keep(pkg.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex)));
-    assert.equal(sender.publicKey, v.senderPublicKey, v.name);
-    // 12 + 64 bytes: the iv, then the XEdDSA nonce Z.
-    assert.equal(unhex(v.randomHex).length, 76, v.name);
-    const sealed = pkg.hazmatSealWithRandomness(ring, sender, v.senderSubject, v.slot, utf8(v.plaintext), unhex(v.randomHex));
-    assert.deepEqual(sealed, v.sealed, v.name);
-    const aadSender = { subject: v.senderSubject, kind: v.senderKind, keyId: v.senderKeyId };
-    assert.equal(hex(pkg.aadEncode(2, v.rootStreamId, v.keyGeneration, aadSender, v.slot)), v.aadHex, v.name);
-    assert.deepEqual(pkg.aadParse(unhex(v.aadHex)), { version: 2, rootStreamId: v.rootStreamId, keyGeneration: v.keyGeneration, sender: aadSender, slot: v.slot }, v.name);
+for (const [which, pkg] of BUILDS) {
+  test(`envelopes.json${which}: every slot kind seals byte for byte (iv || Z drawn), opens with its sender, and WebCrypto agrees`, async () => {
+    const file = vectors("envelopes");
+    assert.equal(file.envelopeVersion, 2);
+    assert.equal(file.vectors.length, 8);
+    for (const v of file.vectors) {
+      const ring = keep(new pkg.Keyring(v.rootStreamId));
+      ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
+      const sender = keep(pkg.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex)));
+      assert.equal(sender.publicKey, v.senderPublicKey, v.name);
+      // 12 + 64 bytes: the iv, then the XEdDSA nonce Z.
+      assert.equal(unhex(v.randomHex).length, 76, v.name);
+      const sealed = pkg.hazmatSealWithRandomness(ring, sender, v.senderSubject, v.slot, utf8(v.plaintext), unhex(v.randomHex));
+      assert.deepEqual(sealed, v.sealed, v.name);
+      const aadSender = { subject: v.senderSubject, kind: v.senderKind, keyId: v.senderKeyId };
+      assert.equal(hex(pkg.aadEncode(2, v.rootStreamId, v.keyGeneration, aadSender, v.slot)), v.aadHex, v.name);
+      assert.deepEqual(pkg.aadParse(unhex(v.aadHex)), { version: 2, rootStreamId: v.rootStreamId, keyGeneration: v.keyGeneration, sender: aadSender, slot: v.slot }, v.name);
+  
+      // Opened by a reader that pinned the sender's key on first use: unverified; by the sender itself: verified.
+      const trust = keep(new pkg.TrustStore("tofu"));
+      trust.observe(v.senderSubject, sender.recipient());
+      const opened = await pkg.open(ring, trust, v.slot, v.sealed);
+      assert.equal(new TextDecoder().decode(opened.plaintext), v.plaintext, v.name);
+      assert.ok(opened.plaintext instanceof Uint8Array);
+      assert.deepEqual(opened.slot, v.slot, v.name);
+      assert.equal(opened.keyGeneration, v.keyGeneration, v.name);
+      assert.deepEqual(opened.sealedBy, { ...aadSender, status: "unverified" }, v.name);
+      const empty = keep(new pkg.TrustStore("tofu"));
+      assert.equal((await pkg.open(ring, empty, v.slot, v.sealed, { subject: v.senderSubject, keys: sender })).sealedBy.status, "verified", v.name);
+      // A reader that pinned another key under the sender's key id refuses it.
+      const impostor = keep(pkg.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, new Uint8Array(32).fill(0x99)));
+      const other = keep(new pkg.TrustStore("tofu"));
+      other.observe(v.senderSubject, impostor.recipient());
+      await throwsCode(assert, pkg, () => pkg.open(ring, other, v.slot, v.sealed), "SENDER_MISMATCH");
+  
+      // Independently of the package (FORMAT.md section 2): the ciphertext is the key commitment
+      // (WebCrypto's HKDF gives it) then AES-GCM over signature || content (WebCrypto opens it),
+      // and the signature input is built here. The envelope keeps the spec's four fields.
+      assert.deepEqual(Object.keys(v.sealed.envelope).sort(), ["aad", "iv", "keyGeneration", "v"], v.name);
+      const iv = unhex(v.randomHex).slice(0, 12);
+      const key = unhex(v.streamKeyHex);
+      const ciphertext = new Uint8Array(Buffer.from(v.sealed.ciphertext, "base64"));
+      assert.equal(hex(await commitment(key, 2, iv)), v.commitmentHex, v.name);
+      assert.equal(hex(ciphertext.slice(0, 32)), v.commitmentHex, v.name);
+      const aes = await subtle.importKey("raw", key, "AES-GCM", false, ["decrypt"]);
+      const inner = new Uint8Array(
+        await subtle.decrypt({ name: "AES-GCM", iv, additionalData: unhex(v.aadHex), tagLength: 128 }, aes, ciphertext.slice(32)),
+      );
+      assert.equal(hex(inner.slice(0, 64)), v.signatureHex, v.name);
+      assert.equal(new TextDecoder().decode(inner.slice(64)), v.plaintext, v.name);
+      const aad = unhex(v.aadHex);
+      const input = concat(utf8("streamseal/signature"), Uint8Array.of(2), u32(aad.length), aad, utf8(v.plaintext));
+      assert.equal(hex(input), v.signatureInputHex, v.name);
+      freeAll();
+    }
+  });
+}
 
-    // Opened by a reader that pinned the sender's key on first use: unverified; by the sender itself: verified.
-    const trust = keep(new pkg.TrustStore("tofu"));
-    trust.observe(v.senderSubject, sender.recipient());
-    const opened = await pkg.open(ring, trust, v.slot, v.sealed);
-    assert.equal(new TextDecoder().decode(opened.plaintext), v.plaintext, v.name);
-    assert.ok(opened.plaintext instanceof Uint8Array);
-    assert.deepEqual(opened.slot, v.slot, v.name);
-    assert.equal(opened.keyGeneration, v.keyGeneration, v.name);
-    assert.deepEqual(opened.sealedBy, { ...aadSender, status: "unverified" }, v.name);
-    const empty = keep(new pkg.TrustStore("tofu"));
-    assert.equal((await pkg.open(ring, empty, v.slot, v.sealed, { subject: v.senderSubject, keys: sender })).sealedBy.status, "verified", v.name);
-    // A reader that pinned another key under the sender's key id refuses it.
-    const impostor = keep(pkg.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, new Uint8Array(32).fill(0x99)));
-    const other = keep(new pkg.TrustStore("tofu"));
-    other.observe(v.senderSubject, impostor.recipient());
-    await throwsCode(assert, pkg, () => pkg.open(ring, other, v.slot, v.sealed), "SENDER_MISMATCH");
-
-    // Independently of the package (FORMAT.md section 2): the ciphertext is the key commitment
-    // (WebCrypto's HKDF gives it) then AES-GCM over signature || content (WebCrypto opens it),
-    // and the signature input is built here. The envelope keeps the spec's four fields.
-    assert.deepEqual(Object.keys(v.sealed.envelope).sort(), ["aad", "iv", "keyGeneration", "v"], v.name);
-    const iv = unhex(v.randomHex).slice(0, 12);
-    const key = unhex(v.streamKeyHex);
-    const ciphertext = new Uint8Array(Buffer.from(v.sealed.ciphertext, "base64"));
-    assert.equal(hex(await commitment(key, 2, iv)), v.commitmentHex, v.name);
-    assert.equal(hex(ciphertext.slice(0, 32)), v.commitmentHex, v.name);
-    const aes = await subtle.importKey("raw", key, "AES-GCM", false, ["decrypt"]);
-    const inner = new Uint8Array(
-      await subtle.decrypt({ name: "AES-GCM", iv, additionalData: unhex(v.aadHex), tagLength: 128 }, aes, ciphertext.slice(32)),
-    );
-    assert.equal(hex(inner.slice(0, 64)), v.signatureHex, v.name);
-    assert.equal(new TextDecoder().decode(inner.slice(64)), v.plaintext, v.name);
-    const aad = unhex(v.aadHex);
-    const input = concat(utf8("streamseal/signature"), Uint8Array.of(2), u32(aad.length), aad, utf8(v.plaintext));
-    assert.equal(hex(input), v.signatureInputHex, v.name);
-    freeAll();
-  }
-});
-
-test("wraps.json: auth-mode wraps (format 2) reproduce and unwrap only as made by their sender", async () => {
-  const file = vectors("wraps");
-  assert.equal(file.vectors.length, 3);
-  for (const v of file.vectors) {
-    const me = keep(pkg.IdentityKey.fromSecretKey(v.recipientKind, v.recipientKeyId, unhex(v.recipientSecretKeyHex)));
-    assert.equal(me.publicKey, v.recipientPublicKey);
-    const sender = keep(pkg.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex)));
-    assert.equal(sender.publicKey, v.senderPublicKey);
-    const ring = keep(new pkg.Keyring(v.rootStreamId));
-    ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
-    const wrap = pkg.hazmatWrapStreamKeyWithRandomness(ring, v.keyGeneration, sender, me.recipient(), unhex(v.randomHex));
-    assert.deepEqual(wrap, v.wrap, v.name);
-    const opened = keep(new pkg.Keyring(v.rootStreamId));
-    const stranger = keep(pkg.IdentityKey.generate(v.senderKind, v.senderKeyId));
-    assert.deepEqual(pkg.unwrapStreamKey(opened, v.wrap, [me], [stranger.recipient(), sender.recipient()]), { sender: 1, recipient: 0 }, v.name);
-    assert.equal(hex(opened.exportKey(v.keyGeneration)), v.streamKeyHex, v.name);
-    // The same wrap offered as made by anyone else does not open.
-    await throwsCode(assert, pkg, () => pkg.unwrapStreamKey(keep(new pkg.Keyring(v.rootStreamId)), v.wrap, me, [stranger.recipient()]), "UNTRUSTED_WRAP");
-    freeAll();
-  }
-});
+for (const [which, pkg] of BUILDS) {
+  test(`wraps.json${which}: auth-mode wraps (format 2) reproduce and unwrap only as made by their sender`, async () => {
+    const file = vectors("wraps");
+    assert.equal(file.vectors.length, 3);
+    for (const v of file.vectors) {
+      const me = keep(pkg.IdentityKey.fromSecretKey(v.recipientKind, v.recipientKeyId, unhex(v.recipientSecretKeyHex)));
+      assert.equal(me.publicKey, v.recipientPublicKey);
+      const sender = keep(pkg.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex)));
+      assert.equal(sender.publicKey, v.senderPublicKey);
+      const ring = keep(new pkg.Keyring(v.rootStreamId));
+      ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
+      const wrap = pkg.hazmatWrapStreamKeyWithRandomness(ring, v.keyGeneration, sender, me.recipient(), unhex(v.randomHex));
+      assert.deepEqual(wrap, v.wrap, v.name);
+      const opened = keep(new pkg.Keyring(v.rootStreamId));
+      const stranger = keep(pkg.IdentityKey.generate(v.senderKind, v.senderKeyId));
+      assert.deepEqual(pkg.unwrapStreamKey(opened, v.wrap, [me], [stranger.recipient(), sender.recipient()]), { sender: 1, recipient: 0 }, v.name);
+      assert.equal(hex(opened.exportKey(v.keyGeneration)), v.streamKeyHex, v.name);
+      // The same wrap offered as made by anyone else does not open.
+      await throwsCode(assert, pkg, () => pkg.unwrapStreamKey(keep(new pkg.Keyring(v.rootStreamId)), v.wrap, me, [stranger.recipient()]), "UNTRUSTED_WRAP");
+      freeAll();
+    }
+  });
+}
 
 test("wraps.json through @hpke/core: the info built from FORMAT.md, the same wraps from the same ephemeral, opened in auth mode", async () => {
   for (const v of vectors("wraps").vectors) {
@@ -136,21 +153,23 @@ test("wraps.json through @hpke/core: the info built from FORMAT.md, the same wra
   }
 });
 
-test("bundles.json: passphrase bundles reproduce and open", async () => {
-  const file = vectors("bundles");
-  assert.equal(file.vectors.length, 3);
-  for (const v of file.vectors) {
-    const key = keep(pkg.IdentityKey.fromSecretKey("user", "key_1", unhex(v.secretKeyHex)));
-    assert.equal(key.publicKey, v.publicKey);
-    const pass = new TextEncoder().encode(v.passphrase);
-    const record = pkg.hazmatCreateBundleWithRandomness(key, pass, v.record.kdfParams, unhex(v.randomHex));
-    assert.deepEqual(record, v.record, v.name);
-    const opened = keep(pkg.openBundle("user", "key_1", v.publicKey, v.record, pass));
-    pass.fill(0);
-    assert.equal(hex(opened.exportSecretKey()), v.secretKeyHex, v.name);
-    freeAll();
-  }
-});
+for (const [which, pkg] of BUILDS) {
+  test(`bundles.json${which}: passphrase bundles reproduce and open`, async () => {
+    const file = vectors("bundles");
+    assert.equal(file.vectors.length, 3);
+    for (const v of file.vectors) {
+      const key = keep(pkg.IdentityKey.fromSecretKey("user", "key_1", unhex(v.secretKeyHex)));
+      assert.equal(key.publicKey, v.publicKey);
+      const pass = new TextEncoder().encode(v.passphrase);
+      const record = pkg.hazmatCreateBundleWithRandomness(key, pass, v.record.kdfParams, unhex(v.randomHex));
+      assert.deepEqual(record, v.record, v.name);
+      const opened = keep(pkg.openBundle("user", "key_1", v.publicKey, v.record, pass));
+      pass.fill(0);
+      assert.equal(hex(opened.exportSecretKey()), v.secretKeyHex, v.name);
+      freeAll();
+    }
+  });
+}
 
 test("invocations.json: a runtime that pinned the owner's key opens sealedContext (a member's presented key: unverified) and seals the reply byte for byte", async () => {
   const [v] = vectors("invocations").vectors;
