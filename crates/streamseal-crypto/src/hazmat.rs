@@ -52,7 +52,7 @@
 //! # Ok::<(), streamseal_crypto::Error>(())
 //! ```
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crate::bundle::SealedBundle;
@@ -341,9 +341,13 @@ pub fn finish_open_verified_elsewhere(
 pub struct PlatformDh {
     // Each result in a box of its own: when a map grows, it moves the
     // boxes, not the secrets, so no copy is left in the memory it frees.
-    encs: HashMap<(usize, [u8; 32]), BoxedResult>,
+    // B-trees, not hash maps: the `enc`s are the server's to choose, and in
+    // WebAssembly (wasm32-unknown-unknown) the standard library seeds its
+    // hash maps from two memory addresses, which a server could predict
+    // and flood; a B-tree's cost does not depend on the keys' values.
+    encs: BTreeMap<(usize, [u8; 32]), BoxedResult>,
     // Computed here this call: (key, sender) -> DH(skR, pkS).
-    senders: HashMap<(usize, [u8; 32]), BoxedResult>,
+    senders: BTreeMap<(usize, [u8; 32]), BoxedResult>,
     // Each key's kept results, moved in by `seed`, out by `keep_opened`.
     kept: Vec<(usize, SenderDh)>,
     // The (key, sender) pairs a wrap opened under (a few).
@@ -542,7 +546,8 @@ impl crate::wrap::DhSource for PlatformDh {
 /// X25519 requests without repeats, in their first order (the requests of
 /// several wraps name the same senders).
 pub fn distinct_dh_requests(requests: Vec<(usize, [u8; 32])>) -> Vec<(usize, [u8; 32])> {
-    let mut seen = HashSet::with_capacity(requests.len());
+    // A B-tree, not a hash set: see `PlatformDh`.
+    let mut seen = BTreeSet::new();
     requests.into_iter().filter(|r| seen.insert(*r)).collect()
 }
 
@@ -585,6 +590,27 @@ pub fn unwrap_stream_key_with_platform_dh(
 mod tests {
     use super::*;
     use crate::ErrorCode;
+
+    #[test]
+    fn dh_requests_lose_their_repeats_and_keep_their_first_order() {
+        // A server chooses the order and the values (each wrap's `enc`).
+        let requests = vec![
+            (1, [9; 32]),
+            (0, [3; 32]),
+            (1, [9; 32]),
+            (0, [1; 32]),
+            (0, [3; 32]),
+        ];
+        assert_eq!(
+            distinct_dh_requests(requests),
+            vec![(1, [9; 32]), (0, [3; 32]), (0, [1; 32])]
+        );
+        // The same public key for another of my keys is another request.
+        assert_eq!(
+            distinct_dh_requests(vec![(0, [5; 32]), (1, [5; 32])]),
+            vec![(0, [5; 32]), (1, [5; 32])]
+        );
+    }
 
     #[test]
     fn fixed_randomness_hands_out_its_bytes_in_order_and_nothing_past_them() {

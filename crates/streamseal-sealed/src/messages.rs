@@ -46,7 +46,7 @@
 //! # Ok::<(), streamseal_sealed::Error>(())
 //! ```
 
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 
 use crate::pending::{Pending, PendingSealed};
 use crate::utf8;
@@ -634,7 +634,9 @@ pub fn finish_messages(
 
 /// Marks the repeats of a bound id and revision after the first as `DUPLICATE_MESSAGE`.
 fn dedupe(opened: impl Iterator<Item = Result<OpenedMessage>>) -> Vec<Result<OpenedMessage>> {
-    let mut seen = HashSet::new();
+    // A B-tree, not a hash set: in WebAssembly the standard library seeds
+    // its hash sets from memory addresses (`hazmat::PlatformDh`).
+    let mut seen = BTreeSet::new();
     opened
         .map(|r| match r {
             Ok(m) if !seen.insert((m.message_id.clone(), m.revision)) => {

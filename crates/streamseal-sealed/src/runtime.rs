@@ -41,7 +41,7 @@
 //! stream, bound to the invocation and a client-minted message id; steps are
 //! [`Slot::TraceStep`]s bound to the invocation, step id, step type and phase.
 //! Seals count against the generation's budget in the state.
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use std::fmt;
 
 use crate::key_wraps::{WrapsReport, admit_wraps_with_platform_dh};
@@ -341,7 +341,9 @@ impl PromptOpened {
         mut complete: impl FnMut(usize, Pending<Opened>, &Keyring) -> Result<Opened>,
     ) -> OpenedInvocation {
         let skeleton = self.skeleton;
-        let mut seen = HashSet::new();
+        // A B-tree, not a hash set: in WebAssembly the standard library seeds
+        // its hash sets from memory addresses (`hazmat::PlatformDh`).
+        let mut seen = BTreeSet::new();
         let history = self
             .history
             .into_iter()
