@@ -155,8 +155,9 @@ fn imported_functions(body: &[u8]) -> Result<u64> {
     Ok(functions)
 }
 
-/// Prints the breakdown of `module` (a module cargo built, with its names).
-pub fn breakdown(module: &Path) -> Result {
+/// Prints the breakdown of `module` (a module cargo built, with its names)
+/// and returns its functions' names.
+pub fn breakdown(module: &Path) -> Result<Vec<String>> {
     let bytes = std::fs::read(module).map_err(|e| format!("{}: {e}", module.display()))?;
     let sections = sections(&bytes)?;
     let body = |id: u8, name: &str| {
@@ -221,7 +222,30 @@ pub fn breakdown(module: &Path) -> Result {
         let share = 100.0 * size as f64 / total.max(1) as f64;
         eprintln!("  {share:5.1}%  {size:>9} bytes  {functions:>5} functions  {group}");
     }
-    Ok(())
+    Ok(function_names.into_values().collect())
+}
+
+/// What names the standard library's address-seeded hashing
+/// (`std::hash::RandomState`, SipHash-1-3) in a function's mangled name,
+/// legacy or v0.
+const SEEDED_HASHING: &[&str] = &["RandomState", "DefaultHasher", "hash..sip", "4hash3sip"];
+
+/// Fails when a function of `module` hashes with `std::hash::RandomState`.
+/// On wasm32-unknown-unknown the standard library seeds it from two memory
+/// addresses ("not particularly secure", `std/src/sys/random/unsupported.rs`):
+/// a hash map keyed by what a server sends (a key wrap's `enc`, a message
+/// id) could be flooded by a server that predicted them. The sealed code
+/// uses B-trees instead (`streamseal_crypto::hazmat::PlatformDh`).
+pub fn check_no_seeded_hashing(module: &str, function_names: &[String]) -> Result {
+    match function_names
+        .iter()
+        .find(|name| SEEDED_HASHING.iter().any(|m| name.contains(m)))
+    {
+        Some(name) => Err(format!(
+            "{module} hashes with std's RandomState ({name}), which WebAssembly seeds from memory addresses: use a BTreeMap or BTreeSet"
+        )),
+        None => Ok(()),
+    }
 }
 
 fn group_of(name: &str) -> &'static str {
@@ -249,5 +273,23 @@ mod tests {
         assert_eq!(group_of("buildRequest_ddb169f036ea4edb"), EXPORTS);
         assert!(group_of("_RNvXsK_NtCsgXGp5Oqx2Ny_4core3fmt").starts_with("standard"));
         assert_eq!(group_of("memcpy"), OTHER);
+    }
+
+    #[test]
+    fn std_hashing_fails_a_module_and_hashbrown_alone_does_not() {
+        // Names from the first module before it moved to B-trees.
+        let sip = "_ZN71_$LT$core..hash..sip..Hasher$LT$S$GT$$u20$as$u20$core..hash..Hasher$GT$5write17hf162b27f3b9c1edfE";
+        let default = "_RNvXs2_NtNtCsebHcaeoSrxy_3std4hash6randomNtB5_13DefaultHasherNtNtCsgXGp5Oqx2Ny_4core4hash6Hasher5write";
+        // js-sys's cache of interned strings: hashbrown, keyed by addresses in the module.
+        let table = "_ZN9hashbrown3raw21RawTable$LT$T$C$A$GT$14reserve_rehash17heb6e225040e2a3d4E";
+        for name in [sip, default] {
+            let names = vec![table.to_owned(), name.to_owned()];
+            assert!(
+                check_no_seeded_hashing("m", &names)
+                    .unwrap_err()
+                    .contains(name)
+            );
+        }
+        assert!(check_no_seeded_hashing("m", &[table.to_owned()]).is_ok());
     }
 }
