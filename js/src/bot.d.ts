@@ -21,7 +21,21 @@ export {
   prepareOpenInvocation,
   prepareSealDecisionCard,
   sealDecisionCard,
+  // The tools' exports (tests and tools, not front ends): not in the
+  // browser's first module.
+  aadEncode,
+  aadParse,
+  createBundle,
+  openBundle,
+  hazmatCreateBundleWithRandomness,
+  hazmatPrepareSealWithRandomness,
+  hazmatSealWithRandomness,
+  hazmatWrapStreamKeyWithRandomness,
+  hazmatXeddsaSign,
+  hazmatXeddsaSignWithRandomness,
+  hazmatXeddsaVerify,
 } from "../dist/streamseal_bot.js";
+export type { AadContents, AadSender } from "../dist/streamseal_bot.js";
 import type {
   CompleteSealedReply,
   CreateDecisionRequest,

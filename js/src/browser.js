@@ -1,7 +1,9 @@
 // The browser entry of `streamseal`: call `await init()` once before
 // anything else. Its module is what a front end needs to unlock, open and
 // seal; a bot runtime in a browser imports `streamseal/bot` instead
-// (js/src/browser-bot.js), whose module adds the runtime's calls.
+// (js/src/browser-bot.js), whose module adds the runtime's calls and the
+// tools' exports (`hazmat*WithRandomness`, `hazmatXeddsa*`, `aad*`,
+// `createBundle`, `openBundle`: js/src/nfc.js).
 // Bundlers: pass the .wasm URL (or bytes, or a compiled WebAssembly.Module)
 // to `init` if they do not resolve `new URL(..., import.meta.url)`.
 import initWasm, * as glue from "../dist/streamseal_wasm.js";
@@ -21,4 +23,4 @@ export const { sealAsync, sealMessageAsync, sealEditAsync, sealDecisionNoteAsync
 export const { unwrapStreamKeyAsync, openKeyWrapsAsync } = opens;
 
 /** The passphrase-taking calls, their passphrases normalised to NFC in JS. */
-export const { unlock, setUp, changePassphrase, createBundle, openBundle, hazmatCreateBundleWithRandomness } = nfc;
+export const { unlock, setUp, changePassphrase } = nfc;

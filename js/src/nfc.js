@@ -59,14 +59,26 @@ function withNfc(fn, positions) {
   };
 }
 
-/** The passphrase-taking exports of `glue`, normalising their passphrases to NFC. */
+// Each passphrase-taking export, with the positions of its passphrases.
+const PASSPHRASES = {
+  unlock: [1],
+  setUp: [1],
+  changePassphrase: [1, 2],
+  // The bot module's tools (`streamseal/bot`, the Node entry); the
+  // browser's first module does not have them.
+  createBundle: [1],
+  openBundle: [4],
+  hazmatCreateBundleWithRandomness: [1],
+};
+
+/**
+ * The passphrase-taking exports `glue` has, normalising their passphrases
+ * to NFC.
+ */
 export function nfcExports(glue) {
-  return {
-    unlock: withNfc(glue.unlock, [1]),
-    setUp: withNfc(glue.setUp, [1]),
-    changePassphrase: withNfc(glue.changePassphrase, [1, 2]),
-    createBundle: withNfc(glue.createBundle, [1]),
-    openBundle: withNfc(glue.openBundle, [4]),
-    hazmatCreateBundleWithRandomness: withNfc(glue.hazmatCreateBundleWithRandomness, [1]),
-  };
+  const wrapped = {};
+  for (const [name, positions] of Object.entries(PASSPHRASES)) {
+    if (typeof glue[name] === "function") wrapped[name] = withNfc(glue[name], positions);
+  }
+  return wrapped;
 }

@@ -8,15 +8,19 @@ import { readFileSync } from "node:fs";
 import { BACKEND, hex, shipped, throwsCode, unhex, utf8, vectors } from "./load.mjs";
 import * as hostile from "./hostile-server.mjs";
 
-// Each vector is reproduced by both builds of the sealed code: the Node
-// entry's module (the bot module, built with the `wasm-release` profile)
-// and the browser's first module, which a front end loads (its own
-// profile, `wasm-browser`: the curve and AES-GCM built for size). The first
-// module runs once, beside the synchronous backend: its opens here are its
-// synchronous ones.
+// Each vector is reproduced byte for byte by the Node entry's module (the
+// bot module, built with the `wasm-release` profile), which has the tools'
+// `hazmat*WithRandomness` exports. The browser's first module, which a
+// front end loads, is built apart (its own profile, `wasm-browser`: the
+// curve and AES-GCM for size, std from source) and has no fixed-randomness
+// exports: it opens every vector, and what it seals, wraps and bundles
+// with its own randomness is opened by the Node module and checked by
+// WebCrypto and @hpke/core (the tests "... by the browser's first module"
+// below). They run once, beside the synchronous backend.
 const browser = await import("../src/browser.js");
 await browser.init(readFileSync(new URL("../dist/streamseal_wasm_bg.wasm", import.meta.url)));
-const BUILDS = [["", shipped], ...(BACKEND === "sync" ? [[" (the browser's first module)", browser]] : [])];
+const BUILDS = [["", shipped]];
+const FIRST_MODULE = BACKEND === "sync";
 // A bot runtime's calls (the invocations vector) are the Node entry's only.
 const pkg = shipped;
 
@@ -170,6 +174,109 @@ for (const [which, pkg] of BUILDS) {
     }
   });
 }
+
+// The browser's first module against the same vectors (see BUILDS above).
+const first = browser;
+const ownKeyRecord = (v, record) => ({ keyId: "key_1", publicKey: v.publicKey, ...record, createdAt: "2026-11-30T00:00:00Z" });
+
+test("envelopes.json by the browser's first module: opens every vector; what it seals opens in the Node module and in WebCrypto under the vector's AAD", { skip: !FIRST_MODULE }, async () => {
+  const all = vectors("envelopes").vectors;
+  for (const [i, v] of all.entries()) {
+    const ring = keep(new first.Keyring(v.rootStreamId));
+    ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
+    const sender = keep(first.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex)));
+    assert.equal(sender.publicKey, v.senderPublicKey, v.name);
+    const aadSender = { subject: v.senderSubject, kind: v.senderKind, keyId: v.senderKeyId };
+    const trust = keep(new first.TrustStore("tofu"));
+    trust.observe(v.senderSubject, sender.recipient());
+    const opened = first.open(ring, trust, v.slot, v.sealed);
+    assert.equal(new TextDecoder().decode(opened.plaintext), v.plaintext, v.name);
+    assert.deepEqual(opened.slot, v.slot, v.name);
+    assert.deepEqual(opened.sealedBy, { ...aadSender, status: "unverified" }, v.name);
+    // Moved to another vector's slot: refused.
+    const moved = all[(i + 1) % all.length].slot;
+    await throwsCode(assert, first, () => first.open(ring, trust, moved, v.sealed), "AAD_MISMATCH");
+
+    // Sealed here with fresh randomness: the Node module opens it as the sender's, and
+    // WebCrypto decrypts it under the vector's AAD (the same slot, sender and generation).
+    const sealed = first.seal(ring, sender, v.senderSubject, v.slot, utf8(v.plaintext));
+    assert.equal(sealed.envelope.aad, Buffer.from(unhex(v.aadHex)).toString("base64"), v.name);
+    const nodeRing = keep(new shipped.Keyring(v.rootStreamId));
+    nodeRing.importKey(v.keyGeneration, unhex(v.streamKeyHex));
+    const nodeSender = keep(shipped.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex)));
+    const nodeTrust = keep(new shipped.TrustStore("tofu"));
+    nodeTrust.observe(v.senderSubject, nodeSender.recipient());
+    const inNode = await shipped.open(nodeRing, nodeTrust, v.slot, sealed);
+    assert.equal(new TextDecoder().decode(inNode.plaintext), v.plaintext, v.name);
+    assert.deepEqual(inNode.sealedBy, { ...aadSender, status: "unverified" }, v.name);
+    const iv = new Uint8Array(Buffer.from(sealed.envelope.iv, "base64"));
+    const key = unhex(v.streamKeyHex);
+    const ciphertext = new Uint8Array(Buffer.from(sealed.ciphertext, "base64"));
+    assert.equal(hex(ciphertext.slice(0, 32)), hex(await commitment(key, 2, iv)), v.name);
+    const aes = await subtle.importKey("raw", key, "AES-GCM", false, ["decrypt"]);
+    const inner = new Uint8Array(
+      await subtle.decrypt({ name: "AES-GCM", iv, additionalData: unhex(v.aadHex), tagLength: 128 }, aes, ciphertext.slice(32)),
+    );
+    assert.equal(new TextDecoder().decode(inner.slice(64)), v.plaintext, v.name);
+    // The signature is XEdDSA over the vector's signature input: the Node module's raw verify agrees.
+    const input = concat(utf8("streamseal/signature"), Uint8Array.of(2), u32(unhex(v.aadHex).length), unhex(v.aadHex), utf8(v.plaintext));
+    assert.equal(shipped.hazmatXeddsaVerify(v.senderPublicKey, input, inner.slice(0, 64)), undefined, v.name);
+    freeAll();
+  }
+});
+
+test("wraps.json by the browser's first module: unwraps every vector only as made by its sender; what it wraps opens in the Node module and in @hpke/core", { skip: !FIRST_MODULE }, async () => {
+  for (const v of vectors("wraps").vectors) {
+    const me = keep(first.IdentityKey.fromSecretKey(v.recipientKind, v.recipientKeyId, unhex(v.recipientSecretKeyHex)));
+    const sender = keep(first.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex)));
+    const stranger = keep(first.IdentityKey.generate(v.senderKind, v.senderKeyId));
+    const opened = keep(new first.Keyring(v.rootStreamId));
+    assert.deepEqual(first.unwrapStreamKey(opened, v.wrap, [me], [stranger.recipient(), sender.recipient()]), { sender: 1, recipient: 0 }, v.name);
+    assert.equal(hex(opened.exportKey(v.keyGeneration)), v.streamKeyHex, v.name);
+    await throwsCode(assert, first, () => first.unwrapStreamKey(keep(new first.Keyring(v.rootStreamId)), v.wrap, me, [stranger.recipient()]), "UNTRUSTED_WRAP");
+
+    // Wrapped here with a fresh ephemeral key.
+    const ring = keep(new first.Keyring(v.rootStreamId));
+    ring.importKey(v.keyGeneration, unhex(v.streamKeyHex));
+    const wrap = first.wrapStreamKey(ring, v.keyGeneration, sender, me.recipient());
+    assert.notEqual(wrap.wrapEnc, v.wrap.wrapEnc, v.name);
+    const nodeMe = keep(shipped.IdentityKey.fromSecretKey(v.recipientKind, v.recipientKeyId, unhex(v.recipientSecretKeyHex)));
+    const nodeSender = keep(shipped.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex)));
+    const inNode = keep(new shipped.Keyring(v.rootStreamId));
+    assert.deepEqual(shipped.unwrapStreamKey(inNode, wrap, nodeMe, [nodeSender.recipient()]), { sender: 0, recipient: 0 }, v.name);
+    assert.equal(hex(inNode.exportKey(v.keyGeneration)), v.streamKeyHex, v.name);
+    const key = await hostile.openWrap({
+      wrap,
+      info: unhex(v.infoHex),
+      recipientKey: await hostile.keyPair(unhex(v.recipientSecretKeyHex), v.recipientPublicKey),
+      senderPublicKey: v.senderPublicKey,
+    });
+    assert.equal(hex(key), v.streamKeyHex, v.name);
+    freeAll();
+  }
+});
+
+test("bundles.json by the browser's first module: unlocks every vector's record; what changePassphrase seals here unlocks in the Node module", { skip: !FIRST_MODULE }, async () => {
+  for (const v of vectors("bundles").vectors) {
+    const pass = new TextEncoder().encode(v.passphrase);
+    const record = ownKeyRecord(v, v.record);
+    const key = keep(first.unlock(record, pass));
+    assert.equal(key.publicKey, v.publicKey, v.name);
+    assert.equal(hex(key.exportSecretKey()), v.secretKeyHex, v.name);
+    await throwsCode(assert, first, () => first.unlock(record, utf8(`${v.passphrase}!`)), "WRONG_PASSPHRASE");
+
+    // Sealed again here under another passphrase, with a fresh salt and iv.
+    const next = utf8(`${v.passphrase} again`);
+    const resealed = first.changePassphrase(record, pass, next, v.record.kdfParams);
+    assert.equal(resealed.publicKey, v.publicKey, v.name);
+    assert.notEqual(resealed.kdfSalt, v.record.kdfSalt, v.name);
+    const inNode = keep(shipped.unlock(ownKeyRecord(v, resealed), next));
+    assert.equal(hex(inNode.exportSecretKey()), v.secretKeyHex, v.name);
+    pass.fill(0);
+    next.fill(0);
+    freeAll();
+  }
+});
 
 test("invocations.json: a runtime that pinned the owner's key opens sealedContext (a member's presented key: unverified) and seals the reply byte for byte", async () => {
   const [v] = vectors("invocations").vectors;

@@ -82,10 +82,14 @@ test("index.d.ts re-exports the generated declarations and adds only init and th
   assert.match(bot, /export \* from "\.\/index\.js";/);
   assert.doesNotMatch(bot, /\binterface /);
   assert.deepEqual([...bot.matchAll(/export declare function (\w+)/g)].map((m) => m[1]), ["openDecisionAnswerAsync", "openInvocationAsync", "sealDecisionCardAsync", "sealReplyAsync", "sealCompleteReplyAsync", "sealFollowUpAsync", "sealStepStartedAsync", "sealStepAsync", "sealRuntimeDecisionCardAsync"]);
-  // The front end's module declares no runtime call; the bot module's adds exactly those.
+  // The front end's module declares no runtime call and no tool; the bot module's adds exactly those,
+  // and bot.d.ts re-exports each of them from it.
   const declared = (name) => declaredIn(read(name));
   const added = [...declared("streamseal_bot")].filter((n) => !declared("streamseal_wasm").has(n)).sort();
-  assert.deepEqual(added, ["OpenedInvocation", "openDecisionAnswer", "prepareOpenDecisionAnswer", "prepareOpenInvocation", "prepareSealDecisionCard", "sealDecisionCard"]);
+  const tools = ["aadEncode", "aadParse", "createBundle", "hazmatCreateBundleWithRandomness", "hazmatPrepareSealWithRandomness", "hazmatSealWithRandomness", "hazmatWrapStreamKeyWithRandomness", "hazmatXeddsaSign", "hazmatXeddsaSignWithRandomness", "hazmatXeddsaVerify", "openBundle"];
+  assert.deepEqual(added, ["OpenedInvocation", "openDecisionAnswer", "prepareOpenDecisionAnswer", "prepareOpenInvocation", "prepareSealDecisionCard", "sealDecisionCard", ...tools].sort());
+  const reexported = /export \{([^}]*)\} from "\.\.\/dist\/streamseal_bot\.js";/.exec(bot)[1];
+  for (const name of added) assert.match(reexported, new RegExp(`\\b${name}\\b`), name);
   assert.deepEqual([...declared("streamseal_wasm")].filter((n) => !declared("streamseal_bot").has(n)), []);
 });
 

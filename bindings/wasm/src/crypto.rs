@@ -4,10 +4,8 @@
 
 use js_sys::Uint8Array;
 use serde::Serialize;
-use streamseal::aad::AadSender;
-use streamseal::bundle::{self, SealedBundle};
 use streamseal::envelope::{self, SealedPayload};
-use streamseal::identity::{PublicKey, Recipient};
+use streamseal::identity::Recipient;
 use streamseal::kdf::{self, KdfLimits, KdfParams};
 use streamseal::plaintext::Plaintext;
 use streamseal::sealed::key_wraps::{self, WrapsReport};
@@ -15,14 +13,14 @@ use streamseal::sender::SealedBy;
 use streamseal::slot::Slot;
 use streamseal::wire::keys::KeyWraps;
 use streamseal::wrap::{self, KeyWrap};
-use streamseal::{ErrorCode, aad, encoding, hazmat};
+use streamseal::{ErrorCode, encoding, hazmat};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
 
 use crate::error::{JsResult, error_with, from_js, input, js, output};
 use crate::keys::{IdentityKey, Keyring, Mine};
-use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys, signer};
+use crate::sender::{OwnKeysArg, PresentedKeys, sender_keys};
 use crate::state::{StreamState, open_key_wraps_read};
 use crate::trust::TrustStore;
 
@@ -69,26 +67,6 @@ pub fn seal(
 ) -> JsResult<Ts<SealedPayload>> {
     crate::pending::prepare_seal(keyring, identity, subject, slot, plaintext)?
         .seal_here(keyring.core())
-}
-
-/// **Hazmat** (`streamseal::hazmat`): `seal` drawing the 12 iv bytes, then
-/// the signature's 64 bytes `Z`, from `randomness`, to the last byte. For
-/// reproducing the golden vectors only: the same bytes twice reuse the
-/// AES-GCM and XEdDSA nonces.
-#[wasm_bindgen(js_name = hazmatSealWithRandomness)]
-pub fn hazmat_seal_with_randomness(
-    keyring: &Keyring,
-    identity: &IdentityKey,
-    subject: &str,
-    slot: Ts<Slot>,
-    plaintext: &[u8],
-    randomness: &[u8],
-) -> JsResult<Ts<SealedPayload>> {
-    let slot = input("slot", &slot)?;
-    let signer = signer(identity, subject)?;
-    output(&js(hazmat::drawing_exactly(randomness, |rng| {
-        hazmat::seal_envelope_with(rng, keyring.core(), &signer, &slot, plaintext)
-    }))?)
 }
 
 /// An opened envelope: the slot its AAD bound, the generation, who sealed
@@ -141,33 +119,6 @@ pub fn open(
     })
 }
 
-/// The canonical AAD bytes of `slot` sealed by `sender` (FORMAT.md section
-/// 3); a sender that is not the slot's author is `INVALID_FIELD`.
-#[wasm_bindgen(js_name = aadEncode)]
-pub fn aad_encode(
-    version: u8,
-    root_stream_id: &str,
-    key_generation: u32,
-    sender: Ts<AadSender>,
-    slot: Ts<Slot>,
-) -> JsResult<Vec<u8>> {
-    let sender = input("sender", &sender)?;
-    let slot = input("slot", &slot)?;
-    js(aad::encode(
-        version,
-        root_stream_id,
-        key_generation,
-        &sender,
-        &slot,
-    ))
-}
-
-/// Parses AAD bytes.
-#[wasm_bindgen(js_name = aadParse)]
-pub fn aad_parse(bytes: &[u8]) -> JsResult<Ts<aad::AadContents>> {
-    output(&js(aad::parse(bytes))?)
-}
-
 /// Wraps the keyring's key of `generation` to `recipient`, made by
 /// `sender` (HPKE auth mode, wrap format 2: only the holder of the sender's
 /// secret key can make a wrap that opens as the sender's).
@@ -187,31 +138,6 @@ pub fn wrap_stream_key(
         sender.core(),
         &recipient,
     ))?)
-}
-
-/// **Hazmat** (`streamseal::hazmat`): `wrapStreamKey` drawing its 32 bytes
-/// of `ikmE` from `randomness`, to the last byte. For reproducing the golden
-/// vectors only.
-#[wasm_bindgen(js_name = hazmatWrapStreamKeyWithRandomness)]
-pub fn hazmat_wrap_stream_key_with_randomness(
-    keyring: &Keyring,
-    generation: u32,
-    sender: &IdentityKey,
-    recipient: Ts<Recipient>,
-    randomness: &[u8],
-) -> JsResult<Ts<KeyWrap>> {
-    let recipient = input("recipient", &recipient)?;
-    let key = js(keyring.core().key(generation))?;
-    output(&js(hazmat::drawing_exactly(randomness, |rng| {
-        hazmat::wrap_stream_key_with(
-            rng,
-            keyring.core().root_stream_id(),
-            generation,
-            key,
-            sender.core(),
-            &recipient,
-        )
-    }))?)
 }
 
 /// Which sender made an unwrapped key, and to which of the caller's keys.
@@ -460,69 +386,6 @@ fn not_prepared(by: &str) -> JsValue {
         ErrorCode::InvalidField,
         &format!("field `this` is invalid: not prepared by `{by}`"),
     )
-}
-
-/// Seals `key`'s secret under `passphrase` (a `Uint8Array` of its UTF-8,
-/// zeroized in WASM memory after use; wipe your own with `fill(0)`) with
-/// Argon2id and `params` (the library's defaults when omitted; at least
-/// m = 19456, t = 2, p = 1, else `KDF_PARAMS_OUT_OF_BOUNDS`).
-#[wasm_bindgen(js_name = createBundle)]
-pub fn create_bundle(
-    key: &IdentityKey,
-    passphrase: &Uint8Array,
-    params: Option<Ts<KdfParams>>,
-) -> JsResult<Ts<SealedBundle>> {
-    let passphrase = self::passphrase("passphrase", passphrase)?;
-    let params = kdf_params(params)?;
-    output(&js(bundle::create_bundle(
-        key.core().secret_key(),
-        &passphrase,
-        &params,
-    ))?)
-}
-
-/// **Hazmat** (`streamseal::hazmat`): `createBundle` drawing the 16 salt
-/// bytes, then the 12 iv bytes, from `randomness`, to the last byte. For
-/// reproducing the golden vectors only.
-#[wasm_bindgen(js_name = hazmatCreateBundleWithRandomness)]
-pub fn hazmat_create_bundle_with_randomness(
-    key: &IdentityKey,
-    passphrase: &Uint8Array,
-    params: Option<Ts<KdfParams>>,
-    randomness: &[u8],
-) -> JsResult<Ts<SealedBundle>> {
-    let passphrase = self::passphrase("passphrase", passphrase)?;
-    let params = kdf_params(params)?;
-    output(&js(hazmat::drawing_exactly(randomness, |rng| {
-        hazmat::create_bundle_with(rng, key.core().secret_key(), &passphrase, &params)
-    }))?)
-}
-
-/// Opens a bundle into an identity key of `kind` and `keyId` with
-/// `passphrase` (a `Uint8Array` of its UTF-8, zeroized in WASM memory after
-/// use); the bundle must hold the secret of `publicKey`.
-#[wasm_bindgen(js_name = openBundle)]
-pub fn open_bundle(
-    kind: &str,
-    key_id: &str,
-    public_key: &str,
-    sealed: Ts<SealedBundle>,
-    passphrase: &Uint8Array,
-    limits: Option<Ts<KdfLimits>>,
-) -> JsResult<IdentityKey> {
-    let passphrase = self::passphrase("passphrase", passphrase)?;
-    let sealed = input("bundle", &sealed)?;
-    let limits = kdf_limits(limits)?;
-    let key_id = js(streamseal::identity::KeyId::new(key_id))?;
-    let public = js(PublicKey::from_base64(public_key))?;
-    let secret = js(bundle::open_bundle(&public, &sealed, &passphrase, &limits))?;
-    Ok(IdentityKey::from_core(
-        streamseal::identity::IdentityKey::from_secret(
-            streamseal::identity::RecipientKind::parse(kind),
-            key_id,
-            secret,
-        ),
-    ))
 }
 
 /// Canonical padded standard base64.

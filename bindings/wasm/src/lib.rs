@@ -40,7 +40,10 @@
 //! (`streamseal-wasm-glue`).
 //! The `hazmat*WithRandomness` exports take the randomness as a parameter
 //! (`streamseal::hazmat`), for reproducing the golden vectors; there is no
-//! test-only build flavour and no global seam.
+//! test-only build flavour of the sealing code and no global seam. They,
+//! the raw XEdDSA exports and the AAD codec are built with the `tools`
+//! feature only ([`tools`], [`signature`]): the Node entry and
+//! `streamseal/bot` have them, the browser's first module does not.
 
 // Exports return the one coded `StreamsealError`; each one's codes are its core call's.
 #![allow(clippy::missing_errors_doc)]
@@ -51,8 +54,11 @@ pub mod flows;
 pub mod keys;
 pub mod pending;
 pub mod sender;
+#[cfg(feature = "tools")]
 pub mod signature;
 pub mod state;
+#[cfg(feature = "tools")]
+pub mod tools;
 pub mod trust;
 
 #[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]

@@ -803,6 +803,7 @@ pub fn prepare_seal(
 /// bytes, then the signature's 64 bytes `Z`, from `randomness`, to the last
 /// byte: the golden vectors through the async seals. The same bytes twice
 /// reuse the AES-GCM and XEdDSA nonces.
+#[cfg(feature = "tools")]
 #[wasm_bindgen(js_name = hazmatPrepareSealWithRandomness)]
 pub fn hazmat_prepare_seal_with_randomness(
     keyring: &Keyring,

@@ -97,10 +97,15 @@ const TARGET: &str = "wasm32-unknown-unknown";
 /// with the budget 3% over that (162,469 with B-trees instead of the hash
 /// maps a server's input could flood: `hazmat::PlatformDh`). Then built
 /// with the standard library from source and panics that trap at once
-/// (`STD_FROM_SOURCE`): 154,239. The history
+/// (`STD_FROM_SOURCE`): 154,239. Then without the tools' exports (the
+/// `tools` feature of `streamseal-wasm`: the golden vectors' fixed
+/// randomness, raw XEdDSA, the AAD codec, the passphrase bundle without its
+/// record; the Node entry and `streamseal/bot` have them): 149,467, and the
+/// budget is the issue's own 150 KB, which the build now holds. The history
 /// of the one-module budget (150 KB asked, 700, 800, 830, 834 KB) and of
-/// this one (506, 422, 382, 335, 288, 250, 219, 194.5, 180.5 KB) is in git.
-const FIRST_BUDGET: u64 = 166_700;
+/// this one (506, 422, 382, 335, 288, 250, 219, 194.5, 180.5, 166.7 KB) is
+/// in git.
+const FIRST_BUDGET: u64 = 150_000;
 
 /// The budget of the second module (`streamseal_api_bg.wasm`:
 /// `streamseal/api`, the 58 endpoints' requests and responses, paging, the
@@ -183,7 +188,9 @@ const BOT_BUDGET: u64 = 212_500;
 /// `opt-level = 3`; 440,143 with the second reading every result from one
 /// value; 392,470 once the second checked success bodies by shape tables
 /// (`API_BUDGET`). The budget is now the issue's: 400,000. 376,447 after
-/// the first module's changes of 2026-11-30 (`FIRST_BUDGET`) and Talc.
+/// the first module's changes of 2026-11-30 (`FIRST_BUDGET`) and Talc;
+/// 350,588 once the first was built with std from source and without the
+/// tools' exports.
 const TOTAL_BUDGET: u64 = 400_000;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -749,9 +756,10 @@ pub fn test() -> Result {
     let runner = path_str(&runner)?;
     let target_dir = wasm_target_dir();
     // Clippy over what compiles only for wasm32 (the binding's engine
-    // tests), with and without a bot runtime's calls; the workspace clippy
-    // checks everything else natively.
-    for features in ["", "streamseal-wasm/runtime"] {
+    // tests), as the first module and as the bot module (a bot runtime's
+    // calls and the tools' exports); the workspace clippy checks everything
+    // else natively.
+    for features in ["", "streamseal-wasm/runtime,streamseal-wasm/tools"] {
         let mut args = vec![
             "clippy",
             "--locked",
