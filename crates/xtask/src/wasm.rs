@@ -359,6 +359,11 @@ struct Module {
 /// was 1.4 KB smaller, but it would ship code from a compiler that changes
 /// every day. If a later toolchain renames a flag, this build fails; it
 /// does not fall back to a larger module.
+///
+/// std built here names its sources by this machine's sysroot
+/// (`~/.rustup/toolchains/...`), where the prebuilt std says
+/// `/rustc/<commit>/`: a std built from source without immediate abort
+/// had one such path in its data. `build` fails a module that names it.
 const STD_FROM_SOURCE: [&str; 2] = [
     "-Zbuild-std=std,panic_abort",
     "-Zbuild-std-features=optimize_for_size",
@@ -490,7 +495,14 @@ pub fn build() -> Result {
         patch_input_checks(&glue, module.sealed)?;
         let optimised = out.join(format!("{}_bg.wasm", module.name));
         optimise(&optimised)?;
-        check_no_build_paths(&optimised, &home)?;
+        check_no_build_paths(&optimised, &home, "CARGO_HOME")?;
+        if module.std_from_source {
+            // std's own source paths, from this machine's toolchain (the
+            // prebuilt std names `/rustc/<commit>/` instead).
+            let sysroot = output_of("rustc", &["--print", "sysroot"])
+                .ok_or("cannot ask rustc for its sysroot")?;
+            check_no_build_paths(&optimised, Path::new(sysroot.trim()), "toolchain sysroot")?;
+        }
         let (raw, gzip) = sizes(&optimised)?;
         if module.name != "streamseal_bot" {
             front_end += gzip;
@@ -560,12 +572,12 @@ fn rustflags_config(home: &Path, extra: &[&str]) -> Result<String> {
 }
 
 /// Fails if `module` names `home` (a source path the remap missed).
-fn check_no_build_paths(module: &Path, home: &Path) -> Result {
+fn check_no_build_paths(module: &Path, home: &Path, what: &str) -> Result {
     let bytes = fs::read(module).map_err(|e| format!("cannot read {}: {e}", module.display()))?;
     let home = path_str(home)?.as_bytes();
     if bytes.windows(home.len()).any(|w| w == home) {
         return Err(format!(
-            "{} names this machine's CARGO_HOME ({}): a source path was not remapped",
+            "{} names this machine's {what} ({}): a source path was not remapped",
             module.display(),
             String::from_utf8_lossy(home)
         ));
@@ -854,9 +866,9 @@ mod tests {
         assert!(rustflags_config(Path::new("/home/a\"b"), &[]).is_err());
         let module = std::env::temp_dir().join(format!("xtask-paths-{}.wasm", std::process::id()));
         fs::write(&module, b"\0asm/home/alice/.cargo/registry/src/x/lib.rs").expect("a module");
-        let named = check_no_build_paths(&module, home);
+        let named = check_no_build_paths(&module, home, "CARGO_HOME");
         fs::write(&module, b"\0asm/cargo/registry/src/x/lib.rs").expect("a module");
-        let remapped = check_no_build_paths(&module, home);
+        let remapped = check_no_build_paths(&module, home, "CARGO_HOME");
         fs::remove_file(&module).expect("cleaned up");
         assert!(named.is_err_and(|e| e.contains("/home/alice/.cargo")));
         assert!(remapped.is_ok());
