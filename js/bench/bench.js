@@ -513,14 +513,14 @@ export async function runAll(lib, deps, log, opts = {}) {
   // `openBundle` did here before it left the browser's first module).
   const setUp = lib.setUp("key_bench", password, params);
   setUp.takeIdentity().free();
-  const record = { ...setUp.record, createdAt: "2026-11-30T00:00:00Z" };
+  const ownKey = { ...setUp.record, createdAt: "2026-11-30T00:00:00Z" };
   setUp.free();
   const salt = bytes(16, 11);
   const argon = await compare(
     [
       [
         "streamseal unlock",
-        () => lib.unlock(record, password).free(),
+        () => lib.unlock(ownKey, password).free(),
       ],
       [
         "openpgpjs argon2id",

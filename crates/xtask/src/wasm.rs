@@ -733,6 +733,20 @@ pub fn test() -> Result {
     build()?;
     let js = js_dir();
 
+    // The bench scripts parse (`cargo xtask bench` runs them, CI does not:
+    // a name declared twice in js/bench/bench.js once reached the bench).
+    let bench = js.join("bench");
+    let mut scripts: Vec<String> = fs::read_dir(&bench)
+        .map_err(|e| format!("cannot list js/bench: {e}"))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".js") || name.ends_with(".mjs"))
+        .collect();
+    scripts.sort();
+    for script in &scripts {
+        run_in(&bench, "node", &["--check", script], &[])?;
+    }
+
     // node:test over the built package.
     let mut suites: Vec<String> = fs::read_dir(js.join("test"))
         .map_err(|e| format!("cannot list js/test: {e}"))?
