@@ -132,6 +132,7 @@ const CLIENT: &str = "the endpoints over `fetch` with the retry policy (js/src/c
      the native apps bring their own HTTP client";
 const LOADER: &str = "loads the WASM module; the native library loads itself on first call";
 const ASYNC: &str = "the suspend / async form of the Argon2id call; in JS, `streamseal/worker` runs it off the main thread";
+const ASYNC_TOOL: &str = "the suspend / async form of the Argon2id call; in JS the call is a tool of the Node module and `streamseal/bot`, not of the browser's `streamseal` or its worker, which runs `setUp`, `unlock` and `changePassphrase` off the main thread";
 const JSON_TEXT: &str =
     "a record to or from JSON text; in JS the record is the parsed JSON already";
 const RECORD_CTOR: &str = "builds a record, which UniFFI cannot give methods; JS passes a plain object or omits it for the default";
@@ -207,9 +208,9 @@ pub const EXPORTS: &[Export] = &[
     ),
     ty("SealedBundle"),
     func("create_bundle"),
-    uniffi_only(Kind::Function, "create_bundle_async", ASYNC),
+    uniffi_only(Kind::Function, "create_bundle_async", ASYNC_TOOL),
     func("open_bundle"),
-    uniffi_only(Kind::Function, "open_bundle_async", ASYNC),
+    uniffi_only(Kind::Function, "open_bundle_async", ASYNC_TOOL),
     uniffi_only(Kind::Function, "bundle_aad", AAD_INPUTS),
     js_named(Kind::Function, "set_up_user_key", "setUp", SET_UP),
     uniffi_only(Kind::Function, "set_up_user_key_async", ASYNC),
