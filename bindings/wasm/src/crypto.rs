@@ -1,6 +1,8 @@
 //! The crypto core: envelopes (signed by their sender, envelope version 2),
-//! AADs, key wraps, the passphrase bundle and strict base64, each forwarding
-//! to the core function of the same name.
+//! key wraps and strict base64, each forwarding to the core function of the
+//! same name, and how a passphrase and KDF parameters cross. The AAD codec
+//! and the passphrase bundle alone are the `tools` feature's
+//! (`crate::tools`), for tests and tools.
 
 use js_sys::Uint8Array;
 use serde::Serialize;

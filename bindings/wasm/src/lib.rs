@@ -24,14 +24,16 @@
 //!   server presented (`PresentedKey[]`), builds a core `SenderKeys` per
 //!   call, and returns `sealedBy: {subject, kind, keyId, status}` with
 //!   `status` `"verified"` or `"unverified"`.
-//! - The signature primitive alone ([`signature`]): `hazmatXeddsaSign` /
+//! - The signature primitive alone (module `signature`, with the `tools`
+//!   feature): `hazmatXeddsaSign` /
 //!   `hazmatXeddsaVerify` sign and verify raw bytes with an identity key.
 //!   Hazmat: envelopes sign a domain-separated input themselves; an app must
 //!   never sign bytes a peer chose.
 //!
-//! Modules: [`crypto`] (envelopes, AAD, wraps, bundles), [`sender`] (who
-//! seals, whose signatures an opener accepts), [`signature`] (XEdDSA over
-//! raw bytes, hazmat), [`trust`] (the trust store, fingerprints, safety
+//! Modules: [`crypto`] (envelopes, wraps), [`sender`] (who
+//! seals, whose signatures an opener accepts), `signature` (XEdDSA over
+//! raw bytes, hazmat) and `tools` (the golden vectors' fixed randomness, the
+//! AAD codec, the bundle alone), both with the `tools` feature, [`trust`] (the trust store, fingerprints, safety
 //! numbers), [`state`] (the persistent stream state, opening key wraps,
 //! rolls), [`flows`] (the sealed flows), [`pending`] (opens whose AES-GCM
 //! runs in the platform's WebCrypto: the package's async opens). The sans-IO endpoints and the
@@ -42,7 +44,7 @@
 //! (`streamseal::hazmat`), for reproducing the golden vectors; there is no
 //! test-only build flavour of the sealing code and no global seam. They,
 //! the raw XEdDSA exports and the AAD codec are built with the `tools`
-//! feature only ([`tools`], [`signature`]): the Node entry and
+//! feature only (modules `tools` and `signature`): the Node entry and
 //! `streamseal/bot` have them, the browser's first module does not.
 
 // Exports return the one coded `StreamsealError`; each one's codes are its core call's.
