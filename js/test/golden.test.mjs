@@ -192,7 +192,15 @@ test("envelopes.json by the browser's first module: opens every vector; what it 
     const opened = first.open(ring, trust, v.slot, v.sealed);
     assert.equal(new TextDecoder().decode(opened.plaintext), v.plaintext, v.name);
     assert.deepEqual(opened.slot, v.slot, v.name);
+    assert.equal(opened.keyGeneration, v.keyGeneration, v.name);
     assert.deepEqual(opened.sealedBy, { ...aadSender, status: "unverified" }, v.name);
+    // By the sender itself: verified. A reader that pinned another key under the sender's key id refuses it.
+    const empty = keep(new first.TrustStore("tofu"));
+    assert.equal(first.open(ring, empty, v.slot, v.sealed, { subject: v.senderSubject, keys: sender }).sealedBy.status, "verified", v.name);
+    const impostor = keep(first.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, new Uint8Array(32).fill(0x99)));
+    const other = keep(new first.TrustStore("tofu"));
+    other.observe(v.senderSubject, impostor.recipient());
+    await throwsCode(assert, first, () => first.open(ring, other, v.slot, v.sealed), "SENDER_MISMATCH");
     // Moved to another vector's slot: refused.
     const moved = all[(i + 1) % all.length].slot;
     await throwsCode(assert, first, () => first.open(ring, trust, moved, v.sealed), "AAD_MISMATCH");
@@ -201,6 +209,11 @@ test("envelopes.json by the browser's first module: opens every vector; what it 
     // WebCrypto decrypts it under the vector's AAD (the same slot, sender and generation).
     const sealed = first.seal(ring, sender, v.senderSubject, v.slot, utf8(v.plaintext));
     assert.equal(sealed.envelope.aad, Buffer.from(unhex(v.aadHex)).toString("base64"), v.name);
+    // A fresh iv each time (an AES-GCM nonce is never reused under one key): not the vector's, not the last seal's.
+    const again = first.seal(ring, sender, v.senderSubject, v.slot, utf8(v.plaintext));
+    const vectorIv = Buffer.from(unhex(v.randomHex).slice(0, 12)).toString("base64");
+    assert.equal(new Set([sealed.envelope.iv, again.envelope.iv, vectorIv]).size, 3, v.name);
+    assert.notEqual(sealed.ciphertext, again.ciphertext, v.name);
     const nodeRing = keep(new shipped.Keyring(v.rootStreamId));
     nodeRing.importKey(v.keyGeneration, unhex(v.streamKeyHex));
     const nodeSender = keep(shipped.IdentityKey.fromSecretKey(v.senderKind, v.senderKeyId, unhex(v.senderSecretKeyHex)));
@@ -269,6 +282,7 @@ test("bundles.json by the browser's first module: unlocks every vector's record;
     const next = utf8(`${v.passphrase} again`);
     const resealed = first.changePassphrase(record, pass, next, v.record.kdfParams);
     assert.equal(resealed.publicKey, v.publicKey, v.name);
+    assert.deepEqual(resealed.kdfParams, v.record.kdfParams, v.name);
     assert.notEqual(resealed.kdfSalt, v.record.kdfSalt, v.name);
     const inNode = keep(shipped.unlock(ownKeyRecord(v, resealed), next));
     assert.equal(hex(inNode.exportSecretKey()), v.secretKeyHex, v.name);
